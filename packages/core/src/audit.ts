@@ -1,0 +1,73 @@
+import type { Reason, Repair, ToolCallStatus } from './record.ts';
+
+/**
+ * One transition of one call. A call's first event has `from: null` (it came into being as
+ * `pending`); its last one has a terminal `to`.
+ *
+ * @example
+ * const event: AuditEvent = { callId: 'call_1', name: 'charge', from: 'executing', to: 'committed', at: 1767225600000 };
+ */
+export interface AuditEvent {
+  readonly callId: string;
+  readonly name: string;
+  readonly from: ToolCallStatus | null;
+  readonly to: ToolCallStatus;
+  readonly at: number;
+  readonly reason?: Reason;
+  /** Repairs applied to the arguments, on the event into `validated`. */
+  readonly repairs?: readonly Repair[];
+}
+
+/**
+ * Every transition the gate has made, in order. Settled calls dropped by `retain` keep their events.
+ *
+ * @example
+ * const stop = gate.audit.subscribe((event) => console.log(event.callId, event.from, '→', event.to));
+ * const trail = gate.audit.export(); // send to your logs
+ */
+export interface AuditLog {
+  /** Calls `listener` with each event as it happens; returns the unsubscribe function. */
+  readonly subscribe: (listener: (event: AuditEvent) => void) => () => void;
+  /** A copy of the events kept so far, oldest first. */
+  readonly export: () => AuditEvent[];
+  /** How many events are kept. */
+  readonly size: () => number;
+}
+
+/** The writer side, used by the gate only. */
+export interface AuditWriter extends AuditLog {
+  readonly record: (event: AuditEvent) => void;
+}
+
+/**
+ * Creates an audit log that keeps at most `limit` events (the oldest are dropped first).
+ *
+ * @example
+ * const audit = createAuditLog(Infinity, console.error);
+ */
+export function createAuditLog(limit: number, onError: (error: unknown) => void): AuditWriter {
+  let events: AuditEvent[] = [];
+  const listeners = new Set<(event: AuditEvent) => void>();
+  return {
+    record(event) {
+      events.push(event);
+      // Trim in halves so that keeping a bounded log stays O(1) per event on average.
+      if (events.length > limit * 2) events = events.slice(events.length - limit);
+      for (const listener of listeners) {
+        try {
+          listener(event);
+        } catch (error) {
+          onError(error);
+        }
+      }
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => {
+        listeners.delete(listener);
+      };
+    },
+    export: () => (events.length > limit ? events.slice(events.length - limit) : events.slice()),
+    size: () => Math.min(events.length, limit),
+  };
+}

@@ -1,0 +1,643 @@
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import { readArguments } from './arguments.ts';
+import { createAuditLog, type AuditLog, type AuditWriter } from './audit.ts';
+import { DEFAULT_LIMITS, type Limits } from './limits.ts';
+import { transition, type CallEvent } from './machine.ts';
+import { readProposal } from './proposal.ts';
+import {
+  isTerminal,
+  type CancelledCode,
+  type FailedCode,
+  type Issue,
+  type ProposalSource,
+  type Reason,
+  type RejectedCode,
+  type Repair,
+  type SettledCall,
+  type ToolCallRecord,
+} from './record.ts';
+import { repairValues } from './repair.ts';
+import { compileSchema, type JsonSchemaCompiler, type Validate, type ValidationResult } from './schema.ts';
+import { isCancel, type ToolDefinition } from './tool.ts';
+import { toolResult, type ToolResultFormat, type ToolResultFormats } from './tool-result.ts';
+
+/**
+ * Time, injectable so that timeouts can be tested with a fake clock and no real waiting.
+ *
+ * @example
+ * const clock: Clock = { now: () => fake.now, setTimeout: fake.schedule, clearTimeout: fake.unschedule };
+ */
+export interface Clock {
+  readonly now: () => number;
+  readonly setTimeout: (callback: () => void, ms: number) => unknown;
+  readonly clearTimeout: (handle: unknown) => void;
+}
+
+const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimeout: (callback, ms) => globalThis.setTimeout(callback, ms),
+  clearTimeout: (handle) => {
+    globalThis.clearTimeout(handle as ReturnType<typeof globalThis.setTimeout>);
+  },
+};
+
+/**
+ * What {@link createToolGate} takes.
+ *
+ * @example
+ * const options: ToolGateOptions<Shop> = { tools: [charge], store: shopStore, retain: { settled: 500 } };
+ */
+export interface ToolGateOptions<S> {
+  /** The tools the model may call. Names must be unique. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own input and output
+  readonly tools: readonly ToolDefinition<any, any, NoInfer<S>>[];
+  /** The app's Zustand store; written only by a tool's `commit`, only on the way into `committed`. */
+  readonly store?: StoreApi<S>;
+  readonly limits?: Partial<Limits>;
+  /** Compiles JSON Schemas (default: Ajv from `@toolgate/core`, @cfworker/json-schema from `@toolgate/core/csp`). */
+  readonly jsonSchema?: JsonSchemaCompiler;
+  readonly clock?: Clock;
+  /**
+   * Keep at most this many settled calls in `calls`; older ones are dropped (their audit events
+   * stay, and their ids are remembered so they are never run again).
+   */
+  readonly retain?: { readonly settled: number };
+  /** Keep at most this many audit events (default: all). */
+  readonly audit?: { readonly limit?: number };
+  /** Makes ids for calls that arrive without one (default: `tg_1`, `tg_2`, …). */
+  readonly generateId?: () => string;
+  /** Receives errors thrown by listeners, so that they never break a call (default: `console.error`). */
+  readonly onError?: (error: unknown) => void;
+}
+
+/**
+ * Per-call options for `propose` and `run`.
+ *
+ * @example
+ * gate.propose(part.functionCall, { id: `${messageId}:0`, turn: messageId, signal: controller.signal });
+ */
+export interface ProposeOptions {
+  /** Use this id instead of the one in the proposal (useful for Gemini calls, which often have none). */
+  readonly id?: string;
+  /** The assistant turn this call belongs to, for listing a turn's calls together. */
+  readonly turn?: string;
+  /** Cancels the call (`user_cancelled`) when aborted. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * The state of `gate.calls`. `records` holds every known call in the order they were proposed.
+ * It is updated in place (copying it on each transition would cost O(n) per update in a long
+ * chat), so select a record or derive a value from it rather than selecting the map itself;
+ * `version` changes on every update and `changed` names the call that moved.
+ *
+ * @example
+ * const waiting = [...gate.calls.getState().records.values()].filter((c) => c.status === 'awaiting_approval');
+ */
+export interface ToolCallsState {
+  readonly records: ReadonlyMap<string, ToolCallRecord>;
+  readonly version: number;
+  readonly changed: string | undefined;
+}
+
+/**
+ * A read-only Zustand store: subscribe and read, never write.
+ *
+ * @example
+ * const unsubscribe = gate.calls.subscribe((state) => render(state.records));
+ */
+export type ReadonlyStore<T> = Pick<StoreApi<T>, 'getState' | 'getInitialState' | 'subscribe'>;
+
+/**
+ * Opens a call whose arguments are still streaming in; see `gate.stream`.
+ *
+ * @example
+ * const call = gate.stream.open({ id: 'call_1', name: 'write_file', source: 'openai-chat' });
+ */
+export interface StreamOpen {
+  readonly id?: string;
+  readonly name: string;
+  readonly source: ProposalSource;
+  readonly turn?: string;
+}
+
+/**
+ * The gate: every tool call goes through it, from proposal to a verified commit or a reason.
+ */
+export interface ToolGate {
+  /**
+   * Reads, checks and starts a call, and returns its record as it stands now. Never throws for
+   * model input; a proposal it cannot accept comes back `rejected` with a reason. Proposing an id
+   * the gate already knows returns that call and never runs the tool again.
+   */
+  readonly propose: (input: unknown, options?: ProposeOptions) => ToolCallRecord;
+  /** Resolves with the record once the call is terminal. Rejects only for an id the gate never saw. */
+  readonly settled: (id: string) => Promise<SettledCall>;
+  /** `propose`, then `settled`. */
+  readonly run: (input: unknown, options?: ProposeOptions) => Promise<SettledCall>;
+  readonly get: (id: string) => ToolCallRecord | undefined;
+  /** Runs a call that awaits approval. `false`, and nothing moves, when there is no such call. */
+  readonly approve: (id: string) => boolean;
+  /** Cancels a call that awaits approval with `approval_denied`. */
+  readonly deny: (id: string, reason?: string) => boolean;
+  /** Cancels a call that has not ended with `user_cancelled`, aborting its tool if it is running. */
+  readonly cancel: (id: string, reason?: string) => boolean;
+  /** The call records, as a read-only Zustand store. */
+  readonly calls: ReadonlyStore<ToolCallsState>;
+  /** What to send back to the model for one settled call, in a provider's format. */
+  readonly toolResult: <F extends ToolResultFormat>(id: string, format: F) => ToolResultFormats[F];
+  readonly audit: AuditLog;
+  /** The registered tools, in the order given. */
+  readonly tools: readonly ToolDefinition[];
+  /** For provider stream readers: calls that appear before their arguments are complete. */
+  readonly stream: {
+    /** Creates a `pending` call as soon as its name is known. Returns the existing call for a known id. */
+    readonly open: (init: StreamOpen) => ToolCallRecord;
+    /** Updates a pending call's argument preview. */
+    readonly preview: (id: string, preview: unknown) => void;
+    /** The arguments are complete: check them and go on as `propose` would. */
+    readonly close: (id: string, rawArguments: unknown) => ToolCallRecord | undefined;
+    /** The provider cut the call off: reject it with `truncated`. */
+    readonly truncate: (id: string, message?: string) => ToolCallRecord | undefined;
+  };
+}
+
+interface Entry {
+  readonly tool: ToolDefinition;
+  readonly validateInput: Validate;
+  readonly validateOutput: Validate | undefined;
+}
+
+/** Side state of a call that is not part of its record. */
+interface Runtime {
+  controller?: AbortController;
+  abortReason?: DOMException;
+  timer?: unknown;
+  waiters?: ((call: SettledCall) => void)[];
+  detach?: () => void;
+}
+
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  (typeof value === 'object' || typeof value === 'function') &&
+  value !== null &&
+  typeof (value as { then?: unknown }).then === 'function';
+
+/**
+ * Builds `createToolGate` around a default JSON Schema compiler, so that each entry point
+ * (`@toolgate/core`, `@toolgate/core/csp`) bundles only its own validator.
+ *
+ * @example
+ * export const createToolGate = createToolGateWith(ajvJsonSchema);
+ */
+export function createToolGateWith(defaultCompiler: JsonSchemaCompiler) {
+  return function createToolGate<S = unknown>(options: ToolGateOptions<S>): ToolGate {
+    return buildGate(options, options.jsonSchema ?? defaultCompiler);
+  };
+}
+
+function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompiler): ToolGate {
+  const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const clock = options.clock ?? systemClock;
+  const store = options.store;
+  const onError = options.onError ?? ((error: unknown) => console.error(error));
+  const audit: AuditWriter = createAuditLog(options.audit?.limit ?? Infinity, onError);
+  const retain = options.retain?.settled ?? Infinity;
+  let idCounter = 0;
+  const generateId = options.generateId ?? (() => `tg_${++idCounter}`);
+
+  const entries = new Map<string, Entry>();
+  for (const tool of options.tools) {
+    if (entries.has(tool.name)) throw new Error(`createToolGate: two tools are named "${tool.name}"; tool names must be unique.`);
+    if (tool.commit && !store) {
+      throw new Error(`createToolGate: tool "${tool.name}" has a commit but the gate has no store; pass your Zustand store as \`store\`.`);
+    }
+    let validateInput: Validate;
+    let validateOutput: Validate | undefined;
+    try {
+      validateInput = compileSchema(tool.inputSchema, compileJson);
+      validateOutput = tool.outputSchema === undefined ? undefined : compileSchema(tool.outputSchema, compileJson);
+    } catch (error) {
+      throw new Error(`createToolGate: the schema of tool "${tool.name}" does not compile: ${(error as Error).message}`, { cause: error });
+    }
+    entries.set(tool.name, { tool, validateInput, validateOutput });
+  }
+  const toolNames = [...entries.keys()];
+
+  const records = new Map<string, ToolCallRecord>();
+  const evicted = new Map<string, SettledCall>();
+  const runtimes = new Map<string, Runtime>();
+  const settledOrder: string[] = [];
+  let settledHead = 0;
+  let version = 0;
+  const initial: ToolCallsState = { records, version, changed: undefined };
+  const calls = createStore<ToolCallsState>()(() => initial);
+
+  const lookup = (id: string): ToolCallRecord | undefined => records.get(id) ?? evicted.get(id);
+
+  function write(next: ToolCallRecord, from: ToolCallRecord | undefined, repairs?: readonly Repair[]): void {
+    records.set(next.id, next);
+    const terminal = isTerminal(next.status);
+    if (terminal) evictBeyondRetention(next.id);
+    try {
+      calls.setState({ records, version: ++version, changed: next.id }, true);
+    } catch (error) {
+      // A subscriber threw; the record has moved all the same, and the call goes on.
+      onError(error);
+    }
+    if (from === undefined || from.status !== next.status) {
+      const step = next.history[next.history.length - 1];
+      audit.record({
+        callId: next.id,
+        name: next.name,
+        from: from === undefined ? null : from.status,
+        to: next.status,
+        at: next.updatedAt,
+        ...(step?.reason === undefined ? {} : { reason: step.reason }),
+        ...(repairs === undefined || repairs.length === 0 ? {} : { repairs }),
+      });
+    }
+    if (terminal) settle(next as SettledCall);
+  }
+
+  function evictBeyondRetention(id: string): void {
+    if (retain === Infinity) return;
+    settledOrder.push(id);
+    while (settledOrder.length - settledHead > retain) {
+      const oldId = settledOrder[settledHead++] as string;
+      const old = records.get(oldId);
+      if (old === undefined) continue;
+      records.delete(oldId);
+      const { input: _input, output: _output, ...kept } = old as SettledCall & { output?: unknown };
+      evicted.set(oldId, { ...kept, evicted: true } as SettledCall);
+    }
+    if (settledHead > 1024 && settledHead * 2 > settledOrder.length) {
+      settledOrder.splice(0, settledHead);
+      settledHead = 0;
+    }
+  }
+
+  function settle(call: SettledCall): void {
+    const runtime = runtimes.get(call.id);
+    if (runtime === undefined) return;
+    runtimes.delete(call.id);
+    if (runtime.timer !== undefined) clock.clearTimeout(runtime.timer);
+    runtime.detach?.();
+    for (const resolve of runtime.waiters ?? []) resolve(call);
+  }
+
+  function runtimeOf(id: string): Runtime {
+    let runtime = runtimes.get(id);
+    if (runtime === undefined) {
+      runtime = {};
+      runtimes.set(id, runtime);
+    }
+    return runtime;
+  }
+
+  function move(id: string, event: CallEvent): ToolCallRecord | undefined {
+    const current = records.get(id);
+    if (current === undefined) return undefined;
+    const next = transition(current, event, clock.now());
+    if (next === undefined) return undefined;
+    write(next, current, event.type === 'validate' ? event.repairs : undefined);
+    return next;
+  }
+
+  const reject = (id: string, reason: Reason<RejectedCode>) => move(id, { type: 'reject', reason });
+  const fail = (id: string, code: FailedCode, message: string, issues?: readonly Issue[]) =>
+    move(id, { type: 'fail', reason: issues ? { code, message, issues } : { code, message } });
+  const stop = (id: string, code: CancelledCode, message: string) => move(id, { type: 'cancel', reason: { code, message } });
+
+  function create(id: string | undefined, name: string, source: ProposalSource, turn: string | undefined): ToolCallRecord {
+    let callId = id;
+    if (callId === undefined) {
+      do callId = generateId();
+      while (lookup(callId) !== undefined);
+    }
+    const at = clock.now();
+    const record: ToolCallRecord = {
+      id: callId,
+      name,
+      source,
+      generatedId: id === undefined,
+      ...(turn === undefined ? {} : { turn }),
+      status: 'pending',
+      createdAt: at,
+      updatedAt: at,
+      history: [{ status: 'pending', at }],
+    };
+    write(record, undefined);
+    return record;
+  }
+
+  function watch(id: string, signal: AbortSignal | undefined): void {
+    if (signal === undefined) return;
+    if (signal.aborted) {
+      cancelCall(id, 'The caller aborted this call.');
+      return;
+    }
+    const onAbort = () => cancelCall(id, 'The caller aborted this call.');
+    signal.addEventListener('abort', onAbort, { once: true });
+    runtimeOf(id).detach = () => signal.removeEventListener('abort', onAbort);
+  }
+
+  /** The arguments are in: resolve the tool, read and validate them, then go on. */
+  function resolve(id: string, raw: unknown, truncated: boolean): void {
+    const call = records.get(id);
+    if (call === undefined || call.status !== 'pending') return;
+    const entry = entries.get(call.name);
+    if (entry === undefined) {
+      reject(id, { code: 'unknown_tool', message: unknownToolMessage(call.name, toolNames) });
+      return;
+    }
+    if (truncated) {
+      reject(id, truncatedReason());
+      return;
+    }
+    const allowed = entry.tool.repair ?? [];
+    let args: ReturnType<typeof readArguments>;
+    try {
+      args = readArguments(raw, limits, allowed);
+    } catch (error) {
+      args = { ok: false, reason: { code: 'invalid_shape', message: `the arguments could not be read: ${messageOf(error)}` } };
+    }
+    if (!args.ok) {
+      reject(id, args.reason);
+      return;
+    }
+    check(entry.validateInput, args.value, (first) => {
+      if (first.ok) return accept(id, entry, first.value, args.repairs);
+      const repaired = repairValues(args.value, first.issues, allowed);
+      if (repaired === undefined) return rejectInvalid(id, call.name, first.issues);
+      check(entry.validateInput, repaired.value, (second) => {
+        if (second.ok) accept(id, entry, second.value, [...args.repairs, ...repaired.repairs]);
+        else rejectInvalid(id, call.name, first.issues);
+      });
+    });
+  }
+
+  /** Runs a check that may be async, and turns a validator that throws into issues. */
+  function check(validate: Validate, value: unknown, then: (result: ValidationResult) => void): void {
+    let result: ValidationResult | Promise<ValidationResult>;
+    try {
+      result = validate(value);
+    } catch (error) {
+      then(thrownIssue(error));
+      return;
+    }
+    if (result instanceof Promise) result.then(then, (error: unknown) => then(thrownIssue(error)));
+    else then(result);
+  }
+
+  function rejectInvalid(id: string, name: string, issues: readonly Issue[]): void {
+    const list = issues.map((issue) => `${issue.path || '(arguments)'} ${issue.message}`).join('; ');
+    reject(id, { code: 'invalid_arguments', message: `the arguments of "${name}" do not match its schema: ${list}`, issues });
+  }
+
+  function accept(id: string, entry: Entry, input: unknown, repairs: readonly Repair[]): void {
+    const validated = move(id, repairs.length === 0 ? { type: 'validate', input } : { type: 'validate', input, repairs });
+    if (validated === undefined) return;
+    const { tool } = entry;
+    if (tool.authorize === undefined) {
+      afterAuthorize(id, entry, input);
+      return;
+    }
+    let verdict: unknown;
+    try {
+      verdict = tool.authorize(input, { call: { id, name: tool.name }, state: store?.getState() });
+    } catch (error) {
+      reject(id, { code: 'unauthorized', message: `authorize threw: ${messageOf(error)}` });
+      return;
+    }
+    const decide = (answer: unknown) => {
+      if (answer === true) afterAuthorize(id, entry, input);
+      else reject(id, { code: 'unauthorized', message: typeof answer === 'string' && answer !== '' ? answer : 'the app did not authorize this call' });
+    };
+    if (isThenable(verdict)) {
+      verdict.then(decide, (error: unknown) => reject(id, { code: 'unauthorized', message: `authorize threw: ${messageOf(error)}` }));
+    } else decide(verdict);
+  }
+
+  function afterAuthorize(id: string, entry: Entry, input: unknown): void {
+    const { needsApproval } = entry.tool;
+    let ask: boolean;
+    try {
+      ask = typeof needsApproval === 'function' ? needsApproval(input) === true : needsApproval === true;
+    } catch (error) {
+      reject(id, { code: 'unauthorized', message: `needsApproval threw: ${messageOf(error)}` });
+      return;
+    }
+    if (ask) move(id, { type: 'await_approval' });
+    else execute(id, entry);
+  }
+
+  function execute(id: string, entry: Entry): void {
+    const call = move(id, { type: 'execute' });
+    if (call === undefined || call.status !== 'executing') return;
+    const { tool } = entry;
+    const runtime = runtimeOf(id);
+    if (tool.timeoutMs !== undefined) {
+      const ms = tool.timeoutMs;
+      runtime.timer = clock.setTimeout(() => {
+        if (records.get(id)?.status !== 'executing') return;
+        runtime.abortReason = new DOMException(`The call timed out after ${ms} ms.`, 'TimeoutError');
+        runtime.controller?.abort(runtime.abortReason);
+        stop(id, 'timeout', `the tool did not finish within ${ms} ms`);
+      }, ms);
+    }
+    const context = {
+      // Made on first use: most tools never read the signal, and an AbortController is not free.
+      get signal(): AbortSignal {
+        if (runtime.controller === undefined) {
+          runtime.controller = new AbortController();
+          if (runtime.abortReason) runtime.controller.abort(runtime.abortReason);
+        }
+        return runtime.controller.signal;
+      },
+      call: { id, name: tool.name },
+    };
+    let result: unknown;
+    try {
+      result = tool.execute(call.input, context);
+    } catch (error) {
+      fail(id, 'tool_error', `the tool threw: ${messageOf(error)}`);
+      return;
+    }
+    if (isThenable(result)) {
+      result.then(
+        (output) => finish(id, entry, call.input, output),
+        (error: unknown) => fail(id, 'tool_error', `the tool failed: ${messageOf(error)}`),
+      );
+    } else finish(id, entry, call.input, result);
+  }
+
+  function finish(id: string, entry: Entry, input: unknown, output: unknown): void {
+    // A result that arrives after a cancel or a timeout is dropped here.
+    if (records.get(id)?.status !== 'executing') return;
+    if (isCancel(output)) {
+      stop(id, 'tool_cancelled', output.reason);
+      return;
+    }
+    if (entry.validateOutput === undefined) {
+      commit(id, entry, input, output);
+      return;
+    }
+    check(entry.validateOutput, output, (result) => {
+      if (records.get(id)?.status !== 'executing') return;
+      if (result.ok) commit(id, entry, input, result.value);
+      else {
+        const list = result.issues.map((issue) => `${issue.path || '(output)'} ${issue.message}`).join('; ');
+        fail(id, 'output_invalid', `the tool's output does not match its output schema: ${list}`, result.issues);
+      }
+    });
+  }
+
+  function commit(id: string, entry: Entry, input: unknown, output: unknown): void {
+    const { tool } = entry;
+    if (tool.commit !== undefined && store !== undefined) {
+      let partial: unknown;
+      try {
+        partial = tool.commit(store.getState(), output, input);
+      } catch (error) {
+        fail(id, 'commit_error', `commit threw: ${messageOf(error)}`);
+        return;
+      }
+      if (typeof partial !== 'object' || partial === null || isThenable(partial)) {
+        fail(id, 'commit_error', 'commit must return the partial next state as a plain object (not a Promise)');
+        return;
+      }
+      try {
+        store.setState(partial as Partial<S>);
+      } catch (error) {
+        // The state changed before a subscriber threw: the commit happened, the listener is the app's bug.
+        onError(error);
+      }
+    }
+    move(id, { type: 'commit', output });
+  }
+
+  function cancelCall(id: string, message: string): boolean {
+    const call = records.get(id);
+    if (call === undefined || isTerminal(call.status)) return false;
+    const runtime = runtimes.get(id);
+    if (call.status === 'executing' && runtime !== undefined) {
+      runtime.abortReason = new DOMException(message, 'AbortError');
+      runtime.controller?.abort(runtime.abortReason);
+    }
+    return stop(id, 'user_cancelled', message) !== undefined;
+  }
+
+  function propose(input: unknown, proposeOptions?: ProposeOptions): ToolCallRecord {
+    let reading: ReturnType<typeof readProposal>;
+    try {
+      reading = readProposal(input, limits);
+    } catch (error) {
+      // Only reachable through hostile objects (a throwing getter): still an answer, never a throw.
+      reading = {
+        ok: false,
+        source: 'normalised',
+        reason: { code: 'invalid_shape', message: `the proposal could not be read: ${messageOf(error)}` },
+      };
+    }
+    const id = proposeOptions?.id ?? (reading.ok ? reading.proposal.id : reading.id);
+    if (id !== undefined) {
+      const known = lookup(id);
+      if (known !== undefined) return known;
+    }
+    if (!reading.ok) {
+      const record = create(id, reading.name ?? '', reading.source, proposeOptions?.turn);
+      return reject(record.id, reading.reason) ?? record;
+    }
+    const { proposal } = reading;
+    const record = create(id, proposal.name, proposal.source, proposeOptions?.turn);
+    watch(record.id, proposeOptions?.signal);
+    resolve(record.id, proposal.arguments, proposal.truncated === true);
+    return lookup(record.id) ?? record;
+  }
+
+  function settled(id: string): Promise<SettledCall> {
+    const call = lookup(id);
+    if (call === undefined) return Promise.reject(new Error(`gate.settled: no call with id "${id}" was proposed to this gate.`));
+    if (isTerminal(call.status)) return Promise.resolve(call as SettledCall);
+    return new Promise((resolvePromise) => {
+      const runtime = runtimeOf(id);
+      (runtime.waiters ??= []).push(resolvePromise);
+    });
+  }
+
+  return {
+    propose,
+    settled,
+    run: (input, proposeOptions) => settled(propose(input, proposeOptions).id),
+    get: lookup,
+    approve(id) {
+      const call = records.get(id);
+      const entry = call === undefined ? undefined : entries.get(call.name);
+      if (call?.status !== 'awaiting_approval' || entry === undefined) return false;
+      execute(id, entry);
+      return true;
+    },
+    deny(id, reason) {
+      if (records.get(id)?.status !== 'awaiting_approval') return false;
+      return stop(id, 'approval_denied', reason ?? 'a person denied this call') !== undefined;
+    },
+    cancel: (id, reason) => cancelCall(id, reason ?? 'the user cancelled this call'),
+    calls,
+    toolResult(id, format) {
+      const call = lookup(id);
+      if (call === undefined) throw new Error(`gate.toolResult: no call with id "${id}" was proposed to this gate.`);
+      if (!isTerminal(call.status)) {
+        throw new Error(`gate.toolResult: call "${id}" is ${call.status}; answer it once it has settled (await gate.settled(id)).`);
+      }
+      return toolResult(call as SettledCall, format);
+    },
+    audit,
+    tools: options.tools,
+    stream: {
+      open(init) {
+        const known = init.id === undefined ? undefined : lookup(init.id);
+        return known ?? create(init.id, init.name, init.source, init.turn);
+      },
+      preview(id, preview) {
+        move(id, { type: 'preview', preview });
+      },
+      close(id, rawArguments) {
+        resolve(id, rawArguments, false);
+        return lookup(id);
+      },
+      truncate(id, message) {
+        reject(id, truncatedReason(message));
+        return lookup(id);
+      },
+    },
+  };
+}
+
+function truncatedReason(message?: string): Reason<'truncated'> {
+  return {
+    code: 'truncated',
+    message: message ?? 'the provider cut this call off at its output limit before the arguments were complete; nothing was run',
+  };
+}
+
+function unknownToolMessage(name: string, names: readonly string[]): string {
+  const shown = names.slice(0, 20).map((n) => `"${n}"`).join(', ');
+  const more = names.length > 20 ? `, and ${names.length - 20} more` : '';
+  return names.length === 0
+    ? `no tool named "${name}" is registered (this app has no tools)`
+    : `no tool named "${name}" is registered; the tools are ${shown}${more}`;
+}
+
+function thrownIssue(error: unknown): ValidationResult {
+  return { ok: false, issues: [{ path: '', message: `the validator threw: ${messageOf(error)}` }] };
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === 'string') return error;
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return String(error);
+  }
+}

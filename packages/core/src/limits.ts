@@ -1,0 +1,182 @@
+import { escapePointer } from './schema.ts';
+
+/**
+ * How much a model may send. Checked before anything is parsed, so a 20 MB or 100,000-deep
+ * argument costs a length check and one bounded scan, never a parse or a stack overflow.
+ *
+ * @example
+ * createToolGate({ tools, limits: { maxArgumentChars: 64 * 1024, maxDepth: 16 } });
+ */
+export interface Limits {
+  /** Longest arguments string, in UTF-16 code units (default 262,144). */
+  readonly maxArgumentChars: number;
+  /** Deepest nesting of objects and arrays (default 64). */
+  readonly maxDepth: number;
+}
+
+/**
+ * The default limits: 256 KiB of arguments, nesting depth 64.
+ *
+ * @example
+ * const limits = { ...DEFAULT_LIMITS, maxDepth: 16 };
+ */
+export const DEFAULT_LIMITS: Limits = Object.freeze({ maxArgumentChars: 262_144, maxDepth: 64 });
+
+/**
+ * What one pass over a JSON text found: whether it nests deeper than allowed, and whether some
+ * string in it may be the key `__proto__` (then the parsed value is checked precisely).
+ */
+export interface JsonScan {
+  readonly tooDeep: boolean;
+  readonly mayHaveProtoKey: boolean;
+}
+
+const QUOTE = 34;
+const BACKSLASH = 92;
+const OPEN_BRACE = 123;
+const OPEN_BRACKET = 91;
+const CLOSE_BRACE = 125;
+const CLOSE_BRACKET = 93;
+
+/**
+ * Scans a JSON text once, without parsing it, for nesting depth and possible `__proto__` keys.
+ * Strings are skipped with `indexOf`, so text-heavy arguments cost little more than a memchr.
+ * Malformed text is scanned as far as it goes; `JSON.parse` reports the error afterwards.
+ *
+ * @example
+ * scanJson('[[[]]]', 2).tooDeep; // true
+ */
+export function scanJson(text: string, maxDepth: number): JsonScan {
+  const length = text.length;
+  let depth = 0;
+  let mayHaveProtoKey = false;
+  let nextBackslash = text.indexOf('\\');
+  if (nextBackslash === -1) nextBackslash = length;
+  for (let i = 0; i < length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      const start = i;
+      let end = text.indexOf('"', i + 1);
+      if (nextBackslash < start) {
+        nextBackslash = text.indexOf('\\', start);
+        if (nextBackslash === -1) nextBackslash = length;
+      }
+      let escaped = false;
+      while (end !== -1 && nextBackslash < end) {
+        escaped = true;
+        let k = end - 1;
+        while (text.charCodeAt(k) === BACKSLASH) k--;
+        if ((end - 1 - k) % 2 === 0) break; // an even run of backslashes does not escape the quote
+        end = text.indexOf('"', end + 1);
+      }
+      if (end === -1) break;
+      const rawLength = end - start - 1;
+      if (rawLength === 9 ? text.startsWith('__proto__', start + 1) : escaped && rawLength <= 54 && decodesToProto(text, start, end)) {
+        mayHaveProtoKey = true;
+      }
+      i = end;
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (++depth > maxDepth) return { tooDeep: true, mayHaveProtoKey };
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      depth--;
+    }
+  }
+  return { tooDeep: false, mayHaveProtoKey };
+}
+
+function decodesToProto(text: string, start: number, end: number): boolean {
+  try {
+    return JSON.parse(text.slice(start, end + 1)) === '__proto__';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * What a bounded walk over an object found wrong, if anything. `path` is a JSON pointer.
+ */
+export type ValueProblem =
+  | { readonly kind: 'too_large' }
+  | { readonly kind: 'too_deep' }
+  | { readonly kind: 'proto_key'; readonly path: string }
+  | { readonly kind: 'not_json'; readonly path: string; readonly found: string };
+
+/**
+ * Walks arguments that arrived as an object (Anthropic, Gemini, MCP, AI SDK) with the same limits
+ * as text: it counts roughly the characters the JSON would take and stops as soon as a limit is
+ * passed, so a huge or cyclic object costs at most the limit. Also refuses `__proto__` keys and
+ * values JSON cannot carry (functions, class instances, `undefined`, non-finite numbers).
+ *
+ * @example
+ * checkValue({ a: () => 1 }, DEFAULT_LIMITS); // { kind: 'not_json', path: '/a', found: 'function' }
+ */
+export function checkValue(value: unknown, limits: Limits): ValueProblem | undefined {
+  let budget = limits.maxArgumentChars;
+  const visit = (node: unknown, depth: number, path: string): ValueProblem | undefined => {
+    switch (typeof node) {
+      case 'string':
+        budget -= node.length + 2;
+        return budget < 0 ? { kind: 'too_large' } : undefined;
+      case 'number':
+        budget -= 8;
+        if (!Number.isFinite(node)) return { kind: 'not_json', path, found: String(node) };
+        return budget < 0 ? { kind: 'too_large' } : undefined;
+      case 'boolean':
+        budget -= 5;
+        return budget < 0 ? { kind: 'too_large' } : undefined;
+      case 'object':
+        break;
+      default:
+        return { kind: 'not_json', path, found: typeof node };
+    }
+    if (node === null) {
+      budget -= 4;
+      return budget < 0 ? { kind: 'too_large' } : undefined;
+    }
+    if (depth >= limits.maxDepth) return { kind: 'too_deep' };
+    budget -= 2;
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        const problem = visit(node[i], depth + 1, `${path}/${i}`);
+        if (problem) return problem;
+      }
+      return undefined;
+    }
+    const proto: unknown = Object.getPrototypeOf(node);
+    if (proto !== Object.prototype && proto !== null) {
+      return { kind: 'not_json', path, found: (node as object).constructor?.name ?? 'object' };
+    }
+    for (const key of Object.keys(node)) {
+      if (key === '__proto__') return { kind: 'proto_key', path: `${path}/__proto__` };
+      budget -= key.length + 3;
+      const problem = visit((node as Record<string, unknown>)[key], depth + 1, `${path}/${escapePointer(key)}`);
+      if (problem) return problem;
+    }
+    return budget < 0 ? { kind: 'too_large' } : undefined;
+  };
+  return visit(value, 0, '');
+}
+
+/**
+ * Finds the first own `__proto__` key in a parsed JSON value (JSON.parse makes it an ordinary own
+ * property, which `Object.assign` or a naive merge in a tool would turn into a prototype change).
+ *
+ * @example
+ * findProtoKey(JSON.parse('{"a":{"__proto__":{}}}')); // '/a/__proto__'
+ */
+export function findProtoKey(value: unknown, path = ''): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = findProtoKey(value[i], `${path}/${i}`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (Object.hasOwn(value, '__proto__')) return `${path}/__proto__`;
+  for (const [key, child] of Object.entries(value)) {
+    const found = findProtoKey(child, `${path}/${escapePointer(key)}`);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}

@@ -1,0 +1,153 @@
+import type {
+  CancelledCode,
+  FailedCode,
+  Reason,
+  ReasonCode,
+  RejectedCode,
+  Repair,
+  ToolCallRecord,
+  ToolCallStatus,
+  Transition,
+} from './record.ts';
+
+/**
+ * Everything that can happen to a call. The gate is the only sender; `transition` decides.
+ *
+ * @example
+ * const event: CallEvent = { type: 'cancel', reason: { code: 'user_cancelled', message: 'Cancelled by the user' } };
+ */
+export type CallEvent =
+  | { readonly type: 'preview'; readonly preview: unknown }
+  | { readonly type: 'validate'; readonly input: unknown; readonly repairs?: readonly Repair[] }
+  | { readonly type: 'await_approval' }
+  | { readonly type: 'execute' }
+  | { readonly type: 'commit'; readonly output: unknown }
+  | { readonly type: 'reject'; readonly reason: Reason<RejectedCode> }
+  | { readonly type: 'cancel'; readonly reason: Reason<CancelledCode> }
+  | { readonly type: 'fail'; readonly reason: Reason<FailedCode> };
+
+const TARGET = {
+  preview: 'pending',
+  validate: 'validated',
+  await_approval: 'awaiting_approval',
+  execute: 'executing',
+  commit: 'committed',
+  reject: 'rejected',
+  cancel: 'cancelled',
+  fail: 'failed',
+} as const satisfies Record<CallEvent['type'], ToolCallStatus>;
+
+/** `true` allows the edge with no reason; a list allows it only with one of those reason codes. */
+type Edge = true | readonly ReasonCode[];
+
+/**
+ * Every move a call may make. Anything not listed here is refused, which is what keeps a terminal
+ * call terminal and stops a late tool result from committing after a cancel.
+ *
+ * @example
+ * Object.keys(ALLOWED_TRANSITIONS.executing); // ['committed', 'cancelled', 'failed']
+ */
+export const ALLOWED_TRANSITIONS: Readonly<
+  Record<ToolCallStatus, Readonly<Partial<Record<ToolCallStatus, Edge>>>>
+> = {
+  pending: {
+    pending: true,
+    validated: true,
+    rejected: ['invalid_json', 'invalid_shape', 'unknown_tool', 'invalid_arguments', 'too_large', 'too_deep', 'truncated'],
+    cancelled: ['user_cancelled'],
+  },
+  validated: {
+    awaiting_approval: true,
+    executing: true,
+    rejected: ['unauthorized'],
+    cancelled: ['user_cancelled'],
+  },
+  awaiting_approval: {
+    executing: true,
+    cancelled: ['approval_denied', 'user_cancelled'],
+  },
+  executing: {
+    committed: true,
+    cancelled: ['tool_cancelled', 'user_cancelled', 'timeout'],
+    failed: ['tool_error', 'output_invalid', 'commit_error'],
+  },
+  committed: {},
+  cancelled: {},
+  rejected: {},
+  failed: {},
+};
+
+/**
+ * The status an event moves a call to.
+ *
+ * @example
+ * targetOf({ type: 'execute' }); // 'executing'
+ */
+export function targetOf(event: CallEvent): ToolCallStatus {
+  return TARGET[event.type];
+}
+
+/**
+ * The pure transition function: the next record, or `undefined` when the move is not allowed
+ * (the call is terminal, the event does not apply to its status, or the reason code does not fit).
+ * A `preview` event updates a pending call without adding to its history.
+ *
+ * @example
+ * const next = transition(call, { type: 'execute' }, Date.now());
+ * if (!next) console.warn(`${call.status} cannot start executing`);
+ */
+export function transition(
+  call: ToolCallRecord,
+  event: CallEvent,
+  at: number,
+): ToolCallRecord | undefined {
+  const to = TARGET[event.type];
+  const edge = ALLOWED_TRANSITIONS[call.status][to];
+  if (edge === undefined) return undefined;
+  const reason = 'reason' in event ? event.reason : undefined;
+  if (edge !== true && (reason === undefined || !edge.includes(reason.code))) return undefined;
+
+  const base = {
+    id: call.id,
+    name: call.name,
+    source: call.source,
+    generatedId: call.generatedId,
+    createdAt: call.createdAt,
+    updatedAt: at,
+    ...(call.turn === undefined ? {} : { turn: call.turn }),
+    ...(call.repairs === undefined ? {} : { repairs: call.repairs }),
+  };
+  if (event.type === 'preview') {
+    return { ...base, status: 'pending', history: call.history, preview: event.preview };
+  }
+
+  const step: Transition = reason === undefined ? { status: to, at } : { status: to, at, reason };
+  const history = [...call.history, step];
+  const input = call.input;
+  switch (event.type) {
+    case 'validate':
+      return {
+        ...base,
+        ...(event.repairs === undefined || event.repairs.length === 0 ? {} : { repairs: event.repairs }),
+        status: 'validated',
+        history,
+        input: event.input,
+      };
+    case 'await_approval':
+      return { ...base, status: 'awaiting_approval', history, input };
+    case 'execute':
+      return { ...base, status: 'executing', history, input };
+    case 'commit':
+      return { ...base, status: 'committed', history, input, output: event.output };
+    case 'reject':
+      return { ...base, status: 'rejected', history, reason: event.reason, ...withInput(input) };
+    case 'cancel':
+      return { ...base, status: 'cancelled', history, reason: event.reason, ...withInput(input) };
+    case 'fail':
+      return { ...base, status: 'failed', history, reason: event.reason, input };
+  }
+}
+
+function withInput(input: unknown): { input?: unknown } {
+  return input === undefined ? {} : { input };
+}

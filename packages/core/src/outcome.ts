@@ -1,0 +1,61 @@
+import type { SettledCall } from './record.ts';
+
+/**
+ * The text a model reads about a settled call: the output for a committed call; otherwise the
+ * status, the reason code, what went wrong (each offending argument path and what was expected)
+ * and what to do next.
+ *
+ * @example
+ * outcomeText(call);
+ * // 'Error: the call to "charge" was rejected (invalid_arguments). Nothing was run.\n- /amount_cents: must be integer (got string "12.50")\nCorrect these arguments and call "charge" again.'
+ */
+export function outcomeText(call: SettledCall): string {
+  if (call.status === 'committed') return outputText(call.output);
+  const tool = `"${call.name || '(no name)'}"`;
+  switch (call.status) {
+    case 'rejected': {
+      const { reason } = call;
+      const head = `Error: the call to ${tool} was rejected (${reason.code}). Nothing was run.`;
+      if (reason.code === 'invalid_arguments' && reason.issues !== undefined && reason.issues.length > 0) {
+        const lines = reason.issues.map((issue) => `- ${issue.path || '(arguments)'}: ${issue.message}`);
+        return `${head}\n${lines.join('\n')}\nCorrect these arguments and call ${tool} again.`;
+      }
+      return `${head}\n${reason.message}.\n${REJECTED_NEXT[reason.code].replace('$tool', tool)}`;
+    }
+    case 'cancelled': {
+      const { reason } = call;
+      return `The call to ${tool} was cancelled (${reason.code}): ${reason.message}. Nothing was changed.${
+        reason.code === 'approval_denied' || reason.code === 'user_cancelled' ? ' Do not retry it unless the user asks.' : ''
+      }`;
+    }
+    case 'failed':
+      return `Error: the call to ${tool} failed (${call.reason.code}): ${call.reason.message}. Nothing was changed.`;
+  }
+}
+
+const REJECTED_NEXT = {
+  invalid_json: 'Send the arguments again as one valid JSON object and call $tool again.',
+  invalid_shape: 'Send one tool call with a tool name and a JSON object of arguments.',
+  unknown_tool: 'Call one of the registered tools instead.',
+  invalid_arguments: 'Correct the arguments and call $tool again.',
+  too_large: 'Send smaller arguments.',
+  too_deep: 'Send arguments that nest less deeply.',
+  unauthorized: 'Do not retry this call unless the user asks.',
+  truncated: 'Your output hit its length limit; call $tool again with shorter arguments.',
+} as const;
+
+/**
+ * A committed output as text: strings as they are, anything else as JSON.
+ *
+ * @example
+ * outputText({ ok: true }); // '{"ok":true}'
+ */
+export function outputText(output: unknown): string {
+  if (typeof output === 'string') return output;
+  if (output === undefined) return 'Done.';
+  try {
+    return JSON.stringify(output) ?? String(output);
+  } catch {
+    return String(output);
+  }
+}

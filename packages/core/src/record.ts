@@ -1,0 +1,245 @@
+/**
+ * Where a call is in its life. The last four are terminal: a call that reaches one never moves again.
+ *
+ * @example
+ * const done: ToolCallStatus[] = ['committed', 'cancelled', 'rejected', 'failed'];
+ */
+export type ToolCallStatus =
+  | 'pending'
+  | 'validated'
+  | 'awaiting_approval'
+  | 'executing'
+  | 'committed'
+  | 'cancelled'
+  | 'rejected'
+  | 'failed';
+
+/**
+ * The statuses a call can end in.
+ *
+ * @example
+ * const status: TerminalStatus = 'rejected';
+ */
+export type TerminalStatus = 'committed' | 'cancelled' | 'rejected' | 'failed';
+
+/**
+ * Why a proposal was refused before anything ran.
+ *
+ * @example
+ * const code: RejectedCode = 'invalid_arguments';
+ */
+export type RejectedCode =
+  | 'invalid_json'
+  | 'invalid_shape'
+  | 'unknown_tool'
+  | 'invalid_arguments'
+  | 'too_large'
+  | 'too_deep'
+  | 'unauthorized'
+  | 'truncated';
+
+/**
+ * Why a call was stopped without an error.
+ *
+ * @example
+ * const code: CancelledCode = 'approval_denied';
+ */
+export type CancelledCode = 'tool_cancelled' | 'user_cancelled' | 'approval_denied' | 'timeout';
+
+/**
+ * Why a call that ran did not commit.
+ *
+ * @example
+ * const code: FailedCode = 'tool_error';
+ */
+export type FailedCode = 'tool_error' | 'output_invalid' | 'commit_error';
+
+/**
+ * Every reason code a call can end with.
+ *
+ * @example
+ * const code: ReasonCode = 'timeout';
+ */
+export type ReasonCode = RejectedCode | CancelledCode | FailedCode;
+
+/**
+ * One thing wrong with a value: a JSON pointer to it (`''` is the whole value), what is wrong,
+ * and the schema keyword that caught it when the validator reports one.
+ *
+ * @example
+ * const issue: Issue = { path: '/amount_cents', message: 'must be integer (got string "12.50")', keyword: 'type' };
+ */
+export interface Issue {
+  readonly path: string;
+  readonly message: string;
+  readonly keyword?: string;
+}
+
+/**
+ * Why a call ended the way it did; `issues` lists each offending value for `invalid_arguments`
+ * and `output_invalid`.
+ *
+ * @example
+ * const reason: Reason = { code: 'user_cancelled', message: 'Cancelled by the user' };
+ */
+export interface Reason<C extends ReasonCode = ReasonCode> {
+  readonly code: C;
+  readonly message: string;
+  readonly issues?: readonly Issue[];
+}
+
+/**
+ * One entry of a call's history: the status it moved to, when, and why.
+ *
+ * @example
+ * const step: Transition = { status: 'pending', at: Date.now() };
+ */
+export interface Transition {
+  readonly status: ToolCallStatus;
+  readonly at: number;
+  readonly reason?: Reason;
+}
+
+/**
+ * Which wire format a call arrived in.
+ *
+ * @example
+ * const source: ProposalSource = 'anthropic';
+ */
+export type ProposalSource =
+  | 'json'
+  | 'openai-chat'
+  | 'openai-responses'
+  | 'anthropic'
+  | 'gemini'
+  | 'mcp'
+  | 'ai-sdk'
+  | 'normalised';
+
+/**
+ * A change made to a model's arguments by an opt-in repair policy before validation.
+ *
+ * @example
+ * const repair: Repair = { kind: 'double_encoded', path: '', message: 'decoded a JSON string inside the arguments string' };
+ */
+export interface Repair {
+  readonly kind: string;
+  readonly path: string;
+  readonly message: string;
+}
+
+interface RecordBase {
+  readonly id: string;
+  readonly name: string;
+  readonly source: ProposalSource;
+  /** True when the model sent no id (Gemini often does not) and the gate made one up. */
+  readonly generatedId: boolean;
+  /** Groups the calls of one assistant turn, when the caller says which turn a call belongs to. */
+  readonly turn?: string;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  readonly history: readonly Transition[];
+  /** Repairs applied to the arguments, in order, when the tool opted in to repair. */
+  readonly repairs?: readonly Repair[];
+  /**
+   * True when `retain` dropped this settled call from the gate: it is still known (so it is never
+   * run again) but its `input` and `output` are no longer held.
+   */
+  readonly evicted?: true;
+}
+
+/**
+ * A call whose arguments are still arriving or have not been checked. `preview` is the best
+ * reading of the arguments so far while a stream is open; it is never passed to a tool.
+ */
+export interface PendingCall extends RecordBase {
+  readonly status: 'pending';
+  readonly preview?: unknown;
+  readonly input?: never;
+  readonly output?: never;
+  readonly reason?: never;
+}
+
+/** A call with valid arguments that is waiting for a person, about to run, or running. */
+export interface ActiveCall<I> extends RecordBase {
+  readonly status: 'validated' | 'awaiting_approval' | 'executing';
+  readonly input: I;
+  readonly output?: never;
+  readonly reason?: never;
+}
+
+/** A call whose verified output has been committed to the app's store. */
+export interface CommittedCall<I, O> extends RecordBase {
+  readonly status: 'committed';
+  readonly input: I;
+  readonly output: O;
+  readonly reason?: never;
+}
+
+/** A proposal refused before anything ran. `input` is present when the arguments were valid. */
+export interface RejectedCall<I> extends RecordBase {
+  readonly status: 'rejected';
+  readonly input?: I;
+  readonly output?: never;
+  readonly reason: Reason<RejectedCode>;
+}
+
+/** A call stopped by the tool, a person, or a timeout. Nothing was committed. */
+export interface CancelledCall<I> extends RecordBase {
+  readonly status: 'cancelled';
+  readonly input?: I;
+  readonly output?: never;
+  readonly reason: Reason<CancelledCode>;
+}
+
+/** A call that ran and failed (the tool threw, its output was invalid, or commit threw). */
+export interface FailedCall<I> extends RecordBase {
+  readonly status: 'failed';
+  readonly input: I;
+  readonly output?: never;
+  readonly reason: Reason<FailedCode>;
+}
+
+/**
+ * A snapshot of one call. Narrow it by `status`: `output` exists only when `committed`,
+ * `reason` only when `rejected`, `cancelled` or `failed`.
+ *
+ * @example
+ * function describe(call: ToolCallRecord): string {
+ *   if (call.status === 'committed') return `done: ${JSON.stringify(call.output)}`;
+ *   if (call.status === 'rejected') return `refused: ${call.reason.code}`;
+ *   return call.status;
+ * }
+ */
+export type ToolCallRecord<I = unknown, O = unknown> =
+  | PendingCall
+  | ActiveCall<I>
+  | CommittedCall<I, O>
+  | RejectedCall<I>
+  | CancelledCall<I>
+  | FailedCall<I>;
+
+/**
+ * A record that has reached a terminal status.
+ *
+ * @example
+ * const settled = (call: ToolCallRecord): call is SettledCall => isTerminal(call.status);
+ */
+export type SettledCall<I = unknown, O = unknown> =
+  | CommittedCall<I, O>
+  | RejectedCall<I>
+  | CancelledCall<I>
+  | FailedCall<I>;
+
+const TERMINAL: ReadonlySet<ToolCallStatus> = new Set(['committed', 'cancelled', 'rejected', 'failed']);
+
+/**
+ * Whether a status is terminal (the call will never move again).
+ *
+ * @example
+ * isTerminal('executing'); // false
+ * isTerminal('failed');    // true
+ */
+export function isTerminal(status: ToolCallStatus): status is TerminalStatus {
+  return TERMINAL.has(status);
+}

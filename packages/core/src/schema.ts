@@ -1,0 +1,236 @@
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import type { Issue } from './record.ts';
+import type { JsonSchemaObject, ToolSchema } from './tool.ts';
+
+/**
+ * The outcome of checking one value: the (possibly transformed) value, or every issue found.
+ *
+ * @example
+ * const result: ValidationResult = { ok: false, issues: [{ path: '/q', message: 'is required', keyword: 'required' }] };
+ */
+export type ValidationResult =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly issues: readonly Issue[] };
+
+/**
+ * A compiled check for one schema. Standard Schemas may answer asynchronously.
+ *
+ * @example
+ * const check: Validate = (value) => (typeof value === 'object' ? { ok: true, value } : { ok: false, issues: [] });
+ */
+export type Validate = (value: unknown) => ValidationResult | Promise<ValidationResult>;
+
+/**
+ * Turns a plain JSON Schema into a synchronous check. The gate compiles every tool's schema once,
+ * when the gate is created. toolgate ships two: Ajv (the default, fastest, needs `'unsafe-eval'`
+ * under a Content-Security-Policy) and @cfworker/json-schema (from `@toolgate/core/csp`).
+ *
+ * @example
+ * const gate = createToolGate({ tools, jsonSchema: cfworkerJsonSchema });
+ */
+export type JsonSchemaCompiler = (schema: JsonSchemaObject) => (value: unknown) => ValidationResult;
+
+/**
+ * Whether a schema is a Standard Schema (Zod 4, Valibot, ArkType) rather than a JSON Schema.
+ *
+ * @example
+ * isStandardSchema(z.string()); // true
+ * isStandardSchema({ type: 'string' }); // false
+ */
+export function isStandardSchema(schema: unknown): schema is StandardSchemaV1 {
+  return typeof schema === 'object' && schema !== null && '~standard' in schema;
+}
+
+/**
+ * Compiles a tool's schema into one check, whichever kind it is.
+ *
+ * @example
+ * const check = compileSchema(z.object({ q: z.string() }), ajvJsonSchema);
+ */
+export function compileSchema(schema: ToolSchema, compileJson: JsonSchemaCompiler): Validate {
+  if (!isStandardSchema(schema)) return compileJson(schema);
+  const standard = schema['~standard'];
+  return (value) => {
+    const result = standard.validate(value);
+    return result instanceof Promise ? result.then(fromStandard) : fromStandard(result);
+  };
+}
+
+function fromStandard(result: StandardSchemaV1.Result<unknown>): ValidationResult {
+  if (result.issues === undefined) return { ok: true, value: result.value };
+  return {
+    ok: false,
+    issues: result.issues.map((issue) => ({
+      path: pointerOf(issue.path ?? []),
+      message: issue.message,
+    })),
+  };
+}
+
+type PathSegment = PropertyKey | StandardSchemaV1.PathSegment;
+
+/**
+ * A JSON pointer (RFC 6901) for a list of keys.
+ *
+ * @example
+ * pointerOf(['items', 0, 'sku']); // '/items/0/sku'
+ */
+export function pointerOf(path: readonly PathSegment[]): string {
+  let pointer = '';
+  for (const segment of path) {
+    const key = typeof segment === 'object' ? segment.key : segment;
+    pointer += '/' + escapePointer(String(key));
+  }
+  return pointer;
+}
+
+/**
+ * Escapes one key for a JSON pointer.
+ *
+ * @example
+ * escapePointer('a/b~c'); // 'a~1b~0c'
+ */
+export function escapePointer(key: string): string {
+  return key.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/**
+ * The value a JSON pointer points at, or `undefined` when nothing is there.
+ *
+ * @example
+ * valueAt({ items: [{ sku: 'A' }] }, '/items/0/sku'); // 'A'
+ */
+export function valueAt(root: unknown, pointer: string): unknown {
+  if (pointer === '' || pointer === '#') return root;
+  const keys = pointer.replace(/^#/, '').split('/').slice(1);
+  let node = root;
+  for (const raw of keys) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
+}
+
+/**
+ * A short, model-readable description of a value, e.g. `string "12.50"` or `number 12.5`.
+ *
+ * @example
+ * describeValue('12.50'); // 'string "12.50"'
+ */
+export function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return `array of ${value.length}`;
+  switch (typeof value) {
+    case 'string':
+      return `string ${JSON.stringify(value.length > 40 ? value.slice(0, 40) + '…' : value)}`;
+    case 'number':
+      return Number.isInteger(value) ? `integer ${value}` : `number ${value}`;
+    case 'boolean':
+      return `boolean ${value}`;
+    case 'object':
+      return 'object';
+    default:
+      return typeof value;
+  }
+}
+
+/** One violation as a JSON Schema validator reports it, before it is worded for the model. */
+export interface SchemaViolation {
+  readonly keyword: string;
+  /** JSON pointer to the offending value. */
+  readonly path: string;
+  /** The keyword's value in the schema (`0` for `minimum: 0`), when known. */
+  readonly expected: unknown;
+  readonly data: unknown;
+  /** The validator's own wording, used when toolgate has none better. */
+  readonly fallback: string;
+}
+
+const NO_GOT = new Set(['required', 'additionalProperties', 'unevaluatedProperties', 'false']);
+
+/**
+ * Words a JSON Schema violation the same way whichever validator found it, saying what was
+ * expected and what was received so that a model can correct its next call.
+ *
+ * @example
+ * toIssue({ keyword: 'type', path: '/amount_cents', expected: 'integer', data: '12.50', fallback: '' });
+ * // { path: '/amount_cents', keyword: 'type', message: 'must be integer (got string "12.50")' }
+ */
+export function toIssue(violation: SchemaViolation): Issue {
+  const { keyword, expected, data } = violation;
+  const message = wording(keyword, expected) ?? violation.fallback;
+  return {
+    path: violation.path,
+    keyword,
+    message: NO_GOT.has(keyword) ? message : `${message} (got ${describeValue(data)})`,
+  };
+}
+
+function wording(keyword: string, expected: unknown): string | undefined {
+  const value = typeof expected === 'number' || typeof expected === 'string' ? expected : undefined;
+  switch (keyword) {
+    case 'type':
+      return `must be ${Array.isArray(expected) ? expected.join(' or ') : String(expected)}`;
+    case 'required':
+      return 'is required';
+    case 'additionalProperties':
+    case 'unevaluatedProperties':
+    case 'false':
+      return 'is not an allowed property';
+    case 'enum':
+      return Array.isArray(expected) ? `must be one of ${expected.map((v) => JSON.stringify(v)).join(', ')}` : undefined;
+    case 'const':
+      return `must be ${JSON.stringify(expected)}`;
+    case 'anyOf':
+    case 'oneOf':
+      return Array.isArray(expected)
+        ? `must match ${keyword === 'oneOf' ? 'exactly' : 'at least'} one of: ${expected.map(describeSchema).join('; ')}`
+        : undefined;
+    case 'not':
+      return 'must not match the excluded schema';
+  }
+  if (value === undefined) return undefined;
+  switch (keyword) {
+    case 'minimum':
+      return `must be >= ${value}`;
+    case 'maximum':
+      return `must be <= ${value}`;
+    case 'exclusiveMinimum':
+      return `must be > ${value}`;
+    case 'exclusiveMaximum':
+      return `must be < ${value}`;
+    case 'multipleOf':
+      return `must be a multiple of ${value}`;
+    case 'minLength':
+      return `must have at least ${value} characters`;
+    case 'maxLength':
+      return `must have at most ${value} characters`;
+    case 'pattern':
+      return `must match the pattern ${value}`;
+    case 'format':
+      return `must be a valid ${value}`;
+    case 'minItems':
+      return `must have at least ${value} items`;
+    case 'maxItems':
+      return `must have at most ${value} items`;
+    case 'minProperties':
+      return `must have at least ${value} properties`;
+    case 'maxProperties':
+      return `must have at most ${value} properties`;
+  }
+  return undefined;
+}
+
+function describeSchema(schema: unknown): string {
+  if (typeof schema !== 'object' || schema === null) return String(schema);
+  const s = schema as Record<string, unknown>;
+  if ('const' in s) return JSON.stringify(s['const']);
+  if (Array.isArray(s['enum'])) return s['enum'].map((v) => JSON.stringify(v)).join(' | ');
+  if (typeof s['$ref'] === 'string') return s['$ref'].split('/').pop() ?? s['$ref'];
+  const type = Array.isArray(s['type']) ? s['type'].join(' or ') : typeof s['type'] === 'string' ? s['type'] : 'a value';
+  if (type === 'object' && typeof s['properties'] === 'object' && s['properties'] !== null) {
+    return `object with ${Object.keys(s['properties']).join(', ')}`;
+  }
+  return type;
+}

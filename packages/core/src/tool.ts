@@ -1,0 +1,181 @@
+import type { StandardSchemaV1 } from '@standard-schema/spec';
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import type { RepairKind } from './repair.ts';
+
+/**
+ * A plain JSON Schema object (draft 2020-12). Write it `as const`, or inline in `defineTool`,
+ * and the tool's input type is inferred from it.
+ *
+ * @example
+ * const schema = { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } as const satisfies JsonSchemaObject;
+ */
+export type JsonSchemaObject = Exclude<JSONSchema, boolean>;
+
+/**
+ * What `inputSchema` and `outputSchema` accept: any Standard Schema (Zod 4, Valibot, ArkType)
+ * or a plain JSON Schema object.
+ *
+ * @example
+ * const a: ToolSchema = z.object({ q: z.string() });
+ * const b: ToolSchema = { type: 'object', properties: { q: { type: 'string' } } };
+ */
+export type ToolSchema = StandardSchemaV1 | JsonSchemaObject;
+
+/**
+ * The value a schema accepts, after any transforms a Standard Schema applies.
+ *
+ * @example
+ * type Input = InferSchema<typeof schema>; // { q: string }
+ */
+export type InferSchema<S> = S extends StandardSchemaV1
+  ? StandardSchemaV1.InferOutput<S>
+  : S extends JSONSchema
+    ? FromSchema<S>
+    : unknown;
+
+const CANCEL = Symbol.for('toolgate.cancel');
+
+/** What a tool returns to cancel its own action; see {@link cancel}. */
+export interface Cancel {
+  readonly [CANCEL]: true;
+  readonly reason: string;
+}
+
+/**
+ * What a tool returns to stop its own action (policy said no, the resource is gone). The call
+ * becomes `cancelled` with code `tool_cancelled` and nothing is committed. An ordinary output that
+ * happens to contain `cancelled: true` is not a cancellation and commits as usual.
+ *
+ * @example
+ * execute: ({ city }) => (city === 'restricted' ? cancel('location blocked by app policy') : lookUp(city))
+ */
+export function cancel(reason = 'The tool cancelled this action.'): Cancel {
+  return { [CANCEL]: true, reason };
+}
+
+/**
+ * Whether a value is a {@link cancel} result.
+ *
+ * @example
+ * isCancel(cancel('no')); // true
+ * isCancel({ cancelled: true }); // false
+ */
+export function isCancel(value: unknown): value is Cancel {
+  return typeof value === 'object' && value !== null && (value as Partial<Cancel>)[CANCEL] === true;
+}
+
+/** What a tool's `execute` receives beside its input. */
+export interface ToolContext {
+  /** Aborted when the call is cancelled or times out; pass it to `fetch` and friends. */
+  readonly signal: AbortSignal;
+  readonly call: { readonly id: string; readonly name: string };
+}
+
+/** What `authorize` receives beside the validated input. */
+export interface AuthorizeContext<S> {
+  readonly call: { readonly id: string; readonly name: string };
+  /** The app store's current state, or `undefined` when the gate has no store. */
+  readonly state: S;
+}
+
+type MaybePromise<T> = T | PromiseLike<T>;
+
+/**
+ * A registered tool. Build one with {@link defineTool}. The type parameters default to `any` so
+ * that tools with different inputs fit one `tools` list.
+ *
+ * @example
+ * const tools: ToolDefinition[] = [charge, refund];
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- see the doc comment: heterogeneous tool lists
+export interface ToolDefinition<I = any, O = any, S = any> {
+  readonly name: string;
+  readonly description?: string;
+  readonly inputSchema: ToolSchema;
+  /** Checked against the tool's output before commit; a mismatch fails the call with `output_invalid`. */
+  readonly outputSchema?: ToolSchema;
+  readonly execute: (input: I, ctx: ToolContext) => MaybePromise<O | Cancel>;
+  /** Returns the partial next state of the app store; applied in one `setState`, only on success. */
+  readonly commit?: (state: S, output: O, input: I) => Partial<S>;
+  readonly needsApproval?: boolean | ((input: I) => boolean);
+  /** `true` allows the call; `false` or a string (the reason) refuses it with `unauthorized`. */
+  readonly authorize?: (input: I, ctx: AuthorizeContext<S>) => MaybePromise<boolean | string>;
+  /** Ends an executing call with `cancelled`/`timeout` after this many milliseconds. */
+  readonly timeoutMs?: number;
+  /** Model defects this tool accepts repaired (each repair is recorded); none by default. */
+  readonly repair?: readonly RepairKind[];
+}
+
+/**
+ * The input type of a tool.
+ *
+ * @example
+ * type ChargeInput = InputOf<typeof charge>;
+ */
+export type InputOf<T> = T extends ToolDefinition<infer I, infer _O, infer _S> ? I : never;
+
+/**
+ * The output type of a tool (what `execute` resolves to, cancellations aside).
+ *
+ * @example
+ * type ChargeOutput = OutputOf<typeof charge>;
+ */
+export type OutputOf<T> = T extends ToolDefinition<infer _I, infer O, infer _S> ? O : never;
+
+/**
+ * The configuration {@link defineTool} takes; `I` is inferred from `inputSchema`.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- S is free until a commit or authorize names it
+export interface ToolConfig<Schema extends ToolSchema, O, S = any> {
+  readonly name: string;
+  readonly description?: string;
+  readonly inputSchema: Schema;
+  readonly outputSchema?: ToolSchema;
+  readonly execute: (input: InferSchema<Schema>, ctx: ToolContext) => MaybePromise<O | Cancel>;
+  readonly commit?: (state: S, output: O, input: InferSchema<Schema>) => Partial<S>;
+  readonly needsApproval?: boolean | ((input: InferSchema<Schema>) => boolean);
+  readonly authorize?: (input: InferSchema<Schema>, ctx: AuthorizeContext<S>) => MaybePromise<boolean | string>;
+  readonly timeoutMs?: number;
+  readonly repair?: readonly RepairKind[];
+}
+
+/**
+ * Defines a tool the gate may run. `execute` and `commit` get the input type inferred from
+ * `inputSchema` (a Zod/Valibot schema, or a JSON Schema written inline or `as const`).
+ * Throws at once on a definition that cannot work (no name, no execute, no schema).
+ *
+ * @example
+ * const charge = defineTool({
+ *   name: 'charge',
+ *   inputSchema: {
+ *     type: 'object',
+ *     properties: { amount_cents: { type: 'integer', minimum: 0 }, currency: { enum: ['USD', 'EUR'] } },
+ *     required: ['amount_cents', 'currency'],
+ *     additionalProperties: false,
+ *   },
+ *   execute: async ({ amount_cents }, { signal }) => payments.charge(amount_cents, { signal }),
+ *   commit: (state: Shop, receipt) => ({ balance: state.balance - receipt.amount_cents }),
+ * });
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- S is free until a commit or authorize names it
+export function defineTool<const Schema extends ToolSchema, O, S = any>(
+  config: ToolConfig<Schema, O, S>,
+): ToolDefinition<InferSchema<Schema>, O, S> {
+  const where = typeof config.name === 'string' && config.name !== '' ? `defineTool("${config.name}")` : 'defineTool';
+  if (typeof config.name !== 'string' || config.name === '') {
+    throw new TypeError(`${where}: \`name\` must be a non-empty string.`);
+  }
+  if (typeof config.execute !== 'function') {
+    throw new TypeError(`${where}: \`execute\` must be a function.`);
+  }
+  if (typeof config.inputSchema !== 'object' || config.inputSchema === null) {
+    throw new TypeError(`${where}: \`inputSchema\` must be a Standard Schema (Zod, Valibot) or a JSON Schema object.`);
+  }
+  if (config.commit !== undefined && typeof config.commit !== 'function') {
+    throw new TypeError(`${where}: \`commit\` must be a function that returns the partial next state.`);
+  }
+  if (config.timeoutMs !== undefined && !(Number.isFinite(config.timeoutMs) && config.timeoutMs > 0)) {
+    throw new TypeError(`${where}: \`timeoutMs\` must be a positive number of milliseconds.`);
+  }
+  return Object.freeze({ ...config }) as ToolDefinition<InferSchema<Schema>, O, S>;
+}

@@ -1,0 +1,10 @@
+import { defineConfig } from 'tsdown';
+
+export default defineConfig({
+  entry: ['src/index.ts', 'src/csp.ts'],
+  format: 'esm',
+  platform: 'neutral',
+  target: 'es2022',
+  sourcemap: true,
+  dts: { sourcemap: true },
+});
