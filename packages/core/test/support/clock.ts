@@ -1,0 +1,39 @@
+import type { Clock } from '../../src/index.ts';
+
+/** A clock that only moves when a test says so. */
+export interface FakeClock extends Clock {
+  advance(ms: number): void;
+  readonly pending: number;
+}
+
+export function createFakeClock(start = 1_767_225_600_000): FakeClock {
+  let now = start;
+  let nextHandle = 1;
+  const timers = new Map<number, { at: number; callback: () => void }>();
+  return {
+    now: () => now,
+    setTimeout(callback, ms) {
+      const handle = nextHandle++;
+      timers.set(handle, { at: now + ms, callback });
+      return handle;
+    },
+    clearTimeout(handle) {
+      timers.delete(handle as number);
+    },
+    advance(ms) {
+      const until = now + ms;
+      for (;;) {
+        let first: [number, { at: number; callback: () => void }] | undefined;
+        for (const entry of timers) if (entry[1].at <= until && (!first || entry[1].at < first[1].at)) first = entry;
+        if (!first) break;
+        timers.delete(first[0]);
+        now = first[1].at;
+        first[1].callback();
+      }
+      now = until;
+    },
+    get pending() {
+      return timers.size;
+    },
+  };
+}
