@@ -1,0 +1,245 @@
+import { SKUS } from '../shop/shop-store.ts';
+import type { ScriptedCall, ScriptedTurn } from './chat-chunks.ts';
+
+/** How the previous turn's calls ended, as the model reads it from the tool messages. */
+export interface ToolReply {
+  readonly name: string;
+  readonly content: string;
+  /** The reason code the reply names (`invalid_arguments`, `user_cancelled`, …), or `undefined` for a success. */
+  readonly code: string | undefined;
+}
+
+/** What a scripted model sees of the conversation when it writes its next turn. */
+export interface ConversationView {
+  /** Assistant turns already written since the user's message: 0 for the first answer. */
+  readonly step: number;
+  /** The replies to the previous turn's calls, in call order. */
+  readonly replies: readonly ToolReply[];
+  /** Makes the id of the `index`th call of this turn, unique within the conversation. */
+  readonly callId: (index: number) => string;
+}
+
+export type ScenarioId =
+  | 'purchase'
+  | 'cents-string'
+  | 'unknown-tool'
+  | 'policy-cancel'
+  | 'slow-cancel'
+  | 'transfer'
+  | 'parallel'
+  | 'tool-throws'
+  | 'guard'
+  | 'flood';
+
+export interface Scenario {
+  readonly id: ScenarioId;
+  readonly title: string;
+  /** What the visitor says to start it. */
+  readonly prompt: string;
+  /** What to watch for, shown beside the scenario. */
+  readonly shows: string;
+  readonly script: (view: ConversationView) => ScriptedTurn;
+}
+
+const call = (view: ConversationView, index: number, name: string, args: unknown): ScriptedCall => ({
+  id: view.callId(index),
+  name,
+  arguments: typeof args === 'string' ? args : JSON.stringify(args),
+});
+
+const firstLine = (text: string) => text.split('\n')[0] ?? text;
+
+/** A closing answer that reports one call's outcome the way a careful model would. */
+function closing(reply: ToolReply | undefined, success: (content: string) => string, otherwise: (reply: ToolReply) => string): ScriptedTurn {
+  if (reply === undefined) return { content: 'I did not get an answer from the tool, so nothing was done.' };
+  return { content: reply.code === undefined ? success(reply.content) : otherwise(reply) };
+}
+
+function readJson(text: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+const dollars = (cents: unknown) => (typeof cents === 'number' ? `$${(cents / 100).toFixed(2)}` : 'the amount');
+
+/** Amounts a stubborn model keeps sending for $12.50, each wrong in its own way. */
+const BAD_AMOUNTS: readonly unknown[] = ['12.50', '$12.50', 12.5, '1250', -1250, null];
+
+export const FLOOD_SIZE = 200;
+/** Every tenth call of the flood asks for quantity 0, which the schema refuses. */
+export const FLOOD_INVALID_EVERY = 10;
+
+export const SCENARIOS: readonly Scenario[] = [
+  {
+    id: 'purchase',
+    title: 'A valid purchase',
+    prompt: 'Please check out my cart.',
+    shows: 'A well-formed checkout runs, and the wallet and cart change once, in one commit.',
+    script: (view) =>
+      view.step === 0
+        ? { content: 'Your cart holds one Enamel camp mug at $12.50. Checking out now.', calls: [call(view, 0, 'checkout', { amount_cents: 1250, currency: 'USD' })] }
+        : closing(
+            view.replies[0],
+            (content) => `Done: order ${String(readJson(content).order_id)} is paid, ${dollars(readJson(content).amount_cents)} from your wallet.`,
+            (reply) => `The checkout did not go through: ${firstLine(reply.content)}`,
+          ),
+  },
+  {
+    id: 'cents-string',
+    title: 'Cents sent as "12.50"',
+    prompt: 'Check out my cart, it is $12.50.',
+    shows: 'amount_cents arrives as the string "12.50": rejected before anything runs. The model reads why and corrects itself on the next turn.',
+    script: (view) => {
+      if (view.step === 0) {
+        return { content: 'Checking out $12.50.', calls: [call(view, 0, 'checkout', '{"amount_cents": "12.50", "currency": "USD"}')] };
+      }
+      const reply = view.replies[0];
+      if (view.step === 1 && reply?.code === 'invalid_arguments') {
+        return {
+          content: 'The tool wants amount_cents as an integer number of cents, not the string "12.50". Retrying with 1250.',
+          calls: [call(view, 0, 'checkout', { amount_cents: 1250, currency: 'USD' })],
+        };
+      }
+      return closing(
+        reply,
+        (content) => `Done: order ${String(readJson(content).order_id)} is paid, ${dollars(readJson(content).amount_cents)}.`,
+        (failed) => `The checkout did not go through: ${firstLine(failed.content)}`,
+      );
+    },
+  },
+  {
+    id: 'unknown-tool',
+    title: 'An unknown tool',
+    prompt: 'Refund my last order.',
+    shows: 'The model calls refund_order, which this app never registered: rejected as unknown_tool, and the model is told which tools exist.',
+    script: (view) =>
+      view.step === 0
+        ? { content: 'Issuing the refund.', calls: [call(view, 0, 'refund_order', { order_id: 'ord_1000', reason: 'customer request' })] }
+        : closing(
+            view.replies[0],
+            () => 'The refund went through.',
+            (reply) => {
+              const tools = /the tools are ([^.\n]*)/.exec(reply.content)?.[1];
+              return `I can't issue refunds here: this shop has no refund tool${tools ? ` (it has ${tools})` : ''}. Nothing was changed.`;
+            },
+          ),
+  },
+  {
+    id: 'policy-cancel',
+    title: 'Cancelled by app policy',
+    prompt: 'Apply the staff coupon STAFF100.',
+    shows: 'The tool runs and declines by returning cancel(reason): the call ends cancelled with tool_cancelled and nothing is committed.',
+    script: (view) =>
+      view.step === 0
+        ? { content: 'Applying STAFF100.', calls: [call(view, 0, 'apply_coupon', { code: 'STAFF100' })] }
+        : closing(
+            view.replies[0],
+            () => 'STAFF100 is applied to your next checkout.',
+            (reply) => `The shop declined the coupon: ${/\(tool_cancelled\): ([^.]*)/.exec(reply.content)?.[1] ?? firstLine(reply.content)}. Nothing was changed.`,
+          ),
+  },
+  {
+    id: 'slow-cancel',
+    title: 'A slow tool you cancel',
+    prompt: 'When is the earliest delivery to 94110?',
+    shows: 'The delivery search takes 30 seconds. Cancel it while it runs: its AbortSignal fires, the late result is dropped, nothing is committed.',
+    script: (view) =>
+      view.step === 0
+        ? { content: 'Searching every courier, this can take a while.', calls: [call(view, 0, 'find_delivery_slot', { postcode: '94110' })] }
+        : closing(
+            view.replies[0],
+            (content) => `The earliest slot is ${String(readJson(content).slot)}.`,
+            (reply) => (reply.code === 'user_cancelled' ? 'Stopped the delivery search as you asked. Nothing was booked.' : `The search did not finish: ${firstLine(reply.content)}`),
+          ),
+  },
+  {
+    id: 'transfer',
+    title: 'A transfer that needs approval',
+    prompt: 'Send $25 to sam@example.com for the camping trip.',
+    shows: 'transfer_funds needs a person to approve it. Approve and the wallet changes once; deny and it stays exactly as it was.',
+    script: (view) =>
+      view.step === 0
+        ? {
+            content: 'Preparing a transfer of $25.00 to sam@example.com. You need to approve it.',
+            calls: [call(view, 0, 'transfer_funds', { to: 'sam@example.com', amount_cents: 2500, memo: 'Camping trip' })],
+          }
+        : closing(
+            view.replies[0],
+            (content) => `Sent ${dollars(readJson(content).amount_cents)} to ${String(readJson(content).to)} (${String(readJson(content).transfer_id)}).`,
+            (reply) => (reply.code === 'approval_denied' ? 'Understood, I did not send the money.' : `The transfer did not go through: ${firstLine(reply.content)}`),
+          ),
+  },
+  {
+    id: 'parallel',
+    title: 'Three parallel calls, one invalid',
+    prompt: 'Add two pairs of socks, a cap and a unicorn plush to my cart.',
+    shows: 'One assistant turn streams three calls by index. The two valid ones commit; the one with a SKU outside the catalog is rejected on its own.',
+    script: (view) => {
+      if (view.step === 0) {
+        return {
+          content: 'Adding all three.',
+          calls: [
+            call(view, 0, 'add_to_cart', { sku: 'socks', quantity: 2 }),
+            call(view, 1, 'add_to_cart', { sku: 'cap', quantity: 1 }),
+            call(view, 2, 'add_to_cart', { sku: 'unicorn', quantity: 1 }),
+          ],
+        };
+      }
+      const added = view.replies.filter((reply) => reply.code === undefined).map((reply) => String(readJson(reply.content).name));
+      const refused = view.replies.filter((reply) => reply.code !== undefined).length;
+      return {
+        content: `Added ${added.join(' and ') || 'nothing'}.${refused > 0 ? ` ${refused === 1 ? 'One item was' : `${refused} items were`} refused: there is no unicorn plush in the catalog.` : ''}`,
+      };
+    },
+  },
+  {
+    id: 'tool-throws',
+    title: 'A tool that throws',
+    prompt: 'Where is my order ord_1000?',
+    shows: "The carrier's API fails and the tool throws: the call ends failed with tool_error, and the state is untouched.",
+    script: (view) =>
+      view.step === 0
+        ? { content: 'Asking the carrier.', calls: [call(view, 0, 'track_order', { order_id: 'ord_1000' })] }
+        : closing(
+            view.replies[0],
+            (content) => `Your order is at ${String(readJson(content).location)}.`,
+            () => "The carrier's tracking service is failing right now, so I can't say where ord_1000 is. Nothing was changed; try again later.",
+          ),
+  },
+  {
+    id: 'guard',
+    title: 'A model stuck on bad arguments',
+    prompt: 'Pay for my cart: twelve dollars fifty.',
+    shows: 'The model keeps sending a bad amount_cents, turn after turn. The continuation guard stops asking it and says why.',
+    script: (view) => ({
+      content: view.step === 0 ? 'Paying $12.50.' : 'Let me try that amount again.',
+      calls: [call(view, 0, 'checkout', { amount_cents: BAD_AMOUNTS[view.step % BAD_AMOUNTS.length], currency: 'USD' })],
+    }),
+  },
+  {
+    id: 'flood',
+    title: 'A flood of 200 calls',
+    prompt: 'Stock the cart for the scout troop: 200 items, one call each.',
+    shows: `One turn streams ${FLOOD_SIZE} calls; every tenth asks for quantity 0 and is rejected. Each settles on its own while the page stays responsive.`,
+    script: (view) => {
+      if (view.step === 0) {
+        return {
+          content: `Adding ${FLOOD_SIZE} items.`,
+          calls: Array.from({ length: FLOOD_SIZE }, (_, index) =>
+            call(view, index, 'add_to_cart', { sku: SKUS[index % SKUS.length], quantity: (index + 1) % FLOOD_INVALID_EVERY === 0 ? 0 : 1 }),
+          ),
+        };
+      }
+      const added = view.replies.filter((reply) => reply.code === undefined).length;
+      return { content: `Added ${added} items in ${added} calls; ${view.replies.length - added} calls were refused because quantity must be 1 to 10.` };
+    },
+  },
+];
+
+export function scenarioById(id: string): Scenario | undefined {
+  return SCENARIOS.find((scenario) => scenario.id === id);
+}
