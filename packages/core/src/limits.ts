@@ -144,7 +144,7 @@ export function checkValue(value: unknown, limits: Limits): ValueProblem | undef
     }
     const proto: unknown = Object.getPrototypeOf(node);
     if (proto !== Object.prototype && proto !== null) {
-      return { kind: 'not_json', path, found: (node as object).constructor?.name ?? 'object' };
+      return { kind: 'not_json', path, found: (node).constructor?.name ?? 'object' };
     }
     for (const key of Object.keys(node)) {
       if (key === '__proto__') return { kind: 'proto_key', path: `${path}/__proto__` };

@@ -52,10 +52,10 @@ const REJECTED_NEXT = {
  */
 export function outputText(output: unknown): string {
   if (typeof output === 'string') return output;
-  if (output === undefined) return 'Done.';
   try {
-    return JSON.stringify(output) ?? String(output);
-  } catch {
-    return String(output);
+    // `undefined`, functions and symbols have no JSON; a tool that returns one just "did it".
+    return JSON.stringify(output) ?? 'Done.';
+  } catch (error) {
+    return `The tool finished, but its output cannot be shown as JSON (${(error as Error).message}).`;
   }
 }

@@ -177,5 +177,5 @@ export function defineTool<const Schema extends ToolSchema, O, S = any>(
   if (config.timeoutMs !== undefined && !(Number.isFinite(config.timeoutMs) && config.timeoutMs > 0)) {
     throw new TypeError(`${where}: \`timeoutMs\` must be a positive number of milliseconds.`);
   }
-  return Object.freeze({ ...config }) as ToolDefinition<InferSchema<Schema>, O, S>;
+  return Object.freeze({ ...config });
 }

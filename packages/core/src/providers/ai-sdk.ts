@@ -1,4 +1,4 @@
-import { outcomeText } from '../outcome.ts';
+import { outcomeText, outputText } from '../outcome.ts';
 import type { SettledCall } from '../record.ts';
 
 /** A JSON value, as the AI SDK types it. */
@@ -38,7 +38,7 @@ function outputOf(call: SettledCall): AiSdkToolResult['output'] {
     try {
       return { type: 'json', value: JSON.parse(JSON.stringify(call.output ?? null)) as JsonValue };
     } catch {
-      return { type: 'text', value: String(call.output) };
+      return { type: 'text', value: outputText(call.output) };
     }
   }
   if (call.status === 'cancelled' && call.reason.code === 'approval_denied') {
