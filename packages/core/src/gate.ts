@@ -3,6 +3,7 @@ import { readArguments } from './arguments.ts';
 import { createAuditLog, type AuditLog, type AuditWriter } from './audit.ts';
 import { DEFAULT_LIMITS, type Limits } from './limits.ts';
 import { transition, type CallEvent } from './machine.ts';
+import { PARALLEL_WRAPPER, parallelWrapperReason } from './parallel-wrapper.ts';
 import { readProposal } from './proposal.ts';
 import {
   isTerminal,
@@ -83,6 +84,8 @@ export interface ProposeOptions {
   readonly turn?: string;
   /** Cancels the call (`user_cancelled`) when aborted. */
   readonly signal?: AbortSignal;
+  /** Repairs the caller already made to reach this call (e.g. unwrapping `multi_tool_use.parallel`); recorded with the gate's own. */
+  readonly repairs?: readonly Repair[];
 }
 
 /**
@@ -149,6 +152,8 @@ export interface ToolGate {
   readonly audit: AuditLog;
   /** The registered tools, in the order given. */
   readonly tools: readonly ToolDefinition[];
+  /** The limits in force, so that stream readers can stop buffering a call that is already too large. */
+  readonly limits: Limits;
   /** For provider stream readers: calls that appear before their arguments are complete. */
   readonly stream: {
     /** Creates a `pending` call as soon as its name is known. Returns the existing call for a known id. */
@@ -342,12 +347,16 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
   }
 
   /** The arguments are in: resolve the tool, read and validate them, then go on. */
-  function resolve(id: string, raw: unknown, truncated: boolean): void {
+  function resolve(id: string, raw: unknown, truncated: boolean, earlier: readonly Repair[] = []): void {
     const call = records.get(id);
     if (call === undefined || call.status !== 'pending') return;
     const entry = entries.get(call.name);
     if (entry === undefined) {
-      reject(id, { code: 'unknown_tool', message: unknownToolMessage(call.name, toolNames) });
+      const reason: Reason<RejectedCode> =
+        call.name === PARALLEL_WRAPPER
+          ? parallelWrapperReason(raw, limits)
+          : { code: 'unknown_tool', message: unknownToolMessage(call.name, toolNames) };
+      reject(id, reason);
       return;
     }
     if (truncated) {
@@ -366,11 +375,11 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
       return;
     }
     check(entry.validateInput, args.value, (first) => {
-      if (first.ok) return accept(id, entry, first.value, args.repairs);
+      if (first.ok) return accept(id, entry, first.value, [...earlier, ...args.repairs]);
       const repaired = repairValues(args.value, first.issues, allowed);
       if (repaired === undefined) return rejectInvalid(id, call.name, first.issues);
       check(entry.validateInput, repaired.value, (second) => {
-        if (second.ok) accept(id, entry, second.value, [...args.repairs, ...repaired.repairs]);
+        if (second.ok) accept(id, entry, second.value, [...earlier, ...args.repairs, ...repaired.repairs]);
         else rejectInvalid(id, call.name, first.issues);
       });
     });
@@ -551,7 +560,7 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
     const { proposal } = reading;
     const record = create(id, proposal.name, proposal.source, proposeOptions?.turn);
     watch(record.id, proposeOptions?.signal);
-    resolve(record.id, proposal.arguments, proposal.truncated === true);
+    resolve(record.id, proposal.arguments, proposal.truncated === true, proposeOptions?.repairs);
     return lookup(record.id) ?? record;
   }
 
@@ -593,6 +602,7 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
     },
     audit,
     tools: options.tools,
+    limits,
     stream: {
       open(init) {
         const known = init.id === undefined ? undefined : lookup(init.id);

@@ -11,13 +11,21 @@ import { describeValue, valueAt } from './schema.ts';
  * - `trailing_text`: a code fence around the JSON, or prose after it.
  * - `string_scalars`: a number, boolean or null sent as a string where the schema wants that type.
  * - `stringified_json`: a nested array or object sent as a JSON string where the schema wants it.
+ * - `parallel_wrapper`: the call came inside a `multi_tool_use.parallel` wrapper; the provider stream
+ *   readers unwrap it only when every tool named inside allows this, and answer the wrapper's id once.
  *
  * A truncated call is never repaired, and neither are two objects concatenated into one call.
  *
  * @example
  * defineTool({ name: 'search', inputSchema, execute, repair: ['string_scalars', 'trailing_text'] });
  */
-export type RepairKind = 'empty_arguments' | 'double_encoded' | 'trailing_text' | 'string_scalars' | 'stringified_json';
+export type RepairKind =
+  | 'empty_arguments'
+  | 'double_encoded'
+  | 'trailing_text'
+  | 'string_scalars'
+  | 'stringified_json'
+  | 'parallel_wrapper';
 
 /**
  * Every repair kind, for tools that accept them all.
@@ -31,6 +39,7 @@ export const ALL_REPAIRS: readonly RepairKind[] = Object.freeze([
   'trailing_text',
   'string_scalars',
   'stringified_json',
+  'parallel_wrapper',
 ]);
 
 /**
