@@ -94,12 +94,14 @@ export interface ToolDefinition<I = any, O = any, S = any> {
   readonly inputSchema: ToolSchema;
   /** Checked against the tool's output before commit; a mismatch fails the call with `output_invalid`. */
   readonly outputSchema?: ToolSchema;
-  readonly execute: (input: I, ctx: ToolContext) => MaybePromise<O | Cancel>;
+  // Method syntax on purpose: it lets a list of tools with different inputs and outputs (a tool
+  // that only ever cancels has output `never`) share one `ToolDefinition<any, any, S>[]` type.
+  execute(input: I, ctx: ToolContext): MaybePromise<O | Cancel>;
   /** Returns the partial next state of the app store; applied in one `setState`, only on success. */
-  readonly commit?: (state: S, output: O, input: I) => Partial<S>;
+  commit?(state: S, output: O, input: I): Partial<S>;
   readonly needsApproval?: boolean | ((input: I) => boolean);
   /** `true` allows the call; `false` or a string (the reason) refuses it with `unauthorized`. */
-  readonly authorize?: (input: I, ctx: AuthorizeContext<S>) => MaybePromise<boolean | string>;
+  authorize?(input: I, ctx: AuthorizeContext<S>): MaybePromise<boolean | string>;
   /** Ends an executing call with `cancelled`/`timeout` after this many milliseconds. */
   readonly timeoutMs?: number;
   /** Model defects this tool accepts repaired (each repair is recorded); none by default. */

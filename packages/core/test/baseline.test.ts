@@ -3,7 +3,7 @@
  * the rows marked "wrong" wrong; each test here says what a user observes instead.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cancel, createToolGate, defineTool } from '../src/index.ts';
+import { cancel, createToolGate, defineTool, type ToolDefinition } from '../src/index.ts';
 import { args, chargeTool, createShop, watchStore } from './support/shop.ts';
 
 let unhandled: unknown[] = [];
@@ -66,7 +66,7 @@ describe('the reference fixture, done right', () => {
 
   it('repairs double-encoded arguments only for a tool that opted in, and records it', async () => {
     const store = createShop();
-    const tool = defineTool({ ...chargeTool(), repair: ['double_encoded'] });
+    const tool: ToolDefinition = { ...chargeTool(), repair: ['double_encoded'] };
     const gate = createToolGate({ tools: [tool], store });
     const call = await gate.run({ name: 'charge', arguments: JSON.stringify(args({ amount_cents: 1, currency: 'USD' })) });
     expect(call.status).toBe('committed');

@@ -239,7 +239,7 @@ describe('output and commit', () => {
 });
 
 describe('approval and policy', () => {
-  const transfer = (needsApproval: boolean | ((input: { cents: number }) => boolean), execute = vi.fn(() => ({ ok: true }))) =>
+  const transfer = (needsApproval: boolean | ((input: { cents: number }) => boolean), execute: () => unknown = vi.fn(() => ({ ok: true }))) =>
     defineTool({
       name: 'transfer',
       inputSchema: { type: 'object', properties: { cents: { type: 'integer' } }, required: ['cents'] },

@@ -43,9 +43,9 @@ function everyEvent(): { event: CallEvent; to: ToolCallStatus; code?: string }[]
     { event: { type: 'await_approval' }, to: 'awaiting_approval' },
     { event: { type: 'execute' }, to: 'executing' },
     { event: { type: 'commit', output: { ok: true } }, to: 'committed' },
-    ...REJECTED.map((code) => ({ event: { type: 'reject', reason: { code, message: code } }, to: 'rejected' as const, code })),
-    ...CANCELLED.map((code) => ({ event: { type: 'cancel', reason: { code, message: code } }, to: 'cancelled' as const, code })),
-    ...FAILED.map((code) => ({ event: { type: 'fail', reason: { code, message: code } }, to: 'failed' as const, code })),
+    ...REJECTED.map((code) => ({ event: { type: 'reject' as const, reason: { code, message: code } }, to: 'rejected' as const, code })),
+    ...CANCELLED.map((code) => ({ event: { type: 'cancel' as const, reason: { code, message: code } }, to: 'cancelled' as const, code })),
+    ...FAILED.map((code) => ({ event: { type: 'fail' as const, reason: { code, message: code } }, to: 'failed' as const, code })),
   ];
 }
 

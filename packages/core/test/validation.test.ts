@@ -154,7 +154,7 @@ describe('the model is told what was expected', () => {
 
 describe('schemas that cannot work', () => {
   it('throws when a tool schema does not compile, naming the tool', () => {
-    const tool = defineTool({ name: 'bad', inputSchema: { type: 'object', properties: { a: { type: 'nonsense' } } } as never, execute: () => 1 });
+    const tool = defineTool({ name: 'bad', inputSchema: { type: 'object', properties: { a: { type: 'nonsense' } } } as unknown as ToolSchema, execute: () => 1 });
     expect(() => createToolGate({ tools: [tool] })).toThrow(/schema of tool "bad" does not compile/);
   });
 });
