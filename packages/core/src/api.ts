@@ -11,7 +11,7 @@ export {
   type ToolGateOptions,
 } from './gate.ts';
 export { DEFAULT_LIMITS, type Limits } from './limits.ts';
-export { ALLOWED_TRANSITIONS, transition, targetOf, type CallEvent } from './machine.ts';
+export { ALLOWED_TRANSITIONS, createPending, transition, targetOf, type CallEvent } from './machine.ts';
 export { outcomeText, outputText } from './outcome.ts';
 export { readProposal, type Proposal, type ProposalReading } from './proposal.ts';
 export {

@@ -1,4 +1,4 @@
-import type { Reason, Repair, ToolCallStatus } from './record.ts';
+import type { Reason, Repair, ToolCallRecord, ToolCallStatus } from './record.ts';
 
 /**
  * One transition of one call. A call's first event has `from: null` (it came into being as
@@ -69,5 +69,22 @@ export function createAuditLog(limit: number, onError: (error: unknown) => void)
     },
     export: () => (events.length > limit ? events.slice(events.length - limit) : events.slice()),
     size: () => Math.min(events.length, limit),
+  };
+}
+
+/**
+ * The event for a call's move from `from` (or from nothing, for a new call) to its current status.
+ *
+ * @example
+ * audit.record(auditEvent(next, previous));
+ */
+export function auditEvent(call: ToolCallRecord, from: ToolCallRecord | undefined, repairs?: readonly Repair[]): AuditEvent {
+  const event = { callId: call.id, name: call.name, from: from === undefined ? null : from.status, to: call.status, at: call.updatedAt };
+  const reason = call.history[call.history.length - 1]?.reason;
+  if (reason === undefined && (repairs === undefined || repairs.length === 0)) return event;
+  return {
+    ...event,
+    ...(reason === undefined ? {} : { reason }),
+    ...(repairs === undefined || repairs.length === 0 ? {} : { repairs }),
   };
 }

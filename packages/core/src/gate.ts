@@ -1,8 +1,8 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { readArguments } from './arguments.ts';
-import { createAuditLog, type AuditLog, type AuditWriter } from './audit.ts';
+import { auditEvent, createAuditLog, type AuditLog, type AuditWriter } from './audit.ts';
 import { DEFAULT_LIMITS, type Limits } from './limits.ts';
-import { transition, type CallEvent } from './machine.ts';
+import { createPending, transition, type CallEvent } from './machine.ts';
 import { PARALLEL_WRAPPER, parallelWrapperReason } from './parallel-wrapper.ts';
 import { readProposal } from './proposal.ts';
 import {
@@ -19,7 +19,7 @@ import {
 } from './record.ts';
 import { repairValues } from './repair.ts';
 import { compileSchema, type JsonSchemaCompiler, type Validate, type ValidationResult } from './schema.ts';
-import { isCancel, type ToolDefinition } from './tool.ts';
+import { isCancel, type ToolContext, type ToolDefinition } from './tool.ts';
 import { toolResult, type ToolResultFormat, type ToolResultFormats } from './tool-result.ts';
 
 /**
@@ -173,13 +173,39 @@ interface Entry {
   readonly validateOutput: Validate | undefined;
 }
 
-/** Side state of a call that is not part of its record. */
+/** Side state of a call that is not part of its record: who awaits it, and its caller's signal. */
 interface Runtime {
-  controller?: AbortController;
-  abortReason?: DOMException;
-  timer?: unknown;
   waiters?: ((call: SettledCall) => void)[];
   detach?: () => void;
+}
+
+/**
+ * One run of a tool, and the context the tool receives. Its AbortController is made on first use
+ * of `signal`: most tools never read it, and making one per call is measurable in a long chat.
+ */
+class Execution implements ToolContext {
+  readonly call: { readonly id: string; readonly name: string };
+  timer: unknown = undefined;
+  #controller: AbortController | undefined = undefined;
+  #abortReason: DOMException | undefined = undefined;
+
+  constructor(id: string, name: string) {
+    this.call = { id, name };
+  }
+
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#abortReason !== undefined) this.#controller.abort(this.#abortReason);
+    }
+    return this.#controller.signal;
+  }
+
+  /** Static, so that a tool cannot reach it through its context. */
+  static abort(execution: Execution, reason: DOMException): void {
+    execution.#abortReason = reason;
+    execution.#controller?.abort(reason);
+  }
 }
 
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
@@ -231,6 +257,7 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
   const records = new Map<string, ToolCallRecord>();
   const evicted = new Map<string, SettledCall>();
   const runtimes = new Map<string, Runtime>();
+  const executions = new Map<string, Execution>();
   const settledOrder: string[] = [];
   let settledHead = 0;
   let version = 0;
@@ -239,28 +266,36 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
 
   const lookup = (id: string): ToolCallRecord | undefined => records.get(id) ?? evicted.get(id);
 
-  function write(next: ToolCallRecord, from: ToolCallRecord | undefined, repairs?: readonly Repair[]): void {
-    records.set(next.id, next);
-    const terminal = isTerminal(next.status);
-    if (terminal) evictBeyondRetention(next.id);
+  // Transitions made inside one gate operation (a sync tool goes pending → committed within
+  // `propose`) reach subscribers as one store update; the audit log still gets every transition.
+  let depth = 0;
+  let dirty: string | undefined;
+  function batch<T>(operation: () => T): T {
+    depth++;
     try {
-      calls.setState({ records, version: ++version, changed: next.id }, true);
+      return operation();
+    } finally {
+      if (--depth === 0 && dirty !== undefined) flush();
+    }
+  }
+  function flush(): void {
+    const changed = dirty;
+    dirty = undefined;
+    try {
+      calls.setState({ records, version: ++version, changed }, true);
     } catch (error) {
       // A subscriber threw; the record has moved all the same, and the call goes on.
       onError(error);
     }
-    if (from === undefined || from.status !== next.status) {
-      const step = next.history[next.history.length - 1];
-      audit.record({
-        callId: next.id,
-        name: next.name,
-        from: from === undefined ? null : from.status,
-        to: next.status,
-        at: next.updatedAt,
-        ...(step?.reason === undefined ? {} : { reason: step.reason }),
-        ...(repairs === undefined || repairs.length === 0 ? {} : { repairs }),
-      });
-    }
+  }
+
+  function write(next: ToolCallRecord, from: ToolCallRecord | undefined, repairs?: readonly Repair[]): void {
+    records.set(next.id, next);
+    const terminal = isTerminal(next.status);
+    if (terminal) evictBeyondRetention(next.id);
+    dirty = next.id;
+    if (depth === 0) flush();
+    if (from === undefined || from.status !== next.status) audit.record(auditEvent(next, from, repairs));
     if (terminal) settle(next as SettledCall);
   }
 
@@ -272,8 +307,7 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
       const old = records.get(oldId);
       if (old === undefined) continue;
       records.delete(oldId);
-      const { input: _input, output: _output, ...kept } = old as SettledCall & { output?: unknown };
-      evicted.set(oldId, { ...kept, evicted: true } as SettledCall);
+      evicted.set(oldId, { ...old, input: undefined, output: undefined, evicted: true } as SettledCall);
     }
     if (settledHead > 1024 && settledHead * 2 > settledOrder.length) {
       settledOrder.splice(0, settledHead);
@@ -282,10 +316,14 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
   }
 
   function settle(call: SettledCall): void {
+    const execution = executions.get(call.id);
+    if (execution !== undefined) {
+      executions.delete(call.id);
+      if (execution.timer !== undefined) clock.clearTimeout(execution.timer);
+    }
     const runtime = runtimes.get(call.id);
     if (runtime === undefined) return;
     runtimes.delete(call.id);
-    if (runtime.timer !== undefined) clock.clearTimeout(runtime.timer);
     runtime.detach?.();
     for (const resolve of runtime.waiters ?? []) resolve(call);
   }
@@ -319,18 +357,7 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
       do callId = generateId();
       while (lookup(callId) !== undefined);
     }
-    const at = clock.now();
-    const record: ToolCallRecord = {
-      id: callId,
-      name,
-      source,
-      generatedId: id === undefined,
-      ...(turn === undefined ? {} : { turn }),
-      status: 'pending',
-      createdAt: at,
-      updatedAt: at,
-      history: [{ status: 'pending', at }],
-    };
+    const record = createPending({ id: callId, name, source, generatedId: id === undefined, turn, at: clock.now() });
     write(record, undefined);
     return record;
   }
@@ -444,35 +471,25 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
     const call = move(id, { type: 'execute' });
     if (call === undefined || call.status !== 'executing') return;
     const { tool } = entry;
-    const runtime = runtimeOf(id);
+    const execution = new Execution(id, tool.name);
     if (tool.timeoutMs !== undefined) {
       const ms = tool.timeoutMs;
-      runtime.timer = clock.setTimeout(() => {
+      executions.set(id, execution);
+      execution.timer = clock.setTimeout(() => {
         if (records.get(id)?.status !== 'executing') return;
-        runtime.abortReason = new DOMException(`The call timed out after ${ms} ms.`, 'TimeoutError');
-        runtime.controller?.abort(runtime.abortReason);
+        Execution.abort(execution, new DOMException(`The call timed out after ${ms} ms.`, 'TimeoutError'));
         stop(id, 'timeout', `the tool did not finish within ${ms} ms`);
       }, ms);
     }
-    const context = {
-      // Made on first use: most tools never read the signal, and an AbortController is not free.
-      get signal(): AbortSignal {
-        if (runtime.controller === undefined) {
-          runtime.controller = new AbortController();
-          if (runtime.abortReason) runtime.controller.abort(runtime.abortReason);
-        }
-        return runtime.controller.signal;
-      },
-      call: { id, name: tool.name },
-    };
     let result: unknown;
     try {
-      result = tool.execute(call.input, context);
+      result = tool.execute(call.input, execution);
     } catch (error) {
       fail(id, 'tool_error', `the tool threw: ${messageOf(error)}`);
       return;
     }
     if (isThenable(result)) {
+      executions.set(id, execution);
       result.then(
         (output) => finish(id, entry, call.input, output),
         (error: unknown) => fail(id, 'tool_error', `the tool failed: ${messageOf(error)}`),
@@ -528,11 +545,8 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
   function cancelCall(id: string, message: string): boolean {
     const call = records.get(id);
     if (call === undefined || isTerminal(call.status)) return false;
-    const runtime = runtimes.get(id);
-    if (call.status === 'executing' && runtime !== undefined) {
-      runtime.abortReason = new DOMException(message, 'AbortError');
-      runtime.controller?.abort(runtime.abortReason);
-    }
+    const execution = executions.get(id);
+    if (execution !== undefined) Execution.abort(execution, new DOMException(message, 'AbortError'));
     return stop(id, 'user_cancelled', message) !== undefined;
   }
 
@@ -574,23 +588,26 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
     });
   }
 
+  const proposeBatched = (input: unknown, proposeOptions?: ProposeOptions) => batch(() => propose(input, proposeOptions));
   return {
-    propose,
+    propose: proposeBatched,
     settled,
-    run: (input, proposeOptions) => settled(propose(input, proposeOptions).id),
+    run: (input, proposeOptions) => settled(proposeBatched(input, proposeOptions).id),
     get: lookup,
-    approve(id) {
-      const call = records.get(id);
-      const entry = call === undefined ? undefined : entries.get(call.name);
-      if (call?.status !== 'awaiting_approval' || entry === undefined) return false;
-      execute(id, entry);
-      return true;
-    },
-    deny(id, reason) {
-      if (records.get(id)?.status !== 'awaiting_approval') return false;
-      return stop(id, 'approval_denied', reason ?? 'a person denied this call') !== undefined;
-    },
-    cancel: (id, reason) => cancelCall(id, reason ?? 'the user cancelled this call'),
+    approve: (id) =>
+      batch(() => {
+        const call = records.get(id);
+        const entry = call === undefined ? undefined : entries.get(call.name);
+        if (call?.status !== 'awaiting_approval' || entry === undefined) return false;
+        execute(id, entry);
+        return true;
+      }),
+    deny: (id, reason) =>
+      batch(() => {
+        if (records.get(id)?.status !== 'awaiting_approval') return false;
+        return stop(id, 'approval_denied', reason ?? 'a person denied this call') !== undefined;
+      }),
+    cancel: (id, reason) => batch(() => cancelCall(id, reason ?? 'the user cancelled this call')),
     calls,
     toolResult(id, format) {
       const call = lookup(id);
@@ -606,19 +623,21 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
     stream: {
       open(init) {
         const known = init.id === undefined ? undefined : lookup(init.id);
-        return known ?? create(init.id, init.name, init.source, init.turn);
+        return known ?? batch(() => create(init.id, init.name, init.source, init.turn));
       },
       preview(id, preview) {
         move(id, { type: 'preview', preview });
       },
-      close(id, rawArguments) {
-        resolve(id, rawArguments, false);
-        return lookup(id);
-      },
-      truncate(id, message) {
-        reject(id, truncatedReason(message));
-        return lookup(id);
-      },
+      close: (id, rawArguments) =>
+        batch(() => {
+          resolve(id, rawArguments, false);
+          return lookup(id);
+        }),
+      truncate: (id, message) =>
+        batch(() => {
+          reject(id, truncatedReason(message));
+          return lookup(id);
+        }),
     },
   };
 }

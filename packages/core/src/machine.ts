@@ -1,6 +1,8 @@
 import type {
   CancelledCode,
   FailedCode,
+  PendingCall,
+  ProposalSource,
   Reason,
   ReasonCode,
   RejectedCode,
@@ -106,48 +108,85 @@ export function transition(
   if (edge === undefined) return undefined;
   const reason = 'reason' in event ? event.reason : undefined;
   if (edge !== true && (reason === undefined || !edge.includes(reason.code))) return undefined;
+  if (event.type === 'preview') return record(call, 'pending', at, call.history, undefined, undefined, undefined, event.preview, call.repairs);
 
-  const base = {
+  const step: Transition = reason === undefined ? { status: to, at } : { status: to, at, reason };
+  const history = [...call.history, step];
+  switch (event.type) {
+    case 'validate': {
+      const repairs = event.repairs === undefined || event.repairs.length === 0 ? call.repairs : event.repairs;
+      return record(call, 'validated', at, history, event.input, undefined, undefined, undefined, repairs);
+    }
+    case 'commit':
+      return record(call, 'committed', at, history, call.input, event.output, undefined, undefined, call.repairs);
+    default:
+      return record(call, to, at, history, call.input, undefined, reason, undefined, call.repairs);
+  }
+}
+
+/**
+ * Builds a record with every key in one order, so that all records share one hidden class: a
+ * gate in a long chat makes several per call, and spreading conditional keys was measurably slow.
+ */
+function record(
+  call: ToolCallRecord,
+  status: ToolCallStatus,
+  updatedAt: number,
+  history: readonly Transition[],
+  input: unknown,
+  output: unknown,
+  reason: Reason | undefined,
+  preview: unknown,
+  repairs: readonly Repair[] | undefined,
+): ToolCallRecord {
+  return {
     id: call.id,
     name: call.name,
     source: call.source,
     generatedId: call.generatedId,
+    turn: call.turn,
     createdAt: call.createdAt,
-    updatedAt: at,
-    ...(call.turn === undefined ? {} : { turn: call.turn }),
-    ...(call.repairs === undefined ? {} : { repairs: call.repairs }),
-  };
-  if (event.type === 'preview') {
-    return { ...base, status: 'pending', history: call.history, preview: event.preview };
-  }
-
-  const step: Transition = reason === undefined ? { status: to, at } : { status: to, at, reason };
-  const history = [...call.history, step];
-  const input = call.input;
-  switch (event.type) {
-    case 'validate':
-      return {
-        ...base,
-        ...(event.repairs === undefined || event.repairs.length === 0 ? {} : { repairs: event.repairs }),
-        status: 'validated',
-        history,
-        input: event.input,
-      };
-    case 'await_approval':
-      return { ...base, status: 'awaiting_approval', history, input };
-    case 'execute':
-      return { ...base, status: 'executing', history, input };
-    case 'commit':
-      return { ...base, status: 'committed', history, input, output: event.output };
-    case 'reject':
-      return { ...base, status: 'rejected', history, reason: event.reason, ...withInput(input) };
-    case 'cancel':
-      return { ...base, status: 'cancelled', history, reason: event.reason, ...withInput(input) };
-    case 'fail':
-      return { ...base, status: 'failed', history, reason: event.reason, input };
-  }
+    updatedAt,
+    status,
+    history,
+    input,
+    output,
+    reason,
+    preview,
+    repairs,
+    evicted: false,
+  } as ToolCallRecord;
 }
 
-function withInput(input: unknown): { input?: unknown } {
-  return input === undefined ? {} : { input };
+/**
+ * A new call, `pending`, as the gate creates it when a proposal arrives or a stream names a tool.
+ *
+ * @example
+ * const call = createPending({ id: 'call_1', name: 'charge', source: 'openai-chat', generatedId: false, turn: undefined, at: Date.now() });
+ */
+export function createPending(init: {
+  readonly id: string;
+  readonly name: string;
+  readonly source: ProposalSource;
+  readonly generatedId: boolean;
+  readonly turn: string | undefined;
+  readonly at: number;
+}): PendingCall {
+  return {
+    id: init.id,
+    name: init.name,
+    source: init.source,
+    generatedId: init.generatedId,
+    turn: init.turn,
+    createdAt: init.at,
+    updatedAt: init.at,
+    status: 'pending',
+    history: [{ status: 'pending', at: init.at }],
+    input: undefined,
+    output: undefined,
+    reason: undefined,
+    preview: undefined,
+    repairs: undefined,
+    evicted: false,
+  };
 }

@@ -135,17 +135,17 @@ interface RecordBase {
   /** True when the model sent no id (Gemini often does not) and the gate made one up. */
   readonly generatedId: boolean;
   /** Groups the calls of one assistant turn, when the caller says which turn a call belongs to. */
-  readonly turn?: string;
+  readonly turn: string | undefined;
   readonly createdAt: number;
   readonly updatedAt: number;
   readonly history: readonly Transition[];
   /** Repairs applied to the arguments, in order, when the tool opted in to repair. */
-  readonly repairs?: readonly Repair[];
+  readonly repairs: readonly Repair[] | undefined;
   /**
    * True when `retain` dropped this settled call from the gate: it is still known (so it is never
    * run again) but its `input` and `output` are no longer held.
    */
-  readonly evicted?: true;
+  readonly evicted: boolean;
 }
 
 /**
@@ -154,18 +154,19 @@ interface RecordBase {
  */
 export interface PendingCall extends RecordBase {
   readonly status: 'pending';
-  readonly preview?: unknown;
-  readonly input?: never;
-  readonly output?: never;
-  readonly reason?: never;
+  readonly input: undefined;
+  readonly output: undefined;
+  readonly reason: undefined;
+  readonly preview: unknown;
 }
 
 /** A call with valid arguments that is waiting for a person, about to run, or running. */
 export interface ActiveCall<I> extends RecordBase {
   readonly status: 'validated' | 'awaiting_approval' | 'executing';
   readonly input: I;
-  readonly output?: never;
-  readonly reason?: never;
+  readonly output: undefined;
+  readonly reason: undefined;
+  readonly preview: undefined;
 }
 
 /** A call whose verified output has been committed to the app's store. */
@@ -173,36 +174,41 @@ export interface CommittedCall<I, O> extends RecordBase {
   readonly status: 'committed';
   readonly input: I;
   readonly output: O;
-  readonly reason?: never;
+  readonly reason: undefined;
+  readonly preview: undefined;
 }
 
 /** A proposal refused before anything ran. `input` is present when the arguments were valid. */
 export interface RejectedCall<I> extends RecordBase {
   readonly status: 'rejected';
-  readonly input?: I;
-  readonly output?: never;
+  readonly input: I | undefined;
+  readonly output: undefined;
   readonly reason: Reason<RejectedCode>;
+  readonly preview: undefined;
 }
 
 /** A call stopped by the tool, a person, or a timeout. Nothing was committed. */
 export interface CancelledCall<I> extends RecordBase {
   readonly status: 'cancelled';
-  readonly input?: I;
-  readonly output?: never;
+  readonly input: I | undefined;
+  readonly output: undefined;
   readonly reason: Reason<CancelledCode>;
+  readonly preview: undefined;
 }
 
 /** A call that ran and failed (the tool threw, its output was invalid, or commit threw). */
 export interface FailedCall<I> extends RecordBase {
   readonly status: 'failed';
   readonly input: I;
-  readonly output?: never;
+  readonly output: undefined;
   readonly reason: Reason<FailedCode>;
+  readonly preview: undefined;
 }
 
 /**
- * A snapshot of one call. Narrow it by `status`: `output` exists only when `committed`,
- * `reason` only when `rejected`, `cancelled` or `failed`.
+ * A snapshot of one call. Narrow it by `status`: `output` is set only when `committed`,
+ * `reason` only when `rejected`, `cancelled` or `failed`. Every record has every key (unset ones
+ * are `undefined`), so that all records share one shape and stay cheap to create.
  *
  * @example
  * function describe(call: ToolCallRecord): string {

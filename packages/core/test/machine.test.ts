@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   ALLOWED_TRANSITIONS,
+  createPending,
   transition,
   type CallEvent,
   type CancelledCode,
@@ -16,22 +17,23 @@ const CANCELLED: CancelledCode[] = ['tool_cancelled', 'user_cancelled', 'approva
 const FAILED: FailedCode[] = ['tool_error', 'output_invalid', 'commit_error'];
 
 function recordIn(status: ToolCallStatus): ToolCallRecord {
-  const base = { id: 'c1', name: 'charge', source: 'normalised' as const, generatedId: false, createdAt: 0, updatedAt: 0, history: [{ status, at: 0 }] };
+  const base = { ...createPending({ id: 'c1', name: 'charge', source: 'normalised', generatedId: false, turn: undefined, at: 0 }), history: [{ status, at: 0 }], preview: undefined };
+  const input = { amount_cents: 1 };
   switch (status) {
     case 'pending':
       return { ...base, status };
     case 'validated':
     case 'awaiting_approval':
     case 'executing':
-      return { ...base, status, input: { amount_cents: 1 } };
+      return { ...base, status, input };
     case 'committed':
-      return { ...base, status, input: { amount_cents: 1 }, output: { ok: true } };
+      return { ...base, status, input, output: { ok: true } };
     case 'rejected':
       return { ...base, status, reason: { code: 'invalid_json', message: 'x' } };
     case 'cancelled':
-      return { ...base, status, input: { amount_cents: 1 }, reason: { code: 'user_cancelled', message: 'x' } };
+      return { ...base, status, input, reason: { code: 'user_cancelled', message: 'x' } };
     case 'failed':
-      return { ...base, status, input: { amount_cents: 1 }, reason: { code: 'tool_error', message: 'x' } };
+      return { ...base, status, input, reason: { code: 'tool_error', message: 'x' } };
   }
 }
 
@@ -106,7 +108,7 @@ describe('transition', () => {
     const committed = transition(executing, { type: 'commit', output: { ok: true } }, 3)!;
     expect(committed).toMatchObject({ status: 'committed', input: { a: 1 }, output: { ok: true } });
     expect(committed.history.map((h) => h.status)).toEqual(['pending', 'validated', 'executing', 'committed']);
-    expect(executing).not.toHaveProperty('output');
+    expect(executing.output).toBeUndefined();
   });
 
   it('updates a pending preview without adding history', () => {

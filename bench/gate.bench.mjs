@@ -1,0 +1,115 @@
+// The gate's end-to-end cost per call (read, limits, parse, validate, execute, commit, records,
+// audit) against the least any app must do: JSON.parse plus the same compiled Ajv validator.
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { createToolGate, defineTool } from '../packages/core/dist/index.js';
+import { createStore } from 'zustand/vanilla';
+import { compare, report } from './measure.mjs';
+
+const lineItem = {
+  type: 'object',
+  properties: {
+    sku: { type: 'string', pattern: '^SKU-[0-9]+$' },
+    name: { type: 'string', maxLength: 200 },
+    qty: { type: 'integer', minimum: 1 },
+    price_cents: { type: 'integer', minimum: 0 },
+    tags: { type: 'array', items: { type: 'string' } },
+  },
+  required: ['sku', 'qty', 'price_cents'],
+  additionalProperties: false,
+};
+const orderSchema = {
+  type: 'object',
+  properties: {
+    customer_id: { type: 'string' },
+    currency: { enum: ['USD', 'EUR'] },
+    note: { type: 'string' },
+    items: { type: 'array', items: lineItem, maxItems: 10_000 },
+  },
+  required: ['customer_id', 'currency', 'items'],
+  additionalProperties: false,
+};
+
+/** A realistic order of about `size` characters: line items, as a shopping tool would send. */
+function order(size) {
+  const items = [];
+  for (let i = 0; JSON.stringify({ customer_id: 'cus_8f2k', currency: 'USD', items }).length < size; i++) {
+    items.push({ sku: `SKU-${1000 + i}`, name: `Item ${i}, a plain description`, qty: 1 + (i % 4), price_cents: 1299 + i, tags: ['home', 'sale'] });
+  }
+  return JSON.stringify({ customer_id: 'cus_8f2k', currency: 'USD', items });
+}
+
+/** The same Ajv options the gate uses, so both sides run the same compiled validator code. */
+function compileBaseline(schema) {
+  const ajv = new Ajv2020({ allErrors: true, verbose: true, ownProperties: true, strict: false, addUsedSchema: false });
+  addFormats(ajv);
+  return ajv.compile(schema);
+}
+
+function placeOrder(name = 'place_order') {
+  return defineTool({
+    name,
+    inputSchema: orderSchema,
+    execute: (input) => ({ order_id: 'ord_1', lines: input.items.length }),
+    commit: (state, output) => ({ orders: state.orders + 1, lines: state.lines + output.lines }),
+  });
+}
+
+function newGate(tools) {
+  const store = createStore(() => ({ orders: 0, lines: 0 }));
+  return createToolGate({ tools, store });
+}
+
+/** Runs `n` calls through a gate; a fresh gate per batch keeps memory flat across rounds. */
+function gateRunner(text, makeGate, name = 'place_order') {
+  return (n) => {
+    const gate = makeGate();
+    for (let i = 0; i < n; i++) {
+      const call = gate.propose({ name, arguments: text });
+      if (call.status !== 'committed') throw new Error(`bench call ended ${call.status}: ${call.reason?.message}`);
+    }
+  };
+}
+
+function baselineRunner(text, validate) {
+  return (n) => {
+    for (let i = 0; i < n; i++) {
+      const value = JSON.parse(text);
+      if (!validate(value)) throw new Error('baseline input invalid');
+    }
+  };
+}
+
+console.log('\ngate: end-to-end cost per call (median of interleaved rounds)');
+console.log(`${'case'.padEnd(58)} ${'gate'.padStart(10)}    ${'baseline'.padStart(10)}   ratio`);
+const validate = compileBaseline(orderSchema);
+let ok = true;
+
+for (const [label, size, n, target] of [
+  ['1 KB arguments vs JSON.parse + Ajv', 1024, 2000, 2],
+  ['50 KB arguments vs JSON.parse + Ajv', 50 * 1024, 60, 1.2],
+]) {
+  const text = order(size);
+  const gate = newGate([placeOrder()]);
+  ok = report(`${label} (${text.length} chars)`, compare({ subject: gateRunner(text, () => gate), baseline: baselineRunner(text, validate), n }), target) && ok;
+}
+
+{
+  const text = order(1024);
+  const many = [placeOrder('place_order')];
+  for (let i = 1; i < 1000; i++) many.push(placeOrder(`tool_${i}`));
+  const big = newGate(many);
+  const small = newGate([placeOrder()]);
+  ok = report('1,000 registered tools vs 1 (1 KB call)', compare({ subject: gateRunner(text, () => big), baseline: gateRunner(text, () => small), n: 2000 }), 1.15) && ok;
+}
+
+{
+  const text = order(1024);
+  const seasoned = newGate([placeOrder()]);
+  for (let i = 0; i < 10_000; i++) seasoned.propose({ name: 'place_order', arguments: text });
+  const fresh = () => newGate([placeOrder()]);
+  // The fresh side gets a new gate per batch; the seasoned one keeps its 10,000 settled calls (and grows).
+  ok = report('after 10,000 settled calls vs a fresh gate (1 KB call)', compare({ subject: gateRunner(text, () => seasoned), baseline: gateRunner(text, fresh), n: 500 }), 1.2) && ok;
+}
+
+if (!ok) process.exitCode = 1;

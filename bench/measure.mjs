@@ -1,0 +1,49 @@
+// Shared measuring for the benches: ratios of two workloads timed side by side in the same run,
+// interleaved round by round so that a noisy machine slows both alike.
+
+/**
+ * Times `subject` and `baseline` (each a function that does `n` operations) in alternating rounds
+ * and returns the median ratio subject/baseline plus the per-operation medians in microseconds.
+ */
+export function compare({ subject, baseline, n, rounds = 15, warmup = 3 }) {
+  const ratios = [];
+  const subjectTimes = [];
+  const baselineTimes = [];
+  for (let round = 0; round < rounds + warmup; round++) {
+    globalThis.gc?.();
+    const flip = round % 2 === 0;
+    const first = flip ? subject : baseline;
+    const second = flip ? baseline : subject;
+    const t0 = performance.now();
+    first(n);
+    const t1 = performance.now();
+    second(n);
+    const t2 = performance.now();
+    const s = flip ? t1 - t0 : t2 - t1;
+    const b = flip ? t2 - t1 : t1 - t0;
+    if (round < warmup) continue;
+    ratios.push(s / b);
+    subjectTimes.push((s * 1000) / n);
+    baselineTimes.push((b * 1000) / n);
+  }
+  return { ratio: median(ratios), subjectUs: median(subjectTimes), baselineUs: median(baselineTimes) };
+}
+
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** Prints one row: what, the two per-op figures, the ratio and the target. Returns whether it met it. */
+export function report(label, { ratio, subjectUs, baselineUs }, target) {
+  const ok = ratio <= target;
+  console.log(
+    `${label.padEnd(58)} ${fmt(subjectUs).padStart(10)} vs ${fmt(baselineUs).padStart(10)}  ${ratio.toFixed(2).padStart(6)}×  (target ≤ ${target}×) ${ok ? 'ok' : 'MISSED'}`,
+  );
+  return ok;
+}
+
+function fmt(us) {
+  return us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : `${us.toFixed(2)} µs`;
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env node
+// Builds @toolgate/core, then runs every `*.bench.mjs` here against the built output, one after
+// another, so each measures what users install. Pass names to run only some: `pnpm bench gate`.
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..');
+const only = process.argv.slice(2);
+
+const build = spawnSync('node', [join(root, 'scripts/pnpm.mjs'), '--filter', '@toolgate/core', 'run', 'build'], {
+  cwd: root,
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
+if (build.status !== 0) process.exit(build.status ?? 1);
+
+const files = readdirSync(here)
+  .filter((f) => f.endsWith('.bench.mjs'))
+  .filter((f) => only.length === 0 || only.some((name) => f.includes(name)))
+  .sort();
+let failed = false;
+for (const file of files) {
+  // Each bench in its own process: one bench's garbage and JIT state must not skew the next.
+  const result = spawnSync('node', ['--expose-gc', join(here, file)], { cwd: here, stdio: 'inherit' });
+  if (result.status !== 0) failed = true;
+}
+process.exit(failed ? 1 : 0);
