@@ -1,4 +1,16 @@
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+
+// @toolgate/react's tests run twice: on React 19 (its own devDependencies) and on React 18, from a
+// directory dependency that resolves React 18 and the Testing Library against each other.
+const react18 = realpathSync(fileURLToPath(new URL('./packages/react/node_modules/@toolgate/react-18-env/', import.meta.url)));
+const reactTests = {
+  root: './packages/react',
+  include: ['test/**/*.test.{ts,tsx}'],
+  environment: 'jsdom',
+  setupFiles: ['./test/setup.ts'],
+};
 
 // One Vitest run for the whole workspace; each package is a project.
 export default defineConfig({
@@ -16,6 +28,23 @@ export default defineConfig({
             tsconfig: './tsconfig.json',
           },
         },
+      },
+      {
+        test: {
+          name: 'react',
+          ...reactTests,
+          typecheck: {
+            enabled: true,
+            include: ['test/**/*.test-d.ts'],
+            tsconfig: './tsconfig.json',
+          },
+        },
+      },
+      {
+        resolve: {
+          alias: [{ find: /^(react|react-dom|@testing-library\/react)(\/.*)?$/, replacement: `${react18}/../../$1$2` }],
+        },
+        test: { name: 'react-18', ...reactTests },
       },
     ],
   },

@@ -1,0 +1,11 @@
+export { ToolGateProvider, useToolGate, type ToolGateProviderProps } from './provider.tsx';
+export {
+  ToolCallStatus,
+  ToolCallStatusActions,
+  ToolCallStatusLabel,
+  ToolCallStatusReason,
+  type ToolCallStatusLabels,
+  type ToolCallStatusProps,
+} from './tool-call-status.tsx';
+export { useToolCall, type ToolCallControls, type UseToolCallOptions, type UseToolCallResult } from './use-tool-call.ts';
+export { useToolCallIds, useToolCalls } from './use-tool-calls.ts';

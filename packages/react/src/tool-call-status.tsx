@@ -1,0 +1,247 @@
+import type { ToolCallRecord, ToolCallStatus as Status } from '@toolgate/core';
+import {
+  createContext,
+  forwardRef,
+  memo,
+  useContext,
+  useId,
+  useImperativeHandle,
+  useLayoutEffect,
+  useRef,
+  type ComponentPropsWithoutRef,
+  type RefObject,
+} from 'react';
+import { useGate } from './provider.tsx';
+import { useCall, useControls, type ToolCallControls } from './use-tool-call.ts';
+
+/**
+ * The words `<ToolCallStatus>` shows: one per status, `denied` for a call a person denied, and the
+ * three action buttons. Pass some or all of them as `labels` to translate or reword.
+ *
+ * @example
+ * const labels: Partial<ToolCallStatusLabels> = { awaiting_approval: 'Waiting for you', approve: 'Allow' };
+ */
+export interface ToolCallStatusLabels extends Record<Status, string> {
+  readonly denied: string;
+  readonly approve: string;
+  readonly deny: string;
+  readonly cancel: string;
+}
+
+const LABELS: ToolCallStatusLabels = {
+  pending: 'Preparing',
+  validated: 'Checked',
+  awaiting_approval: 'Needs approval',
+  executing: 'Running',
+  committed: 'Done',
+  cancelled: 'Cancelled',
+  rejected: 'Rejected',
+  failed: 'Failed',
+  denied: 'Denied',
+  approve: 'Approve',
+  deny: 'Deny',
+  cancel: 'Cancel',
+};
+
+type Action = 'approve' | 'deny' | 'cancel';
+
+interface Part {
+  readonly call: ToolCallRecord | undefined;
+  readonly controls: ToolCallControls;
+  readonly labels: ToolCallStatusLabels;
+  readonly labelId: string;
+  readonly root: RefObject<HTMLDivElement | null>;
+}
+
+const PartContext = createContext<Part | undefined>(undefined);
+
+function usePart(name: string): Part {
+  const part = useContext(PartContext);
+  if (part === undefined) throw new Error(`\`<${name}>\` must be used within \`<ToolCallStatus>\`.`);
+  return part;
+}
+
+// A preview keeps a call's history, and eviction copies it: neither changes what is shown here.
+const sameStatus = (last: ToolCallRecord, next: ToolCallRecord): boolean => last.history === next.history;
+
+/** What {@link ToolCallStatus} takes, beside any `<div>` attribute. */
+export interface ToolCallStatusProps extends Omit<ComponentPropsWithoutRef<'div'>, 'id'> {
+  /** The id of the call to show. */
+  readonly id?: string;
+  /** Or the call itself; the component still follows the live call with that id when the gate has it. */
+  readonly call?: ToolCallRecord;
+  /** Words to use instead of the defaults; keep the object stable (module scope) so the component can skip re-renders. */
+  readonly labels?: Partial<ToolCallStatusLabels>;
+}
+
+/**
+ * One call's status, for people and screen readers. It subscribes to its own call, so in a long
+ * transcript only the call that moved re-renders. The root carries `data-status` (and
+ * `data-reason` with the reason code once there is one) and is a polite live region
+ * (`role="status"`), so each change is announced.
+ *
+ * Without children it shows the label, the reason (each offending argument path when there are
+ * issues), and Approve/Deny while the call awaits approval or Cancel while it runs. With children,
+ * compose the parts yourself: {@link ToolCallStatusLabel}, {@link ToolCallStatusReason},
+ * {@link ToolCallStatusActions}, or your own markup. Everything is rendered as text, never as HTML.
+ * Style it through the attributes, or import `@toolgate/react/styles.css`.
+ *
+ * @example
+ * import '@toolgate/react/styles.css';
+ *
+ * <ToolCallStatus id={part.toolCallId} />
+ *
+ * <ToolCallStatus id={id} className="call">
+ *   <ToolCallStatusLabel />
+ *   <ToolCallStatusActions />
+ * </ToolCallStatus>
+ */
+export const ToolCallStatus = memo(
+  forwardRef<HTMLDivElement, ToolCallStatusProps>(function ToolCallStatus({ id, call: given, labels, children, ...props }, ref) {
+    const gate = useGate('ToolCallStatus');
+    const callId = id ?? given?.id;
+    const call = useCall(gate, callId, sameStatus) ?? given;
+    const controls = useControls(gate, callId);
+    const labelId = useId();
+    const root = useRef<HTMLDivElement>(null);
+    useImperativeHandle(ref, () => root.current as HTMLDivElement, []);
+    return (
+      <PartContext.Provider value={{ call, controls, labels: { ...LABELS, ...labels }, labelId, root }}>
+        <div
+          role="status"
+          aria-live="polite"
+          tabIndex={-1}
+          data-toolgate="call"
+          data-status={call?.status}
+          data-reason={call?.reason?.code}
+          {...props}
+          ref={root}
+        >
+          {call !== undefined &&
+            (children ?? (
+              <>
+                <ToolCallStatusLabel />
+                <ToolCallStatusReason />
+                <ToolCallStatusActions />
+              </>
+            ))}
+        </div>
+      </PartContext.Provider>
+    );
+  }),
+);
+
+/**
+ * The tool's name and the call's status in words (`Denied` for a call a person denied). The
+ * action buttons point at it with `aria-describedby`. Children replace the default text.
+ *
+ * @example
+ * <ToolCallStatus id={id}>
+ *   <ToolCallStatusLabel />
+ * </ToolCallStatus>
+ */
+export const ToolCallStatusLabel = forwardRef<HTMLSpanElement, ComponentPropsWithoutRef<'span'>>(function ToolCallStatusLabel(
+  { children, ...props },
+  ref,
+) {
+  const { call, labels, labelId } = usePart('ToolCallStatusLabel');
+  if (call === undefined) return null;
+  return (
+    <span data-toolgate="label" {...props} id={labelId} ref={ref}>
+      {children ?? (
+        <>
+          <span data-toolgate="tool">{call.name || 'Tool call'}</span>{' '}
+          <span data-toolgate="state">{call.reason?.code === 'approval_denied' ? labels.denied : labels[call.status]}</span>
+        </>
+      )}
+    </span>
+  );
+});
+
+/**
+ * Why a rejected, cancelled or failed call ended: each offending path and what is wrong with it
+ * when the reason has issues, its message otherwise. Renders nothing for other statuses.
+ * `data-code` carries the reason code.
+ *
+ * @example
+ * <ToolCallStatusReason className="why" />
+ */
+export const ToolCallStatusReason = forwardRef<HTMLDivElement, ComponentPropsWithoutRef<'div'>>(function ToolCallStatusReason(
+  { children, ...props },
+  ref,
+) {
+  const { call } = usePart('ToolCallStatusReason');
+  const reason = call?.reason;
+  if (reason === undefined) return null;
+  const whole = reason.code === 'output_invalid' ? '(output)' : '(arguments)';
+  return (
+    <div data-toolgate="reason" data-code={reason.code} {...props} ref={ref}>
+      {children ??
+        (reason.issues?.length ? (
+          <ul>
+            {reason.issues.map((issue, i) => (
+              <li key={i}>
+                <code>{issue.path || whole}</code> {issue.message}
+              </li>
+            ))}
+          </ul>
+        ) : (
+          reason.message
+        ))}
+    </div>
+  );
+});
+
+/**
+ * Approve and Deny while the call awaits approval, Cancel while it runs; nothing otherwise. Each
+ * button carries `data-action`. When a button goes away under the keyboard (Approve turns into
+ * Cancel, or the call ends), focus moves to the next button or to the status itself, never to the
+ * top of the page.
+ *
+ * @example
+ * <ToolCallStatus id={id}>
+ *   <ToolCallStatusLabel />
+ *   <ToolCallStatusActions className="row" />
+ * </ToolCallStatus>
+ */
+export const ToolCallStatusActions = forwardRef<HTMLDivElement, ComponentPropsWithoutRef<'div'>>(function ToolCallStatusActions(
+  props,
+  ref,
+) {
+  const { call, controls, labels, labelId, root } = usePart('ToolCallStatusActions');
+  const status = call?.status;
+  const acted = useRef(false);
+  useLayoutEffect(() => {
+    const element = root.current;
+    if (!acted.current || element === null) return;
+    acted.current = false;
+    const focused = document.activeElement;
+    if (focused === null || focused === document.body) (element.querySelector<HTMLElement>('[data-action]') ?? element).focus();
+  }, [status, root]);
+  if (status !== 'awaiting_approval' && status !== 'executing') return null;
+  const button = (action: Action) => (
+    <button
+      type="button"
+      data-action={action}
+      aria-describedby={labelId}
+      onClick={() => {
+        acted.current = true;
+        controls[action]();
+      }}
+    >
+      {labels[action]}
+    </button>
+  );
+  return (
+    <div data-toolgate="actions" {...props} ref={ref}>
+      {status === 'executing' ? (
+        button('cancel')
+      ) : (
+        <>
+          {button('approve')}
+          {button('deny')}
+        </>
+      )}
+    </div>
+  );
+});

@@ -1,0 +1,168 @@
+import {
+  DEFAULT_LIMITS,
+  readProposal,
+  type InputOf,
+  type OutputOf,
+  type ProposeOptions,
+  type ToolCallRecord,
+  type ToolDefinition,
+  type ToolGate,
+} from '@toolgate/core';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
+import { useGate } from './provider.tsx';
+
+/**
+ * What a person can do to a call. Each returns `false`, and nothing moves, when the call is not in
+ * a status that allows it (already approved elsewhere, already settled, not proposed yet).
+ *
+ * @example
+ * const { approve, deny } = useToolCall(id);
+ * <button onClick={() => deny('not this card')}>Deny</button>
+ */
+export interface ToolCallControls {
+  /** Runs a call that awaits approval. */
+  readonly approve: () => boolean;
+  /** Cancels a call that awaits approval, with code `approval_denied`. */
+  readonly deny: (reason?: string) => boolean;
+  /** Cancels a call that has not ended, with code `user_cancelled`; aborts its tool if it is running. */
+  readonly cancel: (reason?: string) => boolean;
+}
+
+/**
+ * What {@link useToolCall} takes beside the proposal: the gate's `propose` options, and the tool
+ * whose input and output types the record should carry.
+ *
+ * @example
+ * const options: UseToolCallOptions<typeof charge> = { tool: charge, turn: message.id };
+ */
+export interface UseToolCallOptions<T extends ToolDefinition = ToolDefinition<unknown, unknown>> extends ProposeOptions {
+  /**
+   * Types `call` with this tool's input and output. A call of another tool reads as `undefined`,
+   * so the types never claim more than the record holds.
+   */
+  readonly tool?: T;
+}
+
+/**
+ * The live record of one call, and what a person can do to it. `call` is `undefined` until the
+ * gate knows the call; narrow it by `status` to reach `preview`, `input`, `output` or `reason`.
+ *
+ * @example
+ * const { call, approve } = useToolCall(part, { tool: charge });
+ * if (call?.status === 'awaiting_approval') return <button onClick={approve}>Pay {call.input.amount_cents}</button>;
+ */
+export interface UseToolCallResult<I = unknown, O = unknown> extends ToolCallControls {
+  readonly call: ToolCallRecord<I, O> | undefined;
+}
+
+// Proposing in a layout effect puts the call's first status in the first painted frame. Servers run
+// no effects (nothing is proposed there), and React 18 warns about layout effects on the server.
+const useProposeEffect = typeof document === 'undefined' ? useEffect : useLayoutEffect;
+
+/**
+ * Follows one tool call. Given a call id (a string), it only reads. Given a proposal (any shape
+ * `gate.propose` accepts: an OpenAI `tool_calls[]` entry, an Anthropic `tool_use` block, an AI SDK
+ * part, …) it proposes it once per call id, after the component mounts: StrictMode's double effects,
+ * re-renders, remounts and other components showing the same call never run the tool twice.
+ * A proposal without an id of its own (some Gemini and MCP calls) needs `options.id` to be
+ * recognised after a remount; without one it is proposed once per mounted component.
+ *
+ * The component re-renders only when its own call changes, including each argument `preview`
+ * while a call is still streaming. `approve`, `deny` and `cancel` keep their identity for a given call.
+ *
+ * @example
+ * function ChargeCard({ part }: { part: AnthropicToolUse }) {
+ *   const { call, approve, deny } = useToolCall(part, { tool: charge });
+ *   if (call === undefined) return null;
+ *   switch (call.status) {
+ *     case 'pending':
+ *       return <p>Preparing a charge… {JSON.stringify(call.preview)}</p>;
+ *     case 'awaiting_approval':
+ *       return (
+ *         <p>
+ *           Charge {call.input.amount_cents / 100} {call.input.currency}?
+ *           <button onClick={approve}>Approve</button> <button onClick={() => deny()}>Deny</button>
+ *         </p>
+ *       );
+ *     case 'committed':
+ *       return <p>Charged. Receipt {call.output.receipt}</p>;
+ *     case 'rejected':
+ *     case 'cancelled':
+ *     case 'failed':
+ *       return <p>Not charged: {call.reason.message}</p>;
+ *     default:
+ *       return <p>Charging…</p>;
+ *   }
+ * }
+ */
+export function useToolCall<T extends ToolDefinition = ToolDefinition<unknown, unknown>>(
+  proposalOrId: string | object | undefined,
+  options?: UseToolCallOptions<T>,
+): UseToolCallResult<InputOf<T>, OutputOf<T>> {
+  const gate = useGate('useToolCall');
+  const proposal = typeof proposalOrId === 'object' ? proposalOrId : undefined;
+  const named = typeof proposalOrId === 'string' ? proposalOrId : (options?.id ?? idOf(proposal));
+  // The id the gate made for a proposal that carried none. The ref outlives StrictMode's
+  // effect replay, which would otherwise propose the id-less call a second time.
+  const own = useRef<{ readonly gate: ToolGate; readonly id: string }>(undefined);
+  const [ownId, setOwnId] = useState<string>();
+
+  useProposeEffect(() => {
+    if (proposal === undefined) return;
+    if (named !== undefined) {
+      gate.propose(proposal, options);
+      return;
+    }
+    if (own.current?.gate !== gate) own.current = { gate, id: gate.propose(proposal, options).id };
+    setOwnId(own.current.id);
+  }, [gate, proposal, named, options]);
+
+  const id = named ?? ownId;
+  const record = useCall(gate, id);
+  const controls = useControls(gate, id);
+  const tool = options?.tool;
+  // The name check is what makes the narrowing to the tool's types sound.
+  const call = tool !== undefined && record?.name !== tool.name ? undefined : record;
+  return { ...controls, call: call as ToolCallRecord<InputOf<T>, OutputOf<T>> | undefined };
+}
+
+/**
+ * Subscribes to one call. `same` lets a caller keep its last snapshot through changes it does not
+ * show, so that those changes do not re-render it.
+ */
+export function useCall(
+  gate: ToolGate,
+  id: string | undefined,
+  same?: (last: ToolCallRecord, next: ToolCallRecord) => boolean,
+): ToolCallRecord | undefined {
+  const last = useRef<ToolCallRecord | undefined>(undefined);
+  const read = (): ToolCallRecord | undefined => {
+    const next = id === undefined ? undefined : gate.get(id);
+    if (last.current === undefined || next === undefined || same === undefined || !same(last.current, next)) last.current = next;
+    return last.current;
+  };
+  return useSyncExternalStore(gate.calls.subscribe, read, read);
+}
+
+/** `approve`, `deny` and `cancel` bound to one call, stable while the gate and the id are. */
+export function useControls(gate: ToolGate, id: string | undefined): ToolCallControls {
+  return useMemo(
+    () => ({
+      approve: () => id !== undefined && gate.approve(id),
+      deny: (reason?: string) => id !== undefined && gate.deny(id, reason),
+      cancel: (reason?: string) => id !== undefined && gate.cancel(id, reason),
+    }),
+    [gate, id],
+  );
+}
+
+function idOf(proposal: object | undefined): string | undefined {
+  if (proposal === undefined) return undefined;
+  try {
+    const reading = readProposal(proposal, DEFAULT_LIMITS);
+    return reading.ok ? reading.proposal.id : reading.id;
+  } catch {
+    // A hostile object (a throwing getter): `propose` turns it into a rejected call with an id of its own.
+    return undefined;
+  }
+}

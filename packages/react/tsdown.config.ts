@@ -1,0 +1,13 @@
+import { defineConfig } from 'tsdown';
+
+export default defineConfig({
+  entry: ['src/index.ts'],
+  format: 'esm',
+  platform: 'neutral',
+  target: 'es2022',
+  sourcemap: true,
+  dts: { sourcemap: true },
+  copy: [{ from: 'src/styles.css', to: 'dist' }],
+  // Hooks and components run only on the client; frameworks with server components need the marker.
+  banner: { js: "'use client';" },
+});
