@@ -54,9 +54,77 @@ export {
   type ToolSchema,
 } from './tool.ts';
 export { toolResult, type ToolResultFormat, type ToolResultFormats } from './tool-result.ts';
-export { aiSdkToolResult, type AiSdkToolResult, type JsonValue } from './providers/ai-sdk.ts';
-export { anthropicToolResult, type AnthropicToolResult } from './providers/anthropic.ts';
-export { geminiToolResult, type GeminiToolResult } from './providers/gemini.ts';
-export { mcpToolResult, type McpToolResult } from './providers/mcp.ts';
-export { openaiChatToolResult, type OpenAIChatToolResult } from './providers/openai-chat.ts';
-export { openaiResponsesToolResult, type OpenAIResponsesToolResult } from './providers/openai-responses.ts';
+export {
+  createContinuationGuard,
+  type ContinuationDecision,
+  type ContinuationGuard,
+  type ContinuationGuardOptions,
+  type ContinuationStopCode,
+} from './continuation.ts';
+export { toolJsonSchema } from './json-schema-export.ts';
+export { openaiStrictSchema, type OpenAIStrictSchema } from './openai-strict.ts';
+export { PARALLEL_WRAPPER, readParallelWrapper, type WrappedCall } from './parallel-wrapper.ts';
+export { createPartialJson, type PartialJson, type PartialJsonState } from './partial-json.ts';
+export { type StreamReaderOptions, type TurnReader } from './stream.ts';
+export { answerText, type ReplyOptions, type ReplySource, type SettledTurn, type TurnAnswer } from './turn.ts';
+export {
+  aiSdkReply,
+  aiSdkToolResult,
+  readAiSdkStream,
+  type AiSdkStreamPart,
+  type AiSdkToolResult,
+  type JsonValue,
+} from './providers/ai-sdk.ts';
+export {
+  ANTHROPIC_TOOL_NAME,
+  anthropicReply,
+  anthropicToolResult,
+  anthropicTools,
+  readAnthropicStream,
+  type AnthropicStreamEvent,
+  type AnthropicTool,
+  type AnthropicToolResult,
+} from './providers/anthropic.ts';
+export {
+  GEMINI_TOOL_NAME,
+  geminiFunctionDeclarations,
+  geminiReply,
+  geminiToolResult,
+  readGeminiStream,
+  type GeminiChunk,
+  type GeminiFunctionDeclaration,
+  type GeminiToolResult,
+} from './providers/gemini.ts';
+export { MCP_TOOL_NAME, mcpToolList, mcpToolResult, type McpToolListEntry, type McpToolResult } from './providers/mcp.ts';
+export {
+  McpToolError,
+  mcpTools,
+  type McpCallResult,
+  type McpClientLike,
+  type McpToolInfo,
+  type McpToolPolicy,
+  type McpToolsOptions,
+} from './providers/mcp-client.ts';
+export {
+  OPENAI_TOOL_NAME,
+  openaiChatReply,
+  openaiChatToolResult,
+  openaiChatTools,
+  readOpenAIChatStream,
+  type OpenAIChatAssistantMessage,
+  type OpenAIChatChunk,
+  type OpenAIChatReplyMessage,
+  type OpenAIChatStreamReader,
+  type OpenAIChatTool,
+  type OpenAIToolsOptions,
+} from './providers/openai-chat.ts';
+export {
+  openaiResponsesReply,
+  openaiResponsesToolResult,
+  openaiResponsesTools,
+  readOpenAIResponsesStream,
+  type OpenAIResponsesEvent,
+  type OpenAIResponsesReplyItem,
+  type OpenAIResponsesTool,
+  type OpenAIResponsesToolResult,
+} from './providers/openai-responses.ts';

@@ -1,5 +1,8 @@
-import { outcomeText, outputText } from '../outcome.ts';
+import type { ToolGate } from '../gate.ts';
+import { outcomeText } from '../outcome.ts';
 import type { SettledCall } from '../record.ts';
+import { createCallAssembler, type StreamReaderOptions, type TurnReader } from '../stream.ts';
+import { answersOf, answerText, type ReplyOptions, type ReplySource, type TurnAnswer } from '../turn.ts';
 
 /** A JSON value, as the AI SDK types it. */
 export type JsonValue = null | string | number | boolean | JsonValue[] | { [key: string]: JsonValue };
@@ -38,11 +41,141 @@ function outputOf(call: SettledCall): AiSdkToolResult['output'] {
     try {
       return { type: 'json', value: JSON.parse(JSON.stringify(call.output ?? null)) as JsonValue };
     } catch {
-      return { type: 'text', value: outputText(call.output) };
+      return { type: 'text', value: String(call.output) };
     }
   }
   if (call.status === 'cancelled' && call.reason.code === 'approval_denied') {
     return { type: 'execution-denied', reason: call.reason.message };
   }
   return { type: 'error-text', value: outcomeText(call) };
+}
+
+/**
+ * One AI SDK stream part: a `streamText` `fullStream` part, a provider-level
+ * (`LanguageModelV2+`) stream part, or a UI message stream chunk (only the fields the reader uses).
+ *
+ * @example
+ * const part: AiSdkStreamPart = { type: 'tool-input-delta', id: 'call_1', delta: '{"city":' };
+ */
+export interface AiSdkStreamPart {
+  readonly type: string;
+  readonly id?: string;
+  readonly toolCallId?: string;
+  readonly toolName?: string;
+  readonly delta?: string;
+  readonly inputTextDelta?: string;
+  readonly input?: unknown;
+  readonly finishReason?: unknown;
+}
+
+/**
+ * Reads AI SDK stream parts into the gate: `tool-input-start` opens a call, `tool-input-delta`
+ * fragments are its arguments, and `tool-input-end` completes it (the UI stream's
+ * `toolCallId`/`inputTextDelta`/`tool-input-available` work the same). A `tool-call` part for a
+ * call that streamed no input supplies it whole. `finishReason: "length"` on `finish-step` or
+ * `finish` rejects every call whose arguments are not whole JSON as `truncated`.
+ *
+ * @example
+ * const reader = readAiSdkStream(gate);
+ * await reader.read(result.fullStream);
+ * messages.push({ role: 'assistant', content: toolCallParts }, aiSdkReply(await reader.settled()));
+ */
+export function readAiSdkStream(gate: ToolGate, options: StreamReaderOptions = {}): TurnReader<AiSdkStreamPart> {
+  const calls = createCallAssembler(gate, 'ai-sdk', options);
+  /** Calls whose input ended empty: the `tool-call` part that follows says what the input was. */
+  const awaitingInput = new Set<string>();
+  let stop: string | undefined;
+
+  function push(part: AiSdkStreamPart): void {
+    if (!isRecord(part)) return;
+    const rawId = part['id'] ?? part['toolCallId'];
+    const id = typeof rawId === 'string' && rawId !== '' ? rawId : undefined;
+    const name = typeof part['toolName'] === 'string' ? part['toolName'] : undefined;
+    switch (part['type']) {
+      case 'tool-input-start':
+        if (id !== undefined) calls.start(id, { id, name });
+        return;
+      case 'tool-input-delta': {
+        const delta = part['delta'] ?? part['inputTextDelta'];
+        if (id !== undefined && typeof delta === 'string') calls.append(id, delta);
+        return;
+      }
+      case 'tool-input-end':
+        if (id === undefined) return;
+        if (calls.buffered(id) === '') awaitingInput.add(id);
+        else calls.complete(id);
+        return;
+      case 'tool-call':
+      case 'tool-input-available':
+        if (id === undefined) return;
+        if (!calls.has(id)) calls.start(id, { id, name });
+        else if (!awaitingInput.has(id)) return;
+        awaitingInput.delete(id);
+        calls.provide(id, part['input'] === undefined ? '' : part['input']);
+        calls.complete(id);
+        return;
+      case 'finish-step':
+      case 'finish': {
+        const reason = finishReasonOf(part['finishReason']);
+        stop = reason;
+        calls.end(
+          reason === 'length'
+            ? `the model's output was cut off (finishReason "length") before this call's input was complete; nothing was run`
+            : undefined,
+        );
+        return;
+      }
+      case 'error':
+        stop = 'error';
+        calls.end('the stream reported an error before this call was complete; nothing was run');
+        return;
+    }
+  }
+
+  return calls.reader(
+    push,
+    () => calls.end('the stream ended before the step finished, with this call unfinished; nothing was run'),
+    () => stop,
+  );
+}
+
+function finishReasonOf(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  // Provider-level parts from AI SDK 6 carry { unified, raw }.
+  if (isRecord(value) && typeof value['unified'] === 'string') return value['unified'];
+  return undefined;
+}
+
+/**
+ * The `tool` message that answers one assistant turn for the AI SDK: one `tool-result` part per
+ * call, in order (denied calls as `execution-denied`, other failures as `error-text`). The
+ * optional notice comes as a separate `user` message after it.
+ *
+ * @example
+ * messages.push(...aiSdkReply(await reader.settled()));
+ */
+export function aiSdkReply(
+  source: ReplySource,
+  options: ReplyOptions = {},
+): ({ role: 'tool'; content: AiSdkToolResult[] } | { role: 'user'; content: string })[] {
+  const content = answersOf(source, 'aiSdkReply').map(resultPart);
+  const messages: ({ role: 'tool'; content: AiSdkToolResult[] } | { role: 'user'; content: string })[] = [{ role: 'tool', content }];
+  if (options.notice !== undefined) messages.push({ role: 'user', content: options.notice });
+  return messages;
+}
+
+function resultPart(answer: TurnAnswer): AiSdkToolResult {
+  const [only] = answer.calls;
+  if (answer.calls.length === 1 && only !== undefined && only.id === answer.id) return aiSdkToolResult(only);
+  const failed = answer.calls.some((call) => call.status !== 'committed');
+  return {
+    type: 'tool-result',
+    toolCallId: answer.id,
+    toolName: answer.name,
+    output: { type: failed ? 'error-text' : 'text', value: answerText(answer) },
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

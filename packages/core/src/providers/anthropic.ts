@@ -1,5 +1,10 @@
+import type { ToolGate } from '../gate.ts';
+import { checkToolNames, toolJsonSchema } from '../json-schema-export.ts';
 import { outcomeText } from '../outcome.ts';
 import type { SettledCall } from '../record.ts';
+import { createCallAssembler, type StreamReaderOptions, type TurnReader } from '../stream.ts';
+import type { ToolDefinition } from '../tool.ts';
+import { answerFailed, answersOf, answerText, type ReplyOptions, type ReplySource } from '../turn.ts';
 
 /**
  * An Anthropic `tool_result` content block; `is_error` is set for every call that did not commit.
@@ -24,4 +29,163 @@ export function anthropicToolResult(call: SettledCall): AnthropicToolResult {
   const block: AnthropicToolResult = { type: 'tool_result', tool_use_id: call.id, content: outcomeText(call) };
   if (call.status !== 'committed') block.is_error = true;
   return block;
+}
+
+/** Anthropic's rule for tool names. */
+export const ANTHROPIC_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/**
+ * One raw Messages streaming event, as the `@anthropic-ai/sdk` yields it from
+ * `messages.create({ stream: true })` or a `MessageStream` (only the fields the reader uses).
+ *
+ * @example
+ * const event: AnthropicStreamEvent = { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"path"' } };
+ */
+export interface AnthropicStreamEvent {
+  readonly type: string;
+  readonly index?: number;
+  readonly message?: unknown;
+  readonly content_block?: unknown;
+  readonly delta?: unknown;
+}
+
+const CUT_STOP_REASONS = new Set(['max_tokens', 'model_context_window_exceeded']);
+
+/**
+ * Reads a Messages stream into the gate. Each `tool_use` block appears at `content_block_start`
+ * and is checked at its `content_block_stop` when its `input_json_delta` fragments make whole
+ * JSON (an empty buffer is the block's start `input`, `{}`). A block that stops with anything
+ * else waits for the message's `stop_reason`: `max_tokens` rejects it as `truncated`, never as a
+ * repaired call (the SDK's own `finalMessage()` would hand you the cut input with its last key
+ * silently dropped); any other stop reason lets the gate say what is wrong with it.
+ *
+ * @example
+ * const reader = readAnthropicStream(gate);
+ * await reader.read(await anthropic.messages.create({ model, max_tokens, messages, tools, stream: true }));
+ * messages.push({ role: 'assistant', content }, anthropicReply(await reader.settled()));
+ */
+export function readAnthropicStream(gate: ToolGate, options: StreamReaderOptions = {}): TurnReader<AnthropicStreamEvent> {
+  const calls = createCallAssembler(gate, 'anthropic', options);
+  const startInputs = new Map<string, unknown>();
+  let stop: string | undefined;
+
+  function push(event: AnthropicStreamEvent): void {
+    if (!isRecord(event)) return;
+    const index = event['index'];
+    const key = typeof index === 'number' ? String(index) : undefined;
+    switch (event['type']) {
+      case 'message_start': {
+        const message = event['message'];
+        if (isRecord(message) && typeof message['id'] === 'string') calls.setTurn(message['id']);
+        return;
+      }
+      case 'content_block_start': {
+        const block = event['content_block'];
+        if (key === undefined || !isRecord(block) || block['type'] !== 'tool_use') return;
+        startInputs.set(key, block['input']);
+        calls.start(key, {
+          id: typeof block['id'] === 'string' ? block['id'] : undefined,
+          name: typeof block['name'] === 'string' ? block['name'] : undefined,
+          position: index as number,
+        });
+        return;
+      }
+      case 'content_block_delta': {
+        const delta = event['delta'];
+        if (key === undefined || !isRecord(delta) || delta['type'] !== 'input_json_delta') return;
+        if (typeof delta['partial_json'] === 'string') calls.append(key, delta['partial_json']);
+        return;
+      }
+      case 'content_block_stop': {
+        if (key === undefined || !calls.has(key)) return;
+        if (calls.buffered(key) === '') {
+          const input = startInputs.get(key);
+          calls.provide(key, isRecord(input) ? input : {});
+        }
+        calls.complete(key);
+        return;
+      }
+      case 'message_delta': {
+        const delta = event['delta'];
+        const reason = isRecord(delta) ? delta['stop_reason'] : undefined;
+        if (typeof reason !== 'string') return;
+        stop = reason;
+        calls.end(
+          CUT_STOP_REASONS.has(reason)
+            ? `the model's output was cut off (stop_reason "${reason}") before this call's input was complete; nothing was run`
+            : undefined,
+        );
+        return;
+      }
+      case 'message_stop':
+        calls.end('the message stopped without a stop_reason while this call was unfinished; nothing was run');
+        return;
+      case 'error':
+        stop = 'error';
+        calls.end('the stream reported an error before this call was complete; nothing was run');
+        return;
+    }
+  }
+
+  return calls.reader(
+    push,
+    () => calls.end('the stream ended before the message stopped, with this call unfinished; nothing was run'),
+    () => stop,
+  );
+}
+
+/**
+ * The user message that answers one assistant turn for Anthropic: every `tool_result` block in
+ * one message, one per `tool_use` id, in order, before any text (the optional notice comes after
+ * them as a text block). Failed, rejected and cancelled calls are answered with `is_error: true`.
+ *
+ * @example
+ * messages.push({ role: 'assistant', content: message.content }, anthropicReply(await reader.settled()));
+ */
+export function anthropicReply(
+  source: ReplySource,
+  options: ReplyOptions = {},
+): { role: 'user'; content: (AnthropicToolResult | { type: 'text'; text: string })[] } {
+  const content: (AnthropicToolResult | { type: 'text'; text: string })[] = answersOf(source, 'anthropicReply').map((answer) => {
+    const block: AnthropicToolResult = { type: 'tool_result', tool_use_id: answer.id, content: answerText(answer) };
+    if (answerFailed(answer)) block.is_error = true;
+    return block;
+  });
+  if (options.notice !== undefined) content.push({ type: 'text', text: options.notice });
+  return { role: 'user', content };
+}
+
+/**
+ * An Anthropic tool definition.
+ *
+ * @example
+ * const tool: AnthropicTool = { name: 'search', input_schema: { type: 'object', properties: { q: { type: 'string' } } } };
+ */
+export interface AnthropicTool {
+  name: string;
+  description?: string;
+  input_schema: { type: 'object'; [key: string]: unknown };
+}
+
+/**
+ * The gate's tools as Anthropic `tools`. Names must match `^[a-zA-Z0-9_-]{1,64}$`, and each
+ * input schema must be a JSON Schema object.
+ *
+ * @example
+ * await anthropic.messages.create({ model, max_tokens, messages, tools: anthropicTools(gate.tools) });
+ */
+export function anthropicTools(tools: readonly ToolDefinition[]): AnthropicTool[] {
+  checkToolNames(tools, ANTHROPIC_TOOL_NAME, 'anthropicTools', 'Anthropic');
+  return tools.map((tool) => {
+    const schema = toolJsonSchema(tool, 'anthropicTools');
+    if (schema['type'] !== 'object') {
+      throw new Error(`anthropicTools: tool "${tool.name}" must take an object (its input schema has type ${JSON.stringify(schema['type'] ?? null)}).`);
+    }
+    const input_schema = { ...schema, type: 'object' as const };
+    return tool.description === undefined ? { name: tool.name, input_schema } : { name: tool.name, description: tool.description, input_schema };
+  });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,5 +1,7 @@
+import { checkToolNames, toolJsonSchema } from '../json-schema-export.ts';
 import { outcomeText } from '../outcome.ts';
 import type { SettledCall } from '../record.ts';
+import type { ToolDefinition } from '../tool.ts';
 
 /**
  * An MCP `CallToolResult`: text content, `isError` for every call that did not commit (so the
@@ -28,4 +30,39 @@ export function mcpToolResult(call: SettledCall): McpToolResult {
     result.structuredContent = call.output as Record<string, unknown>;
   }
   return result;
+}
+
+/** MCP's rule for tool names (spec 2025-11-25). */
+export const MCP_TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
+/**
+ * One entry of an MCP `tools/list` result.
+ *
+ * @example
+ * const entry: McpToolListEntry = { name: 'search', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } };
+ */
+export interface McpToolListEntry {
+  [key: string]: unknown;
+  name: string;
+  description?: string;
+  inputSchema: { [key: string]: unknown; type: 'object' };
+}
+
+/**
+ * The gate's tools as MCP `tools/list` entries, for serving them from an MCP server (answer each
+ * `tools/call` with `mcpToolResult(await gate.run(request.params, { signal }))`).
+ *
+ * @example
+ * server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: mcpToolList(gate.tools) }));
+ */
+export function mcpToolList(tools: readonly ToolDefinition[]): McpToolListEntry[] {
+  checkToolNames(tools, MCP_TOOL_NAME, 'mcpToolList', 'MCP');
+  return tools.map((tool) => {
+    const schema = toolJsonSchema(tool, 'mcpToolList');
+    if (schema['type'] !== 'object') {
+      throw new Error(`mcpToolList: tool "${tool.name}" must take an object (its input schema has type ${JSON.stringify(schema['type'] ?? null)}).`);
+    }
+    const inputSchema = { ...schema, type: 'object' as const };
+    return tool.description === undefined ? { name: tool.name, inputSchema } : { name: tool.name, description: tool.description, inputSchema };
+  });
 }
