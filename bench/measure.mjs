@@ -2,8 +2,9 @@
 // interleaved round by round so that a noisy machine slows both alike.
 
 /**
- * Times `subject` and `baseline` (each a function that does `n` operations) in alternating rounds
- * and returns the median ratio subject/baseline plus the per-operation medians in microseconds.
+ * Times `subject` and `baseline` (each a function that does `n` operations, with an optional
+ * `prepare()` run untimed before each round) in alternating order, round by round, and returns
+ * the median ratio subject/baseline plus the per-operation medians in microseconds.
  */
 export function compare({ subject, baseline, n, rounds = 15, warmup = 3 }) {
   const ratios = [];
@@ -11,6 +12,8 @@ export function compare({ subject, baseline, n, rounds = 15, warmup = 3 }) {
   const baselineTimes = [];
   for (let round = 0; round < rounds + warmup; round++) {
     globalThis.gc?.();
+    subject.prepare?.();
+    baseline.prepare?.();
     const flip = round % 2 === 0;
     const first = flip ? subject : baseline;
     const second = flip ? baseline : subject;

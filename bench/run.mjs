@@ -21,6 +21,12 @@ const files = readdirSync(here)
   .filter((f) => only.length === 0 || only.some((name) => f.includes(name)))
   .sort();
 let failed = false;
+if (only.length === 0 || only.some((name) => 'size'.includes(name))) {
+  // Sizes are exact, not timed; the React package is built for them too.
+  const react = spawnSync('node', [join(root, 'scripts/pnpm.mjs'), '--filter', '@toolgate/react', 'run', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  const size = react.status === 0 ? spawnSync('node', [join(here, 'size.mjs')], { cwd: here, stdio: 'inherit' }) : react;
+  if (size.status !== 0) failed = true;
+}
 for (const file of files) {
   // Each bench in its own process: one bench's garbage and JIT state must not skew the next.
   const result = spawnSync('node', ['--expose-gc', join(here, file)], { cwd: here, stdio: 'inherit' });

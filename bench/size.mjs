@@ -1,0 +1,53 @@
+#!/usr/bin/env node
+// Minified + gzipped sizes of what an app ships, from the built packages, with budgets.
+// Run after the packages are built. Exits non-zero when a budget is exceeded.
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { rolldown } from 'rolldown';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..');
+// Entries live here so that they resolve the validators from this package's dependencies.
+const work = join(here, '.size');
+mkdirSync(work, { recursive: true });
+const VALIDATORS = ['ajv', /^ajv\//, 'ajv-formats', '@cfworker/json-schema'];
+const PEERS = ['zustand', /^zustand\//, 'react', /^react\//, 'react-dom', /^@toolgate\//];
+
+async function gzipped(name, source, external) {
+  const entry = join(work, `${name.replace(/\W+/g, '-')}.mjs`);
+  writeFileSync(entry, source);
+  const bundle = await rolldown({ input: entry, external, logLevel: 'silent', cwd: root, resolve: { mainFields: ['module', 'main'] } });
+  const { output } = await bundle.generate({ format: 'esm', minify: true });
+  await bundle.close();
+  const code = output.map((chunk) => (chunk.type === 'chunk' ? chunk.code : '')).join('\n');
+  return { min: code.length, gz: gzipSync(code, { level: 9 }).length };
+}
+
+const core = join(root, 'packages/core/dist/index.js');
+const csp = join(root, 'packages/core/dist/csp.js');
+const react = join(root, 'packages/react/dist/index.js');
+const rows = [
+  ['@toolgate/core, all of it, without its validator', `export * from ${JSON.stringify(core)};`, [...VALIDATORS, ...PEERS], 8 * 1024],
+  ['@toolgate/core: createToolGate + defineTool + cancel', `export { createToolGate, defineTool, cancel } from ${JSON.stringify(core)};`, [...VALIDATORS, ...PEERS], 8 * 1024],
+  ['@toolgate/react on its own', `export * from ${JSON.stringify(react)};`, [...VALIDATORS, ...PEERS], 3 * 1024],
+  ['validator: Ajv 2020 + ajv-formats (the default)', `export { Ajv2020 } from 'ajv/dist/2020.js'; export { default } from 'ajv-formats';`, [], undefined],
+  ['validator: @cfworker/json-schema (the CSP-safe path)', `export { Validator } from '@cfworker/json-schema';`, [], undefined],
+  ['@toolgate/core as an app ships it (with Ajv)', `export { createToolGate, defineTool, cancel } from ${JSON.stringify(core)};`, PEERS, undefined],
+  ['@toolgate/core/csp as an app ships it (with cfworker)', `export { createToolGate, defineTool, cancel } from ${JSON.stringify(csp)};`, PEERS, undefined],
+];
+
+let over = false;
+console.log('\nsize: minified + gzipped (level 9)');
+try {
+  for (const [label, source, external, budget] of rows) {
+    const { min, gz } = await gzipped(label, source, external);
+    const verdict = budget === undefined ? '' : gz <= budget ? `(budget ${(budget / 1024).toFixed(0)} KB) ok` : `(budget ${(budget / 1024).toFixed(0)} KB) OVER`;
+    if (budget !== undefined && gz > budget) over = true;
+    console.log(`${label.padEnd(58)} ${(gz / 1024).toFixed(2).padStart(6)} KB gz  ${(min / 1024).toFixed(1).padStart(6)} KB min  ${verdict}`);
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+if (over) process.exitCode = 1;
