@@ -38,6 +38,8 @@ export {
 } from './record.ts';
 export { ALL_REPAIRS, type RepairKind } from './repair.ts';
 export { compileSchema, isStandardSchema, type JsonSchemaCompiler, type Validate, type ValidationResult } from './schema.ts';
+export { AJV_OPTIONS, ajvIssues, type AjvError } from './schema-ajv-issues.ts';
+export { precompiledJsonSchema, type PrecompiledValidator } from './schema-precompiled.ts';
 export {
   cancel,
   defineTool,

@@ -1,0 +1,56 @@
+import type { Issue } from './record.ts';
+import { escapePointer, toIssue } from './schema.ts';
+
+/**
+ * The Ajv options toolgate compiles with. Use the same ones when you generate standalone
+ * validators at build time, so that they report issues the way the gate words them.
+ *
+ * @example
+ * const ajv = new Ajv2020({ ...AJV_OPTIONS, code: { source: true, esm: true } });
+ */
+export const AJV_OPTIONS = Object.freeze({
+  allErrors: true, // the model should hear about every wrong value at once, not one per round trip
+  verbose: true, // errors carry the offending value and the keyword's schema value, for wording
+  ownProperties: true, // `required: ['toString']` must not be met by Object.prototype
+  strict: false, // tool schemas carry descriptions, examples and vendor keywords
+  addUsedSchema: false, // two tools may reuse one `$id` without clashing
+});
+
+/** The fields of an Ajv error that toolgate reads (Ajv's own `ErrorObject` has them all). */
+export interface AjvError {
+  readonly keyword: string;
+  readonly instancePath: string;
+  readonly schemaPath: string;
+  readonly params: object;
+  readonly message?: string;
+  readonly schema?: unknown;
+  readonly data?: unknown;
+}
+
+/**
+ * Turns Ajv's errors into toolgate issues: one per offending value, a failed `anyOf`/`oneOf`
+ * summarised once rather than branch by branch.
+ *
+ * @example
+ * if (!validate(value)) return { ok: false, issues: ajvIssues(validate.errors ?? []) };
+ */
+export function ajvIssues(errors: readonly AjvError[]): Issue[] {
+  const summarised = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.schemaPath + '/');
+  const issues: Issue[] = [];
+  for (const error of errors) {
+    if (error.keyword === 'if') continue;
+    if (summarised.some((prefix) => error.schemaPath.startsWith(prefix))) continue;
+    const params = error.params as Record<string, unknown>;
+    const child = params['missingProperty'] ?? params['additionalProperty'] ?? params['unevaluatedProperty'];
+    issues.push(
+      toIssue({
+        keyword: error.keyword,
+        path: typeof child === 'string' ? `${error.instancePath}/${escapePointer(child)}` : error.instancePath,
+        expected: error.schema,
+        data: error.data,
+        fallback: error.message ?? error.keyword,
+      }),
+    );
+  }
+  return issues;
+}

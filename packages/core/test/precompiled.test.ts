@@ -1,0 +1,62 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import standaloneCode from 'ajv/dist/standalone/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { AJV_OPTIONS, createToolGate, defineTool, precompiledJsonSchema, type PrecompiledValidator } from '../src/index.ts';
+
+const chargeSchema = {
+  $id: 'charge',
+  type: 'object',
+  properties: {
+    amount_cents: { type: 'integer', minimum: 0 },
+    currency: { enum: ['USD', 'EUR'] },
+    email: { type: 'string', format: 'email' },
+  },
+  required: ['amount_cents', 'currency'],
+  additionalProperties: false,
+} as const;
+
+let validators: Record<string, PrecompiledValidator>;
+let generated: string;
+
+beforeAll(async () => {
+  // What an app's build step does: generate the validators once, ship only the generated code.
+  const ajv = new Ajv2020({ ...AJV_OPTIONS, schemas: [chargeSchema], code: { source: true, esm: true } });
+  addFormats(ajv);
+  generated = standaloneCode(ajv, { charge: 'charge' });
+  const file = join(mkdtempSync(join(tmpdir(), 'toolgate-validators-')), 'validators.mjs');
+  writeFileSync(file, generated);
+  validators = (await import(pathToFileURL(file).href)) as Record<string, PrecompiledValidator>;
+});
+
+const tool = () => defineTool({ name: 'charge', inputSchema: chargeSchema, execute: (input) => input.amount_cents });
+
+describe('precompiledJsonSchema', () => {
+  it('validates with code generated at build time, and reports issues as the runtime validator does', async () => {
+    const precompiled = createToolGate({ tools: [tool()], jsonSchema: precompiledJsonSchema(validators) });
+    const runtime = createToolGate({ tools: [tool()] });
+    const bad = { amount_cents: '12.50', currency: 'GBP', email: 'nope', extra: 1 };
+    const a = await precompiled.run({ name: 'charge', arguments: bad });
+    const b = await runtime.run({ name: 'charge', arguments: bad });
+    expect(a.reason?.issues).toEqual(b.reason?.issues);
+    expect(a.reason?.issues?.map((i) => i.path).sort()).toEqual(['/amount_cents', '/currency', '/email', '/extra']);
+    expect((await precompiled.run({ name: 'charge', arguments: { amount_cents: 5, currency: 'USD' } })).status).toBe('committed');
+  });
+
+  it('ships code that never evaluates strings at runtime', () => {
+    expect(generated).not.toMatch(/new Function|\beval\(/);
+    const gateSource = ['schema-precompiled.ts', 'schema-ajv-issues.ts'].map((f) => readFileSync(join(import.meta.dirname, '../src', f), 'utf8')).join('\n');
+    expect(gateSource).not.toMatch(/from 'ajv/);
+  });
+
+  it('says what to do when a schema has no $id or no generated validator', () => {
+    const noId = defineTool({ name: 'x', inputSchema: { type: 'object' }, execute: () => 1 });
+    expect(() => createToolGate({ tools: [noId], jsonSchema: precompiledJsonSchema(validators) })).toThrow(/give each JSON Schema an `\$id`/);
+    const unknown = defineTool({ name: 'y', inputSchema: { $id: 'refund', type: 'object' }, execute: () => 1 });
+    expect(() => createToolGate({ tools: [unknown], jsonSchema: precompiledJsonSchema(validators) })).toThrow(/no generated validator for schema "refund" \(have: charge\)/);
+  });
+});
