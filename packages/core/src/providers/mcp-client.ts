@@ -98,9 +98,9 @@ export class McpToolError extends Error {
 
 /**
  * Turns a connected MCP client's `tools/list` into toolgate tools, so that a server's tools get the
- * same validation (against the server's own input schema), approval and commit discipline as the
- * app's. Each `execute` sends `tools/call` with the call's abort signal, so a cancel or timeout in
- * the gate cancels the request on the server. A result with `isError: true` fails the call; the
+ * same validation (against the server's own input schema, read as JSON Schema 2020-12 as MCP
+ * specifies), approval and commit discipline as the app's. Each `execute` sends `tools/call` with
+ * the call's abort signal, so a cancel or timeout in the gate cancels the request on the server. A result with `isError: true` fails the call; the
  * output is the result's `structuredContent` when it has one, else its text.
  *
  * @example
@@ -127,10 +127,12 @@ export async function mcpTools(client: McpClientLike, options: McpToolsOptions =
     .filter((info) => options.filter?.(info) ?? true)
     .map((info) => {
       const policy = options.policy?.[info.name] ?? {};
+      // Servers built on Zod tag their schemas draft-07; MCP reads them as 2020-12, and so does the gate.
+      const { $schema: _dialect, ...inputSchema } = info.inputSchema;
       return defineTool<JsonSchemaObject, unknown>({
         name: rename(info.name),
         ...(info.description === undefined ? {} : { description: info.description }),
-        inputSchema: info.inputSchema,
+        inputSchema,
         // The policy is typed for the arguments an MCP tool takes (an object); the gate validates them first.
         ...(policy as Partial<ToolConfig<JsonSchemaObject, unknown>>),
         execute: async (input, { signal }) => {
