@@ -82,8 +82,6 @@ export interface AiSdkStreamPart {
  */
 export function readAiSdkStream(gate: ToolGate, options: StreamReaderOptions = {}): TurnReader<AiSdkStreamPart> {
   const calls = createCallAssembler(gate, 'ai-sdk', options);
-  /** Calls whose input ended empty: the `tool-call` part that follows says what the input was. */
-  const awaitingInput = new Set<string>();
   let stop: string | undefined;
 
   function push(part: AiSdkStreamPart): void {
@@ -101,17 +99,17 @@ export function readAiSdkStream(gate: ToolGate, options: StreamReaderOptions = {
         return;
       }
       case 'tool-input-end':
-        if (id === undefined) return;
-        if (calls.buffered(id) === '') awaitingInput.add(id);
-        else calls.complete(id);
+        // With no input streamed, the tool-call part that follows says what the input was.
+        if (id !== undefined && calls.buffered(id) !== '') calls.complete(id);
         return;
       case 'tool-call':
       case 'tool-input-available':
+        // These carry the SDK's parsed input. The streamed text stays the source of truth; the
+        // parsed input is used only for a call that streamed none. The UI stream has no
+        // tool-input-end, so this is also where its calls complete.
         if (id === undefined) return;
         if (!calls.has(id)) calls.start(id, { id, name });
-        else if (!awaitingInput.has(id)) return;
-        awaitingInput.delete(id);
-        calls.provide(id, part['input'] === undefined ? '' : part['input']);
+        if (calls.buffered(id) === '') calls.provide(id, part['input'] === undefined ? '' : part['input']);
         calls.complete(id);
         return;
       case 'finish-step':
