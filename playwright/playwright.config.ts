@@ -23,6 +23,11 @@ export default defineConfig({
     stdout: 'ignore',
     stderr: 'pipe',
   },
+  projects: [
+    { name: 'playground', testIgnore: /flood\.spec\.ts/ },
+    // The flood measures main-thread tasks, so it runs alone, after the rest, with both cores to itself.
+    { name: 'flood', testMatch: /flood\.spec\.ts/, dependencies: ['playground'] },
+  ],
   use: {
     baseURL: `http://127.0.0.1:${PORT}`,
     browserName: 'chromium',

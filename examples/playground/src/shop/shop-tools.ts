@@ -1,4 +1,4 @@
-import { cancel, defineTool, type ToolDefinition } from '@toolgate/core';
+import { cancel, defineTool, type JsonSchemaObject, type ToolDefinition } from '@toolgate/core';
 import { CATALOG, SKUS, cartItems, cartTotal, formatCents, type ShopState } from './shop-store.ts';
 import { pause, type ToolTiming } from './tool-timing.ts';
 
@@ -6,6 +6,60 @@ import { pause, type ToolTiming } from './tool-timing.ts';
 export const DELIVERY_SEARCH_MS = 30_000;
 
 const PUBLIC_COUPONS: Readonly<Record<string, number>> = { TRAIL10: 10, WELCOME5: 5 };
+
+// Input schemas live at module level: every conversation's gate gets the same objects, so their
+// compiled validators are reused (see schema-cache.ts).
+const ADD_TO_CART = {
+  type: 'object',
+  properties: {
+    sku: { type: 'string', enum: SKUS, description: 'The catalog SKU.' },
+    quantity: { type: 'integer', minimum: 1, maximum: 10, description: 'How many, 1 to 10.' },
+  },
+  required: ['sku', 'quantity'],
+  additionalProperties: false,
+} as const satisfies JsonSchemaObject;
+
+const CHECKOUT = {
+  type: 'object',
+  properties: {
+    amount_cents: { type: 'integer', minimum: 1, description: 'The cart total in cents, e.g. 1250 for $12.50.' },
+    currency: { type: 'string', enum: ['USD'] },
+  },
+  required: ['amount_cents', 'currency'],
+  additionalProperties: false,
+} as const satisfies JsonSchemaObject;
+
+const APPLY_COUPON = {
+  type: 'object',
+  properties: { code: { type: 'string', pattern: '^[A-Z0-9]{3,16}$', description: 'The code, upper case.' } },
+  required: ['code'],
+  additionalProperties: false,
+} as const satisfies JsonSchemaObject;
+
+const FIND_DELIVERY_SLOT = {
+  type: 'object',
+  properties: { postcode: { type: 'string', pattern: '^[0-9]{5}$', description: 'A five-digit US ZIP code.' } },
+  required: ['postcode'],
+  additionalProperties: false,
+} as const satisfies JsonSchemaObject;
+
+const TRANSFER_FUNDS = {
+  type: 'object',
+  properties: {
+    to: { type: 'string', pattern: '^[^@\\s]+@[^@\\s]+\\.[a-z]{2,}$', description: 'The recipient email address.' },
+    amount_cents: { type: 'integer', minimum: 1, maximum: 50_000, description: 'Amount in cents.' },
+    memo: { type: 'string', maxLength: 140 },
+  },
+  required: ['to', 'amount_cents'],
+  additionalProperties: false,
+} as const satisfies JsonSchemaObject;
+
+const TRACK_ORDER = {
+  type: 'object',
+  properties: { order_id: { type: 'string', pattern: '^ord_[0-9]+$' } },
+  required: ['order_id'],
+  additionalProperties: false,
+} as const satisfies JsonSchemaObject;
 
 /**
  * The shop's tools. Each `execute` talks to a pretend back end; each `commit` is the only code
@@ -20,15 +74,7 @@ export function createShopTools(timing: ToolTiming): ToolDefinition[] {
   const addToCart = defineTool({
     name: 'add_to_cart',
     description: `Add an item from the catalog to the cart. Catalog SKUs: ${SKUS.map((sku) => `${sku} (${CATALOG[sku].name}, ${formatCents(CATALOG[sku].price_cents)})`).join(', ')}.`,
-    inputSchema: {
-      type: 'object',
-      properties: {
-        sku: { type: 'string', enum: SKUS, description: 'The catalog SKU.' },
-        quantity: { type: 'integer', minimum: 1, maximum: 10, description: 'How many, 1 to 10.' },
-      },
-      required: ['sku', 'quantity'],
-      additionalProperties: false,
-    },
+    inputSchema: ADD_TO_CART,
     execute: async ({ sku, quantity }, { signal }) => {
       // The price comes from the back end, never from the model.
       await wait(120 + ((lookups++ * 37) % 160), signal);
@@ -49,15 +95,7 @@ export function createShopTools(timing: ToolTiming): ToolDefinition[] {
     name: 'checkout',
     description:
       'Pay for everything in the cart from the wallet. amount_cents must equal the cart total, as an integer number of cents (1250 means $12.50).',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        amount_cents: { type: 'integer', minimum: 1, description: 'The cart total in cents, e.g. 1250 for $12.50.' },
-        currency: { type: 'string', enum: ['USD'] },
-      },
-      required: ['amount_cents', 'currency'],
-      additionalProperties: false,
-    },
+    inputSchema: CHECKOUT,
     authorize: ({ amount_cents }, { state }: { state: ShopState }) => {
       const total = cartTotal(state.cart);
       if (state.cart.length === 0) return 'the cart is empty';
@@ -82,12 +120,7 @@ export function createShopTools(timing: ToolTiming): ToolDefinition[] {
   const applyCoupon = defineTool({
     name: 'apply_coupon',
     description: 'Apply a coupon code to the next checkout.',
-    inputSchema: {
-      type: 'object',
-      properties: { code: { type: 'string', pattern: '^[A-Z0-9]{3,16}$', description: 'The code, upper case.' } },
-      required: ['code'],
-      additionalProperties: false,
-    },
+    inputSchema: APPLY_COUPON,
     execute: async ({ code }, { signal }) => {
       await wait(250, signal);
       if (code.startsWith('STAFF')) return cancel(`${code} is a staff coupon; store policy allows staff coupons only at the staff till`);
@@ -101,12 +134,7 @@ export function createShopTools(timing: ToolTiming): ToolDefinition[] {
   const findDeliverySlot = defineTool({
     name: 'find_delivery_slot',
     description: 'Search every courier for the earliest delivery slot to a US postcode. This can take a while.',
-    inputSchema: {
-      type: 'object',
-      properties: { postcode: { type: 'string', pattern: '^[0-9]{5}$', description: 'A five-digit US ZIP code.' } },
-      required: ['postcode'],
-      additionalProperties: false,
-    },
+    inputSchema: FIND_DELIVERY_SLOT,
     timeoutMs: DELIVERY_SEARCH_MS * 2,
     execute: async ({ postcode }, { signal }) => {
       await pause(DELIVERY_SEARCH_MS, signal);
@@ -118,16 +146,7 @@ export function createShopTools(timing: ToolTiming): ToolDefinition[] {
   const transferFunds = defineTool({
     name: 'transfer_funds',
     description: 'Send money from the wallet to another person by email address. A person must approve every transfer.',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        to: { type: 'string', pattern: '^[^@\\s]+@[^@\\s]+\\.[a-z]{2,}$', description: 'The recipient email address.' },
-        amount_cents: { type: 'integer', minimum: 1, maximum: 50_000, description: 'Amount in cents.' },
-        memo: { type: 'string', maxLength: 140 },
-      },
-      required: ['to', 'amount_cents'],
-      additionalProperties: false,
-    },
+    inputSchema: TRANSFER_FUNDS,
     needsApproval: true,
     authorize: ({ amount_cents }, { state }: { state: ShopState }) =>
       amount_cents <= state.balance_cents || `the wallet holds only ${formatCents(state.balance_cents)}`,
@@ -144,12 +163,7 @@ export function createShopTools(timing: ToolTiming): ToolDefinition[] {
   const trackOrder = defineTool({
     name: 'track_order',
     description: 'Ask the carrier where an order is.',
-    inputSchema: {
-      type: 'object',
-      properties: { order_id: { type: 'string', pattern: '^ord_[0-9]+$' } },
-      required: ['order_id'],
-      additionalProperties: false,
-    },
+    inputSchema: TRACK_ORDER,
     execute: async ({ order_id }, { signal }): Promise<{ order_id: string; location: string }> => {
       await wait(400, signal);
       // The pretend carrier is always down: this tool shows what a failing back end looks like.

@@ -1,0 +1,36 @@
+import type { ReactElement } from 'react';
+import { useStore } from 'zustand';
+import type { VerdictStore } from '../chat/state-verdict.ts';
+
+/**
+ * Says what the last settled call did to the app's state: changed it by committing, or left it
+ * exactly as it was, and why. The count of state changes makes "changed once" visible.
+ */
+export function StateVerdict({ verdict }: { verdict: VerdictStore }): ReactElement {
+  const { changes, last } = useStore(verdict);
+  const outcome = last === undefined ? 'idle' : last.status === 'committed' ? 'changed' : 'unchanged';
+  return (
+    <div className="verdict" data-testid="state-verdict" data-verdict={outcome} data-changes={changes}>
+      <span className="verdict-badge" aria-hidden="true">
+        {outcome === 'changed' ? '●' : outcome === 'unchanged' ? '○' : '·'}
+      </span>
+      <p className="verdict-text">
+        {last === undefined ? (
+          'No call has settled yet. The state above changes only when a call commits.'
+        ) : outcome === 'changed' ? (
+          <>
+            <strong>Changed</strong> by <code>{last.name}</code>, committed.
+          </>
+        ) : (
+          <>
+            <strong>Unchanged</strong>: <code>{last.name || '(no name)'}</code> {last.status === 'failed' ? 'failed' : `was ${last.status}`}
+            {last.code === undefined ? '' : ` (${last.code})`}.
+          </>
+        )}
+      </p>
+      <span className="verdict-count">
+        {changes} state {changes === 1 ? 'change' : 'changes'}
+      </span>
+    </div>
+  );
+}

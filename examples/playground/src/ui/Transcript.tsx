@@ -1,0 +1,103 @@
+import { useToolCalls } from '@toolgate/react';
+import { useRef, type ReactElement } from 'react';
+import { useStore } from 'zustand';
+import type { ChatSession, TranscriptEntry } from '../chat/chat-session.ts';
+import { useFollowBottom } from './follow-bottom.ts';
+import { ToolCallCard, ToolCallChip } from './ToolCallCard.tsx';
+
+/** Past this many calls in one turn, each call is shown as a compact chip. */
+const COMPACT_FROM = 12;
+
+export function Transcript({ session, empty }: { session: ChatSession; empty: ReactElement }): ReactElement {
+  const entries = useStore(session.transcript, (state) => state.entries);
+  const scroller = useRef<HTMLDivElement>(null);
+  const onScroll = useFollowBottom(scroller, entries);
+
+  return (
+    <div
+      className="transcript"
+      ref={scroller}
+      role="log"
+      aria-label="Conversation"
+      tabIndex={0}
+      data-testid="transcript"
+      onScroll={onScroll}
+    >
+      {entries.length === 0 ? empty : entries.map((entry) => <Entry key={entry.key} entry={entry} />)}
+    </div>
+  );
+}
+
+function Entry({ entry }: { entry: TranscriptEntry }): ReactElement {
+  switch (entry.kind) {
+    case 'user':
+      return (
+        <div className="message user" data-role="user">
+          <p className="bubble">{entry.text}</p>
+        </div>
+      );
+    case 'notice':
+      return (
+        <div className="notice" data-testid="notice" data-tone={entry.tone}>
+          <span className="notice-icon" aria-hidden="true">
+            {entry.tone === 'guard' ? '‖' : entry.tone === 'stop' ? '■' : '!'}
+          </span>
+          <p>{entry.text}</p>
+        </div>
+      );
+    case 'assistant':
+      return (
+        <div className="message assistant" data-role="assistant" data-streaming={entry.streaming}>
+          <span className="avatar" aria-hidden="true">
+            AI
+          </span>
+          <div className="assistant-body">
+            {entry.text === '' && entry.streaming ? (
+              <p className="bubble typing" aria-label="The model is writing">
+                <span />
+                <span />
+                <span />
+              </p>
+            ) : entry.text === '' ? null : (
+              <p className="bubble" data-testid="assistant-text">
+                {entry.text}
+              </p>
+            )}
+            {entry.callIds.length === 0 ? null : entry.callIds.length >= COMPACT_FROM ? (
+              <>
+                <TurnSummary ids={entry.callIds} />
+                <ul className="call-grid" aria-label={`${entry.callIds.length} tool calls`}>
+                  {entry.callIds.map((id) => (
+                    <ToolCallChip key={id} id={id} />
+                  ))}
+                </ul>
+              </>
+            ) : (
+              <ul className="call-list" aria-label="Tool calls">
+                {entry.callIds.map((id) => (
+                  <ToolCallCard key={id} id={id} />
+                ))}
+              </ul>
+            )}
+          </div>
+        </div>
+      );
+  }
+}
+
+const ORDER = ['committed', 'rejected', 'cancelled', 'failed', 'awaiting_approval', 'executing', 'validated', 'pending'] as const;
+
+/** Counts a big turn's calls by status. */
+function TurnSummary({ ids }: { ids: readonly string[] }): ReactElement {
+  const wanted = new Set(ids);
+  const calls = useToolCalls((call) => wanted.has(call.id));
+  const counts = new Map<string, number>();
+  for (const call of calls) counts.set(call.status, (counts.get(call.status) ?? 0) + 1);
+  return (
+    <p className="turn-summary" data-testid="turn-summary">
+      {ORDER.filter((status) => counts.has(status))
+        .map((status) => `${counts.get(status) ?? 0} ${status.replace('_', ' ')}`)
+        .join(' · ')}
+    </p>
+  );
+}

@@ -1,0 +1,32 @@
+import type { Page } from '@playwright/test';
+import type { AxeResults } from 'axe-core';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { expect, test } from '../playground.ts';
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+async function axeViolations(page: Page): Promise<AxeResults['violations']> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: AXE });
+  const results = await page.evaluate(() => (window as unknown as { axe: { run: (context: Document) => Promise<AxeResults> } }).axe.run(document));
+  return results.violations;
+}
+
+const describe = (violations: AxeResults['violations']) =>
+  violations.map((violation) => `${violation.id} (${violation.impact ?? 'n/a'}): ${violation.help}\n  ${violation.nodes.map((node) => node.target.join(' ')).join('\n  ')}`).join('\n');
+
+for (const colorScheme of ['light', 'dark'] as const) {
+  test(`axe finds no violations in the ${colorScheme} theme: empty, after committed and rejected calls, awaiting approval`, async ({ page, playground }, testInfo) => {
+    await page.emulateMedia({ colorScheme });
+    expect(describe(await axeViolations(page))).toBe('');
+
+    await playground.run('Three parallel calls, one invalid', /unicorn/);
+    await playground.settled();
+    expect(describe(await axeViolations(page))).toBe('');
+
+    await playground.run('A transfer that needs approval', /sam@example\.com/);
+    await expect(playground.status(0)).toHaveAttribute('data-status', 'awaiting_approval');
+    expect(describe(await axeViolations(page))).toBe('');
+    await playground.screenshot(`axe-${colorScheme}`, testInfo);
+  });
+}
