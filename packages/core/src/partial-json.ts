@@ -48,6 +48,8 @@ interface Frame {
   readonly value: Record<string, unknown> | unknown[];
   /** For objects: the key whose value is being read, once its colon has been seen. */
   key: string | undefined;
+  /** How many values it holds, so that `{}` and `[]` close but `{"a":1,}` and `[1,]` do not. */
+  size: number;
 }
 
 const NOTHING: unique symbol = Symbol('nothing');
@@ -94,6 +96,7 @@ export function createPartialJson(options: { readonly maxDepth?: number } = {}):
     if (top.array) (top.value as unknown[]).push(value);
     else setKey(top.value as Record<string, unknown>, top.key as string, value);
     top.key = undefined;
+    top.size++;
     mode = Mode.AfterValue;
   }
 
@@ -103,7 +106,7 @@ export function createPartialJson(options: { readonly maxDepth?: number } = {}):
       state = 'too_deep';
       return;
     }
-    stack.push({ array, value: array ? [] : {}, key: undefined });
+    stack.push({ array, value: array ? [] : {}, key: undefined, size: 0 });
     state = 'open';
     mode = array ? Mode.Value : Mode.Key;
   }
@@ -235,7 +238,7 @@ export function createPartialJson(options: { readonly maxDepth?: number } = {}):
           if (c === 34) {
             mode = Mode.Str;
             textIsKey = true;
-          } else if (c !== 125 || !close(false)) fail();
+          } else if (c !== 125 || stack[stack.length - 1]?.size !== 0 || !close(false)) fail();
           break;
         case Mode.AfterKey:
           if (c === 58) mode = Mode.Value;
@@ -264,7 +267,7 @@ export function createPartialJson(options: { readonly maxDepth?: number } = {}):
       textIsKey = false;
     } else if (c === 123) open(false);
     else if (c === 91) open(true);
-    else if (c === 93 && stack[stack.length - 1]?.array === true && (stack[stack.length - 1]?.value as unknown[]).length === 0) close(true);
+    else if (c === 93 && stack[stack.length - 1]?.array === true && stack[stack.length - 1]?.size === 0) close(true);
     else if (c === 45 || (c >= 48 && c <= 57)) {
       mode = Mode.Num;
       text = String.fromCharCode(c);
