@@ -1,4 +1,4 @@
-import { checkValue, findProtoKey, scanJson, type Limits } from './limits.ts';
+import { checkValue, scanJson, type Limits } from './limits.ts';
 import type { Reason, RejectedCode, Repair } from './record.ts';
 import type { RepairKind } from './repair.ts';
 import { describeValue } from './schema.ts';
@@ -69,8 +69,10 @@ function readText(text: string, limits: Limits, allowed: readonly RepairKind[]):
     }
   }
   if (scan.mayHaveProtoKey || repairs.length > 0) {
-    const path = findProtoKey(value);
-    if (path !== undefined) return protoKey(path);
+    // JSON.parse makes `__proto__` an ordinary own key, which Object.assign or a naive merge in a
+    // tool would turn into a prototype change; the bounded walk finds it (the text is already in limits).
+    const problem = checkValue(value, { maxArgumentChars: Infinity, maxDepth: limits.maxDepth });
+    if (problem?.kind === 'proto_key') return protoKey(problem.path);
   }
   return asObject(value, repairs);
 }

@@ -156,27 +156,3 @@ export function checkValue(value: unknown, limits: Limits): ValueProblem | undef
   };
   return visit(value, 0, '');
 }
-
-/**
- * Finds the first own `__proto__` key in a parsed JSON value (JSON.parse makes it an ordinary own
- * property, which `Object.assign` or a naive merge in a tool would turn into a prototype change).
- *
- * @example
- * findProtoKey(JSON.parse('{"a":{"__proto__":{}}}')); // '/a/__proto__'
- */
-export function findProtoKey(value: unknown, path = ''): string | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = findProtoKey(value[i], `${path}/${i}`);
-      if (found !== undefined) return found;
-    }
-    return undefined;
-  }
-  if (Object.hasOwn(value, '__proto__')) return `${path}/__proto__`;
-  for (const [key, child] of Object.entries(value)) {
-    const found = findProtoKey(child, `${path}/${escapePointer(key)}`);
-    if (found !== undefined) return found;
-  }
-  return undefined;
-}

@@ -167,59 +167,45 @@ export function toIssue(violation: SchemaViolation): Issue {
   };
 }
 
+// `#` stands for the keyword's value in the schema (`0` for `minimum: 0`).
+const WORDING: Readonly<Record<string, string>> = {
+  required: 'is required',
+  additionalProperties: 'is not an allowed property',
+  unevaluatedProperties: 'is not an allowed property',
+  false: 'is not an allowed property',
+  not: 'must not match the excluded schema',
+  uniqueItems: 'must not contain duplicate items',
+  minimum: 'must be >= #',
+  maximum: 'must be <= #',
+  exclusiveMinimum: 'must be > #',
+  exclusiveMaximum: 'must be < #',
+  multipleOf: 'must be a multiple of #',
+  minLength: 'must have at least # characters',
+  maxLength: 'must have at most # characters',
+  pattern: 'must match the pattern #',
+  format: 'must be a valid #',
+  minItems: 'must have at least # items',
+  maxItems: 'must have at most # items',
+  minProperties: 'must have at least # properties',
+  maxProperties: 'must have at most # properties',
+};
+
 function wording(keyword: string, expected: unknown): string | undefined {
-  const value = typeof expected === 'number' || typeof expected === 'string' ? expected : undefined;
+  const list = Array.isArray(expected) ? expected : undefined;
   switch (keyword) {
     case 'type':
-      return `must be ${Array.isArray(expected) ? expected.join(' or ') : String(expected)}`;
-    case 'required':
-      return 'is required';
-    case 'additionalProperties':
-    case 'unevaluatedProperties':
-    case 'false':
-      return 'is not an allowed property';
+      return `must be ${list ? list.join(' or ') : String(expected)}`;
     case 'enum':
-      return Array.isArray(expected) ? `must be one of ${expected.map((v) => JSON.stringify(v)).join(', ')}` : undefined;
+      return list && `must be one of ${list.map((v) => JSON.stringify(v)).join(', ')}`;
     case 'const':
       return `must be ${JSON.stringify(expected)}`;
     case 'anyOf':
     case 'oneOf':
-      return Array.isArray(expected)
-        ? `must match ${keyword === 'oneOf' ? 'exactly' : 'at least'} one of: ${expected.map(describeSchema).join('; ')}`
-        : undefined;
-    case 'not':
-      return 'must not match the excluded schema';
+      return list && `must match ${keyword === 'oneOf' ? 'exactly' : 'at least'} one of: ${list.map(describeSchema).join('; ')}`;
   }
-  if (value === undefined) return undefined;
-  switch (keyword) {
-    case 'minimum':
-      return `must be >= ${value}`;
-    case 'maximum':
-      return `must be <= ${value}`;
-    case 'exclusiveMinimum':
-      return `must be > ${value}`;
-    case 'exclusiveMaximum':
-      return `must be < ${value}`;
-    case 'multipleOf':
-      return `must be a multiple of ${value}`;
-    case 'minLength':
-      return `must have at least ${value} characters`;
-    case 'maxLength':
-      return `must have at most ${value} characters`;
-    case 'pattern':
-      return `must match the pattern ${value}`;
-    case 'format':
-      return `must be a valid ${value}`;
-    case 'minItems':
-      return `must have at least ${value} items`;
-    case 'maxItems':
-      return `must have at most ${value} items`;
-    case 'minProperties':
-      return `must have at least ${value} properties`;
-    case 'maxProperties':
-      return `must have at most ${value} properties`;
-  }
-  return undefined;
+  const template = Object.hasOwn(WORDING, keyword) ? WORDING[keyword] : undefined;
+  if (template === undefined || !template.includes('#')) return template;
+  return typeof expected === 'number' || typeof expected === 'string' ? template.replace('#', String(expected)) : undefined;
 }
 
 function describeSchema(schema: unknown): string {

@@ -133,7 +133,7 @@ describe('properties', () => {
       }),
       { numRuns: 2_000 },
     );
-  });
+  }, 60_000);
 
   it('for any proposals and any interleaving of approve, deny and cancel: nothing runs twice, the store changes only on commit and once per committed call, and every call ends exactly once', async () => {
     await fc.assert(
@@ -182,5 +182,5 @@ describe('properties', () => {
       }),
       { numRuns: 300 },
     );
-  });
+  }, 60_000);
 });
