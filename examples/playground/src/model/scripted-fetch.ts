@@ -42,10 +42,14 @@ export function createScriptedFetch(pace: ScriptedPace): typeof fetch {
           controller.enqueue(encoder.encode(frames.slice(next, end).join('')));
           next = end;
         } else {
-          const frame = frames[next] as string;
-          await delay(next === 0 ? 350 : frame.includes('"tool_calls"') ? Math.min(10, 2000 / Math.max(1, toolFrames)) : 28, signal);
-          controller.enqueue(encoder.encode(frame));
-          next++;
+          // A word of text every 28 ms; tool-call fragments every 10 ms, several at a time when a turn
+          // has many calls, so that even a flood streams in about a second and a half.
+          const isTool = (frame: string | undefined) => frame?.includes('"tool_calls"') === true;
+          await delay(next === 0 ? 350 : isTool(frames[next]) ? 10 : 28, signal);
+          const end = isTool(frames[next]) ? Math.min(frames.length, next + Math.ceil(toolFrames / 150)) : next + 1;
+          let batch = '';
+          for (; next < end && (batch === '' || isTool(frames[next])); next++) batch += frames[next] as string;
+          controller.enqueue(encoder.encode(batch));
         }
         if (next >= frames.length) controller.close();
       },

@@ -1,5 +1,5 @@
 import { outputText } from '@toolgate/core';
-import { ToolCallStatus, useToolCall } from '@toolgate/react';
+import { ToolCallStatus, ToolCallStatusLabel, useToolCall } from '@toolgate/react';
 import { memo, type ReactElement } from 'react';
 
 /**
@@ -33,7 +33,9 @@ export const ToolCallCard = memo(function ToolCallCard({ id }: { id: string }): 
 export const ToolCallChip = memo(function ToolCallChip({ id }: { id: string }): ReactElement {
   return (
     <li className="call-chip" data-testid="tool-call" data-call-id={id}>
-      <ToolCallStatus id={id} className="call-status compact" />
+      <ToolCallStatus id={id} className="call-status compact">
+        <ToolCallStatusLabel />
+      </ToolCallStatus>
     </li>
   );
 });

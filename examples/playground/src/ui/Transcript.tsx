@@ -1,5 +1,5 @@
-import { useToolCalls } from '@toolgate/react';
-import { useRef, type ReactElement } from 'react';
+import { useToolGate } from '@toolgate/react';
+import { memo, useRef, type ReactElement } from 'react';
 import { useStore } from 'zustand';
 import type { ChatSession, TranscriptEntry } from '../chat/chat-session.ts';
 import { useFollowBottom } from './follow-bottom.ts';
@@ -28,7 +28,7 @@ export function Transcript({ session, empty }: { session: ChatSession; empty: Re
   );
 }
 
-function Entry({ entry }: { entry: TranscriptEntry }): ReactElement {
+const Entry = memo(function Entry({ entry }: { entry: TranscriptEntry }): ReactElement {
   switch (entry.kind) {
     case 'user':
       return (
@@ -83,21 +83,26 @@ function Entry({ entry }: { entry: TranscriptEntry }): ReactElement {
         </div>
       );
   }
-}
+});
 
 const ORDER = ['committed', 'rejected', 'cancelled', 'failed', 'awaiting_approval', 'executing', 'validated', 'pending'] as const;
 
-/** Counts a big turn's calls by status. */
+/** Counts a big turn's calls by status; re-renders only when a count changes, not on every transition. */
 function TurnSummary({ ids }: { ids: readonly string[] }): ReactElement {
-  const wanted = new Set(ids);
-  const calls = useToolCalls((call) => wanted.has(call.id));
-  const counts = new Map<string, number>();
-  for (const call of calls) counts.set(call.status, (counts.get(call.status) ?? 0) + 1);
+  const gate = useToolGate();
+  const summary = useStore(gate.calls, (state) => {
+    const counts = new Map<string, number>();
+    for (const id of ids) {
+      const status = state.records.get(id)?.status;
+      if (status !== undefined) counts.set(status, (counts.get(status) ?? 0) + 1);
+    }
+    return ORDER.filter((status) => counts.has(status))
+      .map((status) => `${counts.get(status) ?? 0} ${status.replace('_', ' ')}`)
+      .join(' · ');
+  });
   return (
     <p className="turn-summary" data-testid="turn-summary">
-      {ORDER.filter((status) => counts.has(status))
-        .map((status) => `${counts.get(status) ?? 0} ${status.replace('_', ' ')}`)
-        .join(' · ')}
+      {summary}
     </p>
   );
 }
