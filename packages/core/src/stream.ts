@@ -224,11 +224,12 @@ export function createCallAssembler(gate: ToolGate, source: ProposalSource, opti
   }
 
   function schedulePreview(slot: Slot): void {
-    if (slot.phase !== 'open') return;
+    // A publish is already due: it will read the preview as it stands then.
+    if (slot.timer !== undefined || slot.phase !== 'open') return;
     const now = clock.now();
     const wait = interval - (now - slot.lastPreviewAt);
     if (wait <= 0) preview(slot, now);
-    else if (slot.timer === undefined) {
+    else {
       slot.timer = clock.setTimeout(() => {
         slot.timer = undefined;
         preview(slot);

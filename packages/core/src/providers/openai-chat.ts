@@ -117,17 +117,24 @@ export function readOpenAIChatStream(gate: ToolGate, options: StreamReaderOption
   }
 
   function push(chunk: OpenAIChatChunk): void {
-    if (!isRecord(chunk)) return;
+    if (typeof chunk !== 'object' || chunk === null) return;
     if (typeof chunk.id === 'string') calls.setTurn(chunk.id);
-    const choices = chunk.choices;
+    const choices: unknown = chunk.choices;
     if (!Array.isArray(choices)) return;
-    for (const choice of choices as unknown[]) {
+    // Indexed loops and plain property reads: this runs once per streamed fragment.
+    for (let c = 0; c < choices.length; c++) {
+      const choice: unknown = choices[c];
       if (!isRecord(choice) || (typeof choice['index'] === 'number' ? choice['index'] : 0) !== wanted) continue;
       const delta = choice['delta'];
       if (isRecord(delta)) {
         if (typeof delta['content'] === 'string') content += delta['content'];
         const deltas = delta['tool_calls'];
-        if (Array.isArray(deltas)) for (const part of deltas as unknown[]) if (isRecord(part)) onToolCall(part);
+        if (Array.isArray(deltas)) {
+          for (let d = 0; d < deltas.length; d++) {
+            const part: unknown = deltas[d];
+            if (isRecord(part)) onToolCall(part);
+          }
+        }
       }
       const finish = choice['finish_reason'];
       if (typeof finish === 'string' && finish !== '' && !calls.ended()) {
@@ -143,10 +150,19 @@ export function readOpenAIChatStream(gate: ToolGate, options: StreamReaderOption
 
   function onToolCall(part: Record<string, unknown>): void {
     const id = typeof part['id'] === 'string' && part['id'] !== '' ? part['id'] : undefined;
-    const fn = isRecord(part['function']) ? part['function'] : {};
-    const name = typeof fn['name'] === 'string' ? fn['name'] : undefined;
-    const fragment = typeof fn['arguments'] === 'string' ? fn['arguments'] : undefined;
-    const key = keyFor(part['index'], id);
+    const fn = part['function'];
+    const name = isRecord(fn) && typeof fn['name'] === 'string' ? fn['name'] : undefined;
+    const fragment = isRecord(fn) && typeof fn['arguments'] === 'string' ? fn['arguments'] : undefined;
+    const index = part['index'];
+    if (id === undefined && name === undefined && typeof index === 'number') {
+      // The common case: one more fragment of a call already started at this index.
+      const key = byIndex.get(index);
+      if (key !== undefined) {
+        if (fragment !== undefined) calls.append(key, fragment);
+        return;
+      }
+    }
+    const key = keyFor(index, id);
     if (key === undefined) return;
     if (id !== undefined) byId.set(id, key);
     calls.start(key, { id, name });
