@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 
 export default defineConfig(
   {
-    ignores: ['**/dist/**', '**/node_modules/**', '**/coverage/**', '**/test-results/**', '**/playwright-report/**'],
+    ignores: ['**/dist/**', '**/node_modules/**', 'bench/.tools/**', 'bench/.size/**', '**/coverage/**', '**/test-results/**', '**/playwright-report/**'],
   },
   js.configs.recommended,
   tseslint.configs.recommendedTypeChecked,
@@ -38,6 +38,11 @@ export default defineConfig(
       '@typescript-eslint/require-await': 'off',
       '@typescript-eslint/unbound-method': 'off',
     },
+  },
+  {
+    // Type tests declare values only to take their types.
+    files: ['**/*.test-d.ts', '**/*.test-d.tsx'],
+    rules: { '@typescript-eslint/no-unused-vars': 'off' },
   },
   {
     files: ['**/*.js', '**/*.mjs'],
