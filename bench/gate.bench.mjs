@@ -2,46 +2,14 @@
 // audit) against the least any app must do: JSON.parse plus the same compiled Ajv validator.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { createToolGate, defineTool } from '../packages/core/dist/index.js';
+import { AJV_OPTIONS, createToolGate, defineTool } from '../packages/core/dist/index.js';
 import { createStore } from 'zustand/vanilla';
 import { compare, report } from './measure.mjs';
-
-const lineItem = {
-  type: 'object',
-  properties: {
-    sku: { type: 'string', pattern: '^SKU-[0-9]+$' },
-    name: { type: 'string', maxLength: 200 },
-    qty: { type: 'integer', minimum: 1 },
-    price_cents: { type: 'integer', minimum: 0 },
-    tags: { type: 'array', items: { type: 'string' } },
-  },
-  required: ['sku', 'qty', 'price_cents'],
-  additionalProperties: false,
-};
-const orderSchema = {
-  type: 'object',
-  properties: {
-    customer_id: { type: 'string' },
-    currency: { enum: ['USD', 'EUR'] },
-    note: { type: 'string' },
-    items: { type: 'array', items: lineItem, maxItems: 10_000 },
-  },
-  required: ['customer_id', 'currency', 'items'],
-  additionalProperties: false,
-};
-
-/** A realistic order of about `size` characters: line items, as a shopping tool would send. */
-function order(size) {
-  const items = [];
-  for (let i = 0; JSON.stringify({ customer_id: 'cus_8f2k', currency: 'USD', items }).length < size; i++) {
-    items.push({ sku: `SKU-${1000 + i}`, name: `Item ${i}, a plain description`, qty: 1 + (i % 4), price_cents: 1299 + i, tags: ['home', 'sale'] });
-  }
-  return JSON.stringify({ customer_id: 'cus_8f2k', currency: 'USD', items });
-}
+import { order, orderSchema } from './order.mjs';
 
 /** The same Ajv options the gate uses, so both sides run the same compiled validator code. */
 function compileBaseline(schema) {
-  const ajv = new Ajv2020({ allErrors: true, verbose: true, ownProperties: true, strict: false, addUsedSchema: false });
+  const ajv = new Ajv2020({ ...AJV_OPTIONS });
   addFormats(ajv);
   return ajv.compile(schema);
 }
