@@ -173,8 +173,9 @@ interface Entry {
   readonly validateOutput: Validate | undefined;
 }
 
-/** Side state of a call that is not part of its record: who awaits it, and its caller's signal. */
-interface Runtime {
+/** What a call has while it is open that is not part of its record; dropped when it settles. */
+interface Open {
+  execution?: Execution;
   waiters?: ((call: SettledCall) => void)[];
   detach?: () => void;
 }
@@ -256,10 +257,9 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
 
   const records = new Map<string, ToolCallRecord>();
   const evicted = new Map<string, SettledCall>();
-  const runtimes = new Map<string, Runtime>();
-  const executions = new Map<string, Execution>();
-  const settledOrder: string[] = [];
-  let settledHead = 0;
+  const open = new Map<string, Open>();
+  // Settled ids, oldest first (a Set keeps insertion order), for `retain`.
+  const settledOrder = new Set<string>();
   let version = 0;
   const initial: ToolCallsState = { records, version, changed: undefined };
   const calls = createStore<ToolCallsState>()(() => initial);
@@ -301,40 +301,32 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
 
   function evictBeyondRetention(id: string): void {
     if (retain === Infinity) return;
-    settledOrder.push(id);
-    while (settledOrder.length - settledHead > retain) {
-      const oldId = settledOrder[settledHead++] as string;
+    settledOrder.add(id);
+    for (const oldId of settledOrder) {
+      if (settledOrder.size <= retain) break;
+      settledOrder.delete(oldId);
       const old = records.get(oldId);
-      if (old === undefined) continue;
       records.delete(oldId);
-      evicted.set(oldId, { ...old, input: undefined, output: undefined, evicted: true } as SettledCall);
-    }
-    if (settledHead > 1024 && settledHead * 2 > settledOrder.length) {
-      settledOrder.splice(0, settledHead);
-      settledHead = 0;
+      if (old !== undefined) evicted.set(oldId, { ...old, input: undefined, output: undefined, evicted: true } as SettledCall);
     }
   }
 
   function settle(call: SettledCall): void {
-    const execution = executions.get(call.id);
-    if (execution !== undefined) {
-      executions.delete(call.id);
-      if (execution.timer !== undefined) clock.clearTimeout(execution.timer);
-    }
-    const runtime = runtimes.get(call.id);
-    if (runtime === undefined) return;
-    runtimes.delete(call.id);
-    runtime.detach?.();
-    for (const resolve of runtime.waiters ?? []) resolve(call);
+    const side = open.get(call.id);
+    if (side === undefined) return;
+    open.delete(call.id);
+    if (side.execution?.timer !== undefined) clock.clearTimeout(side.execution.timer);
+    side.detach?.();
+    for (const resolve of side.waiters ?? []) resolve(call);
   }
 
-  function runtimeOf(id: string): Runtime {
-    let runtime = runtimes.get(id);
-    if (runtime === undefined) {
-      runtime = {};
-      runtimes.set(id, runtime);
+  function openOf(id: string): Open {
+    let side = open.get(id);
+    if (side === undefined) {
+      side = {};
+      open.set(id, side);
     }
-    return runtime;
+    return side;
   }
 
   function move(id: string, event: CallEvent): ToolCallRecord | undefined {
@@ -370,7 +362,7 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
     }
     const onAbort = () => cancelCall(id, 'The caller aborted this call.');
     signal.addEventListener('abort', onAbort, { once: true });
-    runtimeOf(id).detach = () => signal.removeEventListener('abort', onAbort);
+    openOf(id).detach = () => signal.removeEventListener('abort', onAbort);
   }
 
   /** The arguments are in: resolve the tool, read and validate them, then go on. */
@@ -474,7 +466,7 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
     const execution = new Execution(id, tool.name);
     if (tool.timeoutMs !== undefined) {
       const ms = tool.timeoutMs;
-      executions.set(id, execution);
+      openOf(id).execution = execution;
       execution.timer = clock.setTimeout(() => {
         if (records.get(id)?.status !== 'executing') return;
         Execution.abort(execution, new DOMException(`The call timed out after ${ms} ms.`, 'TimeoutError'));
@@ -489,7 +481,7 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
       return;
     }
     if (isThenable(result)) {
-      executions.set(id, execution);
+      openOf(id).execution = execution;
       result.then(
         (output) => finish(id, entry, call.input, output),
         (error: unknown) => fail(id, 'tool_error', `the tool failed: ${messageOf(error)}`),
@@ -545,7 +537,7 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
   function cancelCall(id: string, message: string): boolean {
     const call = records.get(id);
     if (call === undefined || isTerminal(call.status)) return false;
-    const execution = executions.get(id);
+    const execution = open.get(id)?.execution;
     if (execution !== undefined) Execution.abort(execution, new DOMException(message, 'AbortError'));
     return stop(id, 'user_cancelled', message) !== undefined;
   }
@@ -583,8 +575,7 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
     if (call === undefined) return Promise.reject(new Error(`gate.settled: no call with id "${id}" was proposed to this gate.`));
     if (isTerminal(call.status)) return Promise.resolve(call as SettledCall);
     return new Promise((resolvePromise) => {
-      const runtime = runtimeOf(id);
-      (runtime.waiters ??= []).push(resolvePromise);
+      (openOf(id).waiters ??= []).push(resolvePromise);
     });
   }
 
