@@ -43,6 +43,7 @@ export { precompiledJsonSchema, type PrecompiledValidator } from './schema-preco
 export {
   cancel,
   defineTool,
+  isCallOf,
   isCancel,
   type AuthorizeContext,
   type Cancel,

@@ -1,5 +1,6 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import type { ToolCallRecord } from './record.ts';
 import type { RepairKind } from './repair.ts';
 
 /**
@@ -180,4 +181,17 @@ export function defineTool<const Schema extends ToolSchema, O, S = any>(
     throw new TypeError(`${where}: \`timeoutMs\` must be a positive number of milliseconds.`);
   }
   return Object.freeze({ ...config });
+}
+
+/**
+ * Whether a record is a call of this tool, narrowing it to the tool's input and output types.
+ *
+ * @example
+ * if (isCallOf(charge, call) && call.status === 'committed') console.log(call.output.receipt);
+ */
+export function isCallOf<T extends ToolDefinition>(
+  tool: T,
+  call: ToolCallRecord | undefined,
+): call is ToolCallRecord<InputOf<T>, OutputOf<T>> {
+  return call !== undefined && call.name === tool.name;
 }

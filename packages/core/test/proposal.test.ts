@@ -118,3 +118,15 @@ describe('every input shape', () => {
     expect(call.reason?.code).toBe('too_deep');
   });
 });
+
+describe('isCallOf', () => {
+  it('tells a call of a tool from a call of another', async () => {
+    const { isCallOf } = await import('../src/index.ts');
+    const gate = gateWith();
+    const call = gate.propose({ name: 'get_weather', arguments: city });
+    const other = gate.propose({ name: 'nope', arguments: {} });
+    expect(isCallOf(echo, call)).toBe(true);
+    expect(isCallOf(echo, other)).toBe(false);
+    expect(isCallOf(echo, undefined)).toBe(false);
+  });
+});

@@ -5,6 +5,7 @@ import {
   cancel,
   createToolGate,
   defineTool,
+  isCallOf,
   type InputOf,
   type OutputOf,
   type Reason,
@@ -148,5 +149,20 @@ describe('a record narrows by status', () => {
     const gate = createToolGate({ tools: [] });
     expectTypeOf(gate.toolResult('x', 'openai-chat')).toEqualTypeOf<{ role: 'tool'; tool_call_id: string; content: string }>();
     expectTypeOf(gate.toolResult('x', 'anthropic').is_error).toEqualTypeOf<boolean | undefined>();
+  });
+});
+
+describe('isCallOf', () => {
+  it('narrows a record to a tool’s input and output', () => {
+    const charge = defineTool({
+      name: 'charge',
+      inputSchema: z.object({ cents: z.number() }),
+      execute: (input) => ({ receipt: `r_${input.cents}` }),
+    });
+    const call = {} as ToolCallRecord | undefined;
+    if (isCallOf(charge, call) && call.status === 'committed') {
+      expectTypeOf(call.input).toEqualTypeOf<{ cents: number }>();
+      expectTypeOf(call.output).toEqualTypeOf<{ receipt: string }>();
+    }
   });
 });

@@ -1,5 +1,6 @@
 import {
   DEFAULT_LIMITS,
+  isCallOf,
   readProposal,
   type InputOf,
   type OutputOf,
@@ -121,8 +122,7 @@ export function useToolCall<T extends ToolDefinition = ToolDefinition<unknown, u
   const record = useCall(gate, id);
   const controls = useControls(gate, id);
   const tool = options?.tool;
-  // The name check is what makes the narrowing to the tool's types sound.
-  const call = tool !== undefined && record?.name !== tool.name ? undefined : record;
+  const call = tool === undefined || isCallOf(tool, record) ? record : undefined;
   return { ...controls, call: call as ToolCallRecord<InputOf<T>, OutputOf<T>> | undefined };
 }
 
