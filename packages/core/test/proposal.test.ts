@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createToolGate, defineTool, type ProposalSource } from '../src/index.ts';
+import { createToolGate, defineTool, isCallOf, type ProposalSource } from '../src/index.ts';
 
 const echo = defineTool({
   name: 'get_weather',
@@ -120,8 +120,7 @@ describe('every input shape', () => {
 });
 
 describe('isCallOf', () => {
-  it('tells a call of a tool from a call of another', async () => {
-    const { isCallOf } = await import('../src/index.ts');
+  it('tells a call of a tool from a call of another', () => {
     const gate = gateWith();
     const call = gate.propose({ name: 'get_weather', arguments: city });
     const other = gate.propose({ name: 'nope', arguments: {} });
