@@ -24,12 +24,20 @@ test('a flood of 200 calls settles without freezing the page: the longest main-t
   await playground.settled(45_000);
   const until = await page.evaluate(() => performance.now());
 
-  const calls = page.locator('[data-testid="tool-call"] [data-toolgate="call"]');
-  await expect(calls).toHaveCount(200);
-  await expect(page.locator('[data-testid="tool-call"] [data-status="committed"]')).toHaveCount(180);
-  await expect(page.locator('[data-testid="tool-call"] [data-status="rejected"]')).toHaveCount(20);
-  await expect(page.locator('[data-testid="tool-call"] [data-reason="invalid_arguments"]')).toHaveCount(20);
   await expect(page.getByTestId('turn-summary')).toHaveText('180 committed · 20 rejected');
+  // The grid mounts the rows in view. At the top: call 1 committed, call 10 (quantity 0) rejected.
+  const grid = page.getByTestId('call-grid');
+  const chip = (position: number) => grid.locator(`[aria-posinset="${position}"][aria-setsize="200"] [data-toolgate="call"]`);
+  await expect(chip(1)).toHaveAttribute('data-status', 'committed');
+  await expect(chip(10)).toHaveAttribute('data-status', 'rejected');
+  await expect(chip(10)).toHaveAttribute('data-reason', 'invalid_arguments');
+  // Every mounted chip has settled.
+  await expect(grid.locator('[data-toolgate="call"]:not([data-status="committed"]):not([data-status="rejected"])')).toHaveCount(0);
+  // Scrolled to the end with the keyboard: call 199 committed, call 200 rejected.
+  await grid.focus();
+  await page.keyboard.press('End');
+  await expect(chip(199)).toHaveAttribute('data-status', 'committed');
+  await expect(chip(200)).toHaveAttribute('data-status', 'rejected');
   // One state change per committed call, none for the rejected ones.
   await playground.expectChanges(180);
   await expect(playground.assistantTexts.last()).toHaveText('Added 180 items in 180 calls; 20 calls were refused because quantity must be 1 to 10.');

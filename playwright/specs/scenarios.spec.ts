@@ -25,7 +25,7 @@ test('cents sent as the string "12.50" are rejected, and the model corrects itse
   await expect(rejected).toHaveAttribute('data-reason', 'invalid_arguments');
   await expect(rejected.locator('[data-toolgate="reason"]')).toContainText('/amount_cents');
   await expect(rejected.locator('[data-toolgate="reason"]')).toContainText('integer');
-  await expect(playground.calls.nth(0).getByLabel('Arguments')).toHaveText('(arguments not accepted)');
+  await expect(playground.calls.nth(0).getByLabel('Arguments')).toHaveText('{"amount_cents": "12.50", "currency": "USD"}');
 
   await expect(playground.assistantTexts.nth(1)).toContainText('not the string "12.50". Retrying with 1250.');
   await expect(playground.status(1)).toHaveAttribute('data-status', 'committed');

@@ -5,7 +5,15 @@ import type { ConnectedModel } from './model-connection.ts';
 
 export type TranscriptEntry =
   | { readonly kind: 'user'; readonly key: string; readonly text: string }
-  | { readonly kind: 'assistant'; readonly key: string; readonly text: string; readonly callIds: readonly string[]; readonly streaming: boolean }
+  | {
+      readonly kind: 'assistant';
+      readonly key: string;
+      readonly text: string;
+      readonly callIds: readonly string[];
+      /** Each call's arguments exactly as the model sent them, once the turn has streamed. */
+      readonly sent?: Readonly<Record<string, string>>;
+      readonly streaming: boolean;
+    }
   | { readonly kind: 'notice'; readonly key: string; readonly tone: 'guard' | 'stop' | 'error'; readonly text: string };
 
 export interface TranscriptState {
@@ -89,7 +97,9 @@ export function createChatSession(gate: ToolGate, connected: ConnectedModel): Ch
       if (frame !== undefined) cancelAnimationFrame(frame);
       update(key, { text, callIds: reader.calls().map((call) => call.id), streaming: false });
     }
-    messages.push(reader.assistantMessage());
+    const message = reader.assistantMessage();
+    messages.push(message);
+    update(key, { sent: Object.fromEntries((message.tool_calls ?? []).map((call) => [call.id, call.function.arguments])) });
     if (reader.calls().length === 0) {
       signal.removeEventListener('abort', cancelOpen);
       return false;

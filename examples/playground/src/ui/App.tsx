@@ -46,6 +46,8 @@ export function App(): ReactElement {
   const pick = (picked: Scenario) => {
     setScenario(picked.id);
     restart(connectionFor(mode, settings), picked.prompt);
+    // On a narrow screen the chat is below the list: bring it into view.
+    requestAnimationFrame(() => document.getElementById('chat-title')?.scrollIntoView({ block: 'nearest', behavior: 'smooth' }));
   };
 
   const switchMode = (next: Mode) => {
@@ -129,6 +131,7 @@ function Chat({ conversation, mode, onNewChat }: { conversation: Conversation; m
       </div>
       <Transcript
         session={conversation.session}
+        audit={conversation.audit}
         empty={
           <div className="transcript-empty">
             <p>

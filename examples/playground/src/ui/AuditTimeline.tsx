@@ -1,5 +1,5 @@
 import type { AuditEvent } from '@toolgate/core';
-import { memo, useRef, useState, type ReactElement, type UIEvent } from 'react';
+import { memo, useLayoutEffect, useRef, useState, type ReactElement, type UIEvent } from 'react';
 import { useStore } from 'zustand';
 import type { AuditFeed } from '../chat/audit-feed.ts';
 import { useFollowBottom } from './follow-bottom.ts';
@@ -10,7 +10,7 @@ const clock = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-dig
 const ROW = 40;
 /** Rows rendered above and below the visible ones, so fast scrolling never shows a gap. */
 const OVERSCAN = 8;
-/** The list's height, as set in the stylesheet. */
+/** The list's height before it is measured. */
 const VIEW = 360;
 
 /**
@@ -23,6 +23,16 @@ export function AuditTimeline({ feed }: { feed: AuditFeed }): ReactElement {
   const list = useRef<HTMLOListElement>(null);
   const follow = useFollowBottom(list, events);
   const [scrollTop, setScrollTop] = useState(0);
+  const [view, setView] = useState(VIEW);
+  const hasEvents = events.length > 0;
+
+  useLayoutEffect(() => {
+    const element = list.current;
+    if (element === null) return;
+    const observer = new ResizeObserver(() => setView(element.clientHeight));
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, [hasEvents]);
 
   const onScroll = (event: UIEvent<HTMLOListElement>) => {
     follow(event);
@@ -30,7 +40,7 @@ export function AuditTimeline({ feed }: { feed: AuditFeed }): ReactElement {
   };
 
   const first = Math.max(0, Math.floor(scrollTop / ROW) - OVERSCAN);
-  const last = Math.min(events.length, Math.ceil((scrollTop + VIEW) / ROW) + OVERSCAN);
+  const last = Math.min(events.length, Math.ceil((scrollTop + view) / ROW) + OVERSCAN);
 
   const exportJson = () => {
     const blob = new Blob([JSON.stringify(events, null, 2)], { type: 'application/json' });

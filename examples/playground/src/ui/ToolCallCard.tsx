@@ -1,5 +1,5 @@
 import { outputText } from '@toolgate/core';
-import { ToolCallStatus, ToolCallStatusLabel, useToolCall } from '@toolgate/react';
+import { ToolCallStatus, useToolCall } from '@toolgate/react';
 import { memo, type ReactElement } from 'react';
 
 /**
@@ -7,9 +7,10 @@ import { memo, type ReactElement } from 'react';
  * as validated), the live status with its reason and actions, and the result once committed.
  * Everything the model or a tool wrote is shown as text.
  */
-export const ToolCallCard = memo(function ToolCallCard({ id }: { id: string }): ReactElement {
+export const ToolCallCard = memo(function ToolCallCard({ id, sent }: { id: string; sent: string | undefined }): ReactElement {
   const { call } = useToolCall(id);
-  const args = call === undefined ? undefined : call.status === 'pending' ? call.preview : call.input;
+  // While the arguments stream, the gate's preview of them; then exactly what the model sent.
+  const args = sent ?? (call?.status === 'pending' && call.preview !== undefined ? JSON.stringify(call.preview) : undefined);
   return (
     <li className="call-card" data-testid="tool-call" data-call-id={id}>
       <div className="call-head">
@@ -17,7 +18,7 @@ export const ToolCallCard = memo(function ToolCallCard({ id }: { id: string }): 
         <span className="call-id">{id}</span>
       </div>
       <pre className="call-args" aria-label="Arguments">
-        {args === undefined ? (call?.status === 'pending' ? '…' : '(arguments not accepted)') : JSON.stringify(args)}
+        {args ?? '…'}
       </pre>
       <ToolCallStatus id={id} className="call-status" />
       {call?.status === 'committed' ? (
@@ -25,17 +26,6 @@ export const ToolCallCard = memo(function ToolCallCard({ id }: { id: string }): 
           <span className="call-output-label">Result</span> <code>{outputText(call.output)}</code>
         </p>
       ) : null}
-    </li>
-  );
-});
-
-/** A turn with many calls shows each as a compact status, so that hundreds stay readable and light. */
-export const ToolCallChip = memo(function ToolCallChip({ id }: { id: string }): ReactElement {
-  return (
-    <li className="call-chip" data-testid="tool-call" data-call-id={id}>
-      <ToolCallStatus id={id} className="call-status compact">
-        <ToolCallStatusLabel />
-      </ToolCallStatus>
     </li>
   );
 });

@@ -1,14 +1,16 @@
 import { useToolGate } from '@toolgate/react';
-import { memo, useRef, type ReactElement } from 'react';
+import { memo, useMemo, useRef, type ReactElement } from 'react';
 import { useStore } from 'zustand';
+import type { AuditFeed } from '../chat/audit-feed.ts';
 import type { ChatSession, TranscriptEntry } from '../chat/chat-session.ts';
+import { CallGrid } from './CallGrid.tsx';
 import { useFollowBottom } from './follow-bottom.ts';
-import { ToolCallCard, ToolCallChip } from './ToolCallCard.tsx';
+import { ToolCallCard } from './ToolCallCard.tsx';
 
 /** Past this many calls in one turn, each call is shown as a compact chip. */
 const COMPACT_FROM = 12;
 
-export function Transcript({ session, empty }: { session: ChatSession; empty: ReactElement }): ReactElement {
+export function Transcript({ session, audit, empty }: { session: ChatSession; audit: AuditFeed; empty: ReactElement }): ReactElement {
   const entries = useStore(session.transcript, (state) => state.entries);
   const scroller = useRef<HTMLDivElement>(null);
   const onScroll = useFollowBottom(scroller, entries);
@@ -23,12 +25,12 @@ export function Transcript({ session, empty }: { session: ChatSession; empty: Re
       data-testid="transcript"
       onScroll={onScroll}
     >
-      {entries.length === 0 ? empty : entries.map((entry) => <Entry key={entry.key} entry={entry} />)}
+      {entries.length === 0 ? empty : entries.map((entry) => <Entry key={entry.key} entry={entry} audit={audit} />)}
     </div>
   );
 }
 
-const Entry = memo(function Entry({ entry }: { entry: TranscriptEntry }): ReactElement {
+const Entry = memo(function Entry({ entry, audit }: { entry: TranscriptEntry; audit: AuditFeed }): ReactElement {
   switch (entry.kind) {
     case 'user':
       return (
@@ -65,17 +67,13 @@ const Entry = memo(function Entry({ entry }: { entry: TranscriptEntry }): ReactE
             )}
             {entry.callIds.length === 0 ? null : entry.callIds.length >= COMPACT_FROM ? (
               <>
-                <TurnSummary ids={entry.callIds} />
-                <ul className="call-grid" aria-label={`${entry.callIds.length} tool calls`}>
-                  {entry.callIds.map((id) => (
-                    <ToolCallChip key={id} id={id} />
-                  ))}
-                </ul>
+                <TurnSummary ids={entry.callIds} audit={audit} />
+                <CallGrid ids={entry.callIds} />
               </>
             ) : (
               <ul className="call-list" aria-label="Tool calls">
                 {entry.callIds.map((id) => (
-                  <ToolCallCard key={id} id={id} />
+                  <ToolCallCard key={id} id={id} sent={entry.sent?.[id]} />
                 ))}
               </ul>
             )}
@@ -87,19 +85,26 @@ const Entry = memo(function Entry({ entry }: { entry: TranscriptEntry }): ReactE
 
 const ORDER = ['committed', 'rejected', 'cancelled', 'failed', 'awaiting_approval', 'executing', 'validated', 'pending'] as const;
 
-/** Counts a big turn's calls by status; re-renders only when a count changes, not on every transition. */
-function TurnSummary({ ids }: { ids: readonly string[] }): ReactElement {
+/**
+ * Counts a big turn's calls by status. It follows the audit feed, which moves once per frame,
+ * rather than every transition of every call: with 200 calls in flight that is the difference
+ * between a few hundred recounts and tens of thousands.
+ */
+function TurnSummary({ ids, audit }: { ids: readonly string[]; audit: AuditFeed }): ReactElement {
   const gate = useToolGate();
-  const summary = useStore(gate.calls, (state) => {
+  const events = useStore(audit, (state) => state.events.length);
+  const summary = useMemo(() => {
     const counts = new Map<string, number>();
     for (const id of ids) {
-      const status = state.records.get(id)?.status;
+      const status = gate.get(id)?.status;
       if (status !== undefined) counts.set(status, (counts.get(status) ?? 0) + 1);
     }
     return ORDER.filter((status) => counts.has(status))
       .map((status) => `${counts.get(status) ?? 0} ${status.replace('_', ' ')}`)
       .join(' · ');
-  });
+    // `events` is the clock: every transition adds an audit event.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [gate, ids, events]);
   return (
     <p className="turn-summary" data-testid="turn-summary">
       {summary}
