@@ -3,9 +3,46 @@
 // JSON.parse of the final string, and against re-parsing the whole buffer on every delta.
 import { createStore } from 'zustand/vanilla';
 import { createPartialJson, createToolGate, defineTool, readOpenAIChatStream } from '../packages/core/dist/index.js';
-import { compare, median, report } from './measure.mjs';
+import { median, report } from './measure.mjs';
 
 const SIZE = 200 * 1024;
+
+/**
+ * Milliseconds of CPU this process has used. Wall time on a shared machine also counts the time
+ * the process waits for a core, which lands more often on the longer of two timed workloads and
+ * inflates their ratio; CPU time counts only the work.
+ */
+function cpuMs() {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+}
+
+/** `compare` from measure.mjs (interleaved rounds, median ratio), timed in CPU milliseconds. */
+function compare({ subject, baseline, n, rounds = 15, warmup = 3 }) {
+  const ratios = [];
+  const subjectTimes = [];
+  const baselineTimes = [];
+  for (let round = 0; round < rounds + warmup; round++) {
+    globalThis.gc?.();
+    subject.prepare?.();
+    baseline.prepare?.();
+    const flip = round % 2 === 0;
+    const first = flip ? subject : baseline;
+    const second = flip ? baseline : subject;
+    const t0 = cpuMs();
+    first(n);
+    const t1 = cpuMs();
+    second(n);
+    const t2 = cpuMs();
+    const s = flip ? t1 - t0 : t2 - t1;
+    const b = flip ? t2 - t1 : t1 - t0;
+    if (round < warmup) continue;
+    ratios.push(s / b);
+    subjectTimes.push((s * 1000) / n);
+    baselineTimes.push((b * 1000) / n);
+  }
+  return { ratio: median(ratios), subjectUs: median(subjectTimes), baselineUs: median(baselineTimes) };
+}
 
 /** A file write: one long string, as a coding agent sends it. */
 function textArgument(size) {
@@ -118,30 +155,31 @@ function reparsePerDeltaUs(text, deltas, sample = 200) {
   let count = 0;
   for (let d = 0; d < deltas; d += every) {
     const buffer = text.slice(0, Math.min(text.length, (d + 1) * step));
-    const t0 = performance.now();
+    const t0 = cpuMs();
     reparseDelta(buffer);
-    total += performance.now() - t0;
+    total += cpuMs() - t0;
     count++;
   }
   return (total * 1000) / count;
 }
 
-/** Per-delta time of toolgate's reader over a whole stream. */
-function toolgatePerDeltaUs(stream, rounds = 9) {
+/** Per-delta time of toolgate's reader over a whole stream (median of rounds, each from a clean heap). */
+function toolgatePerDeltaUs(stream, rounds = 15) {
   const run = toolgateRunner(stream, 50);
   const times = [];
   for (let r = 0; r < rounds; r++) {
     run.prepare();
-    const t0 = performance.now();
-    run(5);
-    times.push(((performance.now() - t0) * 1000) / (5 * stream.length));
+    globalThis.gc?.();
+    const t0 = cpuMs();
+    run(1);
+    times.push(((cpuMs() - t0) * 1000) / stream.length);
   }
   run.prepare();
-  return median(times.slice(2));
+  return median(times.slice(3));
 }
 
 let ok = true;
-console.log('\nstreaming: preview cost of one streamed argument (median of interleaved rounds)');
+console.log('\nstreaming: preview cost of one streamed argument (CPU time, median of interleaved rounds)');
 console.log(`${'case'.padEnd(58)} ${'toolgate'.padStart(10)}    ${'JSON.parse'.padStart(10)}   ratio`);
 for (const [shape, make] of [
   ['file write', textArgument],

@@ -32,8 +32,6 @@ export interface PartialJson {
 const enum Mode {
   Value,
   Str,
-  Escape,
-  Unicode,
   Num,
   Literal,
   AfterValue,
@@ -74,12 +72,19 @@ export function createPartialJson(options: { readonly maxDepth?: number } = {}):
   let mode = Mode.Value;
   let state: PartialJsonState = 'empty';
   let root: unknown = NOTHING;
-  /** The string being read (a key or a value), decoded so far. */
-  let text = '';
+  // The string being read (a key or a value) is kept as the text it arrived in; escapes are decoded
+  // by JSON.parse when the string ends or a preview needs it, so each character is decoded once.
+  /** The decoded start of the string (without `carry`). */
+  let decoded = '';
+  /** A high surrogate at the end of what was decoded, held back until its low half comes. */
+  let carry = '';
+  /** The text after `decoded`, still escaped. */
+  let pending = '';
+  /** The string so far ends in an odd run of backslashes, so the next character is escaped. */
+  let oddBackslashes = false;
   let textIsKey = false;
-  let unicode = 0;
-  let unicodeDigits = 0;
-  let highSurrogate = -1;
+  /** The number being read. */
+  let digits = '';
   let literal = 0;
   let literalAt = 0;
   let cached: unknown = undefined;
@@ -124,11 +129,16 @@ export function createPartialJson(options: { readonly maxDepth?: number } = {}):
     state = 'invalid';
   }
 
-  function flushText(): void {
-    if (highSurrogate !== -1) {
-      text += String.fromCharCode(highSurrogate);
-      highSurrogate = -1;
-    }
+  /** The whole string, decoded; `undefined` when its escapes are not valid JSON. */
+  function endString(): string | undefined {
+    const tail = pending.includes('\\') ? decode(pending) : pending;
+    if (tail === undefined) return undefined;
+    const value = decoded === '' && carry === '' ? tail : decoded + carry + tail;
+    decoded = '';
+    carry = '';
+    pending = '';
+    oddBackslashes = false;
+    return value;
   }
 
   function push(fragment: string): void {
@@ -139,75 +149,46 @@ export function createPartialJson(options: { readonly maxDepth?: number } = {}):
     while (i < n) {
       switch (mode) {
         case Mode.Str: {
-          let j = i;
-          let c = 0;
-          while (j < n) {
-            c = fragment.charCodeAt(j);
-            if (c === 34 || c === 92) break;
-            j++;
+          // indexOf jumps from quote to quote natively; a quote after an odd run of backslashes
+          // is escaped. Escapes themselves are left for JSON.parse to decode.
+          let end = -1;
+          for (let j = i; ; ) {
+            const q = fragment.indexOf('"', j);
+            if (q === -1) break;
+            let k = q - 1;
+            while (k >= i && fragment.charCodeAt(k) === 92) k--;
+            if ((q - 1 - k + (k < i && oddBackslashes ? 1 : 0)) % 2 === 0) {
+              end = q;
+              break;
+            }
+            j = q + 1;
           }
-          if (j > i) {
-            if (highSurrogate !== -1) flushText();
-            text += fragment.slice(i, j);
+          if (end === -1) {
+            let k = n - 1;
+            while (k >= i && fragment.charCodeAt(k) === 92) k--;
+            const odd = (n - 1 - k) % 2 === 1;
+            oddBackslashes = k < i ? odd !== oddBackslashes : odd;
+            pending += i === 0 ? fragment : fragment.slice(i);
+            return;
           }
-          if (j === n) return;
-          i = j + 1;
-          if (c === 92) {
-            mode = Mode.Escape;
-            continue;
-          }
-          flushText();
-          const value = text;
-          text = '';
-          if (textIsKey) {
+          if (end > i) pending += fragment.slice(i, end);
+          i = end + 1;
+          const value = endString();
+          if (value === undefined) fail();
+          else if (textIsKey) {
             (stack[stack.length - 1] as Frame).key = value;
             mode = Mode.AfterKey;
           } else emit(value);
           continue;
         }
-        case Mode.Escape: {
-          const c = fragment.charCodeAt(i++);
-          mode = Mode.Str;
-          if (c === 117) {
-            mode = Mode.Unicode;
-            unicode = 0;
-            unicodeDigits = 0;
-            continue;
-          }
-          flushText();
-          const decoded = ESCAPES[c];
-          if (decoded === undefined) fail();
-          else text += decoded;
-          continue;
-        }
-        case Mode.Unicode: {
-          const digit = hexValue(fragment.charCodeAt(i++));
-          if (digit < 0) {
-            fail();
-            continue;
-          }
-          unicode = unicode * 16 + digit;
-          if (++unicodeDigits < 4) continue;
-          mode = Mode.Str;
-          if (highSurrogate !== -1 && unicode >= 0xdc00 && unicode <= 0xdfff) {
-            text += String.fromCharCode(highSurrogate, unicode);
-            highSurrogate = -1;
-          } else {
-            flushText();
-            // A high surrogate waits for its low half, so a preview never ends in half a character.
-            if (unicode >= 0xd800 && unicode <= 0xdbff) highSurrogate = unicode;
-            else text += String.fromCharCode(unicode);
-          }
-          continue;
-        }
         case Mode.Num: {
           let j = i;
           while (j < n && isNumberChar(fragment.charCodeAt(j))) j++;
-          text += fragment.slice(i, j);
+          digits += fragment.slice(i, j);
           if (j === n) return;
           i = j;
-          const value = Number(text);
-          text = '';
+          const value = Number(digits);
+          digits = '';
           if (!isJsonNumber(value)) {
             fail();
             continue;
@@ -270,7 +251,7 @@ export function createPartialJson(options: { readonly maxDepth?: number } = {}):
     else if (c === 93 && stack[stack.length - 1]?.array === true && stack[stack.length - 1]?.size === 0) close(true);
     else if (c === 45 || (c >= 48 && c <= 57)) {
       mode = Mode.Num;
-      text = String.fromCharCode(c);
+      digits = String.fromCharCode(c);
     } else if (c === 116 || c === 102 || c === 110) {
       mode = Mode.Literal;
       literal = c === 116 ? 0 : c === 102 ? 1 : 2;
@@ -280,12 +261,34 @@ export function createPartialJson(options: { readonly maxDepth?: number } = {}):
 
   /** The value being read at the innermost level, if it can be shown yet. */
   function openScalar(): unknown {
-    if (mode === Mode.Str || mode === Mode.Escape || mode === Mode.Unicode) return textIsKey ? NOTHING : text;
+    if (mode === Mode.Str) return textIsKey ? NOTHING : openString();
     if (mode === Mode.Num) {
-      const value = Number(text);
+      const value = Number(digits);
       return isJsonNumber(value) ? value : NOTHING;
     }
     return NOTHING;
+  }
+
+  /**
+   * The open string decoded as far as its escapes are whole, never ending in half a character.
+   * Only the text since the last preview is decoded and looked at: reading the end of `decoded`
+   * itself would flatten the whole string on every preview.
+   */
+  function openString(): unknown {
+    let piece: string | undefined = pending;
+    if (pending.includes('\\')) {
+      const hold = unfinishedEscape(pending, oddBackslashes);
+      piece = decode(pending.slice(0, pending.length - hold));
+      if (piece === undefined) return NOTHING;
+      pending = pending.slice(pending.length - hold);
+    } else pending = '';
+    if (piece !== '') {
+      piece = carry + piece;
+      const last = piece.charCodeAt(piece.length - 1);
+      carry = last >= 0xd800 && last <= 0xdbff ? piece.slice(-1) : '';
+      decoded += carry === '' ? piece : piece.slice(0, -1);
+    }
+    return decoded;
   }
 
   function preview(): unknown {
@@ -323,22 +326,27 @@ function setKey(target: Record<string, unknown>, key: string, value: unknown): v
   else target[key] = value;
 }
 
-const ESCAPES: Record<number, string> = {
-  34: '"',
-  92: '\\',
-  47: '/',
-  98: '\b',
-  102: '\f',
-  110: '\n',
-  114: '\r',
-  116: '\t',
-};
+/** How many characters at the end of `text` are an escape that has not finished arriving. */
+function unfinishedEscape(text: string, oddBackslashes: boolean): number {
+  if (oddBackslashes) return 1;
+  // A \u escape with fewer than four hex digits so far, whose backslash is not itself escaped.
+  for (let digits = 0; digits <= 3; digits++) {
+    const at = text.length - 2 - digits;
+    if (at < 0) break;
+    if (text.charCodeAt(at) !== 92 || text.charCodeAt(at + 1) !== 117) continue;
+    let k = at;
+    while (k >= 0 && text.charCodeAt(k) === 92) k--;
+    if ((at - k) % 2 === 1) return digits + 2;
+  }
+  return 0;
+}
 
-function hexValue(c: number): number {
-  if (c >= 48 && c <= 57) return c - 48;
-  if (c >= 97 && c <= 102) return c - 87;
-  if (c >= 65 && c <= 70) return c - 55;
-  return -1;
+function decode(escapedText: string): string | undefined {
+  try {
+    return JSON.parse(`"${escapedText}"`) as string;
+  } catch {
+    return undefined;
+  }
 }
 
 function isNumberChar(c: number): boolean {

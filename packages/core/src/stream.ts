@@ -75,7 +75,11 @@ interface Slot {
   providerId: string | undefined;
   name: string | undefined;
   phase: Phase;
-  raw: string;
+  /** The argument fragments so far (joined when the call closes: one copy, not one per fragment). */
+  parts: string[];
+  length: number;
+  /** How many of `parts` the previewer has read: it reads them when a preview or a decision needs it. */
+  parsed: number;
   json: PartialJson | undefined;
   /** Arguments the provider gave whole (a final string, or an object), which win over the fragments. */
   whole: { readonly value: unknown } | undefined;
@@ -143,6 +147,8 @@ export function createCallAssembler(gate: ToolGate, source: ProposalSource, opti
   let turnFixed = options.turn !== undefined;
   let finished = false;
   let latest: Slot | undefined;
+  let lastKey: string | undefined;
+  let lastSlot: Slot | undefined;
   let resolveEnded!: () => void;
   const endedPromise = new Promise<void>((resolve) => {
     resolveEnded = resolve;
@@ -165,7 +171,9 @@ export function createCallAssembler(gate: ToolGate, source: ProposalSource, opti
         providerId: undefined,
         name: undefined,
         phase: 'naming',
-        raw: '',
+        parts: [],
+        length: 0,
+        parsed: 0,
         json: createPartialJson({ maxDepth }),
         whole: undefined,
         callIds: [],
@@ -201,19 +209,43 @@ export function createCallAssembler(gate: ToolGate, source: ProposalSource, opti
   }
 
   function append(key: string, fragment: string): void {
-    const slot = slots.get(key);
+    // This runs once per streamed fragment: the last call appended to is kept at hand.
+    const slot = key === lastKey && lastSlot !== undefined ? lastSlot : slots.get(key);
     if (slot === undefined || fragment === '' || (slot.phase !== 'open' && slot.phase !== 'naming')) return;
-    slot.raw += fragment;
-    if (slot.raw.length > maxArgumentChars) {
+    lastKey = key;
+    lastSlot = slot;
+    slot.parts.push(fragment);
+    slot.length += fragment.length;
+    if (slot.length > maxArgumentChars) {
       // Already over the limit: hand it to the gate now (it rejects `too_large` on the length
       // alone) rather than buffer the rest of an argument that can never be accepted.
       close(slot);
       return;
     }
+    if (slot.timer === undefined) schedulePreview(slot);
+  }
+
+  /**
+   * The previewer, having read every fragment so far. Fragments are read in one batch per preview
+   * (or decision), not one by one, so a burst of tiny deltas costs one pass over their text.
+   */
+  function readJson(slot: Slot): PartialJson | undefined {
     const json = slot.json;
-    if (json === undefined) return;
-    json.push(fragment);
-    schedulePreview(slot);
+    if (json !== undefined && slot.parsed < slot.parts.length) {
+      const { parts, parsed } = slot;
+      json.push(parts.length - parsed === 1 ? (parts[parsed] as string) : parts.slice(parsed).join(''));
+      slot.parsed = parts.length;
+    }
+    return json;
+  }
+
+  function rawOf(slot: Slot): string {
+    if (slot.parts.length > 1) {
+      readJson(slot);
+      slot.parts = [slot.parts.join('')];
+      slot.parsed = 1;
+    }
+    return slot.parts[0] ?? '';
   }
 
   function draft(key: string, read: () => unknown): void {
@@ -240,9 +272,10 @@ export function createCallAssembler(gate: ToolGate, source: ProposalSource, opti
   function preview(slot: Slot, now = clock.now()): void {
     const id = slot.callIds[0];
     if (slot.phase !== 'open' || id === undefined) return;
-    if (slot.read === undefined && (slot.json === undefined || slot.json.state() === 'empty')) return;
+    const json = readJson(slot);
+    if (slot.read === undefined && (json === undefined || json.state() === 'empty')) return;
     slot.lastPreviewAt = now;
-    const value = slot.read === undefined ? slot.json?.preview() : slot.read();
+    const value = slot.read === undefined ? json?.preview() : slot.read();
     if (value === slot.lastPreview) return;
     slot.lastPreview = value;
     gate.stream.preview(id, value);
@@ -252,11 +285,12 @@ export function createCallAssembler(gate: ToolGate, source: ProposalSource, opti
     const slot = slots.get(key);
     if (slot === undefined || slot.phase === 'closed') return;
     slot.whole = { value };
-    if (typeof value === 'string' && value !== slot.raw) {
+    if (typeof value === 'string' && value !== rawOf(slot)) {
       // The provider's final text wins over the fragments; read it once to know whether it is whole.
-      slot.raw = value;
+      slot.parts = [value];
+      slot.length = value.length;
+      slot.parsed = 0;
       slot.json = createPartialJson({ maxDepth });
-      slot.json.push(value);
     }
   }
 
@@ -264,7 +298,7 @@ export function createCallAssembler(gate: ToolGate, source: ProposalSource, opti
   function isWhole(slot: Slot): boolean {
     const value = slot.whole?.value;
     if (value !== undefined && typeof value !== 'string') return true;
-    return slot.json?.state() === 'complete';
+    return readJson(slot)?.state() === 'complete';
   }
 
   function complete(key: string): void {
@@ -287,7 +321,7 @@ export function createCallAssembler(gate: ToolGate, source: ProposalSource, opti
   function close(slot: Slot): void {
     if (slot.phase === 'closed') return;
     clearTimer(slot);
-    const raw = slot.whole === undefined ? slot.raw : slot.whole.value;
+    const raw = slot.whole === undefined ? rawOf(slot) : slot.whole.value;
     const name = slot.name;
     slot.phase = 'closed';
     slot.json = undefined;
@@ -426,12 +460,15 @@ export function createCallAssembler(gate: ToolGate, source: ProposalSource, opti
       inOrder().map((slot) => ({
         id: slot.providerId ?? slot.callIds[0] ?? '',
         name: slot.name ?? '',
-        arguments: slot.whole === undefined ? slot.raw : slot.whole.value,
+        arguments: slot.whole === undefined ? rawOf(slot) : slot.whole.value,
       })),
     append,
     draft,
     provide,
-    buffered: (key) => slots.get(key)?.raw ?? '',
+    buffered(key) {
+      const slot = slots.get(key);
+      return slot === undefined ? '' : rawOf(slot);
+    },
     complete,
     end,
     abort,

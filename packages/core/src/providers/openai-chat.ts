@@ -97,6 +97,7 @@ export function readOpenAIChatStream(gate: ToolGate, options: StreamReaderOption
   let count = 0;
   let stop: string | undefined;
   let content = '';
+  let turnSeen = false;
 
   function keyFor(index: unknown, id: string | undefined): string | undefined {
     if (id !== undefined) {
@@ -118,21 +119,25 @@ export function readOpenAIChatStream(gate: ToolGate, options: StreamReaderOption
 
   function push(chunk: OpenAIChatChunk): void {
     if (typeof chunk !== 'object' || chunk === null) return;
-    if (typeof chunk.id === 'string') calls.setTurn(chunk.id);
+    if (!turnSeen && typeof chunk.id === 'string') {
+      calls.setTurn(chunk.id);
+      turnSeen = true;
+    }
     const choices: unknown = chunk.choices;
     if (!Array.isArray(choices)) return;
-    // Indexed loops and plain property reads: this runs once per streamed fragment.
+    // Indexed loops and plain property reads: this runs once per streamed fragment. `isObject`
+    // lets arrays through, which is safe: reading a named property of an array gives undefined.
     for (let c = 0; c < choices.length; c++) {
       const choice: unknown = choices[c];
-      if (!isRecord(choice) || (typeof choice['index'] === 'number' ? choice['index'] : 0) !== wanted) continue;
+      if (!isObject(choice) || (typeof choice['index'] === 'number' ? choice['index'] : 0) !== wanted) continue;
       const delta = choice['delta'];
-      if (isRecord(delta)) {
+      if (isObject(delta)) {
         if (typeof delta['content'] === 'string') content += delta['content'];
         const deltas = delta['tool_calls'];
         if (Array.isArray(deltas)) {
           for (let d = 0; d < deltas.length; d++) {
             const part: unknown = deltas[d];
-            if (isRecord(part)) onToolCall(part);
+            if (isObject(part)) onToolCall(part);
           }
         }
       }
@@ -151,8 +156,8 @@ export function readOpenAIChatStream(gate: ToolGate, options: StreamReaderOption
   function onToolCall(part: Record<string, unknown>): void {
     const id = typeof part['id'] === 'string' && part['id'] !== '' ? part['id'] : undefined;
     const fn = part['function'];
-    const name = isRecord(fn) && typeof fn['name'] === 'string' ? fn['name'] : undefined;
-    const fragment = isRecord(fn) && typeof fn['arguments'] === 'string' ? fn['arguments'] : undefined;
+    const name = isObject(fn) && typeof fn['name'] === 'string' ? fn['name'] : undefined;
+    const fragment = isObject(fn) && typeof fn['arguments'] === 'string' ? fn['arguments'] : undefined;
     const index = part['index'];
     if (id === undefined && name === undefined && typeof index === 'number') {
       // The common case: one more fragment of a call already started at this index.
@@ -280,6 +285,6 @@ export function openaiFunctions(
   });
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
 }
