@@ -21,42 +21,44 @@ export const ShopPanel = memo(function ShopPanel({ shop }: { shop: ShopStore }):
       </div>
 
       <h3 className="shop-heading">Cart</h3>
-      {state.cart.length === 0 ? (
-        <p className="shop-empty">The cart is empty.</p>
-      ) : (
-        <table className="cart">
-          <thead>
-            <tr>
-              <th scope="col">Item</th>
-              <th scope="col" className="numeric">
-                Qty
-              </th>
-              <th scope="col" className="numeric">
-                Total
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {state.cart.map((line) => (
-              <tr key={line.sku}>
-                <td>{CATALOG[line.sku].name}</td>
-                <td className="numeric">{line.quantity}</td>
-                <td className="numeric">{formatCents(line.quantity * line.unit_cents)}</td>
+      <div className="cart-box" role="region" aria-label="Cart" tabIndex={0}>
+        {state.cart.length === 0 ? (
+          <p className="shop-empty">The cart is empty.</p>
+        ) : (
+          <table className="cart">
+            <thead>
+              <tr>
+                <th scope="col">Item</th>
+                <th scope="col" className="numeric">
+                  Qty
+                </th>
+                <th scope="col" className="numeric">
+                  Total
+                </th>
               </tr>
-            ))}
-          </tbody>
-          <tfoot>
-            <tr>
-              <th scope="row" colSpan={2}>
-                Cart total
-              </th>
-              <td className="numeric" data-testid="cart-total">
-                {formatCents(cartTotal(state.cart))}
-              </td>
-            </tr>
-          </tfoot>
-        </table>
-      )}
+            </thead>
+            <tbody>
+              {state.cart.map((line) => (
+                <tr key={line.sku}>
+                  <td>{CATALOG[line.sku].name}</td>
+                  <td className="numeric">{line.quantity}</td>
+                  <td className="numeric">{formatCents(line.quantity * line.unit_cents)}</td>
+                </tr>
+              ))}
+            </tbody>
+            <tfoot>
+              <tr>
+                <th scope="row" colSpan={2}>
+                  Cart total
+                </th>
+                <td className="numeric" data-testid="cart-total">
+                  {formatCents(cartTotal(state.cart))}
+                </td>
+              </tr>
+            </tfoot>
+          </table>
+        )}
+      </div>
 
       <dl className="shop-facts">
         <dt>Orders</dt>

@@ -1,5 +1,5 @@
 import { outputText } from '@toolgate/core';
-import { ToolCallStatus, useToolCall } from '@toolgate/react';
+import { ToolCallStatus, ToolCallStatusActions, ToolCallStatusLabel, ToolCallStatusReason, useToolCall } from '@toolgate/react';
 import { memo, type ReactElement } from 'react';
 
 /**
@@ -20,12 +20,18 @@ export const ToolCallCard = memo(function ToolCallCard({ id, sent }: { id: strin
       <pre className="call-args" aria-label="Arguments">
         {args ?? '…'}
       </pre>
-      <ToolCallStatus id={id} className="call-status" />
-      {call?.status === 'committed' ? (
-        <p className="call-output">
-          <span className="call-output-label">Result</span> <code>{outputText(call.output)}</code>
-        </p>
-      ) : null}
+      {/* The reason or the result takes the status's second row, which is there from the start, so
+          settling never pushes the transcript down. */}
+      <ToolCallStatus id={id} className="call-status">
+        <ToolCallStatusLabel />
+        <ToolCallStatusActions />
+        <ToolCallStatusReason />
+        {call?.status === 'committed' ? (
+          <p className="call-output">
+            <span className="call-output-label">Result</span> <code>{outputText(call.output)}</code>
+          </p>
+        ) : null}
+      </ToolCallStatus>
     </li>
   );
 });
