@@ -233,7 +233,14 @@ export function createCallAssembler(gate: ToolGate, source: ProposalSource, opti
     const json = slot.json;
     if (json !== undefined && slot.parsed < slot.parts.length) {
       const { parts, parsed } = slot;
-      json.push(parts.length - parsed === 1 ? (parts[parsed] as string) : parts.slice(parsed).join(''));
+      let text = parts[parsed] as string;
+      if (parts.length - parsed > 1) {
+        // The batch replaces its fragments, so a long stream keeps a few strings alive, not thousands.
+        text = parts.slice(parsed).join('');
+        parts.length = parsed;
+        parts.push(text);
+      }
+      json.push(text);
       slot.parsed = parts.length;
     }
     return json;

@@ -117,8 +117,25 @@ export function readOpenAIChatStream(gate: ToolGate, options: StreamReaderOption
     return calls.latestKey();
   }
 
+  /** The shape of almost every chunk: one more argument fragment of a call already open. */
+  function pushFragment(choices: unknown[]): boolean {
+    const choice = choices[0] as Record<string, unknown> | null;
+    if (choices.length !== 1 || typeof choice !== 'object' || choice === null || choice['finish_reason'] != null) return false;
+    const delta = choice['delta'] as Record<string, unknown> | null | undefined;
+    const parts = typeof delta === 'object' && delta !== null && delta['content'] == null ? delta['tool_calls'] : undefined;
+    if (!Array.isArray(parts) || parts.length !== 1 || (typeof choice['index'] === 'number' ? choice['index'] : 0) !== wanted) return false;
+    const part = parts[0] as Record<string, unknown> | null;
+    if (typeof part !== 'object' || part === null || part['id'] != null || typeof part['index'] !== 'number') return false;
+    const fn = part['function'] as Record<string, unknown> | null | undefined;
+    const key = byIndex.get(part['index']);
+    if (typeof fn !== 'object' || fn === null || fn['name'] != null || typeof fn['arguments'] !== 'string' || key === undefined) return false;
+    calls.append(key, fn['arguments']);
+    return true;
+  }
+
   function push(chunk: OpenAIChatChunk): void {
     if (typeof chunk !== 'object' || chunk === null) return;
+    if (turnSeen && Array.isArray(chunk.choices) && pushFragment(chunk.choices as unknown[])) return;
     if (!turnSeen && typeof chunk.id === 'string') {
       calls.setTurn(chunk.id);
       turnSeen = true;
