@@ -46,8 +46,8 @@ export const SYSTEM_PROMPT = [
 export function createChatSession(gate: ToolGate, connected: ConnectedModel): ChatSession {
   const transcript = createStore<TranscriptState>()(() => ({ entries: [], busy: false }));
   const messages: ChatCompletionMessageParam[] = [{ role: 'system', content: SYSTEM_PROMPT }];
-  // Not strict: the gate checks every value itself, and strict mode would rewrite optional fields as nullable.
-  const tools = openaiChatTools(gate.tools, { strict: false });
+  // Strict mode where a tool's schema allows it; the gate checks every value either way.
+  const tools = openaiChatTools(gate.tools);
   const guard = createContinuationGuard();
   let keys = 0;
   let running: AbortController | undefined;
