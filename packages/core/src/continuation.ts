@@ -48,6 +48,10 @@ export interface ContinuationGuardOptions {
 
 /**
  * Decides, turn by turn, whether a reply may go back to the model without a person.
+ *
+ * @example
+ * const guard: ContinuationGuard = createContinuationGuard({ maxAutoTurns: 5 });
+ * onUserMessage(() => guard.reset());
  */
 export interface ContinuationGuard {
   /**

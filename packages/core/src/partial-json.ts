@@ -16,6 +16,11 @@ export type PartialJsonState = 'empty' | 'open' | 'complete' | 'trailing' | 'inv
  * An incremental reader for JSON text that arrives in pieces. Each character is read once, so
  * feeding a 200 KB argument in 20,000 fragments costs about as much as feeding it whole; re-parsing
  * the whole buffer on every fragment would cost time quadratic in its length.
+ *
+ * @example
+ * const json: PartialJson = createPartialJson();
+ * json.push('{"q":"ra');
+ * json.preview(); // { q: 'ra' }
  */
 export interface PartialJson {
   /** Reads the next fragment. Never throws: bad text moves `state` to `invalid`. */

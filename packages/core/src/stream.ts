@@ -96,6 +96,12 @@ interface Slot {
 /**
  * Opens, previews, closes and truncates one turn's streamed calls in a gate. Provider readers
  * translate their events into these few operations, so every provider gets the same behaviour.
+ *
+ * @example
+ * const calls: CallAssembler = createCallAssembler(gate, 'ai-sdk');
+ * calls.start('c1', { id: 'c1', name: 'search' });
+ * calls.append('c1', '{"q":"rates"}');
+ * calls.complete('c1'); // whole JSON: checked now
  */
 export interface CallAssembler {
   /** Creates or updates the call at `key`; it opens in the gate once it has a name. */

@@ -4,7 +4,12 @@ import type { SettledCall } from '../record.ts';
 import { createCallAssembler, type StreamReaderOptions, type TurnReader } from '../stream.ts';
 import { answersOf, answerText, type ReplyOptions, type ReplySource, type TurnAnswer } from '../turn.ts';
 
-/** A JSON value, as the AI SDK types it. */
+/**
+ * A JSON value, as the AI SDK types it.
+ *
+ * @example
+ * const value: JsonValue = { temperatureC: 22, tags: ['sunny'] };
+ */
 export type JsonValue = null | string | number | boolean | JsonValue[] | { [key: string]: JsonValue };
 
 /**

@@ -31,7 +31,12 @@ export function anthropicToolResult(call: SettledCall): AnthropicToolResult {
   return block;
 }
 
-/** Anthropic's rule for tool names. */
+/**
+ * Anthropic's rule for tool names.
+ *
+ * @example
+ * ANTHROPIC_TOOL_NAME.test('get_weather'); // true
+ */
 export const ANTHROPIC_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**

@@ -34,7 +34,12 @@ export function geminiToolResult(call: SettledCall): GeminiToolResult {
   };
 }
 
-/** Gemini's rule for function names. */
+/**
+ * Gemini's rule for function names.
+ *
+ * @example
+ * GEMINI_TOOL_NAME.test('files.read'); // true
+ */
 export const GEMINI_TOOL_NAME = /^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$/;
 
 /**

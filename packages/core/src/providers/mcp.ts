@@ -32,7 +32,12 @@ export function mcpToolResult(call: SettledCall): McpToolResult {
   return result;
 }
 
-/** MCP's rule for tool names (spec 2025-11-25). */
+/**
+ * MCP's rule for tool names (spec 2025-11-25).
+ *
+ * @example
+ * MCP_TOOL_NAME.test('files.read'); // true
+ */
 export const MCP_TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 /**

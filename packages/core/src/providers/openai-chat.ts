@@ -29,7 +29,12 @@ export function openaiChatToolResult(call: SettledCall): OpenAIChatToolResult {
   return { role: 'tool', tool_call_id: call.id, content: outcomeText(call) };
 }
 
-/** OpenAI's rule for function names. */
+/**
+ * OpenAI's rule for function names.
+ *
+ * @example
+ * OPENAI_TOOL_NAME.test('files.read'); // false: no dots
+ */
 export const OPENAI_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
@@ -71,6 +76,9 @@ export interface OpenAIChatAssistantMessage {
 
 /**
  * What {@link readOpenAIChatStream} returns: a turn reader that also assembles the assistant message.
+ *
+ * @example
+ * const reader: OpenAIChatStreamReader = readOpenAIChatStream(gate);
  */
 export interface OpenAIChatStreamReader extends TurnReader<OpenAIChatChunk> {
   readonly assistantMessage: () => OpenAIChatAssistantMessage;
