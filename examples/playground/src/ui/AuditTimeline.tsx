@@ -48,7 +48,8 @@ export function AuditTimeline({ feed }: { feed: AuditFeed }): ReactElement {
     link.href = URL.createObjectURL(blob);
     link.download = 'toolgate-audit.json';
     link.click();
-    URL.revokeObjectURL(link.href);
+    // Released once the click has handed the file to the browser's download.
+    setTimeout(() => URL.revokeObjectURL(link.href), 0);
   };
 
   return (
