@@ -90,8 +90,10 @@ export function createChatSession(gate: ToolGate, connected: ConnectedModel): Ch
       }
       reader.end();
     } catch (error) {
+      // A turn that never finished is not answered, so none of its calls may go on to commit.
       reader.abort(signal.aborted ? 'the visitor stopped the model' : 'the model stream broke off');
       signal.removeEventListener('abort', cancelOpen);
+      cancelOpen();
       throw error;
     } finally {
       if (frame !== undefined) cancelAnimationFrame(frame);
