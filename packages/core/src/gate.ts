@@ -92,7 +92,8 @@ export interface ProposeOptions {
  * The state of `gate.calls`. `records` holds every known call in the order they were proposed.
  * It is updated in place (copying it on each transition would cost O(n) per update in a long
  * chat), so select a record or derive a value from it rather than selecting the map itself;
- * `version` changes on every update and `changed` names the call that moved.
+ * `version` changes on every update and `changed` lists the calls that moved in it. To follow
+ * one call, `gate.subscribeCall` is cheaper than a selector over this store.
  *
  * @example
  * const waiting = [...gate.calls.getState().records.values()].filter((c) => c.status === 'awaiting_approval');
@@ -100,7 +101,7 @@ export interface ProposeOptions {
 export interface ToolCallsState {
   readonly records: ReadonlyMap<string, ToolCallRecord>;
   readonly version: number;
-  readonly changed: string | undefined;
+  readonly changed: readonly string[];
 }
 
 /**
@@ -147,6 +148,12 @@ export interface ToolGate {
   readonly cancel: (id: string, reason?: string) => boolean;
   /** The call records, as a read-only Zustand store. */
   readonly calls: ReadonlyStore<ToolCallsState>;
+  /**
+   * Calls `listener` after each update that moves the call with this id (it need not exist yet).
+   * Costs nothing per update for other calls, so a transcript of many calls can follow each one.
+   * Returns the unsubscribe function.
+   */
+  readonly subscribeCall: (id: string, listener: () => void) => () => void;
   /** What to send back to the model for one settled call, in a provider's format. */
   readonly toolResult: <F extends ToolResultFormat>(id: string, format: F) => ToolResultFormats[F];
   readonly audit: AuditLog;
@@ -261,7 +268,8 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
   // Settled ids, oldest first (a Set keeps insertion order), for `retain`.
   const settledOrder = new Set<string>();
   let version = 0;
-  const initial: ToolCallsState = { records, version, changed: undefined };
+  const initial: ToolCallsState = { records, version, changed: [] };
+  const watchers = new Map<string, Set<() => void>>();
   const calls = createStore<ToolCallsState>()(() => initial);
 
   const lookup = (id: string): ToolCallRecord | undefined => records.get(id) ?? evicted.get(id);
@@ -269,23 +277,35 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
   // Transitions made inside one gate operation (a sync tool goes pending → committed within
   // `propose`) reach subscribers as one store update; the audit log still gets every transition.
   let depth = 0;
-  let dirty: string | undefined;
+  let dirty: string[] = [];
   function batch<T>(operation: () => T): T {
     depth++;
     try {
       return operation();
     } finally {
-      if (--depth === 0 && dirty !== undefined) flush();
+      if (--depth === 0 && dirty.length > 0) flush();
     }
+  }
+  function touch(id: string): void {
+    if (dirty[dirty.length - 1] !== id && !dirty.includes(id)) dirty.push(id);
   }
   function flush(): void {
     const changed = dirty;
-    dirty = undefined;
+    dirty = [];
     try {
       calls.setState({ records, version: ++version, changed }, true);
     } catch (error) {
       // A subscriber threw; the record has moved all the same, and the call goes on.
       onError(error);
+    }
+    for (const id of changed) {
+      for (const listener of watchers.get(id) ?? []) {
+        try {
+          listener();
+        } catch (error) {
+          onError(error);
+        }
+      }
     }
   }
 
@@ -293,7 +313,7 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
     records.set(next.id, next);
     const terminal = isTerminal(next.status);
     if (terminal) evictBeyondRetention(next.id);
-    dirty = next.id;
+    touch(next.id);
     if (depth === 0) flush();
     if (from === undefined || from.status !== next.status) audit.record(auditEvent(next, from, repairs));
     if (terminal) settle(next as SettledCall);
@@ -308,6 +328,7 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
       const old = records.get(oldId);
       records.delete(oldId);
       if (old !== undefined) evicted.set(oldId, { ...old, input: undefined, output: undefined, evicted: true } as SettledCall);
+      touch(oldId);
     }
   }
 
@@ -600,6 +621,15 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
       }),
     cancel: (id, reason) => batch(() => cancelCall(id, reason ?? 'the user cancelled this call')),
     calls,
+    subscribeCall(id, listener) {
+      let set = watchers.get(id);
+      if (set === undefined) watchers.set(id, (set = new Set()));
+      set.add(listener);
+      return () => {
+        set.delete(listener);
+        if (set.size === 0 && watchers.get(id) === set) watchers.delete(id);
+      };
+    },
     toolResult(id, format) {
       const call = lookup(id);
       if (call === undefined) throw new Error(`gate.toolResult: no call with id "${id}" was proposed to this gate.`);

@@ -22,6 +22,14 @@ function ajv(): Ajv2020 {
  * const gate = createToolGate({ tools, jsonSchema: ajvJsonSchema });
  */
 export const ajvJsonSchema: JsonSchemaCompiler = (schema) => {
-  const validate = ajv().compile(schema as SchemaObject);
-  return (value): ValidationResult => (validate(value) ? { ok: true, value } : { ok: false, issues: ajvIssues(validate.errors ?? []) });
+  let check = compiled.get(schema);
+  if (check === undefined) {
+    const validate = ajv().compile(schema as SchemaObject);
+    check = (value): ValidationResult => (validate(value) ? { ok: true, value } : { ok: false, issues: ajvIssues(validate.errors ?? []) });
+    compiled.set(schema, check);
+  }
+  return check;
 };
+
+// Compiling takes milliseconds; an app that makes a gate per conversation reuses its tools' schemas.
+const compiled = new WeakMap<object, (value: unknown) => ValidationResult>();

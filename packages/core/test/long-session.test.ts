@@ -19,7 +19,32 @@ describe('long sessions', () => {
     const first = gate.propose({ id: 'a', name: 'ping', arguments: '{}' });
     gate.propose({ id: 'b', name: 'ping', arguments: '{}' });
     expect(gate.calls.getState().records.get('a')).toBe(first);
-    expect(gate.calls.getState().changed).toBe('b');
+    expect(gate.calls.getState().changed).toEqual(['b']);
+  });
+
+  it('tells a call’s subscribers when that call moves, and no one else', async () => {
+    let release!: () => void;
+    const slow = defineTool({ name: 'slow', inputSchema: { type: 'object' }, execute: () => new Promise<string>((r) => (release = () => r('done'))) });
+    const gate = createToolGate({ tools: [slow, ping] });
+    const seen: string[] = [];
+    gate.subscribeCall('s', () => seen.push(`s:${gate.get('s')?.status}`));
+    const stop = gate.subscribeCall('p', () => seen.push(`p:${gate.get('p')?.status}`));
+    gate.propose({ id: 's', name: 'slow', arguments: '{}' });
+    gate.propose({ id: 'p', name: 'ping', arguments: '{}' });
+    stop();
+    gate.propose({ id: 'q', name: 'ping', arguments: '{}' });
+    release();
+    await gate.settled('s');
+    // One notification per gate operation: propose takes a sync tool from pending to committed at once.
+    expect(seen).toEqual(['s:executing', 'p:committed', 's:committed']);
+  });
+
+  it('lists every call that moved in one update', () => {
+    const gate = createToolGate({ tools: [ping], retain: { settled: 1 } });
+    gate.propose({ id: 'a', name: 'ping', arguments: '{}' });
+    gate.propose({ id: 'b', name: 'ping', arguments: '{}' });
+    // b settled and pushed a out of the retained calls: both moved.
+    expect(gate.calls.getState().changed).toEqual(['b', 'a']);
   });
 
   it('keeps at most `retain.settled` settled calls, drops the oldest, keeps every audit event and never re-runs a dropped id', () => {

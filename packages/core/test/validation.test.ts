@@ -158,3 +158,11 @@ describe('schemas that cannot work', () => {
     expect(() => createToolGate({ tools: [tool] })).toThrow(/schema of tool "bad" does not compile/);
   });
 });
+
+describe('compiling', () => {
+  it('compiles a schema object once, however many gates use it', () => {
+    const schema = { type: 'object', properties: { q: { type: 'string' } } } as const;
+    expect(ajvJsonSchema(schema)).toBe(ajvJsonSchema(schema));
+    expect(ajvJsonSchema(schema)).not.toBe(ajvJsonSchema({ ...schema }));
+  });
+});

@@ -210,30 +210,38 @@ export const ToolCallStatusActions = forwardRef<HTMLDivElement, ComponentPropsWi
 ) {
   const { call, controls, labels, labelId, root } = usePart('ToolCallStatusActions');
   const status = call?.status;
-  const acted = useRef(false);
+  // Whether focus is on one of these buttons. Removing a focused button fires no blur, so this
+  // stays true when a transition takes the button away, and the effect below catches the focus.
+  const holdsFocus = useRef(false);
   useLayoutEffect(() => {
     const element = root.current;
-    if (!acted.current || element === null) return;
-    acted.current = false;
+    if (!holdsFocus.current || element === null) return;
     const focused = document.activeElement;
-    if (focused === null || focused === document.body) (element.querySelector<HTMLElement>('[data-action]') ?? element).focus();
+    if (focused !== null && focused !== document.body) return;
+    const next = element.querySelector<HTMLElement>('[data-action]');
+    holdsFocus.current = next !== null;
+    (next ?? element).focus();
   }, [status, root]);
   if (status !== 'awaiting_approval' && status !== 'executing') return null;
   const button = (action: Action) => (
-    <button
-      type="button"
-      data-action={action}
-      aria-describedby={labelId}
-      onClick={() => {
-        acted.current = true;
-        controls[action]();
-      }}
-    >
+    <button type="button" data-action={action} aria-describedby={labelId} onClick={() => controls[action]()}>
       {labels[action]}
     </button>
   );
   return (
-    <div data-toolgate="actions" {...props} ref={ref}>
+    <div
+      data-toolgate="actions"
+      {...props}
+      ref={ref}
+      onFocus={(event) => {
+        holdsFocus.current = true;
+        props.onFocus?.(event);
+      }}
+      onBlur={(event) => {
+        if (!event.currentTarget.contains(event.relatedTarget)) holdsFocus.current = false;
+        props.onBlur?.(event);
+      }}
+    >
       {status === 'executing' ? (
         button('cancel')
       ) : (

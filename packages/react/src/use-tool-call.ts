@@ -9,7 +9,7 @@ import {
   type ToolDefinition,
   type ToolGate,
 } from '@toolgate/core';
-import { useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { useGate } from './provider.tsx';
 
 /**
@@ -141,7 +141,9 @@ export function useCall(
     if (last.current === undefined || next === undefined || same === undefined || !same(last.current, next)) last.current = next;
     return last.current;
   };
-  return useSyncExternalStore(gate.calls.subscribe, read, read);
+  // Subscribing to this one call keeps a transition's cost independent of how many calls are on screen.
+  const subscribe = useCallback((onChange: () => void) => (id === undefined ? noop : gate.subscribeCall(id, onChange)), [gate, id]);
+  return useSyncExternalStore(subscribe, read, read);
 }
 
 /** `approve`, `deny` and `cancel` bound to one call, stable while the gate and the id are. */
@@ -155,6 +157,8 @@ export function useControls(gate: ToolGate, id: string | undefined): ToolCallCon
     [gate, id],
   );
 }
+
+const noop = () => () => {};
 
 function idOf(proposal: object | undefined): string | undefined {
   if (proposal === undefined) return undefined;

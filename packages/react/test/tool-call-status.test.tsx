@@ -197,8 +197,11 @@ describe('<ToolCallStatus> by keyboard', () => {
     const user = userEvent.setup();
     await user.tab();
     await user.keyboard('{Enter}');
+    expect(within(status).getByRole('button', { name: 'Cancel' })).toHaveFocus();
     await act(() => shop.pay('call_1', { charged: 1250 }));
     expect(status).toHaveAttribute('data-status', 'committed');
+    // Cancel went away when the call committed: focus stays on the call, not on the page.
+    expect(status).toHaveFocus();
     expect(shop.store.getState().balance).toBe(8750);
     expect(shop.writes).toBe(1);
   });
