@@ -1,4 +1,4 @@
-import { checkValue, scanJson, type Limits } from './limits.ts';
+import { copyValue, scanJson, type Limits, type ValueProblem } from './limits.ts';
 import type { Reason, RejectedCode, Repair } from './record.ts';
 import type { RepairKind } from './repair.ts';
 import { describeValue } from './schema.ts';
@@ -24,23 +24,30 @@ const NO_REPAIRS: readonly Repair[] = Object.freeze([]);
 export function readArguments(raw: unknown, limits: Limits, allowed: readonly RepairKind[]): ArgumentsReading {
   if (raw === undefined) return { ok: true, value: {}, repairs: NO_REPAIRS };
   if (typeof raw === 'string') return readText(raw, limits, allowed);
-  const problem = checkValue(raw, limits);
-  if (problem) {
-    switch (problem.kind) {
-      case 'too_large':
-        return tooLarge(limits);
-      case 'too_deep':
-        return tooDeep(limits);
-      case 'proto_key':
-        return protoKey(problem.path);
-      case 'not_json':
-        return invalid('invalid_arguments', 'the arguments hold a value JSON cannot carry', {
-          path: problem.path,
-          message: `is not a JSON value (got ${problem.found})`,
-        });
-    }
+  const copied = copyValue(raw, limits);
+  return copied.kind === 'ok' ? asObject(copied.value, NO_REPAIRS) : { ok: false, reason: problemReason(copied, limits) };
+}
+
+/**
+ * The rejection for what a bounded walk over a value found.
+ *
+ * @example
+ * problemReason({ kind: 'too_deep' }, DEFAULT_LIMITS).code; // 'too_deep'
+ */
+export function problemReason(problem: ValueProblem, limits: Limits): Reason<RejectedCode> {
+  switch (problem.kind) {
+    case 'too_large':
+      return tooLarge(limits).reason;
+    case 'too_deep':
+      return tooDeep(limits).reason;
+    case 'proto_key':
+      return protoKey(problem.path).reason;
+    case 'not_json':
+      return invalid('invalid_arguments', 'the arguments hold a value JSON cannot carry', {
+        path: problem.path,
+        message: `is not a JSON value (got ${problem.found})`,
+      }).reason;
   }
-  return asObject(raw, NO_REPAIRS);
 }
 
 function readText(text: string, limits: Limits, allowed: readonly RepairKind[]): ArgumentsReading {
@@ -71,8 +78,8 @@ function readText(text: string, limits: Limits, allowed: readonly RepairKind[]):
   if (scan.mayHaveProtoKey || repairs.length > 0) {
     // JSON.parse makes `__proto__` an ordinary own key, which Object.assign or a naive merge in a
     // tool would turn into a prototype change; the bounded walk finds it (the text is already in limits).
-    const problem = checkValue(value, { maxArgumentChars: Infinity, maxDepth: limits.maxDepth });
-    if (problem?.kind === 'proto_key') return protoKey(problem.path);
+    const checked = copyValue(value, { maxArgumentChars: Infinity, maxDepth: limits.maxDepth });
+    if (checked.kind === 'proto_key') return protoKey(checked.path);
   }
   return asObject(value, repairs);
 }
@@ -169,16 +176,16 @@ function asObject(value: unknown, repairs: readonly Repair[]): ArgumentsReading 
   });
 }
 
-function tooLarge(limits: Limits, length?: number): ArgumentsReading {
+function tooLarge(limits: Limits, length?: number): { ok: false; reason: Reason<RejectedCode> } {
   const size = length === undefined ? 'more than' : `${length} characters; more than`;
   return invalid('too_large', `the arguments are ${size} the limit of ${limits.maxArgumentChars} characters`);
 }
 
-function tooDeep(limits: Limits): ArgumentsReading {
+function tooDeep(limits: Limits): { ok: false; reason: Reason<RejectedCode> } {
   return invalid('too_deep', `the arguments nest deeper than ${limits.maxDepth} levels`);
 }
 
-function protoKey(path: string): ArgumentsReading {
+function protoKey(path: string): { ok: false; reason: Reason<RejectedCode> } {
   return invalid('invalid_arguments', 'the arguments use a forbidden key', {
     path,
     message: 'is a forbidden key (__proto__)',

@@ -1,7 +1,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import { readArguments } from './arguments.ts';
+import { problemReason, readArguments } from './arguments.ts';
 import { auditEvent, createAuditLog, type AuditLog, type AuditWriter } from './audit.ts';
-import { DEFAULT_LIMITS, type Limits } from './limits.ts';
+import { copyValue, DEFAULT_LIMITS, type Limits } from './limits.ts';
 import { createPending, transition, type CallEvent } from './machine.ts';
 import { PARALLEL_WRAPPER, parallelWrapperReason } from './parallel-wrapper.ts';
 import { readProposal } from './proposal.ts';
@@ -416,8 +416,11 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
     }
     check(entry.validateInput, args.value, (first) => {
       if (first.ok) return accept(id, entry, first.value, [...earlier, ...args.repairs]);
-      const repaired = repairValues(args.value, first.issues, allowed);
+      const repaired = repairValues(args.value, first.issues, allowed, limits);
       if (repaired === undefined) return rejectInvalid(id, call.name, first.issues);
+      // Decoded strings are new structure: the same depth and `__proto__` rules apply to them.
+      const checked = copyValue(repaired.value, { maxArgumentChars: Infinity, maxDepth: limits.maxDepth });
+      if (checked.kind !== 'ok') return reject(id, problemReason(checked, limits));
       check(entry.validateInput, repaired.value, (second) => {
         if (second.ok) accept(id, entry, second.value, [...earlier, ...args.repairs, ...repaired.repairs]);
         else rejectInvalid(id, call.name, first.issues);
@@ -545,19 +548,28 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
         fail(id, 'commit_error', 'commit must return the partial next state as a plain object (not a Promise)');
         return;
       }
+      // `commit` is app code: it may have cancelled the call itself.
+      if (records.get(id)?.status !== 'executing') return;
+      // From here the store is written: a subscriber that cancels this call now is refused, so the
+      // record can never say `cancelled` about a change the store already holds.
+      committing = id;
       try {
         store.setState(partial as Partial<S>);
       } catch (error) {
         // The state changed before a subscriber threw: the commit happened, the listener is the app's bug.
         onError(error);
+      } finally {
+        committing = undefined;
       }
     }
     move(id, { type: 'commit', output });
   }
 
+  let committing: string | undefined;
+
   function cancelCall(id: string, message: string): boolean {
     const call = records.get(id);
-    if (call === undefined || isTerminal(call.status)) return false;
+    if (call === undefined || isTerminal(call.status) || id === committing) return false;
     const execution = open.get(id)?.execution;
     if (execution !== undefined) Execution.abort(execution, new DOMException(message, 'AbortError'));
     return stop(id, 'user_cancelled', message) !== undefined;

@@ -102,57 +102,71 @@ export type ValueProblem =
   | { readonly kind: 'not_json'; readonly path: string; readonly found: string };
 
 /**
- * Walks arguments that arrived as an object (Anthropic, Gemini, MCP, AI SDK) with the same limits
- * as text: it counts roughly the characters the JSON would take and stops as soon as a limit is
- * passed, so a huge or cyclic object costs at most the limit. Also refuses `__proto__` keys and
- * values JSON cannot carry (functions, class instances, `undefined`, non-finite numbers).
+ * Copies arguments that arrived as an object (Anthropic, Gemini, MCP, AI SDK) into plain JSON
+ * data, with the same limits as text: it counts roughly the characters the JSON would take and
+ * stops as soon as a limit is passed, so a huge, wide or cyclic object costs at most the limit.
+ * Refuses `__proto__` keys and values JSON cannot carry (functions, class instances, `undefined`,
+ * non-finite numbers). The copy is what gets validated and run, so a caller that changes its
+ * object afterwards (while a person decides, say) cannot change what the tool receives.
  *
  * @example
- * checkValue({ a: () => 1 }, DEFAULT_LIMITS); // { kind: 'not_json', path: '/a', found: 'function' }
+ * copyValue({ a: () => 1 }, DEFAULT_LIMITS); // { kind: 'not_json', path: '/a', found: 'function' }
+ * copyValue({ a: [1] }, DEFAULT_LIMITS); // { kind: 'ok', value: { a: [1] } }
  */
-export function checkValue(value: unknown, limits: Limits): ValueProblem | undefined {
+export function copyValue(value: unknown, limits: Limits): ValueProblem | { readonly kind: 'ok'; readonly value: unknown } {
   let budget = limits.maxArgumentChars;
-  const visit = (node: unknown, depth: number, path: string): ValueProblem | undefined => {
+  let problem: ValueProblem | undefined;
+  const fail = (found: ValueProblem): undefined => {
+    problem = found;
+    return undefined;
+  };
+  const visit = (node: unknown, depth: number, path: string): unknown => {
     switch (typeof node) {
       case 'string':
-        budget -= node.length + 2;
-        return budget < 0 ? { kind: 'too_large' } : undefined;
+        budget -= node.length + 3;
+        return budget < 0 ? fail({ kind: 'too_large' }) : node;
       case 'number':
-        budget -= 8;
-        if (!Number.isFinite(node)) return { kind: 'not_json', path, found: String(node) };
-        return budget < 0 ? { kind: 'too_large' } : undefined;
+        budget -= 9;
+        if (!Number.isFinite(node)) return fail({ kind: 'not_json', path, found: String(node) });
+        return budget < 0 ? fail({ kind: 'too_large' }) : node;
       case 'boolean':
-        budget -= 5;
-        return budget < 0 ? { kind: 'too_large' } : undefined;
+        budget -= 6;
+        return budget < 0 ? fail({ kind: 'too_large' }) : node;
       case 'object':
         break;
       default:
-        return { kind: 'not_json', path, found: typeof node };
+        return fail({ kind: 'not_json', path, found: typeof node });
     }
     if (node === null) {
-      budget -= 4;
-      return budget < 0 ? { kind: 'too_large' } : undefined;
+      budget -= 5;
+      return budget < 0 ? fail({ kind: 'too_large' }) : null;
     }
-    if (depth >= limits.maxDepth) return { kind: 'too_deep' };
-    budget -= 2;
+    if (depth >= limits.maxDepth) return fail({ kind: 'too_deep' });
+    // Every container and element is charged (brackets, commas), so even empty arrays add up.
+    if ((budget -= 2) < 0) return fail({ kind: 'too_large' });
     if (Array.isArray(node)) {
+      const copy: unknown[] = [];
       for (let i = 0; i < node.length; i++) {
-        const problem = visit(node[i], depth + 1, `${path}/${i}`);
-        if (problem) return problem;
+        const item = visit(node[i], depth + 1, `${path}/${i}`);
+        if (problem !== undefined) return undefined;
+        copy.push(item);
       }
-      return undefined;
+      return copy;
     }
     const proto: unknown = Object.getPrototypeOf(node);
     if (proto !== Object.prototype && proto !== null) {
-      return { kind: 'not_json', path, found: (node).constructor?.name ?? 'object' };
+      return fail({ kind: 'not_json', path, found: (node as { constructor?: { name?: string } }).constructor?.name ?? 'object' });
     }
+    const copy: Record<string, unknown> = {};
     for (const key of Object.keys(node)) {
-      if (key === '__proto__') return { kind: 'proto_key', path: `${path}/__proto__` };
+      if (key === '__proto__') return fail({ kind: 'proto_key', path: `${path}/__proto__` });
       budget -= key.length + 3;
-      const problem = visit((node as Record<string, unknown>)[key], depth + 1, `${path}/${escapePointer(key)}`);
-      if (problem) return problem;
+      const item = visit((node as Record<string, unknown>)[key], depth + 1, `${path}/${escapePointer(key)}`);
+      if (problem !== undefined) return undefined;
+      copy[key] = item;
     }
-    return budget < 0 ? { kind: 'too_large' } : undefined;
+    return copy;
   };
-  return visit(value, 0, '');
+  const copy = visit(value, 0, '');
+  return problem ?? { kind: 'ok', value: copy };
 }

@@ -1,4 +1,5 @@
 import type { Issue, Repair } from './record.ts';
+import { DEFAULT_LIMITS, scanJson, type Limits } from './limits.ts';
 import { describeValue, valueAt } from './schema.ts';
 
 /**
@@ -45,8 +46,9 @@ export const ALL_REPAIRS: readonly RepairKind[] = Object.freeze([
 /**
  * Rewrites, where the tool allows it, the string values that validation flagged and that are
  * JSON for what the schema wanted (`"5"` for an integer, `"[1,2]"` for an array). Returns
- * `undefined` when nothing could be rewritten; the caller validates the result again, so a
- * rewrite that does not satisfy the schema is not kept.
+ * `undefined` when nothing could be rewritten. The caller checks the result against the limits
+ * (a decoded string may nest deep or hold a `__proto__` key) and validates it again, so a rewrite
+ * that does not satisfy the schema is not kept.
  *
  * @example
  * repairValues({ limit: '5' }, [{ path: '/limit', message: 'must be integer', keyword: 'type' }], ['string_scalars']);
@@ -56,6 +58,7 @@ export function repairValues(
   value: unknown,
   issues: readonly Issue[],
   allowed: readonly RepairKind[],
+  limits: Limits = DEFAULT_LIMITS,
 ): { value: unknown; repairs: Repair[] } | undefined {
   const scalars = allowed.includes('string_scalars');
   const nested = allowed.includes('stringified_json');
@@ -67,7 +70,8 @@ export function repairValues(
     if (issue.keyword !== undefined && issue.keyword !== 'type') continue;
     if (issue.path === '' || seen.has(issue.path)) continue;
     const found = valueAt(next, issue.path);
-    if (typeof found !== 'string') continue;
+    // A string that nests too deep is left as it is (and stays rejected); it is never parsed.
+    if (typeof found !== 'string' || scanJson(found, limits.maxDepth).tooDeep) continue;
     let decoded: unknown;
     try {
       decoded = JSON.parse(found);

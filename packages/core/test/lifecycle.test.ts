@@ -225,6 +225,38 @@ describe('output and commit', () => {
     expect(spy).not.toHaveBeenCalled();
   });
 
+  it('refuses a cancel made by a store subscriber while the commit is being written', async () => {
+    const store = createShop();
+    const gate = createToolGate({ tools: [chargeTool()], store });
+    let refused: boolean | undefined;
+    store.subscribe(() => {
+      refused = gate.cancel('c1', 'the cart changed');
+    });
+    const call = await gate.run({ id: 'c1', name: 'charge', arguments: charge });
+    expect(refused).toBe(false);
+    expect(call.status).toBe('committed');
+    expect(store.getState().balance_cents).toBe(9_500);
+  });
+
+  it('does not write the store when commit itself cancels the call', async () => {
+    const store = createShop();
+    const before = store.getState();
+    const tool = defineTool({
+      name: 'x',
+      inputSchema: { type: 'object' },
+      execute: async () => 1,
+      commit: (state: Shop) => {
+        gate.cancel('c1', 'changed my mind');
+        return { balance_cents: state.balance_cents - 1 };
+      },
+    });
+    // `commit` runs long after this line, so it may use the gate declared below.
+    const gate = createToolGate({ tools: [tool], store });
+    const call = await gate.run({ id: 'c1', name: 'x', arguments: '{}' });
+    expect(call.reason?.code).toBe('user_cancelled');
+    expect(store.getState()).toBe(before);
+  });
+
   it('stays committed when an app subscriber throws after the state changed, and reports it', async () => {
     const store = createShop();
     const onError = vi.fn();

@@ -1,0 +1,75 @@
+import { describe, expect, it, vi } from 'vitest';
+import { createToolGate, defineTool } from '../src/index.ts';
+
+const open = (repair: ('stringified_json' | 'string_scalars')[] = []) =>
+  defineTool({
+    name: 'configure',
+    inputSchema: { type: 'object', properties: { options: { type: 'object' } } },
+    repair,
+    execute: (input) => Object.assign({}, input.options) as Record<string, unknown>,
+  });
+
+describe('limits hold for repaired values', () => {
+  it('refuses a __proto__ key inside a stringified object the repair decoded', async () => {
+    const execute = vi.fn();
+    const tool = defineTool({ ...open(['stringified_json']), execute });
+    const call = await createToolGate({ tools: [tool] }).run({ name: 'configure', arguments: '{"options":"{\\"__proto__\\":{\\"admin\\":true}}"}' });
+    expect(call.status).toBe('rejected');
+    expect(call.reason?.issues).toEqual([expect.objectContaining({ path: '/options/__proto__' })]);
+    expect(execute).not.toHaveBeenCalled();
+    expect(({} as Record<string, unknown>)['admin']).toBeUndefined();
+  });
+
+  it('refuses a stringified object that nests deeper than the limit', async () => {
+    const execute = vi.fn();
+    const tool = defineTool({ ...open(['stringified_json']), execute });
+    const gate = createToolGate({ tools: [tool], limits: { maxDepth: 8 } });
+    const deep = '{"a":'.repeat(20) + '1' + '}'.repeat(20);
+    const call = await gate.run({ name: 'configure', arguments: { options: deep } });
+    expect(call.status).toBe('rejected');
+    expect(execute).not.toHaveBeenCalled();
+  });
+
+  it('refuses a decoded value that, at its place, ends up deeper than the limit', async () => {
+    const tool = defineTool({ ...open(['stringified_json']), execute: vi.fn() });
+    const gate = createToolGate({ tools: [tool], limits: { maxDepth: 4 } });
+    const call = await gate.run({ name: 'configure', arguments: { options: '{"a":{"b":{"c":{}}}}' } });
+    expect(call.reason?.code).toBe('too_deep');
+  });
+});
+
+describe('object arguments', () => {
+  it('runs the tool with the value that was validated, whatever the caller does to its object later', async () => {
+    const execute = vi.fn((input: { cents: number }) => input.cents);
+    const tool = defineTool({
+      name: 'pay',
+      inputSchema: { type: 'object', properties: { cents: { type: 'integer', minimum: 0 } }, required: ['cents'] },
+      needsApproval: true,
+      execute,
+    });
+    const gate = createToolGate({ tools: [tool] });
+    const args = { cents: 5 };
+    gate.propose({ type: 'tool_use', id: 't1', name: 'pay', input: args });
+    args.cents = -1000;
+    gate.approve('t1');
+    const call = await gate.settled('t1');
+    expect(execute).toHaveBeenCalledWith({ cents: 5 }, expect.anything());
+    expect(call).toMatchObject({ status: 'committed', input: { cents: 5 }, output: 5 });
+  });
+
+  it('stops walking a wide object as soon as it passes the size limit, even when it is all empty arrays', () => {
+    let reads = 0;
+    const row = new Proxy(new Array<unknown[]>(3_000).fill([]), {
+      get(target, key, receiver) {
+        if (typeof key === 'string' && /^\d+$/.test(key)) reads++;
+        return Reflect.get(target, key, receiver) as unknown;
+      },
+    });
+    const rows = new Array(3_000).fill(row);
+    const gate = createToolGate({ tools: [open()] });
+    const call = gate.propose({ name: 'configure', arguments: { options: { rows } } });
+    expect(call.reason?.code).toBe('too_large');
+    // 9,000,000 arrays in all; the walk reads only as many as the 262,144-character budget allows.
+    expect(reads).toBeLessThan(150_000);
+  });
+});
