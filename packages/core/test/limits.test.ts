@@ -1,18 +1,18 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createToolGate, defineTool } from '../src/index.ts';
 
-const open = (repair: ('stringified_json' | 'string_scalars')[] = []) =>
+const open = (repair: ('stringified_json' | 'string_scalars')[] = [], execute = (options: unknown) => Object.assign({}, options) as unknown) =>
   defineTool({
     name: 'configure',
     inputSchema: { type: 'object', properties: { options: { type: 'object' } } },
     repair,
-    execute: (input) => Object.assign({}, input.options) as Record<string, unknown>,
+    execute: (input) => execute(input.options),
   });
 
 describe('limits hold for repaired values', () => {
   it('refuses a __proto__ key inside a stringified object the repair decoded', async () => {
     const execute = vi.fn();
-    const tool = defineTool({ ...open(['stringified_json']), execute });
+    const tool = open(['stringified_json'], execute);
     const call = await createToolGate({ tools: [tool] }).run({ name: 'configure', arguments: '{"options":"{\\"__proto__\\":{\\"admin\\":true}}"}' });
     expect(call.status).toBe('rejected');
     expect(call.reason?.issues).toEqual([expect.objectContaining({ path: '/options/__proto__' })]);
@@ -22,7 +22,7 @@ describe('limits hold for repaired values', () => {
 
   it('refuses a stringified object that nests deeper than the limit', async () => {
     const execute = vi.fn();
-    const tool = defineTool({ ...open(['stringified_json']), execute });
+    const tool = open(['stringified_json'], execute);
     const gate = createToolGate({ tools: [tool], limits: { maxDepth: 8 } });
     const deep = '{"a":'.repeat(20) + '1' + '}'.repeat(20);
     const call = await gate.run({ name: 'configure', arguments: { options: deep } });
@@ -31,7 +31,7 @@ describe('limits hold for repaired values', () => {
   });
 
   it('refuses a decoded value that, at its place, ends up deeper than the limit', async () => {
-    const tool = defineTool({ ...open(['stringified_json']), execute: vi.fn() });
+    const tool = open(['stringified_json'], vi.fn());
     const gate = createToolGate({ tools: [tool], limits: { maxDepth: 4 } });
     const call = await gate.run({ name: 'configure', arguments: { options: '{"a":{"b":{"c":{}}}}' } });
     expect(call.reason?.code).toBe('too_deep');
