@@ -56,7 +56,9 @@ export interface ContinuationGuardOptions {
 export interface ContinuationGuard {
   /**
    * The decision for one turn's calls (a settled turn from a stream reader, or the turn's records
-   * as they stand). Deciding the same turn again returns the same decision and counts nothing twice.
+   * as they stand). Deciding the same turn object (or the same array) again returns the same
+   * decision and counts nothing twice; any other object is another turn, even when its calls have
+   * the same ids (a model that reuses ids gets its old results replayed, and that must count).
    */
   readonly decide: (turn: SettledTurn | readonly ToolCallRecord[]) => ContinuationDecision;
   /** A person spoke (sent a message, approved, resumed): the counts start again. */
@@ -87,7 +89,7 @@ export function createContinuationGuard(options: ContinuationGuardOptions = {}):
   }
   let autoTurns = 0;
   let rejections = new Map<string, number>();
-  let last: { readonly key: string; readonly decision: ContinuationDecision } | undefined;
+  let decided = new WeakMap<object, ContinuationDecision>();
 
   function decide(turn: SettledTurn | readonly ToolCallRecord[]): ContinuationDecision {
     const calls: readonly ToolCallRecord[] = isRecordList(turn) ? turn : turn.answers.flatMap((answer) => answer.calls);
@@ -100,8 +102,8 @@ export function createContinuationGuard(options: ContinuationGuardOptions = {}):
         awaitingApproval: pending.filter((call) => call.status === 'awaiting_approval').map((call) => call.id),
       };
     }
-    const key = calls.map((call) => call.id).join('\u0000');
-    if (last?.key === key) return last.decision;
+    const known = decided.get(turn);
+    if (known !== undefined) return known;
 
     // Counted per turn: parallel calls of one tool rejected together are one failed attempt.
     const rejected = new Set(calls.filter((call) => call.status === 'rejected').map((call) => call.name));
@@ -109,7 +111,7 @@ export function createContinuationGuard(options: ContinuationGuardOptions = {}):
     for (const tool of rejected) rejections.set(tool, (rejections.get(tool) ?? 0) + 1);
     autoTurns++;
     const decision = judge();
-    last = { key, decision };
+    decided.set(turn, decision);
     return decision;
   }
 
@@ -145,7 +147,7 @@ export function createContinuationGuard(options: ContinuationGuardOptions = {}):
     reset() {
       autoTurns = 0;
       rejections = new Map();
-      last = undefined;
+      decided = new WeakMap();
     },
     counts: () => ({ autoTurns, rejections: Object.fromEntries(rejections) }),
   };

@@ -41,6 +41,18 @@ describe('continuation guard', () => {
     expect(guard.decide(settled)).toEqual({ action: 'send', autoTurns: 1 });
   });
 
+  it('counts every turn, even when a model reuses its call ids (and gets its old results replayed)', async () => {
+    const { gate } = setup();
+    const guard = createContinuationGuard({ maxAutoTurns: 2 });
+    const decisions = [];
+    for (let i = 0; i < 4; i++) {
+      // The same id every turn: the gate never runs it again, but each turn still goes back to the model.
+      const call = await gate.run({ id: 'call_0', ...ok });
+      decisions.push(guard.decide([call]).action);
+    }
+    expect(decisions).toEqual(['send', 'send', 'stop', 'stop']);
+  });
+
   it('stops after the same tool is rejected in 2 turns in a row, naming it', async () => {
     const { turn } = setup();
     const guard = createContinuationGuard({ maxAutoTurns: 10 });
