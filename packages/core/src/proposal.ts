@@ -107,8 +107,10 @@ function readShape(call: Shape, wrapper: ProposalSource): ProposalReading {
   const gemini = call['functionCall'];
   if (isObject(gemini)) return make(gemini['id'], gemini['name'], gemini['args'], pick(wrapper, 'gemini'));
   if (call['method'] === 'tools/call' && isObject(call['params'])) {
+    // A JSON-RPC id numbers requests on one connection (1, 2, 3… again on the next), so it is not
+    // a call id: two sessions' request 1 must not be taken for one call. The gate makes an id.
     const params = call['params'];
-    return make(call['id'], params['name'], params['arguments'], pick(wrapper, 'mcp'));
+    return make(undefined, params['name'], params['arguments'], pick(wrapper, 'mcp'));
   }
   if (typeof call['name'] === 'string') {
     return make(call['id'], call['name'], 'arguments' in call ? call['arguments'] : call['args'], wrapper);

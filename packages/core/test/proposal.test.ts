@@ -18,7 +18,7 @@ describe('every input shape', () => {
     ['an Anthropic tool_use block', { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: city }, 'toolu_1', 'anthropic'],
     ['a Gemini functionCall part with an id', { functionCall: { id: 'g_1', name: 'get_weather', args: city }, thoughtSignature: 'sig' }, 'g_1', 'gemini'],
     ['MCP tools/call params', { name: 'get_weather', arguments: city }, undefined, 'normalised'],
-    ['an MCP JSON-RPC tools/call request', { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'get_weather', arguments: city } }, '7', 'mcp'],
+    ['an MCP JSON-RPC tools/call request', { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'get_weather', arguments: city } }, undefined, 'mcp'],
     ['an AI SDK tool-call part', { type: 'tool-call', toolCallId: 'ai_1', toolName: 'get_weather', input: city }, 'ai_1', 'ai-sdk'],
     ['an AI SDK provider-layer tool-call (input as a string)', { type: 'tool-call', toolCallId: 'ai_2', toolName: 'get_weather', input: JSON.stringify(city) }, 'ai_2', 'ai-sdk'],
     ['an AI SDK v4 tool-call (args)', { type: 'tool-call', toolCallId: 'ai_3', toolName: 'get_weather', args: city }, 'ai_3', 'ai-sdk'],
@@ -32,6 +32,15 @@ describe('every input shape', () => {
     expect(call).toMatchObject({ status: 'committed', name: 'get_weather', input: city, output: { forecast: 'sunny in Bogotá' }, source });
     if (id !== undefined) expect(call.id).toBe(id);
     expect(call.generatedId).toBe(id === undefined);
+  });
+
+  it('does not take a JSON-RPC request id for a call id: two connections both send request 1', () => {
+    const gate = gateWith();
+    const request = (who: string) => ({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_weather', arguments: { city: who } } });
+    const alice = gate.propose(request('Alice'));
+    const bob = gate.propose(request('Bob'));
+    expect(alice.id).not.toBe(bob.id);
+    expect(bob).toMatchObject({ status: 'committed', output: { forecast: 'sunny in Bob' } });
   });
 
   it('makes an id for a Gemini call that has none, distinct per call', () => {
