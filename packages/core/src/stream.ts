@@ -398,6 +398,18 @@ export function createCallAssembler(gate: ToolGate, source: ProposalSource, opti
     resolveEnded();
   }
 
+  /**
+   * The transport failed. Unlike an output limit, nothing says which calls the provider finished,
+   * so every call it has not completed is truncated, whole JSON or not: an app that retries the
+   * turn must not find half of it already run.
+   */
+  function breakOff(message: string): void {
+    if (finished) return;
+    finished = true;
+    for (const slot of inOrder()) truncate(slot, message);
+    resolveEnded();
+  }
+
   function abort(reason = 'the stream was stopped'): void {
     if (finished) return;
     finished = true;
@@ -448,7 +460,7 @@ export function createCallAssembler(gate: ToolGate, source: ProposalSource, opti
         try {
           for await (const event of stream) push(event);
         } catch (error) {
-          end(`the stream broke off before this call was complete (${error instanceof Error ? error.message : String(error)})`);
+          breakOff(`the stream broke off before this call was complete (${error instanceof Error ? error.message : String(error)})`);
           throw error;
         }
         endStream();

@@ -73,6 +73,18 @@ describe('streamed calls in the gate', () => {
     expect(gate.get('call_A')?.reason?.message).toContain('socket hang up');
   });
 
+  it('runs nothing the provider did not finish when the stream fails, even a call whose JSON is whole', async () => {
+    const gate = createToolGate({ tools: [getTime()], store: createWorkspace() });
+    const reader = readOpenAIChatStream(gate);
+    async function* broken() {
+      yield delta(0, { id: 'call_A', name: 'get_time', args: '{"timezone":"UTC"}' });
+      await Promise.resolve();
+      throw new Error('read ECONNRESET');
+    }
+    await expect(reader.read(broken())).rejects.toThrow('ECONNRESET');
+    expect(gate.get('call_A')).toMatchObject({ status: 'rejected', reason: { code: 'truncated' } });
+  });
+
   it('answers a call whose name never came with a rejection under its id', async () => {
     const gate = createToolGate({ tools: [getTime()], store: createWorkspace() });
     const reader = readOpenAIChatStream(gate);
