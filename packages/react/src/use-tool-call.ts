@@ -103,9 +103,10 @@ export function useToolCall<T extends ToolDefinition = ToolDefinition<unknown, u
   const gate = useGate('useToolCall');
   const proposal = typeof proposalOrId === 'object' ? proposalOrId : undefined;
   const named = typeof proposalOrId === 'string' ? proposalOrId : (options?.id ?? idOf(proposal));
-  // The id the gate made for a proposal that carried none. The ref outlives StrictMode's
-  // effect replay, which would otherwise propose the id-less call a second time.
-  const own = useRef<{ readonly gate: ToolGate; readonly id: string }>(undefined);
+  // The id the gate made for a proposal that carried none, and what that proposal said. The ref
+  // outlives StrictMode's effect replay, which would otherwise propose the id-less call a second
+  // time; a proposal that says something else (the component moved on to another call) is new.
+  const own = useRef<{ readonly gate: ToolGate; readonly said: unknown; readonly id: string }>(undefined);
   const [ownId, setOwnId] = useState<string>();
 
   useProposeEffect(() => {
@@ -114,7 +115,8 @@ export function useToolCall<T extends ToolDefinition = ToolDefinition<unknown, u
       gate.propose(proposal, options);
       return;
     }
-    if (own.current?.gate !== gate) own.current = { gate, id: gate.propose(proposal, options).id };
+    const said = contentOf(proposal);
+    if (own.current?.gate !== gate || own.current.said !== said) own.current = { gate, said, id: gate.propose(proposal, options).id };
     setOwnId(own.current.id);
   }, [gate, proposal, named, options]);
 
@@ -159,6 +161,15 @@ export function useControls(gate: ToolGate, id: string | undefined): ToolCallCon
 }
 
 const noop = () => () => {};
+
+/** What a proposal says, to tell a new id-less call from the same one passed again as a new object. */
+function contentOf(proposal: object): unknown {
+  try {
+    return JSON.stringify(proposal);
+  } catch {
+    return proposal; // not JSON (a cycle, a throwing getter): fall back to the object itself
+  }
+}
 
 function idOf(proposal: object | undefined): string | undefined {
   if (proposal === undefined) return undefined;

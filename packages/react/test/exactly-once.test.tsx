@@ -99,6 +99,17 @@ describe('useToolCall proposes at most once per call id', () => {
     expect(record?.generatedId).toBe(true);
   });
 
+  it('a component that moves on to another call without an id (Gemini) proposes the new one', () => {
+    const shop = createShop();
+    const gemini = (sku: string) => () => ({ functionCall: { name: 'add_item', args: { sku } } });
+    const view = render(<App gate={shop.gate} proposal={gemini('a')} />);
+    view.rerender(<App gate={shop.gate} proposal={gemini('a')} />);
+    view.rerender(<App gate={shop.gate} proposal={gemini('b')} />);
+    expect(screen.getByTestId('card')).toHaveTextContent('committed');
+    expect(shop.runs.add_item).toBe(2);
+    expect(shop.store.getState().items).toEqual(['a', 'b']);
+  });
+
   it('a proposal without an id survives a remount when the app names it with options.id', () => {
     const shop = createShop();
     const proposal = () => ({ functionCall: { name: 'add_item', args: { sku: 'gloves' } } });
