@@ -1,8 +1,8 @@
 // The surface both entry points share; each adds its own `createToolGate` and JSON Schema compiler.
 export type { AuditEvent, AuditLog } from './audit.ts';
+export { systemClock, type Clock } from './clock.ts';
 export {
   createToolGateWith,
-  type Clock,
   type ProposeOptions,
   type ReadonlyStore,
   type StreamOpen,
@@ -11,7 +11,7 @@ export {
   type ToolGateOptions,
 } from './gate.ts';
 export { DEFAULT_LIMITS, type Limits } from './limits.ts';
-export { ALLOWED_TRANSITIONS, createPending, transition, targetOf, type CallEvent } from './machine.ts';
+export { ALLOWED_TRANSITIONS, createPending, transition, type CallEvent } from './machine.ts';
 export { outcomeText, outputText } from './outcome.ts';
 export { readProposal, type Proposal, type ProposalReading } from './proposal.ts';
 export {

@@ -1,4 +1,5 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
+import { systemClock, type Clock } from './clock.ts';
 import { problemReason, readArguments } from './arguments.ts';
 import { auditEvent, createAuditLog, type AuditLog, type AuditWriter } from './audit.ts';
 import { copyValue, DEFAULT_LIMITS, type Limits } from './limits.ts';
@@ -21,26 +22,6 @@ import { repairValues } from './repair.ts';
 import { compileSchema, type JsonSchemaCompiler, type Validate, type ValidationResult } from './schema.ts';
 import { isCancel, type ToolContext, type ToolDefinition } from './tool.ts';
 import { toolResult, type ToolResultFormat, type ToolResultFormats } from './tool-result.ts';
-
-/**
- * Time, injectable so that timeouts can be tested with a fake clock and no real waiting.
- *
- * @example
- * const clock: Clock = { now: () => fake.now, setTimeout: fake.schedule, clearTimeout: fake.unschedule };
- */
-export interface Clock {
-  readonly now: () => number;
-  readonly setTimeout: (callback: () => void, ms: number) => unknown;
-  readonly clearTimeout: (handle: unknown) => void;
-}
-
-const systemClock: Clock = {
-  now: () => Date.now(),
-  setTimeout: (callback, ms) => globalThis.setTimeout(callback, ms),
-  clearTimeout: (handle) => {
-    globalThis.clearTimeout(handle as ReturnType<typeof globalThis.setTimeout>);
-  },
-};
 
 /**
  * What {@link createToolGate} takes.

@@ -80,16 +80,6 @@ export const ALLOWED_TRANSITIONS: Readonly<
 };
 
 /**
- * The status an event moves a call to.
- *
- * @example
- * targetOf({ type: 'execute' }); // 'executing'
- */
-export function targetOf(event: CallEvent): ToolCallStatus {
-  return TARGET[event.type];
-}
-
-/**
  * The pure transition function: the next record, or `undefined` when the move is not allowed
  * (the call is terminal, the event does not apply to its status, or the reason code does not fit).
  * A `preview` event updates a pending call without adding to its history.

@@ -1,4 +1,5 @@
-import type { Clock, ToolGate } from './gate.ts';
+import { systemClock, type Clock } from './clock.ts';
+import type { ToolGate } from './gate.ts';
 import { PARALLEL_WRAPPER, readParallelWrapper } from './parallel-wrapper.ts';
 import { createPartialJson, type PartialJson } from './partial-json.ts';
 import type { ProposalSource, SettledCall, ToolCallRecord } from './record.ts';
@@ -52,14 +53,6 @@ export interface TurnReader<E> {
   /** The provider's stop reason once it has said it (`tool_calls`, `length`, `max_tokens`, …). */
   readonly stopReason: () => string | undefined;
 }
-
-const systemClock: Clock = {
-  now: () => Date.now(),
-  setTimeout: (callback, ms) => globalThis.setTimeout(callback, ms),
-  clearTimeout: (handle) => {
-    globalThis.clearTimeout(handle as ReturnType<typeof globalThis.setTimeout>);
-  },
-};
 
 /**
  * Where a streamed call is: waiting for its name; open (arguments arriving); ended (the provider
