@@ -5,6 +5,9 @@ import { describeValue } from './schema.ts';
 
 /**
  * Raw arguments read into an object, or why they could not be.
+ *
+ * @example
+ * const reading: ArgumentsReading = readArguments('{"q":1}', DEFAULT_LIMITS, []);
  */
 export type ArgumentsReading =
   | { readonly ok: true; readonly value: Record<string, unknown>; readonly repairs: readonly Repair[] }

@@ -34,7 +34,13 @@ export interface AuditLog {
   readonly size: () => number;
 }
 
-/** The writer side, used by the gate only. */
+/**
+ * The writer side, used by the gate only.
+ *
+ * @example
+ * const audit: AuditWriter = createAuditLog(Infinity, console.error);
+ * audit.record({ callId: 'c1', name: 'charge', from: null, to: 'pending', at: Date.now() });
+ */
 export interface AuditWriter extends AuditLog {
   readonly record: (event: AuditEvent) => void;
 }

@@ -108,6 +108,10 @@ export interface StreamOpen {
 
 /**
  * The gate: every tool call goes through it, from proposal to a verified commit or a reason.
+ *
+ * @example
+ * const gate: ToolGate = createToolGate({ tools: [charge], store });
+ * const call = await gate.run(toolCall);
  */
 export interface ToolGate {
   /**

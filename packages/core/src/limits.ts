@@ -25,6 +25,9 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({ maxArgumentChars: 262_144,
 /**
  * What one pass over a JSON text found: whether it nests deeper than allowed, and whether some
  * string in it may be the key `__proto__` (then the parsed value is checked precisely).
+ *
+ * @example
+ * const { tooDeep, mayHaveProtoKey }: JsonScan = scanJson(text, 64);
  */
 export interface JsonScan {
   readonly tooDeep: boolean;
@@ -94,6 +97,9 @@ function decodesToProto(text: string, start: number, end: number): boolean {
 
 /**
  * What a bounded walk over an object found wrong, if anything. `path` is a JSON pointer.
+ *
+ * @example
+ * const problem: ValueProblem = { kind: 'proto_key', path: '/options/__proto__' };
  */
 export type ValueProblem =
   | { readonly kind: 'too_large' }

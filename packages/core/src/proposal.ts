@@ -20,6 +20,10 @@ export interface Proposal {
 /**
  * The result of reading raw input: a proposal, or why it is not one (with whatever id and name
  * could still be read, so the rejection can be answered).
+ *
+ * @example
+ * const reading: ProposalReading = readProposal(part, DEFAULT_LIMITS);
+ * if (!reading.ok) console.warn(reading.reason.message);
  */
 export type ProposalReading =
   | { readonly ok: true; readonly proposal: Proposal }

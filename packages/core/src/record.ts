@@ -151,6 +151,9 @@ interface RecordBase {
 /**
  * A call whose arguments are still arriving or have not been checked. `preview` is the best
  * reading of the arguments so far while a stream is open; it is never passed to a tool.
+ *
+ * @example
+ * if (call.status === 'pending') showDraft(call.preview);
  */
 export interface PendingCall extends RecordBase {
   readonly status: 'pending';
@@ -160,7 +163,12 @@ export interface PendingCall extends RecordBase {
   readonly preview: unknown;
 }
 
-/** A call with valid arguments that is waiting for a person, about to run, or running. */
+/**
+ * A call with valid arguments that is waiting for a person, about to run, or running.
+ *
+ * @example
+ * if (call.status === 'awaiting_approval') ask(`Charge ${call.input.amount_cents}?`);
+ */
 export interface ActiveCall<I> extends RecordBase {
   readonly status: 'validated' | 'awaiting_approval' | 'executing';
   readonly input: I;
@@ -169,7 +177,12 @@ export interface ActiveCall<I> extends RecordBase {
   readonly preview: undefined;
 }
 
-/** A call whose verified output has been committed to the app's store. */
+/**
+ * A call whose verified output has been committed to the app's store.
+ *
+ * @example
+ * if (call.status === 'committed') showReceipt(call.output);
+ */
 export interface CommittedCall<I, O> extends RecordBase {
   readonly status: 'committed';
   readonly input: I;
@@ -178,7 +191,12 @@ export interface CommittedCall<I, O> extends RecordBase {
   readonly preview: undefined;
 }
 
-/** A proposal refused before anything ran. `input` is present when the arguments were valid. */
+/**
+ * A proposal refused before anything ran. `input` is present when the arguments were valid.
+ *
+ * @example
+ * if (call.status === 'rejected') call.reason.issues?.forEach((issue) => mark(issue.path));
+ */
 export interface RejectedCall<I> extends RecordBase {
   readonly status: 'rejected';
   readonly input: I | undefined;
@@ -187,7 +205,12 @@ export interface RejectedCall<I> extends RecordBase {
   readonly preview: undefined;
 }
 
-/** A call stopped by the tool, a person, or a timeout. Nothing was committed. */
+/**
+ * A call stopped by the tool, a person, or a timeout. Nothing was committed.
+ *
+ * @example
+ * if (call.status === 'cancelled' && call.reason.code === 'approval_denied') say('You said no.');
+ */
 export interface CancelledCall<I> extends RecordBase {
   readonly status: 'cancelled';
   readonly input: I | undefined;
@@ -196,7 +219,12 @@ export interface CancelledCall<I> extends RecordBase {
   readonly preview: undefined;
 }
 
-/** A call that ran and failed (the tool threw, its output was invalid, or commit threw). */
+/**
+ * A call that ran and failed (the tool threw, its output was invalid, or commit threw).
+ *
+ * @example
+ * if (call.status === 'failed') report(call.reason.message);
+ */
 export interface FailedCall<I> extends RecordBase {
   readonly status: 'failed';
   readonly input: I;

@@ -16,7 +16,12 @@ export const AJV_OPTIONS = Object.freeze({
   addUsedSchema: false, // two tools may reuse one `$id` without clashing
 });
 
-/** The fields of an Ajv error that toolgate reads (Ajv's own `ErrorObject` has them all). */
+/**
+ * The fields of an Ajv error that toolgate reads (Ajv's own `ErrorObject` has them all).
+ *
+ * @example
+ * const errors: readonly AjvError[] = validate.errors ?? [];
+ */
 export interface AjvError {
   readonly keyword: string;
   readonly instancePath: string;

@@ -1,7 +1,13 @@
 import type { JsonSchemaCompiler, ValidationResult } from './schema.ts';
 import { ajvIssues, type AjvError } from './schema-ajv-issues.ts';
 
-/** A validate function as Ajv's standalone code exports it. */
+/**
+ * A validate function as Ajv's standalone code exports it.
+ *
+ * @example
+ * import { charge } from './validators.generated.js';
+ * const validate: PrecompiledValidator = charge;
+ */
 export interface PrecompiledValidator {
   (value: unknown): boolean;
   errors?: readonly AjvError[] | null;

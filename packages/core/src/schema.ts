@@ -135,7 +135,12 @@ export function describeValue(value: unknown): string {
   }
 }
 
-/** One violation as a JSON Schema validator reports it, before it is worded for the model. */
+/**
+ * One violation as a JSON Schema validator reports it, before it is worded for the model.
+ *
+ * @example
+ * const violation: SchemaViolation = { keyword: 'minimum', path: '/qty', expected: 1, data: 0, fallback: 'must be >= 1' };
+ */
 export interface SchemaViolation {
   readonly keyword: string;
   /** JSON pointer to the offending value. */

@@ -36,7 +36,12 @@ export type InferSchema<S> = S extends StandardSchemaV1
 
 const CANCEL = Symbol.for('toolgate.cancel');
 
-/** What a tool returns to cancel its own action; see {@link cancel}. */
+/**
+ * What a tool returns to cancel its own action; see {@link cancel}.
+ *
+ * @example
+ * const stop: Cancel = cancel('the store is closed');
+ */
 export interface Cancel {
   readonly [CANCEL]: true;
   readonly reason: string;
@@ -65,14 +70,24 @@ export function isCancel(value: unknown): value is Cancel {
   return typeof value === 'object' && value !== null && (value as Partial<Cancel>)[CANCEL] === true;
 }
 
-/** What a tool's `execute` receives beside its input. */
+/**
+ * What a tool's `execute` receives beside its input.
+ *
+ * @example
+ * execute: async (input, { signal, call }: ToolContext) => fetch(`/api/${call.name}`, { method: 'POST', body: JSON.stringify(input), signal })
+ */
 export interface ToolContext {
   /** Aborted when the call is cancelled or times out; pass it to `fetch` and friends. */
   readonly signal: AbortSignal;
   readonly call: { readonly id: string; readonly name: string };
 }
 
-/** What `authorize` receives beside the validated input. */
+/**
+ * What `authorize` receives beside the validated input.
+ *
+ * @example
+ * authorize: (input, { state }: AuthorizeContext<Shop>) => input.amount_cents <= state.balance_cents || 'not enough money'
+ */
 export interface AuthorizeContext<S> {
   readonly call: { readonly id: string; readonly name: string };
   /** The app store's current state, or `undefined` when the gate has no store. */
@@ -127,6 +142,9 @@ export type OutputOf<T> = T extends ToolDefinition<infer _I, infer O, infer _S> 
 
 /**
  * The configuration {@link defineTool} takes; `I` is inferred from `inputSchema`.
+ *
+ * @example
+ * const config: ToolConfig<typeof schema, Receipt, Shop> = { name: 'charge', inputSchema: schema, execute };
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- S is free until a commit or authorize names it
 export interface ToolConfig<Schema extends ToolSchema, O, S = any> {

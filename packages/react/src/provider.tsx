@@ -3,7 +3,12 @@ import { createContext, useContext, type ReactElement, type ReactNode } from 're
 
 const GateContext = createContext<ToolGate | undefined>(undefined);
 
-/** What {@link ToolGateProvider} takes. */
+/**
+ * What {@link ToolGateProvider} takes.
+ *
+ * @example
+ * const props: ToolGateProviderProps = { gate, children: <Chat /> };
+ */
 export interface ToolGateProviderProps {
   /** The gate whose calls the hooks and `<ToolCallStatus>` below read and act on. */
   readonly gate: ToolGate;
@@ -41,7 +46,12 @@ export function useToolGate(): ToolGate {
   return useGate('useToolGate');
 }
 
-/** The gate, or an error that names the caller and says how to fix it. */
+/**
+ * The gate, or an error that names the caller and says how to fix it.
+ *
+ * @example
+ * const gate = useGate('MyComponent'); // throws a clear error outside <ToolGateProvider>
+ */
 export function useGate(caller: string): ToolGate {
   const gate = useContext(GateContext);
   if (gate === undefined) {

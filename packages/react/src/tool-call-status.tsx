@@ -64,7 +64,12 @@ function usePart(name: string): Part {
 // A preview keeps a call's history, and eviction copies it: neither changes what is shown here.
 const sameStatus = (last: ToolCallRecord, next: ToolCallRecord): boolean => last.history === next.history;
 
-/** What {@link ToolCallStatus} takes, beside any `<div>` attribute. */
+/**
+ * What {@link ToolCallStatus} takes, beside any `<div>` attribute.
+ *
+ * @example
+ * <ToolCallStatus id={call.id} className="call" labels={{ committed: 'Paid' }} />
+ */
 export interface ToolCallStatusProps extends Omit<ComponentPropsWithoutRef<'div'>, 'id'> {
   /** The id of the call to show. */
   readonly id?: string;

@@ -131,6 +131,9 @@ export function useToolCall<T extends ToolDefinition = ToolDefinition<unknown, u
 /**
  * Subscribes to one call. `same` lets a caller keep its last snapshot through changes it does not
  * show, so that those changes do not re-render it.
+ *
+ * @example
+ * const call = useCall(gate, id); // re-renders only when this call moves
  */
 export function useCall(
   gate: ToolGate,
@@ -148,7 +151,12 @@ export function useCall(
   return useSyncExternalStore(subscribe, read, read);
 }
 
-/** `approve`, `deny` and `cancel` bound to one call, stable while the gate and the id are. */
+/**
+ * `approve`, `deny` and `cancel` bound to one call, stable while the gate and the id are.
+ *
+ * @example
+ * const { approve, deny, cancel } = useControls(gate, id);
+ */
 export function useControls(gate: ToolGate, id: string | undefined): ToolCallControls {
   return useMemo(
     () => ({
