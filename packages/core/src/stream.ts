@@ -121,6 +121,12 @@ export interface CallAssembler {
    * call not yet checked is rejected as `truncated` with that message. Without `cut`, all are checked.
    */
   readonly end: (cut?: string) => void;
+  /**
+   * The stream failed (a transport error, or an `error` event): every call the provider has not
+   * completed is rejected as `truncated` with this message, whole JSON or not, so that nothing of
+   * a turn the app may retry has already run.
+   */
+  readonly breakOff: (message: string) => void;
   /** Each call as the model sent it, in order: its id, name and raw arguments (for replaying the assistant turn). */
   readonly sent: () => { readonly id: string; readonly name: string; readonly arguments: unknown }[];
   readonly abort: (reason?: string) => void;
@@ -489,6 +495,7 @@ export function createCallAssembler(gate: ToolGate, source: ProposalSource, opti
     },
     complete,
     end,
+    breakOff,
     abort,
     ended: () => finished,
     setTurn(value) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createToolGate, openaiChatReply, readOpenAIChatStream, type OpenAIChatChunk } from '../src/index.ts';
+import { createToolGate, openaiChatReply, readAnthropicStream, readOpenAIChatStream, type OpenAIChatChunk } from '../src/index.ts';
 import { createFakeClock } from './support/clock.ts';
 import { createWorkspace, getTime, writeFile } from './providers/support/tools.ts';
 
@@ -83,6 +83,15 @@ describe('streamed calls in the gate', () => {
     }
     await expect(reader.read(broken())).rejects.toThrow('ECONNRESET');
     expect(gate.get('call_A')).toMatchObject({ status: 'rejected', reason: { code: 'truncated' } });
+  });
+
+  it('runs nothing the provider did not finish when it reports an error event, even a call whose JSON is whole', () => {
+    const gate = createToolGate({ tools: [getTime()], store: createWorkspace() });
+    const reader = readAnthropicStream(gate);
+    reader.push({ type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_A', name: 'get_time', input: {} } });
+    reader.push({ type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"timezone":"UTC"}' } });
+    reader.push({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
+    expect(gate.get('toolu_A')).toMatchObject({ status: 'rejected', reason: { code: 'truncated' } });
   });
 
   it('answers a call whose name never came with a rejection under its id', async () => {

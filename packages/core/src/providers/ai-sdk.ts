@@ -130,7 +130,7 @@ export function readAiSdkStream(gate: ToolGate, options: StreamReaderOptions = {
       }
       case 'error':
         stop = 'error';
-        calls.end('the stream reported an error before this call was complete; nothing was run');
+        calls.breakOff('the stream reported an error before this call was complete; nothing was run');
         return;
     }
   }

@@ -52,6 +52,8 @@ export interface AnthropicStreamEvent {
   readonly message?: unknown;
   readonly content_block?: unknown;
   readonly delta?: unknown;
+  /** On an `error` event (e.g. `overloaded_error` mid-stream). */
+  readonly error?: unknown;
 }
 
 const CUT_STOP_REASONS = new Set(['max_tokens', 'model_context_window_exceeded']);
@@ -127,7 +129,7 @@ export function readAnthropicStream(gate: ToolGate, options: StreamReaderOptions
         return;
       case 'error':
         stop = 'error';
-        calls.end('the stream reported an error before this call was complete; nothing was run');
+        calls.breakOff('the stream reported an error before this call was complete; nothing was run');
         return;
     }
   }

@@ -128,7 +128,7 @@ export function readOpenAIResponsesStream(gate: ToolGate, options: StreamReaderO
       case 'response.failed':
       case 'error': {
         stop = event['type'] === 'error' ? 'error' : 'failed';
-        calls.end(`the response failed before this call's arguments were complete; nothing was run`);
+        calls.breakOff(`the response failed before this call's arguments were complete; nothing was run`);
         return;
       }
     }
