@@ -3,44 +3,11 @@
 // JSON.parse of the final string, and against re-parsing the whole buffer on every delta.
 import { createStore } from 'zustand/vanilla';
 import { createPartialJson, createToolGate, defineTool, readOpenAIChatStream } from '../packages/core/dist/index.js';
-import { median, report } from './measure.mjs';
+import { compare as compareRounds, median, quartile, report } from './measure.mjs';
+
+const compare = (options) => compareRounds({ rounds: 21, warmup: 5, statistic: 'quartile', ...options });
 
 const SIZE = 200 * 1024;
-
-/** The lower quartile: on a shared machine, the runs least disturbed by other processes. */
-function quartile(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor((sorted.length - 1) / 4)];
-}
-
-/**
- * Like `compare` in measure.mjs (the two workloads interleaved round by round), but the figure for
- * each side is its lower-quartile time. On a busy machine a run that waited for a core is slower
- * for reasons that are not the code, and that lands more often on the longer of two workloads; the
- * least disturbed runs compare the work itself.
- */
-function compare({ subject, baseline, n, rounds = 21, warmup = 5 }) {
-  const subjectTimes = [];
-  const baselineTimes = [];
-  for (let round = 0; round < rounds + warmup; round++) {
-    subject.prepare?.();
-    baseline.prepare?.();
-    const flip = round % 2 === 0;
-    const first = flip ? subject : baseline;
-    const second = flip ? baseline : subject;
-    const t0 = performance.now();
-    first(n);
-    const t1 = performance.now();
-    second(n);
-    const t2 = performance.now();
-    if (round < warmup) continue;
-    subjectTimes.push(((flip ? t1 - t0 : t2 - t1) * 1000) / n);
-    baselineTimes.push(((flip ? t2 - t1 : t1 - t0) * 1000) / n);
-  }
-  const subjectUs = quartile(subjectTimes);
-  const baselineUs = quartile(baselineTimes);
-  return { ratio: subjectUs / baselineUs, subjectUs, baselineUs };
-}
 
 /** A file write: one long string, as a coding agent sends it. */
 function textArgument(size) {
