@@ -50,6 +50,12 @@ const CLOSE_BRACKET = 93;
  * scanJson('[[[]]]', 2).tooDeep; // true
  */
 export function scanJson(text: string, maxDepth: number): JsonScan {
+  // Text that holds no more openers than the depth allows cannot nest too deep: a native count
+  // settles it without walking the text (a file's content, with its many escaped quotes, is the
+  // common case). Any spelling of a `__proto__` key needs the letters or a \u escape.
+  if (fewerOpeners(text, maxDepth + 1)) {
+    return { tooDeep: false, mayHaveProtoKey: text.includes('__proto__') || text.includes('\\u') };
+  }
   const length = text.length;
   let depth = 0;
   let mayHaveProtoKey = false;
@@ -85,6 +91,14 @@ export function scanJson(text: string, maxDepth: number): JsonScan {
     }
   }
   return { tooDeep: false, mayHaveProtoKey };
+}
+
+/** Whether `text` holds fewer than `count` of `{` and `[` together, counted natively. */
+function fewerOpeners(text: string, count: number): boolean {
+  let found = 0;
+  for (let i = text.indexOf('{'); i !== -1; i = text.indexOf('{', i + 1)) if (++found >= count) return false;
+  for (let i = text.indexOf('['); i !== -1; i = text.indexOf('[', i + 1)) if (++found >= count) return false;
+  return true;
 }
 
 function decodesToProto(text: string, start: number, end: number): boolean {

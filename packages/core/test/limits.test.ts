@@ -38,6 +38,18 @@ describe('limits hold for repaired values', () => {
   });
 });
 
+describe('__proto__ keys in text', () => {
+  it.each([
+    ['plain', '{"a":1,"__proto__":{"x":1}}'],
+    ['spelled with escapes', '{"a":1,"\\u005f_proto__":{"x":1}}'],
+    ['escaped, deep in many objects', JSON.stringify({ rows: Array.from({ length: 100 }, () => ({ a: 1 })) }).replace('"a":1}]', '"a":1,"\\u005f\\u005fproto__":{}}]')],
+  ])('refuses a __proto__ key %s', async (_how, text) => {
+    const tool = defineTool({ name: 'open', inputSchema: { type: 'object' }, execute: vi.fn() });
+    const call = await createToolGate({ tools: [tool] }).run({ name: 'open', arguments: text });
+    expect(call.reason?.issues?.[0]?.path).toMatch(/__proto__$/);
+  });
+});
+
 describe('object arguments', () => {
   it('runs the tool with the value that was validated, whatever the caller does to its object later', async () => {
     const execute = vi.fn((input: { cents: number }) => input.cents);
