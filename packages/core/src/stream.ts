@@ -136,6 +136,25 @@ export interface CallAssembler {
 }
 
 /**
+ * Why a call the model was still writing is refused when the provider says its output limit cut
+ * the turn short; `signal` is how that provider said it, e.g. `finish_reason "length"`.
+ *
+ * @example
+ * calls.end(finish === 'length' ? outputCutOff(`finish_reason "${finish}"`) : undefined);
+ */
+export function outputCutOff(signal: string): string {
+  return `the model's output was cut off (${signal}) before this call's arguments were complete; nothing was run`;
+}
+
+/**
+ * Why the calls a provider had not finished are refused when its stream reports an error.
+ *
+ * @example
+ * calls.breakOff(STREAM_ERROR);
+ */
+export const STREAM_ERROR = 'the stream reported an error before this call was complete; nothing was run';
+
+/**
  * Creates the shared accumulator that every provider stream reader drives.
  *
  * @example

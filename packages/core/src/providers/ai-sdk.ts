@@ -1,7 +1,7 @@
 import type { ToolGate } from '../gate.ts';
 import { outcomeText } from '../outcome.ts';
 import type { SettledCall } from '../record.ts';
-import { createCallAssembler, type StreamReaderOptions, type TurnReader } from '../stream.ts';
+import { STREAM_ERROR, outputCutOff, createCallAssembler, type StreamReaderOptions, type TurnReader } from '../stream.ts';
 import { answersOf, answerText, type ReplyOptions, type ReplySource, type TurnAnswer } from '../turn.ts';
 
 /**
@@ -123,14 +123,14 @@ export function readAiSdkStream(gate: ToolGate, options: StreamReaderOptions = {
         stop = reason;
         calls.end(
           reason === 'length'
-            ? `the model's output was cut off (finishReason "length") before this call's input was complete; nothing was run`
+            ? outputCutOff('finishReason "length"')
             : undefined,
         );
         return;
       }
       case 'error':
         stop = 'error';
-        calls.breakOff('the stream reported an error before this call was complete; nothing was run');
+        calls.breakOff(STREAM_ERROR);
         return;
     }
   }

@@ -2,7 +2,7 @@ import type { ToolGate } from '../gate.ts';
 import { checkToolNames, toolJsonSchema } from '../json-schema-export.ts';
 import { outcomeText } from '../outcome.ts';
 import type { SettledCall } from '../record.ts';
-import { createCallAssembler, type StreamReaderOptions, type TurnReader } from '../stream.ts';
+import { STREAM_ERROR, outputCutOff, createCallAssembler, type StreamReaderOptions, type TurnReader } from '../stream.ts';
 import type { ToolDefinition } from '../tool.ts';
 import { answerFailed, answersOf, answerText, type ReplyOptions, type ReplySource } from '../turn.ts';
 
@@ -119,7 +119,7 @@ export function readAnthropicStream(gate: ToolGate, options: StreamReaderOptions
         stop = reason;
         calls.end(
           CUT_STOP_REASONS.has(reason)
-            ? `the model's output was cut off (stop_reason "${reason}") before this call's input was complete; nothing was run`
+            ? outputCutOff(`stop_reason "${reason}"`)
             : undefined,
         );
         return;
@@ -129,7 +129,7 @@ export function readAnthropicStream(gate: ToolGate, options: StreamReaderOptions
         return;
       case 'error':
         stop = 'error';
-        calls.breakOff('the stream reported an error before this call was complete; nothing was run');
+        calls.breakOff(STREAM_ERROR);
         return;
     }
   }

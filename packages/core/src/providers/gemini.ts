@@ -2,7 +2,7 @@ import type { ToolGate } from '../gate.ts';
 import { checkToolNames, toolJsonSchema } from '../json-schema-export.ts';
 import { outcomeText } from '../outcome.ts';
 import type { SettledCall } from '../record.ts';
-import { createCallAssembler, type StreamReaderOptions, type TurnReader } from '../stream.ts';
+import { outputCutOff, createCallAssembler, type StreamReaderOptions, type TurnReader } from '../stream.ts';
 import type { ToolDefinition } from '../tool.ts';
 import { answerFailed, answersOf, answerText, type ReplyOptions, type ReplySource, type TurnAnswer } from '../turn.ts';
 
@@ -138,7 +138,7 @@ export function readGeminiStream(gate: ToolGate, options: StreamReaderOptions & 
       const finish = candidate['finishReason'];
       if (typeof finish === 'string' && finish !== '' && finish !== 'FINISH_REASON_UNSPECIFIED') {
         stop = finish;
-        calls.end(CUT.has(finish) ? `the model's output was cut off (finishReason "${finish}") before this call was complete; nothing was run` : undefined);
+        calls.end(CUT.has(finish) ? outputCutOff(`finishReason "${finish}"`) : undefined);
       }
     }
   }

@@ -3,7 +3,7 @@ import { checkToolNames, toolJsonSchema } from '../json-schema-export.ts';
 import { openaiStrictSchema } from '../openai-strict.ts';
 import { outcomeText } from '../outcome.ts';
 import type { SettledCall } from '../record.ts';
-import { createCallAssembler, type StreamReaderOptions, type TurnReader } from '../stream.ts';
+import { outputCutOff, createCallAssembler, type StreamReaderOptions, type TurnReader } from '../stream.ts';
 import type { ToolDefinition } from '../tool.ts';
 import { answersOf, answerText, type ReplyOptions, type ReplySource } from '../turn.ts';
 
@@ -171,7 +171,7 @@ export function readOpenAIChatStream(gate: ToolGate, options: StreamReaderOption
         stop = finish;
         calls.end(
           finish === 'length' || finish === 'content_filter'
-            ? `the model's output was cut off (finish_reason "${finish}") before this call's arguments were complete; nothing was run`
+            ? outputCutOff(`finish_reason "${finish}"`)
             : undefined,
         );
       }
