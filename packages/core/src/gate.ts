@@ -1,26 +1,13 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { systemClock, type Clock } from './clock.ts';
-import { problemReason, readArguments } from './arguments.ts';
 import { auditEvent, createAuditLog, type AuditLog, type AuditWriter } from './audit.ts';
-import { copyValue, DEFAULT_LIMITS, type Limits } from './limits.ts';
+import { DEFAULT_LIMITS, type Limits } from './limits.ts';
 import { createPending, transition, type CallEvent } from './machine.ts';
-import { PARALLEL_WRAPPER, parallelWrapperReason } from './parallel-wrapper.ts';
+import { createPipeline, messageOf, truncatedReason, type CallKeeper, type MoveNote, type ToolEntry } from './pipeline.ts';
 import { readProposal } from './proposal.ts';
-import {
-  isTerminal,
-  type CancelledCode,
-  type FailedCode,
-  type Issue,
-  type ProposalSource,
-  type Reason,
-  type RejectedCode,
-  type Repair,
-  type SettledCall,
-  type ToolCallRecord,
-} from './record.ts';
-import { repairValues } from './repair.ts';
-import { compileSchema, type JsonSchemaCompiler, type Validate, type ValidationResult } from './schema.ts';
-import { isCancel, type ToolContext, type ToolDefinition } from './tool.ts';
+import { isTerminal, type ProposalSource, type Repair, type SettledCall, type ToolCallRecord } from './record.ts';
+import { compileSchema, type JsonSchemaCompiler } from './schema.ts';
+import type { ToolDefinition } from './tool.ts';
 import { toolResult, type ToolResultFormat, type ToolResultFormats } from './tool-result.ts';
 
 /**
@@ -159,52 +146,11 @@ export interface ToolGate {
   };
 }
 
-interface Entry {
-  readonly tool: ToolDefinition;
-  readonly validateInput: Validate;
-  readonly validateOutput: Validate | undefined;
-}
-
 /** What a call has while it is open that is not part of its record; dropped when it settles. */
 interface Open {
-  execution?: Execution;
   waiters?: ((call: SettledCall) => void)[];
   detach?: () => void;
 }
-
-/**
- * One run of a tool, and the context the tool receives. Its AbortController is made on first use
- * of `signal`: most tools never read it, and making one per call is measurable in a long chat.
- */
-class Execution implements ToolContext {
-  readonly call: { readonly id: string; readonly name: string };
-  timer: unknown = undefined;
-  #controller: AbortController | undefined = undefined;
-  #abortReason: DOMException | undefined = undefined;
-
-  constructor(id: string, name: string) {
-    this.call = { id, name };
-  }
-
-  get signal(): AbortSignal {
-    if (this.#controller === undefined) {
-      this.#controller = new AbortController();
-      if (this.#abortReason !== undefined) this.#controller.abort(this.#abortReason);
-    }
-    return this.#controller.signal;
-  }
-
-  /** Static, so that a tool cannot reach it through its context. */
-  static abort(execution: Execution, reason: DOMException): void {
-    execution.#abortReason = reason;
-    execution.#controller?.abort(reason);
-  }
-}
-
-const isThenable = (value: unknown): value is PromiseLike<unknown> =>
-  (typeof value === 'object' || typeof value === 'function') &&
-  value !== null &&
-  typeof (value as { then?: unknown }).then === 'function';
 
 /**
  * Builds `createToolGate` around a default JSON Schema compiler, so that each entry point
@@ -229,14 +175,14 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
   let idCounter = 0;
   const generateId = options.generateId ?? (() => `tg_${++idCounter}`);
 
-  const entries = new Map<string, Entry>();
+  const entries = new Map<string, ToolEntry>();
   for (const tool of options.tools) {
     if (entries.has(tool.name)) throw new Error(`createToolGate: two tools are named "${tool.name}"; tool names must be unique.`);
     if (tool.commit && !store) {
       throw new Error(`createToolGate: tool "${tool.name}" has a commit but the gate has no store; pass your Zustand store as \`store\`.`);
     }
-    let validateInput: Validate;
-    let validateOutput: Validate | undefined;
+    let validateInput: ToolEntry['validateInput'];
+    let validateOutput: ToolEntry['validateOutput'];
     try {
       validateInput = compileSchema(tool.inputSchema, compileJson);
       validateOutput = tool.outputSchema === undefined ? undefined : compileSchema(tool.outputSchema, compileJson);
@@ -321,7 +267,6 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
     const side = open.get(call.id);
     if (side === undefined) return;
     open.delete(call.id);
-    if (side.execution?.timer !== undefined) clock.clearTimeout(side.execution.timer);
     side.detach?.();
     for (const resolve of side.waiters ?? []) resolve(call);
   }
@@ -344,10 +289,55 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
     return next;
   }
 
-  const reject = (id: string, reason: Reason<RejectedCode>) => move(id, { type: 'reject', reason });
-  const fail = (id: string, code: FailedCode, message: string, issues?: readonly Issue[]) =>
-    move(id, { type: 'fail', reason: issues ? { code, message, issues } : { code, message } });
-  const stop = (id: string, code: CancelledCode, message: string) => move(id, { type: 'cancel', reason: { code, message } });
+  let committing: string | undefined;
+
+  /** Writes a verified output to the app's store (one `setState`), then moves the call to `committed`. */
+  function commit(id: string, tool: ToolDefinition, input: unknown, output: unknown): ToolCallRecord | undefined {
+    if (tool.commit !== undefined && store !== undefined) {
+      let partial: unknown;
+      try {
+        partial = tool.commit(store.getState(), output, input);
+      } catch (error) {
+        return fail(id, `commit threw: ${messageOf(error)}`);
+      }
+      if (typeof partial !== 'object' || partial === null || typeof (partial as { then?: unknown }).then === 'function') {
+        return fail(id, 'commit must return the partial next state as a plain object (not a Promise)');
+      }
+      // `commit` is app code: it may have cancelled the call itself.
+      if (records.get(id)?.status !== 'executing') return undefined;
+      // From here the store is written: a subscriber that cancels this call now is refused, so the
+      // record can never say `cancelled` about a change the store already holds.
+      committing = id;
+      try {
+        store.setState(partial as Partial<S>);
+      } catch (error) {
+        // The state changed before a subscriber threw: the commit happened, the listener is the app's bug.
+        onError(error);
+      } finally {
+        committing = undefined;
+      }
+    }
+    return move(id, { type: 'commit', output });
+  }
+
+  const fail = (id: string, message: string) => move(id, { type: 'fail', reason: { code: 'commit_error', message } });
+
+  const keeper: CallKeeper = {
+    move,
+    open: (call, entry) =>
+      records.get(call.id)?.status === 'executing'
+        ? { commit: (running, output) => commit(running.id, entry.tool, running.input, output) }
+        : undefined,
+  };
+  const pipeline = createPipeline({
+    limits,
+    clock,
+    onError,
+    entry: (name) => entries.get(name),
+    toolNames: () => toolNames,
+    keeper,
+    state: () => store?.getState(),
+  });
 
   function create(id: string | undefined, name: string, source: ProposalSource, turn: string | undefined): ToolCallRecord {
     let callId = id;
@@ -371,193 +361,11 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
     openOf(id).detach = () => signal.removeEventListener('abort', onAbort);
   }
 
-  /** The arguments are in: resolve the tool, read and validate them, then go on. */
-  function resolve(id: string, raw: unknown, truncated: boolean, earlier: readonly Repair[] = []): void {
-    const call = records.get(id);
-    if (call === undefined || call.status !== 'pending') return;
-    const entry = entries.get(call.name);
-    if (entry === undefined) {
-      const reason: Reason<RejectedCode> =
-        call.name === PARALLEL_WRAPPER
-          ? parallelWrapperReason(raw, limits)
-          : { code: 'unknown_tool', message: unknownToolMessage(call.name, toolNames) };
-      reject(id, reason);
-      return;
-    }
-    if (truncated) {
-      reject(id, truncatedReason());
-      return;
-    }
-    const allowed = entry.tool.repair ?? [];
-    let args: ReturnType<typeof readArguments>;
-    try {
-      args = readArguments(raw, limits, allowed);
-    } catch (error) {
-      args = { ok: false, reason: { code: 'invalid_shape', message: `the arguments could not be read: ${messageOf(error)}` } };
-    }
-    if (!args.ok) {
-      reject(id, args.reason);
-      return;
-    }
-    check(entry.validateInput, args.value, (first) => {
-      if (first.ok) return accept(id, entry, first.value, [...earlier, ...args.repairs]);
-      const repaired = repairValues(args.value, first.issues, allowed, limits);
-      if (repaired === undefined) return rejectInvalid(id, call.name, first.issues);
-      // Decoded strings are new structure: the same depth and `__proto__` rules apply to them.
-      const checked = copyValue(repaired.value, { maxArgumentChars: Infinity, maxDepth: limits.maxDepth });
-      if (checked.kind !== 'ok') return reject(id, problemReason(checked, limits));
-      check(entry.validateInput, repaired.value, (second) => {
-        if (second.ok) accept(id, entry, second.value, [...earlier, ...args.repairs, ...repaired.repairs]);
-        else rejectInvalid(id, call.name, first.issues);
-      });
-    });
-  }
-
-  /** Runs a check that may be async, and turns a validator that throws into issues. */
-  function check(validate: Validate, value: unknown, then: (result: ValidationResult) => void): void {
-    let result: ValidationResult | Promise<ValidationResult>;
-    try {
-      result = validate(value);
-    } catch (error) {
-      then(thrownIssue(error));
-      return;
-    }
-    if (result instanceof Promise) result.then(then, (error: unknown) => then(thrownIssue(error)));
-    else then(result);
-  }
-
-  function rejectInvalid(id: string, name: string, issues: readonly Issue[]): void {
-    const list = issues.map((issue) => `${issue.path || '(arguments)'} ${issue.message}`).join('; ');
-    reject(id, { code: 'invalid_arguments', message: `the arguments of "${name}" do not match its schema: ${list}`, issues });
-  }
-
-  function accept(id: string, entry: Entry, input: unknown, repairs: readonly Repair[]): void {
-    const validated = move(id, repairs.length === 0 ? { type: 'validate', input } : { type: 'validate', input, repairs });
-    if (validated === undefined) return;
-    const { tool } = entry;
-    if (tool.authorize === undefined) {
-      afterAuthorize(id, entry, input);
-      return;
-    }
-    let verdict: unknown;
-    try {
-      verdict = tool.authorize(input, { call: { id, name: tool.name }, state: store?.getState() });
-    } catch (error) {
-      reject(id, { code: 'unauthorized', message: `authorize threw: ${messageOf(error)}` });
-      return;
-    }
-    const decide = (answer: unknown) => {
-      if (answer === true) afterAuthorize(id, entry, input);
-      else reject(id, { code: 'unauthorized', message: typeof answer === 'string' && answer !== '' ? answer : 'the app did not authorize this call' });
-    };
-    if (isThenable(verdict)) {
-      verdict.then(decide, (error: unknown) => reject(id, { code: 'unauthorized', message: `authorize threw: ${messageOf(error)}` }));
-    } else decide(verdict);
-  }
-
-  function afterAuthorize(id: string, entry: Entry, input: unknown): void {
-    const { needsApproval } = entry.tool;
-    let ask: boolean;
-    try {
-      ask = typeof needsApproval === 'function' ? needsApproval(input) === true : needsApproval === true;
-    } catch (error) {
-      reject(id, { code: 'unauthorized', message: `needsApproval threw: ${messageOf(error)}` });
-      return;
-    }
-    if (ask) move(id, { type: 'await_approval' });
-    else execute(id, entry);
-  }
-
-  function execute(id: string, entry: Entry): void {
-    const call = move(id, { type: 'execute' });
-    if (call === undefined || call.status !== 'executing') return;
-    const { tool } = entry;
-    const execution = new Execution(id, tool.name);
-    if (tool.timeoutMs !== undefined) {
-      const ms = tool.timeoutMs;
-      openOf(id).execution = execution;
-      execution.timer = clock.setTimeout(() => {
-        if (records.get(id)?.status !== 'executing') return;
-        Execution.abort(execution, new DOMException(`The call timed out after ${ms} ms.`, 'TimeoutError'));
-        stop(id, 'timeout', `the tool did not finish within ${ms} ms`);
-      }, ms);
-    }
-    let result: unknown;
-    try {
-      result = tool.execute(call.input, execution);
-    } catch (error) {
-      fail(id, 'tool_error', `the tool threw: ${messageOf(error)}`);
-      return;
-    }
-    if (isThenable(result)) {
-      openOf(id).execution = execution;
-      result.then(
-        (output) => finish(id, entry, call.input, output),
-        (error: unknown) => fail(id, 'tool_error', `the tool failed: ${messageOf(error)}`),
-      );
-    } else finish(id, entry, call.input, result);
-  }
-
-  function finish(id: string, entry: Entry, input: unknown, output: unknown): void {
-    // A result that arrives after a cancel or a timeout is dropped here.
-    if (records.get(id)?.status !== 'executing') return;
-    if (isCancel(output)) {
-      stop(id, 'tool_cancelled', output.reason);
-      return;
-    }
-    if (entry.validateOutput === undefined) {
-      commit(id, entry, input, output);
-      return;
-    }
-    check(entry.validateOutput, output, (result) => {
-      if (records.get(id)?.status !== 'executing') return;
-      if (result.ok) commit(id, entry, input, result.value);
-      else {
-        const list = result.issues.map((issue) => `${issue.path || '(output)'} ${issue.message}`).join('; ');
-        fail(id, 'output_invalid', `the tool's output does not match its output schema: ${list}`, result.issues);
-      }
-    });
-  }
-
-  function commit(id: string, entry: Entry, input: unknown, output: unknown): void {
-    const { tool } = entry;
-    if (tool.commit !== undefined && store !== undefined) {
-      let partial: unknown;
-      try {
-        partial = tool.commit(store.getState(), output, input);
-      } catch (error) {
-        fail(id, 'commit_error', `commit threw: ${messageOf(error)}`);
-        return;
-      }
-      if (typeof partial !== 'object' || partial === null || isThenable(partial)) {
-        fail(id, 'commit_error', 'commit must return the partial next state as a plain object (not a Promise)');
-        return;
-      }
-      // `commit` is app code: it may have cancelled the call itself.
-      if (records.get(id)?.status !== 'executing') return;
-      // From here the store is written: a subscriber that cancels this call now is refused, so the
-      // record can never say `cancelled` about a change the store already holds.
-      committing = id;
-      try {
-        store.setState(partial as Partial<S>);
-      } catch (error) {
-        // The state changed before a subscriber threw: the commit happened, the listener is the app's bug.
-        onError(error);
-      } finally {
-        committing = undefined;
-      }
-    }
-    move(id, { type: 'commit', output });
-  }
-
-  let committing: string | undefined;
-
   function cancelCall(id: string, message: string): boolean {
     const call = records.get(id);
     if (call === undefined || isTerminal(call.status) || id === committing) return false;
-    const execution = open.get(id)?.execution;
-    if (execution !== undefined) Execution.abort(execution, new DOMException(message, 'AbortError'));
-    return stop(id, 'user_cancelled', message) !== undefined;
+    void pipeline.stop(id, new DOMException(message, 'AbortError'));
+    return move(id, { type: 'cancel', reason: { code: 'user_cancelled', message } }) !== undefined;
   }
 
   function propose(input: unknown, proposeOptions?: ProposeOptions): ToolCallRecord {
@@ -579,13 +387,18 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
     }
     if (!reading.ok) {
       const record = create(id, reading.name ?? '', reading.source, proposeOptions?.turn);
-      return reject(record.id, reading.reason) ?? record;
+      return move(record.id, { type: 'reject', reason: reading.reason }) ?? record;
     }
     const { proposal } = reading;
     const record = create(id, proposal.name, proposal.source, proposeOptions?.turn);
     watch(record.id, proposeOptions?.signal);
-    resolve(record.id, proposal.arguments, proposal.truncated === true, proposeOptions?.repairs);
+    resolve(record.id, proposal.arguments, proposal.truncated === true, proposeOptions?.repairs ?? []);
     return lookup(record.id) ?? record;
+  }
+
+  function resolve(id: string, raw: unknown, truncated: boolean, repairs: readonly Repair[]): void {
+    const call = records.get(id);
+    if (call?.status === 'pending') pipeline.resolve(id, call.name, raw, truncated, repairs, BROWSER);
   }
 
   function settled(id: string): Promise<SettledCall> {
@@ -606,15 +419,14 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
     approve: (id) =>
       batch(() => {
         const call = records.get(id);
-        const entry = call === undefined ? undefined : entries.get(call.name);
-        if (call?.status !== 'awaiting_approval' || entry === undefined) return false;
-        execute(id, entry);
+        if (call?.status !== 'awaiting_approval' || !entries.has(call.name)) return false;
+        pipeline.execute(id, BROWSER);
         return true;
       }),
     deny: (id, reason) =>
       batch(() => {
         if (records.get(id)?.status !== 'awaiting_approval') return false;
-        return stop(id, 'approval_denied', reason ?? 'a person denied this call') !== undefined;
+        return move(id, { type: 'cancel', reason: { code: 'approval_denied', message: reason ?? 'a person denied this call' } }) !== undefined;
       }),
     cancel: (id, reason) => batch(() => cancelCall(id, reason ?? 'the user cancelled this call')),
     calls,
@@ -648,43 +460,17 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
       },
       close: (id, rawArguments) =>
         batch(() => {
-          resolve(id, rawArguments, false);
+          resolve(id, rawArguments, false, []);
           return lookup(id);
         }),
       truncate: (id, message) =>
         batch(() => {
-          reject(id, truncatedReason(message));
+          move(id, { type: 'reject', reason: truncatedReason(message) });
           return lookup(id);
         }),
     },
   };
 }
 
-function truncatedReason(message?: string): Reason<'truncated'> {
-  return {
-    code: 'truncated',
-    message: message ?? 'the provider cut this call off at its output limit before the arguments were complete; nothing was run',
-  };
-}
-
-function unknownToolMessage(name: string, names: readonly string[]): string {
-  const shown = names.slice(0, 20).map((n) => `"${n}"`).join(', ');
-  const more = names.length > 20 ? `, and ${names.length - 20} more` : '';
-  return names.length === 0
-    ? `no tool named "${name}" is registered (this app has no tools)`
-    : `no tool named "${name}" is registered; the tools are ${shown}${more}`;
-}
-
-function thrownIssue(error: unknown): ValidationResult {
-  return { ok: false, issues: [{ path: '', message: `the validator threw: ${messageOf(error)}` }] };
-}
-
-function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  if (typeof error === 'string') return error;
-  try {
-    return JSON.stringify(error) ?? String(error);
-  } catch {
-    return String(error);
-  }
-}
+/** The browser gate has one person in front of it; the server gate names each actor. */
+const BROWSER: MoveNote = { actor: 'browser' };

@@ -80,6 +80,18 @@ export interface ToolContext {
   /** Aborted when the call is cancelled or times out; pass it to `fetch` and friends. */
   readonly signal: AbortSignal;
   readonly call: { readonly id: string; readonly name: string };
+  /**
+   * Stable for the call across every run of it: on the server gate, a tool declared `idempotent`
+   * that is re-run after a crash gets the same key, so a payment provider can refuse the second
+   * charge. Pass it wherever the effect takes an idempotency key.
+   */
+  readonly idempotencyKey: string;
+  /**
+   * On the server gate, for a tool declared `transactional`: the ledger's open transaction (a
+   * Kysely `Transaction`), so that the tool's writes commit together with the call's `committed`
+   * record or not at all. `undefined` everywhere else.
+   */
+  readonly transaction: unknown;
 }
 
 /**
@@ -122,6 +134,16 @@ export interface ToolDefinition<I = any, O = any, S = any> {
   readonly timeoutMs?: number;
   /** Model defects this tool accepts repaired (each repair is recorded); none by default. */
   readonly repair?: readonly RepairKind[];
+  /**
+   * Safe to run again: the server gate re-runs it, with the same `ctx.idempotencyKey`, when the
+   * process running it died; otherwise such a call ends `failed` / `interrupted`.
+   */
+  readonly idempotent?: boolean;
+  /**
+   * Its effects are writes to the ledger's database through `ctx.transaction`; on the server gate
+   * they commit with the call's `committed` record or not at all, and a crash re-runs it.
+   */
+  readonly transactional?: boolean;
 }
 
 /**
@@ -158,6 +180,8 @@ export interface ToolConfig<Schema extends ToolSchema, O, S = any> {
   readonly authorize?: (input: InferSchema<Schema>, ctx: AuthorizeContext<S>) => MaybePromise<boolean | string>;
   readonly timeoutMs?: number;
   readonly repair?: readonly RepairKind[];
+  readonly idempotent?: boolean;
+  readonly transactional?: boolean;
 }
 
 /**

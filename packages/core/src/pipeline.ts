@@ -1,0 +1,513 @@
+import { problemReason, readArguments } from './arguments.ts';
+import type { Clock } from './clock.ts';
+import { copyValue, type Limits } from './limits.ts';
+import type { CallEvent } from './machine.ts';
+import { PARALLEL_WRAPPER, parallelWrapperReason } from './parallel-wrapper.ts';
+import type {
+  ActiveCall,
+  CancelledCode,
+  FailedCode,
+  Issue,
+  Reason,
+  RejectedCode,
+  Repair,
+  ToolCallRecord,
+} from './record.ts';
+import { repairValues } from './repair.ts';
+import type { Validate, ValidationResult } from './schema.ts';
+import { isCancel, type ToolContext, type ToolDefinition } from './tool.ts';
+
+/**
+ * A value now, or a promise of it. The pipeline stays synchronous for synchronous steps (a sync
+ * tool in the browser commits within `propose`) and waits only where a step is asynchronous.
+ *
+ * @example
+ * const answer: MaybePromise<boolean> = tool.needsApproval(input);
+ */
+export type MaybePromise<T> = T | PromiseLike<T>;
+
+/**
+ * A registered tool with its compiled checks.
+ *
+ * @example
+ * const entry: ToolEntry = { tool: charge, validateInput, validateOutput: undefined };
+ */
+export interface ToolEntry {
+  readonly tool: ToolDefinition;
+  readonly validateInput: Validate;
+  readonly validateOutput: Validate | undefined;
+}
+
+/**
+ * Who or what made a move, for the keeper's audit trail (the server ledger names an actor on
+ * every event; the browser gate has one person and ignores it).
+ *
+ * @example
+ * const note: MoveNote = { actor: 'user_42' };
+ */
+export interface MoveNote {
+  readonly actor: string;
+}
+
+/**
+ * An executing call, as the pipeline hands it to a keeper.
+ *
+ * @example
+ * const running: ExecutingCall = { ...call, status: 'executing' };
+ */
+export type ExecutingCall = ActiveCall<unknown> & { readonly status: 'executing' };
+
+/**
+ * What a keeper gives one execution: extra context for the tool, and how its verified output is
+ * written. The browser keeper writes the app's store; the server keeper writes the ledger, inside
+ * the tool's own transaction when it has one.
+ *
+ * @example
+ * const scope: ExecutionScope = { context: {}, commit: (call, output) => keeper.move(call.id, { type: 'commit', output }, note) };
+ */
+export interface ExecutionScope {
+  /** Merged into the tool's context (`idempotencyKey`, `transaction`). */
+  readonly context?: Partial<ToolContext>;
+  /**
+   * Writes the verified output and makes the `committed` move (or a `failed` one when the write
+   * is refused). Answers the record after the move, or `undefined` when the call had moved on.
+   */
+  readonly commit: (call: ExecutingCall, output: unknown, note: MoveNote) => MaybePromise<ToolCallRecord | undefined>;
+  /** The execution ended without a commit: give back what `open` took (a lease, a transaction). */
+  readonly abandon?: () => MaybePromise<void>;
+}
+
+/**
+ * Where the pipeline keeps records: in memory (the browser gate) or in a ledger (the server
+ * gate). The keeper is the only writer of records; the pipeline only asks it for moves.
+ *
+ * @example
+ * const keeper: CallKeeper = { move: (id, event) => memory.apply(id, event), open: () => ({ commit }) };
+ */
+export interface CallKeeper {
+  /**
+   * Makes one move through the pure transition function and keeps the result. Answers the next
+   * record, or `undefined` when the move is not allowed (the call moved on meanwhile).
+   */
+  readonly move: (id: string, event: CallEvent, note: MoveNote) => MaybePromise<ToolCallRecord | undefined>;
+  /**
+   * Prepares the execution of a call that has just moved to `executing`; `undefined` when the call
+   * has moved on since (a listener cancelled it as it started), so the tool never starts.
+   */
+  readonly open: (call: ExecutingCall, entry: ToolEntry, note: MoveNote) => MaybePromise<ExecutionScope | undefined>;
+}
+
+/**
+ * What the pipeline needs from the gate that runs it.
+ *
+ * @example
+ * const pipeline = createPipeline({ limits, clock, onError, entry: (name) => entries.get(name), toolNames, keeper, state: () => store?.getState() });
+ */
+export interface PipelineHost {
+  readonly limits: Limits;
+  readonly clock: Clock;
+  readonly onError: (error: unknown) => void;
+  /** The tool registered under `name` (own names only), or `undefined`. */
+  readonly entry: (name: string) => ToolEntry | undefined;
+  readonly toolNames: () => readonly string[];
+  readonly keeper: CallKeeper;
+  /** What `authorize` sees as `state`. */
+  readonly state: () => unknown;
+}
+
+/**
+ * The steps between a proposal and a settled call — read, validate, authorize, ask, execute,
+ * check the output, settle — written once and run by both gates. Each step asks the keeper for
+ * one move; a step that is synchronous runs at once, so a browser gate with a sync tool settles
+ * within `propose`.
+ *
+ * @example
+ * pipeline.resolve(call.id, call.name, rawArguments, false, [], { actor: 'user_42' });
+ */
+export interface Pipeline {
+  /** A pending call's arguments are in: read and validate them, then go on. */
+  readonly resolve: (id: string, name: string, raw: unknown, truncated: boolean, repairs: readonly Repair[], note: MoveNote) => void;
+  /** A validated call: authorize it, then ask a person or run it. */
+  readonly authorize: (call: ToolCallRecord, note: MoveNote) => void;
+  /** Moves a validated or approved call to `executing` and runs it. */
+  readonly execute: (id: string, note: MoveNote) => void;
+  /** Runs a call the keeper has already moved to `executing` (an approval or a recovery claimed it). */
+  readonly run: (call: ExecutingCall, note: MoveNote) => void;
+  /**
+   * Stops the local run of a call, if there is one: aborts its signal and drops its result. Settles
+   * once the keeper has given back what the run held (a transaction), so the caller's own move
+   * (`cancelled`) comes after it.
+   */
+  readonly stop: (id: string, reason: DOMException) => MaybePromise<void>;
+  /** Whether this pipeline is running the call's tool now. */
+  readonly running: (id: string) => boolean;
+  /** Rejects a call with a reason (a pending call the caller could not read, a truncated stream). */
+  readonly reject: (id: string, reason: Reason<RejectedCode>, note: MoveNote) => void;
+}
+
+/**
+ * One run of a tool, and the context the tool receives. Its AbortController is made on first use
+ * of `signal`: most tools never read it, and making one per call is measurable in a long chat.
+ */
+class Execution implements ToolContext {
+  readonly call: { readonly id: string; readonly name: string };
+  readonly idempotencyKey: string;
+  readonly transaction: unknown;
+  timer: unknown = undefined;
+  /** Set once the run is over for the pipeline (stopped, timed out, or its result taken). */
+  ended = false;
+  #controller: AbortController | undefined = undefined;
+  #abortReason: DOMException | undefined = undefined;
+
+  constructor(id: string, name: string, context: Partial<ToolContext> | undefined) {
+    this.call = { id, name };
+    this.idempotencyKey = context?.idempotencyKey ?? id;
+    this.transaction = context?.transaction;
+  }
+
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#abortReason !== undefined) this.#controller.abort(this.#abortReason);
+    }
+    return this.#controller.signal;
+  }
+
+  /** Static, so that a tool cannot reach it through its context. */
+  static abort(execution: Execution, reason: DOMException): void {
+    execution.#abortReason = reason;
+    execution.#controller?.abort(reason);
+  }
+}
+
+/**
+ * Calls `then` with a value: at once when it is plain, when it settles when it is a thenable (of
+ * any realm). Reading or calling `then` may throw (a revoked Proxy, a hostile object); that, a
+ * rejection, and a thenable that answers twice all end in exactly one call of `then` or `fail`.
+ *
+ * @example
+ * after(tool.execute(input, ctx), (output) => finish(output), (error) => fail(error));
+ */
+export function after<T>(value: MaybePromise<T>, then: (value: T) => void, fail: (error: unknown) => void): void {
+  let thenMethod: unknown;
+  try {
+    thenMethod = (typeof value === 'object' || typeof value === 'function') && value !== null ? (value as { then?: unknown }).then : undefined;
+  } catch (error) {
+    fail(error);
+    return;
+  }
+  if (typeof thenMethod !== 'function') {
+    then(value as T);
+    return;
+  }
+  let answered = false;
+  try {
+    (thenMethod as PromiseLike<T>['then']).call(
+      value as PromiseLike<T>,
+      (settled) => {
+        if (answered) return;
+        answered = true;
+        // A thenable may resolve with another thenable.
+        after(settled, then, fail);
+      },
+      (error: unknown) => {
+        if (answered) return;
+        answered = true;
+        fail(error);
+      },
+    );
+  } catch (error) {
+    if (answered) return;
+    answered = true;
+    fail(error);
+  }
+}
+
+/**
+ * Builds the pipeline over a keeper.
+ *
+ * @example
+ * const pipeline = createPipeline(host);
+ */
+export function createPipeline(host: PipelineHost): Pipeline {
+  const { limits, clock, keeper } = host;
+
+  const move = (id: string, event: CallEvent, note: MoveNote, then?: (next: ToolCallRecord | undefined) => void) =>
+    after(keeper.move(id, event, note), (next) => then?.(next), host.onError);
+  const reject = (id: string, reason: Reason<RejectedCode>, note: MoveNote) => move(id, { type: 'reject', reason }, note);
+  const fail = (id: string, code: FailedCode, message: string, note: MoveNote, issues?: readonly Issue[]) =>
+    move(id, { type: 'fail', reason: issues ? { code, message, issues } : { code, message } }, note);
+  const cancelled = (id: string, code: CancelledCode, message: string, note: MoveNote) =>
+    move(id, { type: 'cancel', reason: { code, message } }, note);
+
+  function resolve(id: string, name: string, raw: unknown, truncated: boolean, earlier: readonly Repair[], note: MoveNote): void {
+    const entry = host.entry(name);
+    if (entry === undefined) {
+      const reason: Reason<RejectedCode> =
+        name === PARALLEL_WRAPPER
+          ? parallelWrapperReason(raw, limits)
+          : { code: 'unknown_tool', message: unknownToolMessage(name, host.toolNames()) };
+      reject(id, reason, note);
+      return;
+    }
+    if (truncated) {
+      reject(id, truncatedReason(), note);
+      return;
+    }
+    const allowed = entry.tool.repair ?? [];
+    let args: ReturnType<typeof readArguments>;
+    try {
+      args = readArguments(raw, limits, allowed);
+    } catch (error) {
+      args = { ok: false, reason: { code: 'invalid_shape', message: `the arguments could not be read: ${messageOf(error)}` } };
+    }
+    if (!args.ok) {
+      reject(id, args.reason, note);
+      return;
+    }
+    const read = args;
+    check(entry.validateInput, read.value, (first) => {
+      if (first.ok) return accept(id, [...earlier, ...read.repairs], first.value, note);
+      const repaired = repairValues(read.value, first.issues, allowed, limits);
+      if (repaired === undefined) return rejectInvalid(id, name, first.issues, note);
+      // Decoded strings are new structure: the same depth and `__proto__` rules apply to them.
+      const checked = copyValue(repaired.value, { maxArgumentChars: Infinity, maxDepth: limits.maxDepth });
+      if (checked.kind !== 'ok') return reject(id, problemReason(checked, limits), note);
+      check(entry.validateInput, repaired.value, (second) => {
+        if (second.ok) accept(id, [...earlier, ...read.repairs, ...repaired.repairs], second.value, note);
+        else rejectInvalid(id, name, first.issues, note);
+      });
+    });
+  }
+
+  /** Runs a check that may be async, and turns a validator that throws into issues. */
+  function check(validate: Validate, value: unknown, then: (result: ValidationResult) => void): void {
+    let result: MaybePromise<ValidationResult>;
+    try {
+      result = validate(value);
+    } catch (error) {
+      then(thrownIssue(error));
+      return;
+    }
+    after(result, then, (error) => then(thrownIssue(error)));
+  }
+
+  function rejectInvalid(id: string, name: string, issues: readonly Issue[], note: MoveNote): void {
+    const list = issues.map((issue) => `${issue.path || '(arguments)'} ${issue.message}`).join('; ');
+    reject(id, { code: 'invalid_arguments', message: `the arguments of "${name}" do not match its schema: ${list}`, issues }, note);
+  }
+
+  function accept(id: string, repairs: readonly Repair[], input: unknown, note: MoveNote): void {
+    const event: CallEvent = repairs.length === 0 ? { type: 'validate', input } : { type: 'validate', input, repairs };
+    move(id, event, note, (validated) => {
+      if (validated !== undefined) authorize(validated, note);
+    });
+  }
+
+  function authorize(call: ToolCallRecord, note: MoveNote): void {
+    if (call.status !== 'validated') return;
+    const entry = host.entry(call.name);
+    if (entry === undefined) return;
+    const { tool } = entry;
+    const { id, input } = call;
+    if (tool.authorize === undefined) {
+      ask(id, entry, input, note);
+      return;
+    }
+    const refuse = (error: unknown) => reject(id, { code: 'unauthorized', message: `authorize threw: ${messageOf(error)}` }, note);
+    let verdict: unknown;
+    try {
+      verdict = tool.authorize(input, { call: { id, name: tool.name }, state: host.state() });
+    } catch (error) {
+      refuse(error);
+      return;
+    }
+    after(
+      verdict,
+      (answer) => {
+        if (answer === true) ask(id, entry, input, note);
+        else reject(id, { code: 'unauthorized', message: typeof answer === 'string' && answer !== '' ? answer : 'the app did not authorize this call' }, note);
+      },
+      refuse,
+    );
+  }
+
+  function ask(id: string, entry: ToolEntry, input: unknown, note: MoveNote): void {
+    const { needsApproval } = entry.tool;
+    let ask: boolean;
+    try {
+      ask = typeof needsApproval === 'function' ? needsApproval(input) === true : needsApproval === true;
+    } catch (error) {
+      reject(id, { code: 'unauthorized', message: `needsApproval threw: ${messageOf(error)}` }, note);
+      return;
+    }
+    if (ask) move(id, { type: 'await_approval' }, note);
+    else execute(id, note);
+  }
+
+  function execute(id: string, note: MoveNote): void {
+    move(id, { type: 'execute' }, note, (call) => {
+      if (call?.status === 'executing') run(call as ExecutingCall, note);
+    });
+  }
+
+  function run(call: ExecutingCall, note: MoveNote): void {
+    const entry = host.entry(call.name);
+    if (entry === undefined) {
+      fail(call.id, 'tool_error', `no tool named "${call.name}" is registered on this gate any more`, note);
+      return;
+    }
+    after(
+      keeper.open(call, entry, note),
+      (scope) => {
+        if (scope !== undefined) start(call, entry, scope, note);
+      },
+      (error) => fail(call.id, 'tool_error', `the call could not be started: ${messageOf(error)}`, note),
+    );
+  }
+
+  function start(call: ExecutingCall, entry: ToolEntry, scope: ExecutionScope, note: MoveNote): void {
+    const { id } = call;
+    const { tool } = entry;
+    const execution = new Execution(id, tool.name, scope.context);
+    /** Takes the run out of the pipeline's hands; false when it already was. */
+    const release = (): boolean => {
+      if (execution.ended) return false;
+      execution.ended = true;
+      running.delete(id);
+      if (execution.timer !== undefined) clock.clearTimeout(execution.timer);
+      return true;
+    };
+    /** Ends a run that will not commit; `then` runs once the scope has given back what it held. */
+    const end = (then: () => void): MaybePromise<void> => {
+      if (!release()) return;
+      if (scope.abandon === undefined) return then();
+      return new Promise<void>((done) =>
+        after(
+          scope.abandon?.(),
+          () => done(then()),
+          (error) => {
+            host.onError(error);
+            done(then());
+          },
+        ),
+      );
+    };
+    running.set(id, { execution, end });
+    if (tool.timeoutMs !== undefined) {
+      const ms = tool.timeoutMs;
+      execution.timer = clock.setTimeout(() => {
+        if (execution.ended) return;
+        Execution.abort(execution, new DOMException(`The call timed out after ${ms} ms.`, 'TimeoutError'));
+        void end(() => cancelled(id, 'timeout', `the tool did not finish within ${ms} ms`, note));
+      }, ms);
+    }
+    const failed = (message: string) => void end(() => fail(id, 'tool_error', message, note));
+    let result: unknown;
+    try {
+      result = tool.execute(call.input, execution);
+    } catch (error) {
+      failed(`the tool threw: ${messageOf(error)}`);
+      return;
+    }
+    after(
+      result,
+      (output) => {
+        // A result that arrives after a cancel or a timeout is dropped here.
+        if (execution.ended) return;
+        if (isCancel(output)) {
+          void end(() => cancelled(id, 'tool_cancelled', output.reason, note));
+          return;
+        }
+        if (entry.validateOutput === undefined) {
+          settle(output);
+          return;
+        }
+        check(entry.validateOutput, output, (verdict) => {
+          if (execution.ended) return;
+          if (verdict.ok) settle(verdict.value);
+          else {
+            const list = verdict.issues.map((issue) => `${issue.path || '(output)'} ${issue.message}`).join('; ');
+            void end(() => fail(id, 'output_invalid', `the tool's output does not match its output schema: ${list}`, note, verdict.issues));
+          }
+        });
+      },
+      (error) => failed(`the tool failed: ${messageOf(error)}`),
+    );
+
+    function settle(output: unknown): void {
+      // The result is taken: a stop from here on no longer ends the run; the keeper's commit decides.
+      release();
+      after(
+        scope.commit(call, output, note),
+        () => undefined,
+        (error) => {
+          const failCommit = () => fail(id, 'commit_error', `the result could not be committed: ${messageOf(error)}`, note);
+          if (scope.abandon === undefined) failCommit();
+          else after(scope.abandon(), failCommit, (abandonError) => {
+            host.onError(abandonError);
+            failCommit();
+          });
+        },
+      );
+    }
+  }
+
+  const running = new Map<string, { readonly execution: Execution; readonly end: (then: () => void) => MaybePromise<void> }>();
+
+  return {
+    resolve,
+    authorize,
+    execute,
+    run,
+    reject,
+    running: (id) => running.has(id),
+    stop(id, reason) {
+      const run = running.get(id);
+      if (run === undefined) return;
+      Execution.abort(run.execution, reason);
+      return run.end(() => undefined);
+    },
+  };
+}
+
+/**
+ * The rejection for a call the provider cut off.
+ *
+ * @example
+ * truncatedReason().code; // 'truncated'
+ */
+export function truncatedReason(message?: string): Reason<'truncated'> {
+  return {
+    code: 'truncated',
+    message: message ?? 'the provider cut this call off at its output limit before the arguments were complete; nothing was run',
+  };
+}
+
+function unknownToolMessage(name: string, names: readonly string[]): string {
+  const shown = names.slice(0, 20).map((n) => `"${n}"`).join(', ');
+  const more = names.length > 20 ? `, and ${names.length - 20} more` : '';
+  return names.length === 0
+    ? `no tool named "${name}" is registered (this app has no tools)`
+    : `no tool named "${name}" is registered; the tools are ${shown}${more}`;
+}
+
+function thrownIssue(error: unknown): ValidationResult {
+  return { ok: false, issues: [{ path: '', message: `the validator threw: ${messageOf(error)}` }] };
+}
+
+/**
+ * A readable message for anything thrown.
+ *
+ * @example
+ * messageOf(new Error('boom')); // 'boom'
+ */
+export function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === 'string') return error;
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return String(error);
+  }
+}
