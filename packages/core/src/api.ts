@@ -131,3 +131,4 @@ export {
   type OpenAIResponsesTool,
   type OpenAIResponsesToolResult,
 } from './providers/openai-responses.ts';
+export { canonicalJson, inputHash } from './input-hash.ts';
