@@ -10,7 +10,7 @@ export {
   type ToolGate,
   type ToolGateOptions,
 } from './gate.ts';
-export { DEFAULT_LIMITS, type Limits } from './limits.ts';
+export { copyValue, DEFAULT_LIMITS, type Limits } from './limits.ts';
 export { ALLOWED_TRANSITIONS, createPending, transition, type CallEvent } from './machine.ts';
 export { outcomeText, outputText } from './outcome.ts';
 export { readProposal, type Proposal, type ProposalReading } from './proposal.ts';
@@ -132,3 +132,17 @@ export {
   type OpenAIResponsesToolResult,
 } from './providers/openai-responses.ts';
 export { canonicalJson, inputHash } from './input-hash.ts';
+export {
+  after,
+  createPipeline,
+  messageOf,
+  truncatedReason,
+  type CallKeeper,
+  type ExecutingCall,
+  type ExecutionScope,
+  type MaybePromise,
+  type MoveNote,
+  type Pipeline,
+  type PipelineHost,
+  type ToolEntry,
+} from './pipeline.ts';

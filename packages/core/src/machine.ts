@@ -66,12 +66,12 @@ export const ALLOWED_TRANSITIONS: Readonly<
   },
   awaiting_approval: {
     executing: true,
-    cancelled: ['approval_denied', 'user_cancelled'],
+    cancelled: ['approval_denied', 'approval_expired', 'user_cancelled'],
   },
   executing: {
     committed: true,
     cancelled: ['tool_cancelled', 'user_cancelled', 'timeout'],
-    failed: ['tool_error', 'output_invalid', 'commit_error'],
+    failed: ['tool_error', 'output_invalid', 'commit_error', 'interrupted'],
   },
   committed: {},
   cancelled: {},

@@ -29,7 +29,11 @@ export function outcomeText(call: SettledCall): string {
       }`;
     }
     case 'failed':
-      return `Error: the call to ${tool} failed (${call.reason.code}): ${call.reason.message}. Nothing was changed.`;
+      // An interrupted call may have had its effect before the server stopped: saying "nothing was
+      // changed" could make the model pay twice.
+      return call.reason.code === 'interrupted'
+        ? `Error: the call to ${tool} failed (interrupted): ${call.reason.message}. It may or may not have taken effect: check before calling ${tool} again.`
+        : `Error: the call to ${tool} failed (${call.reason.code}): ${call.reason.message}. Nothing was changed.`;
   }
 }
 
@@ -42,6 +46,7 @@ const REJECTED_NEXT = {
   too_deep: 'Send arguments that nest less deeply.',
   unauthorized: 'Do not retry this call unless the user asks.',
   truncated: 'Your output hit its length limit; call $tool again with shorter arguments.',
+  id_conflict: 'Each tool call needs an id of its own; call $tool again with a new id.',
 } as const;
 
 /**

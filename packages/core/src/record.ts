@@ -36,7 +36,8 @@ export type RejectedCode =
   | 'too_large'
   | 'too_deep'
   | 'unauthorized'
-  | 'truncated';
+  | 'truncated'
+  | 'id_conflict';
 
 /**
  * Why a call was stopped without an error.
@@ -44,7 +45,7 @@ export type RejectedCode =
  * @example
  * const code: CancelledCode = 'approval_denied';
  */
-export type CancelledCode = 'tool_cancelled' | 'user_cancelled' | 'approval_denied' | 'timeout';
+export type CancelledCode = 'tool_cancelled' | 'user_cancelled' | 'approval_denied' | 'approval_expired' | 'timeout';
 
 /**
  * Why a call that ran did not commit.
@@ -52,7 +53,7 @@ export type CancelledCode = 'tool_cancelled' | 'user_cancelled' | 'approval_deni
  * @example
  * const code: FailedCode = 'tool_error';
  */
-export type FailedCode = 'tool_error' | 'output_invalid' | 'commit_error';
+export type FailedCode = 'tool_error' | 'output_invalid' | 'commit_error' | 'interrupted';
 
 /**
  * Every reason code a call can end with.

@@ -12,9 +12,9 @@ import {
 } from '../src/index.ts';
 
 const STATUSES: ToolCallStatus[] = ['pending', 'validated', 'awaiting_approval', 'executing', 'committed', 'cancelled', 'rejected', 'failed'];
-const REJECTED: RejectedCode[] = ['invalid_json', 'invalid_shape', 'unknown_tool', 'invalid_arguments', 'too_large', 'too_deep', 'unauthorized', 'truncated'];
-const CANCELLED: CancelledCode[] = ['tool_cancelled', 'user_cancelled', 'approval_denied', 'timeout'];
-const FAILED: FailedCode[] = ['tool_error', 'output_invalid', 'commit_error'];
+const REJECTED: RejectedCode[] = ['invalid_json', 'invalid_shape', 'unknown_tool', 'invalid_arguments', 'too_large', 'too_deep', 'unauthorized', 'truncated', 'id_conflict'];
+const CANCELLED: CancelledCode[] = ['tool_cancelled', 'user_cancelled', 'approval_denied', 'approval_expired', 'timeout'];
+const FAILED: FailedCode[] = ['tool_error', 'output_invalid', 'commit_error', 'interrupted'];
 
 function recordIn(status: ToolCallStatus): ToolCallRecord {
   const base = { ...createPending({ id: 'c1', name: 'charge', source: 'normalised', generatedId: false, turn: undefined, at: 0 }), history: [{ status, at: 0 }], preview: undefined };
@@ -63,6 +63,7 @@ const EXPECTED = new Set([
   'validated→cancelled:user_cancelled',
   'awaiting_approval→executing',
   'awaiting_approval→cancelled:approval_denied',
+  'awaiting_approval→cancelled:approval_expired',
   'awaiting_approval→cancelled:user_cancelled',
   'executing→committed',
   'executing→cancelled:tool_cancelled',
@@ -71,6 +72,7 @@ const EXPECTED = new Set([
   'executing→failed:tool_error',
   'executing→failed:output_invalid',
   'executing→failed:commit_error',
+  'executing→failed:interrupted',
 ]);
 
 describe('transition', () => {

@@ -123,7 +123,9 @@ describe('a record narrows by status', () => {
       expectTypeOf(record.input).toEqualTypeOf<{ cents: number } | undefined>();
     }
     if (record.status === 'cancelled' || record.status === 'failed') {
-      expectTypeOf(record.reason.code).toEqualTypeOf<'tool_cancelled' | 'user_cancelled' | 'approval_denied' | 'timeout' | 'tool_error' | 'output_invalid' | 'commit_error'>();
+      expectTypeOf(record.reason.code).toEqualTypeOf<
+        'tool_cancelled' | 'user_cancelled' | 'approval_denied' | 'approval_expired' | 'timeout' | 'tool_error' | 'output_invalid' | 'commit_error' | 'interrupted'
+      >();
     }
     if (record.status === 'executing' || record.status === 'awaiting_approval' || record.status === 'validated') {
       expectTypeOf(record.input).toEqualTypeOf<{ cents: number }>();
