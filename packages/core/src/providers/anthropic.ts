@@ -2,7 +2,7 @@ import type { ToolGate } from '../gate.ts';
 import { checkToolNames, toolJsonSchema } from '../json-schema-export.ts';
 import { outcomeText } from '../outcome.ts';
 import type { SettledCall } from '../record.ts';
-import { STREAM_ERROR, outputCutOff, createCallAssembler, type StreamReaderOptions, type TurnReader } from '../stream.ts';
+import { STREAM_ERROR, inputAsRead, outputCutOff, createCallAssembler, type StreamReaderOptions, type TurnReader } from '../stream.ts';
 import type { ToolDefinition } from '../tool.ts';
 import { answerFailed, answersOf, answerText, type ReplyOptions, type ReplySource } from '../turn.ts';
 
@@ -59,6 +59,56 @@ export interface AnthropicStreamEvent {
 const CUT_STOP_REASONS = new Set(['max_tokens', 'model_context_window_exceeded']);
 
 /**
+ * A content block of the assistant message a stream carried: `text`, `thinking` (with its
+ * `signature`), `tool_use` (with its `input` as the model wrote it), or any other block
+ * (`redacted_thinking`, `server_tool_use`, …) as the stream gave it.
+ *
+ * @example
+ * const block: AnthropicContentBlock = { type: 'tool_use', id: 'toolu_1', name: 'search', input: { q: 'rates' } };
+ */
+export type AnthropicContentBlock =
+  | { type: 'text'; text: string; citations?: unknown[] }
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
+  | { type: string; [key: string]: unknown };
+
+/**
+ * The assistant message of a streamed turn, to put in `messages` before the turn's reply.
+ *
+ * @example
+ * const message: AnthropicAssistantMessage = { role: 'assistant', content: [{ type: 'text', text: 'Checking.' }] };
+ */
+export interface AnthropicAssistantMessage {
+  role: 'assistant';
+  content: AnthropicContentBlock[];
+}
+
+/**
+ * What {@link readAnthropicStream} returns: a turn reader that also assembles the assistant message.
+ *
+ * @example
+ * const reader: AnthropicStreamReader = readAnthropicStream(gate);
+ */
+export interface AnthropicStreamReader extends TurnReader<AnthropicStreamEvent> {
+  /**
+   * The assistant message the stream carried, block by block in index order: text, thinking with
+   * its signature (the API wants it back with the tool results), and each `tool_use` with its
+   * input as read (as far as it came, for a block that was cut off). Empty text blocks, which the
+   * API refuses, are left out.
+   */
+  readonly assistantMessage: () => AnthropicAssistantMessage;
+}
+
+/** One content block as the stream builds it: its start block, and the deltas so far. */
+interface Block {
+  readonly start: Record<string, unknown>;
+  text: string;
+  signature: string;
+  citations: unknown[];
+  json: string;
+}
+
+/**
  * Reads a Messages stream into the gate. Each `tool_use` block appears at `content_block_start`
  * and is checked at its `content_block_stop` when its `input_json_delta` fragments make whole
  * JSON (an empty buffer is the block's start `input`, `{}`). A block that stops with anything
@@ -69,12 +119,35 @@ const CUT_STOP_REASONS = new Set(['max_tokens', 'model_context_window_exceeded']
  * @example
  * const reader = readAnthropicStream(gate);
  * await reader.read(await anthropic.messages.create({ model, max_tokens, messages, tools, stream: true }));
- * messages.push({ role: 'assistant', content }, anthropicReply(await reader.settled()));
+ * messages.push(reader.assistantMessage(), anthropicReply(await reader.settled()));
  */
-export function readAnthropicStream(gate: ToolGate, options: StreamReaderOptions = {}): TurnReader<AnthropicStreamEvent> {
+export function readAnthropicStream(gate: ToolGate, options: StreamReaderOptions = {}): AnthropicStreamReader {
   const calls = createCallAssembler(gate, 'anthropic', options);
   const startInputs = new Map<string, unknown>();
+  const blocks = new Map<number, Block>();
   let stop: string | undefined;
+
+  /** Keeps the text, thinking and other deltas of every block for the assistant message. */
+  function onDelta(block: Block | undefined, delta: Record<string, unknown>): void {
+    if (block === undefined) return;
+    switch (delta['type']) {
+      case 'text_delta':
+        if (typeof delta['text'] === 'string') block.text += delta['text'];
+        return;
+      case 'thinking_delta':
+        if (typeof delta['thinking'] === 'string') block.text += delta['thinking'];
+        return;
+      case 'signature_delta':
+        if (typeof delta['signature'] === 'string') block.signature += delta['signature'];
+        return;
+      case 'citations_delta':
+        if (delta['citation'] !== undefined) block.citations.push(delta['citation']);
+        return;
+      case 'input_json_delta':
+        if (typeof delta['partial_json'] === 'string' && block.start['type'] !== 'tool_use') block.json += delta['partial_json'];
+        return;
+    }
+  }
 
   function push(event: AnthropicStreamEvent): void {
     if (!isRecord(event)) return;
@@ -88,7 +161,19 @@ export function readAnthropicStream(gate: ToolGate, options: StreamReaderOptions
       }
       case 'content_block_start': {
         const block = event['content_block'];
-        if (key === undefined || !isRecord(block) || block['type'] !== 'tool_use') return;
+        if (key === undefined || !isRecord(block)) return;
+        if (!calls.ended() && !blocks.has(index as number)) {
+          const text = block['text'] ?? block['thinking'];
+          const signature = block['signature'];
+          blocks.set(index as number, {
+            start: block,
+            text: typeof text === 'string' ? text : '',
+            signature: typeof signature === 'string' ? signature : '',
+            citations: [],
+            json: '',
+          });
+        }
+        if (block['type'] !== 'tool_use') return;
         startInputs.set(key, block['input']);
         calls.start(key, {
           id: typeof block['id'] === 'string' ? block['id'] : undefined,
@@ -99,7 +184,9 @@ export function readAnthropicStream(gate: ToolGate, options: StreamReaderOptions
       }
       case 'content_block_delta': {
         const delta = event['delta'];
-        if (key === undefined || !isRecord(delta) || delta['type'] !== 'input_json_delta') return;
+        if (key === undefined || !isRecord(delta)) return;
+        if (!calls.ended()) onDelta(blocks.get(index as number), delta);
+        if (delta['type'] !== 'input_json_delta') return;
         if (typeof delta['partial_json'] === 'string') calls.append(key, delta['partial_json']);
         return;
       }
@@ -134,11 +221,43 @@ export function readAnthropicStream(gate: ToolGate, options: StreamReaderOptions
     }
   }
 
-  return calls.reader(
-    push,
-    () => calls.end('the stream ended before the message stopped, with this call unfinished; nothing was run'),
-    () => stop,
-  );
+  function assistantMessage(): AnthropicAssistantMessage {
+    const content: AnthropicContentBlock[] = [];
+    for (const [index, block] of [...blocks].sort(([a], [b]) => a - b)) {
+      const { start } = block;
+      switch (start['type']) {
+        case 'text':
+          if (block.text === '') break;
+          content.push(block.citations.length === 0 ? { type: 'text', text: block.text } : { type: 'text', text: block.text, citations: block.citations });
+          break;
+        case 'thinking':
+          content.push({ type: 'thinking', thinking: block.text, signature: block.signature });
+          break;
+        case 'tool_use': {
+          const key = String(index);
+          content.push({ type: 'tool_use', id: calls.idOf(key) ?? '', name: typeof start['name'] === 'string' ? start['name'] : '', input: calls.input(key) });
+          break;
+        }
+        default: {
+          const type = start['type'];
+          if (typeof type !== 'string') break;
+          // Server tools stream their input as JSON like tool_use does; the rest arrive whole.
+          const whole = { ...start, type };
+          content.push(block.json === '' ? whole : { ...whole, input: inputAsRead(block.json, gate.limits.maxDepth) });
+        }
+      }
+    }
+    return { role: 'assistant', content };
+  }
+
+  return {
+    ...calls.reader(
+      push,
+      () => calls.end('the stream ended before the message stopped, with this call unfinished; nothing was run'),
+      () => stop,
+    ),
+    assistantMessage,
+  };
 }
 
 /**
