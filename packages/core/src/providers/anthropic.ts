@@ -2,7 +2,7 @@ import type { ToolGate } from '../gate.ts';
 import { checkToolNames, toolJsonSchema } from '../json-schema-export.ts';
 import { outcomeText } from '../outcome.ts';
 import type { SettledCall } from '../record.ts';
-import { STREAM_ERROR, inputAsRead, outputCutOff, createCallAssembler, type StreamReaderOptions, type TurnReader } from '../stream.ts';
+import { STREAM_ERROR, outputCutOff, createCallAssembler, type StreamReaderOptions, type TurnReader } from '../stream.ts';
 import type { ToolDefinition } from '../tool.ts';
 import { answerFailed, answersOf, answerText, type ReplyOptions, type ReplySource } from '../turn.ts';
 
@@ -60,17 +60,16 @@ const CUT_STOP_REASONS = new Set(['max_tokens', 'model_context_window_exceeded']
 
 /**
  * A content block of the assistant message a stream carried: `text`, `thinking` (with its
- * `signature`), `tool_use` (with its `input` as the model wrote it), or any other block
- * (`redacted_thinking`, `server_tool_use`, …) as the stream gave it.
+ * `signature`), `redacted_thinking`, or `tool_use` (with its `input` as the model wrote it).
  *
  * @example
  * const block: AnthropicContentBlock = { type: 'tool_use', id: 'toolu_1', name: 'search', input: { q: 'rates' } };
  */
 export type AnthropicContentBlock =
-  | { type: 'text'; text: string; citations?: unknown[] }
+  | { type: 'text'; text: string }
   | { type: 'thinking'; thinking: string; signature: string }
-  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
-  | { type: string; [key: string]: unknown };
+  | { type: 'redacted_thinking'; data: string }
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
 
 /**
  * The assistant message of a streamed turn, to put in `messages` before the turn's reply.
@@ -92,9 +91,9 @@ export interface AnthropicAssistantMessage {
 export interface AnthropicStreamReader extends TurnReader<AnthropicStreamEvent> {
   /**
    * The assistant message the stream carried, block by block in index order: text, thinking with
-   * its signature (the API wants it back with the tool results), and each `tool_use` with its
-   * input as read (as far as it came, for a block that was cut off). Empty text blocks, which the
-   * API refuses, are left out.
+   * its signature (the API wants it back with the tool results), redacted thinking, and each
+   * `tool_use` with its input as read (as far as it came, for a block that was cut off). Empty
+   * text blocks, which the API refuses, and the blocks of server tools are left out.
    */
   readonly assistantMessage: () => AnthropicAssistantMessage;
 }
@@ -104,8 +103,6 @@ interface Block {
   readonly start: Record<string, unknown>;
   text: string;
   signature: string;
-  citations: unknown[];
-  json: string;
 }
 
 /**
@@ -140,12 +137,6 @@ export function readAnthropicStream(gate: ToolGate, options: StreamReaderOptions
       case 'signature_delta':
         if (typeof delta['signature'] === 'string') block.signature += delta['signature'];
         return;
-      case 'citations_delta':
-        if (delta['citation'] !== undefined) block.citations.push(delta['citation']);
-        return;
-      case 'input_json_delta':
-        if (typeof delta['partial_json'] === 'string' && block.start['type'] !== 'tool_use') block.json += delta['partial_json'];
-        return;
     }
   }
 
@@ -169,8 +160,6 @@ export function readAnthropicStream(gate: ToolGate, options: StreamReaderOptions
             start: block,
             text: typeof text === 'string' ? text : '',
             signature: typeof signature === 'string' ? signature : '',
-            citations: [],
-            json: '',
           });
         }
         if (block['type'] !== 'tool_use') return;
@@ -227,8 +216,7 @@ export function readAnthropicStream(gate: ToolGate, options: StreamReaderOptions
       const { start } = block;
       switch (start['type']) {
         case 'text':
-          if (block.text === '') break;
-          content.push(block.citations.length === 0 ? { type: 'text', text: block.text } : { type: 'text', text: block.text, citations: block.citations });
+          if (block.text !== '') content.push({ type: 'text', text: block.text });
           break;
         case 'thinking':
           content.push({ type: 'thinking', thinking: block.text, signature: block.signature });
@@ -238,13 +226,9 @@ export function readAnthropicStream(gate: ToolGate, options: StreamReaderOptions
           content.push({ type: 'tool_use', id: calls.idOf(key) ?? '', name: typeof start['name'] === 'string' ? start['name'] : '', input: calls.input(key) });
           break;
         }
-        default: {
-          const type = start['type'];
-          if (typeof type !== 'string') break;
-          // Server tools stream their input as JSON like tool_use does; the rest arrive whole.
-          const whole = { ...start, type };
-          content.push(block.json === '' ? whole : { ...whole, input: inputAsRead(block.json, gate.limits.maxDepth) });
-        }
+        case 'redacted_thinking':
+          if (typeof start['data'] === 'string') content.push({ type: 'redacted_thinking', data: start['data'] });
+          break;
       }
     }
     return { role: 'assistant', content };

@@ -49,12 +49,12 @@ export async function startReplayServer(): Promise<ReplayServer> {
       }
       response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
       const events = next.cutAfter === undefined ? next.events : next.events.slice(0, next.cutAfter);
-      const text = events
+      const body = events
         .map((event) => `${event.event === undefined ? '' : `event: ${event.event}\n`}data: ${event.data === '[DONE]' ? '[DONE]' : JSON.stringify(event.data)}\n\n`)
         .join('');
-      if (next.cutAfter === undefined) response.end(text);
+      if (next.cutAfter === undefined) response.end(body);
       // Once the events are on the wire, the connection drops without the stream's end.
-      else response.write(text, () => response.socket?.destroy());
+      else response.write(body, () => response.socket?.destroy());
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
