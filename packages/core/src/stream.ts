@@ -190,8 +190,19 @@ export const STREAM_ERROR = 'the stream reported an error before this call was c
  * // 'the stream broke off before this call was complete (socket hang up); nothing was run'
  */
 export function brokenOff(error?: unknown): string {
-  const why = error === undefined ? '' : ` (${error instanceof Error ? error.message : String(error)})`;
+  const why = error === undefined ? '' : ` (${errorText(error)})`;
   return `the stream broke off before this call was complete${why}; nothing was run`;
+}
+
+function errorText(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === 'string') return error;
+  try {
+    // An SDK may reject with a plain object; `undefined`, functions and symbols have no JSON.
+    return JSON.stringify(error) ?? typeof error;
+  } catch {
+    return typeof error;
+  }
 }
 
 /**
@@ -202,7 +213,7 @@ export function brokenOff(error?: unknown): string {
  * @example
  * inputAsRead('{"path":"a.md","content":"Hel', 64); // { path: 'a.md', content: 'Hel' }
  */
-export function inputAsRead(raw: unknown, maxDepth: number): Record<string, unknown> {
+function inputAsRead(raw: unknown, maxDepth: number): Record<string, unknown> {
   let value = raw;
   if (typeof raw === 'string') {
     const json = createPartialJson({ maxDepth });

@@ -167,7 +167,7 @@ type Call = { readonly id: string; readonly name: string; readonly pieces: reado
 const READERS: { readonly name: string; readonly read: (gate: ToolGate) => TurnReader<never>; readonly events: (calls: readonly Call[]) => unknown[] }[] = [
   {
     name: 'OpenAI Chat',
-    read: (gate) => readOpenAIChatStream(gate, { previewIntervalMs: 0 }) as TurnReader<never>,
+    read: (gate) => readOpenAIChatStream(gate, { previewIntervalMs: 0 }),
     events: (calls) => [
       ...calls.flatMap((call, index) => [
         { id: 'chatcmpl-F', choices: [{ index: 0, delta: { tool_calls: [{ index, id: call.id, function: { name: call.name, arguments: '' } }] } }] },
@@ -178,7 +178,7 @@ const READERS: { readonly name: string; readonly read: (gate: ToolGate) => TurnR
   },
   {
     name: 'OpenAI Responses',
-    read: (gate) => readOpenAIResponsesStream(gate, { previewIntervalMs: 0 }) as TurnReader<never>,
+    read: (gate) => readOpenAIResponsesStream(gate, { previewIntervalMs: 0 }),
     events: (calls) => [
       ...calls.flatMap((call, index) => [
         { type: 'response.output_item.added', output_index: index, item: { type: 'function_call', id: `fc_${index}`, call_id: call.id, name: call.name, arguments: '' } },
@@ -190,7 +190,7 @@ const READERS: { readonly name: string; readonly read: (gate: ToolGate) => TurnR
   },
   {
     name: 'Anthropic',
-    read: (gate) => readAnthropicStream(gate, { previewIntervalMs: 0 }) as TurnReader<never>,
+    read: (gate) => readAnthropicStream(gate, { previewIntervalMs: 0 }),
     events: (calls) => [
       ...calls.flatMap((call, index) => [
         { type: 'content_block_start', index, content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} } },
@@ -202,7 +202,7 @@ const READERS: { readonly name: string; readonly read: (gate: ToolGate) => TurnR
   },
   {
     name: 'AI SDK',
-    read: (gate) => readAiSdkStream(gate, { previewIntervalMs: 0 }) as TurnReader<never>,
+    read: (gate) => readAiSdkStream(gate, { previewIntervalMs: 0 }),
     events: (calls) => [
       ...calls.flatMap((call) => [
         { type: 'tool-input-start', id: call.id, toolName: call.name },
@@ -214,7 +214,7 @@ const READERS: { readonly name: string; readonly read: (gate: ToolGate) => TurnR
   },
   {
     name: 'Gemini',
-    read: (gate) => readGeminiStream(gate, { previewIntervalMs: 0 }) as TurnReader<never>,
+    read: (gate) => readGeminiStream(gate, { previewIntervalMs: 0 }),
     events: (calls) => [
       ...calls.map((call) => {
         let args: unknown;

@@ -211,7 +211,7 @@ export function readGeminiStream(gate: ToolGate, options: StreamReaderOptions & 
     const joinable = typeof text === 'string' && Object.keys(part).every((key) => key === 'text' || key === 'thought');
     const last = parts[parts.length - 1];
     if (joinable && last !== undefined && 'joinable' in last && last.joinable && last.part.thought === part['thought']) {
-      last.part = { ...last.part, text: `${last.part.text ?? ''}${text as string}` };
+      last.part = { ...last.part, text: `${last.part.text ?? ''}${text}` };
       return;
     }
     parts.push({ part: { ...part }, joinable });
