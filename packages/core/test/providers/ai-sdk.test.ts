@@ -113,6 +113,31 @@ describe('streamText fullStream, from the real ai package', () => {
     expect(gate.get('call_W')?.reason?.message).toBe('the stream broke off before this call was complete (upstream reset); nothing was run');
     expect(store.getState().weather).toEqual([]);
   });
+
+  it('cancels a call the model was still writing when the user stops the stream (an abort part)', async () => {
+    const { gate, store, tools, reader } = setup();
+    const controller = new AbortController();
+    const parts = [...start, ...toolCall('call_W', 'get_weather', '{"location":"Lima"}', { end: false })];
+    let next = 0;
+    // A model still streaming: its stream never closes on its own.
+    const model = new MockLanguageModelV3({
+      doStream: {
+        stream: new ReadableStream<ModelPart>({
+          pull(stream) {
+            const part = parts[next++];
+            if (part !== undefined) stream.enqueue(part);
+          },
+        }),
+      },
+    });
+    for await (const part of streamText({ model, tools: sdkTools(tools), prompt: 'Go.', abortSignal: controller.signal }).fullStream) {
+      reader.push(part);
+      if (part.type === 'tool-input-delta') controller.abort();
+    }
+    reader.end();
+    expect(gate.get('call_W')).toMatchObject({ status: 'cancelled', reason: { code: 'user_cancelled', message: 'the stream was aborted' } });
+    expect(store.getState().weather).toEqual([]);
+  });
 });
 
 describe('the UI message stream a useChat client reads, from the real ai package', () => {
