@@ -478,15 +478,18 @@ export function createCallAssembler(gate: ToolGate, source: ProposalSource, opti
   }
 
   function refuse(key: string, message: string): void {
-    // The gate rejects arguments it cannot read as `invalid_shape`, with what reading them threw.
-    // `gate.stream` has no way to reject a call with a reason of its own, so the reason travels that way.
     const slot = slots.get(key);
     if (slot === undefined) return;
-    close(slot, {
+    // The gate rejects arguments it cannot read as `invalid_shape`, with what reading them threw:
+    // `gate.stream` has no way to reject a call with a reason of its own, so the reason travels
+    // that way. A wrapper is read before the gate's guard, and is not a tool anyway: with no
+    // arguments, the gate refuses it as `invalid_shape` too.
+    const unreadable = {
       get arguments(): never {
         throw new Error(message);
       },
-    });
+    };
+    close(slot, slot.name === PARALLEL_WRAPPER ? {} : unreadable);
   }
 
   function input(key: string): Record<string, unknown> {

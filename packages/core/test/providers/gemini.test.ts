@@ -83,7 +83,7 @@ describe('Gemini stream', () => {
 /** A tool that takes any object, so that only the reader and the limits decide what happens to a call. */
 const anything = defineTool({ name: 'record', inputSchema: { type: 'object' }, execute: (input) => input });
 
-function vertex(limits: Partial<Limits> = {}) {
+function vertex(limits: Partial<Limits> = {}, name = 'record') {
   const store = createWorkspace();
   const gate = createToolGate({ tools: [anything], store, limits, generateId: ((n) => () => `gen_${++n}`)(0) });
   const previews: unknown[] = [];
@@ -92,7 +92,7 @@ function vertex(limits: Partial<Limits> = {}) {
     if (call?.status === 'pending' && call.preview !== undefined) previews.push(call.preview);
   });
   const reader = readGeminiStream(gate, { previewIntervalMs: 0 });
-  reader.push(chunk([part({ name: 'record', willContinue: true })]));
+  reader.push(chunk([part({ name, willContinue: true })]));
   const send = (...partialArgs: Record<string, unknown>[]) => reader.push(chunk([part({ partialArgs, willContinue: true })]));
   return { gate, reader, previews, send };
 }
@@ -151,6 +151,12 @@ describe('Vertex partialArgs a model or a proxy got wrong', () => {
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
   });
 
+  it('rejects a multi_tool_use.parallel call with a path that is not one as invalid_shape, without throwing', () => {
+    const { gate, send } = vertex({}, 'multi_tool_use.parallel');
+    expect(() => send({ jsonPath: '$.tool_uses[-1]', stringValue: 'x' })).not.toThrow();
+    expect(gate.get('gen_1')).toMatchObject({ status: 'rejected', reason: { code: 'invalid_shape' } });
+  });
+
   it('rejects a value of the wrong type as invalid_shape', () => {
     const { gate, send } = vertex();
     send({ jsonPath: '$.n', numberValue: 'NaN' });
@@ -197,8 +203,8 @@ describe('Vertex partialArgs a model or a proxy got wrong', () => {
 
   it('never throws, never previews past the limits, and settles every call, whatever the entries say', () => {
     fc.assert(
-      fc.property(fc.array(fc.array(entry, { minLength: 1, maxLength: 4 }), { maxLength: 10 }), (chunks) => {
-        const { gate, reader, previews, send } = vertex(limits);
+      fc.property(fc.constantFrom('record', 'multi_tool_use.parallel'), fc.array(fc.array(entry, { minLength: 1, maxLength: 4 }), { maxLength: 10 }), (name, chunks) => {
+        const { gate, reader, previews, send } = vertex(limits, name);
         for (const entries of chunks) send(...entries);
         reader.push(chunk([part({})], 'STOP'));
         const call = gate.get('gen_1');
