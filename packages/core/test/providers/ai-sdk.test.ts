@@ -143,7 +143,7 @@ describe('streamText fullStream, from the real ai package', () => {
 describe('the UI message stream a useChat client reads, from the real ai package', () => {
   it('reads toolCallId, inputTextDelta and tool-input-available, and previews the input as it streams', async () => {
     const { gate, tools, reader } = setup();
-    const model = mockModel([...start, ...toolCall('call_U', 'get_weather', '{"location":"Lima"}'), finish('tool-calls')]);
+    const model = mockModel([...start, ...text('t1', 'Checking Lima.'), ...toolCall('call_U', 'get_weather', '{"location":"Lima"}'), finish('tool-calls')]);
     const previews: unknown[] = [];
     gate.calls.subscribe((state) => {
       const call = state.records.get('call_U');
@@ -153,6 +153,13 @@ describe('the UI message stream a useChat client reads, from the real ai package
     expect(gate.get('call_U')).toMatchObject({ status: 'committed', input: { location: 'Lima' } });
     expect(previews).toContainEqual({ location: 'Li' });
     expect(reader.stopReason()).toBe('tool-calls');
+    expect(reader.assistantMessage()).toEqual({
+      role: 'assistant',
+      content: [
+        { type: 'text', text: 'Checking Lima.' },
+        { type: 'tool-call', toolCallId: 'call_U', toolName: 'get_weather', input: { location: 'Lima' } },
+      ],
+    });
   });
 
   it('rejects a call cut off by "length" as truncated, though the UI finish-step carries no reason', async () => {
