@@ -74,7 +74,10 @@ export {
   aiSdkReply,
   aiSdkToolResult,
   readAiSdkStream,
+  type AiSdkAssistantMessage,
+  type AiSdkAssistantPart,
   type AiSdkStreamPart,
+  type AiSdkStreamReader,
   type AiSdkToolResult,
   type JsonValue,
 } from './providers/ai-sdk.ts';
@@ -84,7 +87,10 @@ export {
   anthropicToolResult,
   anthropicTools,
   readAnthropicStream,
+  type AnthropicAssistantMessage,
+  type AnthropicContentBlock,
   type AnthropicStreamEvent,
+  type AnthropicStreamReader,
   type AnthropicTool,
   type AnthropicToolResult,
 } from './providers/anthropic.ts';
@@ -96,6 +102,9 @@ export {
   readGeminiStream,
   type GeminiChunk,
   type GeminiFunctionDeclaration,
+  type GeminiModelContent,
+  type GeminiPart,
+  type GeminiStreamReader,
   type GeminiToolResult,
 } from './providers/gemini.ts';
 export { MCP_TOOL_NAME, mcpToolList, mcpToolResult, type McpToolListEntry, type McpToolResult } from './providers/mcp.ts';
@@ -127,7 +136,10 @@ export {
   openaiResponsesTools,
   readOpenAIResponsesStream,
   type OpenAIResponsesEvent,
+  type OpenAIResponsesFunctionCallItem,
+  type OpenAIResponsesOutputItem,
   type OpenAIResponsesReplyItem,
+  type OpenAIResponsesStreamReader,
   type OpenAIResponsesTool,
   type OpenAIResponsesToolResult,
 } from './providers/openai-responses.ts';
