@@ -13,7 +13,6 @@ export const AJV_OPTIONS = Object.freeze({
   verbose: true, // errors carry the offending value and the keyword's schema value, for wording
   ownProperties: true, // `required: ['toString']` must not be met by Object.prototype
   strict: false, // tool schemas carry descriptions, examples and vendor keywords
-  addUsedSchema: false, // two tools may reuse one `$id` without clashing
 });
 
 /**

@@ -1,5 +1,6 @@
 import type { JsonSchemaCompiler, ValidationResult } from './schema.ts';
 import { ajvIssues, type AjvError } from './schema-ajv-issues.ts';
+import { jsonSchemaDialect } from './schema-dialect.ts';
 
 /**
  * A validate function as Ajv's standalone code exports it.
@@ -26,6 +27,8 @@ export interface PrecompiledValidator {
  */
 export function precompiledJsonSchema(validators: Readonly<Record<string, PrecompiledValidator>>): JsonSchemaCompiler {
   return (schema) => {
+    // The generated code has the dialect it was generated in; a `$schema` no path reads is refused here too.
+    jsonSchemaDialect(schema);
     const id = typeof schema.$id === 'string' ? schema.$id : undefined;
     const validate = id === undefined ? undefined : Object.hasOwn(validators, id) ? validators[id] : undefined;
     if (validate === undefined) {

@@ -23,12 +23,25 @@ export type Validate = (value: unknown) => ValidationResult | Promise<Validation
 /**
  * Turns a plain JSON Schema into a synchronous check. The gate compiles every tool's schema once,
  * when the gate is created. toolgate ships two: Ajv (the default, fastest, needs `'unsafe-eval'`
- * under a Content-Security-Policy) and @cfworker/json-schema (from `@toolgate/core/csp`).
+ * under a Content-Security-Policy) and @cfworker/json-schema (from `@toolgate/core/csp`). Both
+ * read a schema in the dialect its `$schema` names (draft 2020-12 when it names none, or draft-07).
  *
  * @example
  * const gate = createToolGate({ tools, jsonSchema: cfworkerJsonSchema });
  */
 export type JsonSchemaCompiler = (schema: JsonSchemaObject) => (value: unknown) => ValidationResult;
+
+/**
+ * What a JSON Schema compiler is made with: `schemas` that tool schemas refer to by URI
+ * (`$ref: 'https://example.com/address.json'`), keyed by that URI, since toolgate fetches nothing.
+ * A `$schema` that names one of them is read as a custom meta-schema, in the dialect it is written in.
+ *
+ * @example
+ * const options: JsonSchemaCompilerOptions = { schemas: { 'https://example.com/address.json': addressSchema } };
+ */
+export interface JsonSchemaCompilerOptions {
+  readonly schemas?: Readonly<Record<string, JsonSchemaObject | boolean>>;
+}
 
 /**
  * Whether a schema is a Standard Schema (Zod 4, Valibot, ArkType) rather than a JSON Schema.
