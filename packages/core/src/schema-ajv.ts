@@ -42,7 +42,8 @@ export function createAjvJsonSchema(options: JsonSchemaCompilerOptions = {}): Js
     const ajv = make(dialect, { ...AJV_OPTIONS, validateSchema: false });
     const validate = ajv.compile((dialect === 'draft-07' ? draft07RefsAlone(schema) : schema) as SchemaObject);
     check = (value) => (validate(value) ? { ok: true, value } : { ok: false, issues: ajvIssues(validate.errors ?? []) });
-    compiled.set(schema, check);
+    // A boolean schema (`true`) from untyped code cannot be a WeakMap key; it compiles in no time.
+    if (typeof schema === 'object') compiled.set(schema, check);
     return check;
   };
 }

@@ -140,15 +140,18 @@ export function draft07RefsAlone(schema: JsonSchemaObject): JsonSchemaObject {
  * `dependencies` becomes `dependentRequired`/`dependentSchemas`, `definitions` becomes `$defs`
  * (and the pointers into it follow), a `$ref` stands alone, a `$id` fragment becomes `$anchor`,
  * and keywords draft-07 ignores are dropped. A 2020-12 schema is returned as it is. `$schema` is
- * left out of the result, as providers want.
+ * left out of the result, as providers want. `known` schemas are as for `jsonSchemaDialect`.
  *
  * @example
  * jsonSchemaAs2020({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'array', items: [{ type: 'number' }], additionalItems: false });
  * // { type: 'array', prefixItems: [{ type: 'number' }], items: false }
  */
-export function jsonSchemaAs2020(schema: JsonSchemaObject): JsonSchemaObject {
+export function jsonSchemaAs2020(schema: JsonSchemaObject, known?: Readonly<Record<string, unknown>>): JsonSchemaObject;
+export function jsonSchemaAs2020(schema: JsonSchemaObject | boolean, known?: Readonly<Record<string, unknown>>): JsonSchemaObject | boolean;
+export function jsonSchemaAs2020(schema: JsonSchemaObject | boolean, known: Readonly<Record<string, unknown>> = {}): JsonSchemaObject | boolean {
+  if (typeof schema === 'boolean') return schema;
   const { $schema: _dialect, ...rest } = schema;
-  if (jsonSchemaDialect(schema) === '2020-12') return rest;
+  if (jsonSchemaDialect(schema, known) === '2020-12') return rest;
   return copyDraft07(rest, (node, copy, resource) => {
     const out: Node = {};
     const alone = typeof node['$ref'] === 'string';
@@ -156,7 +159,7 @@ export function jsonSchemaAs2020(schema: JsonSchemaObject): JsonSchemaObject {
     for (const [key, value] of Object.entries(node)) {
       if (key === '$schema' || LATER.has(key) || (alone && key !== '$ref' && !BESIDE_REF.has(key))) continue;
       const copied = copy(key, value);
-      if (key === '$ref' && typeof value === 'string' && value.startsWith('#/')) out['$ref'] = '#' + movedPointer(resource, value.slice(1));
+      if (key === '$ref' && typeof value === 'string') out['$ref'] = movedRef(value, resource);
       else if (key === 'items' && tuple) out['prefixItems'] = copied;
       else if (key === 'additionalItems') {
         if (tuple) out['items'] = copied;
@@ -174,6 +177,17 @@ export function jsonSchemaAs2020(schema: JsonSchemaObject): JsonSchemaObject {
     }
     return out;
   }) as JsonSchemaObject;
+}
+
+// A `$ref` by JSON pointer into the schema being rewritten (`#/definitions/a`, or the resource's own
+// `$id` and a pointer) follows its target; any other reference is left as it is.
+function movedRef(ref: string, resource: Node): string {
+  const hash = ref.indexOf('#');
+  const base = ref.slice(0, hash);
+  const pointer = ref.slice(hash + 1);
+  const id = typeof resource['$id'] === 'string' ? resource['$id'].replace(/#.*$/, '') : undefined;
+  if (hash < 0 || !pointer.startsWith('/') || (base !== '' && base !== id)) return ref;
+  return `${base}#${movedPointer(resource, pointer)}`;
 }
 
 // Where a JSON pointer into a draft-07 schema points once the schema is written as 2020-12.
