@@ -39,8 +39,15 @@ export function createCfworkerJsonSchema(options: JsonSchemaCompilerOptions = {}
     const draft: SchemaDraft = jsonSchemaDialect(schema, known) === 'draft-07' ? '7' : '2020-12';
     const root = schema as Schema;
     const lookup = dereference(root) as Lookup;
+    const own = Object.values(lookup);
     // As the library's own `Validator.addSchema` registers a schema under a URI.
     for (const [uri, extra] of Object.entries(known)) dereference(typeof extra === 'boolean' ? extra : { ...(extra as Schema), $id: uri }, lookup);
+    // The library resolves a `$ref` only when a value reaches it; one that can never resolve is a
+    // schema that does not compile, and says so when the gate is created.
+    for (const node of own) {
+      const ref = typeof node === 'object' ? node.__absolute_ref__ : undefined;
+      if (ref !== undefined && lookup[ref] === undefined) throw new Error(`can't resolve reference ${String((node as Schema).$ref)} (${ref})`);
+    }
     return (value): ValidationResult => {
       const result = validate(value, root, draft, lookup, false);
       return result.valid ? { ok: true, value } : { ok: false, issues: toIssues(result.errors, root, lookup, value) };

@@ -11,13 +11,15 @@ import addFormats from 'ajv-formats';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { cfworkerJsonSchema, createToolGate as createCspToolGate } from '../src/csp.ts';
+import { cfworkerJsonSchema, createCfworkerJsonSchema, createToolGate as createCspToolGate } from '../src/csp.ts';
 import {
   AJV_OPTIONS,
   ajvJsonSchema,
+  createAjvJsonSchema,
   createToolGate,
   defineTool,
   jsonSchemaAs2020,
+  jsonSchemaDialect,
   mcpTools,
   precompiledJsonSchema,
   type JsonSchemaCompiler,
@@ -217,5 +219,44 @@ describe.each(paths)('issue paths are RFC 6901 pointers with %s', (_name, jsonSc
     expect((await run(jsonSchema, schema, { qty: 'one' })).reason?.issues).toEqual([
       { path: '/qty', keyword: 'type', message: 'must be integer (got string "one")' },
     ]);
+  });
+});
+
+describe('which dialect a schema is read in', () => {
+  it('knows each way draft-07 and 2020-12 are written, and 2020-12 without $schema', () => {
+    expect(jsonSchemaDialect({ type: 'object' })).toBe('2020-12');
+    for (const uri of ['http://json-schema.org/draft-07/schema#', 'http://json-schema.org/draft-07/schema', 'https://json-schema.org/draft-07/schema#']) {
+      expect(jsonSchemaDialect({ $schema: uri })).toBe('draft-07');
+    }
+    for (const uri of ['https://json-schema.org/draft/2020-12/schema', 'https://json-schema.org/draft/2020-12/schema#', 'http://json-schema.org/draft/2020-12/schema']) {
+      expect(jsonSchemaDialect({ $schema: uri })).toBe('2020-12');
+    }
+  });
+
+  it('reads a schema whose $schema is a custom meta-schema in the dialect that meta-schema is written in', async () => {
+    const meta = { $schema: DRAFT_07, $id: 'https://example.com/meta.json' };
+    const schema = { $schema: 'https://example.com/meta.json', type: 'object', properties: { at: { items: [{ type: 'string' }] } } } as const;
+    expect(jsonSchemaDialect(schema, { 'https://example.com/meta.json': meta })).toBe('draft-07');
+    for (const jsonSchema of [createAjvJsonSchema({ schemas: { 'https://example.com/meta.json': meta } }), createCfworkerJsonSchema({ schemas: { 'https://example.com/meta.json': meta } })]) {
+      expect((await run(jsonSchema, schema, { at: ['x', 2] })).status).toBe('committed');
+      expect((await run(jsonSchema, schema, { at: [1] })).reason?.issues).toEqual([{ path: '/at/0', keyword: 'type', message: 'must be string (got integer 1)' }]);
+    }
+  });
+});
+
+describe.each([
+  ['Ajv', createAjvJsonSchema],
+  ['@cfworker/json-schema', createCfworkerJsonSchema],
+])('schemas given by URI to the %s compiler', (_name, create) => {
+  it('lets a tool schema $ref them, and words their checks as they expect', async () => {
+    const address = { type: 'object', properties: { zip: { type: 'string', pattern: '^[0-9]{5}$' } }, required: ['zip'] } as const;
+    const jsonSchema = create({ schemas: { 'https://example.com/address.json': address } });
+    const schema: JsonSchemaObject = { type: 'object', properties: { ship_to: { $ref: 'https://example.com/address.json' } }, required: ['ship_to'] };
+    expect((await run(jsonSchema, schema, { ship_to: { zip: '12345' } })).status).toBe('committed');
+    expect((await run(jsonSchema, schema, { ship_to: { zip: 'N1' } })).reason?.issues).toEqual([
+      { path: '/ship_to/zip', keyword: 'pattern', message: 'must match the pattern ^[0-9]{5}$ (got string "N1")' },
+    ]);
+    const tool = defineTool({ name: 't', inputSchema: schema, execute: () => 1 });
+    expect(() => createToolGate({ tools: [tool], jsonSchema: create() })).toThrow(/does not compile/);
   });
 });
