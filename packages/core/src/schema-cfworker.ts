@@ -83,8 +83,8 @@ function toIssues(errors: readonly OutputUnit[], root: Schema, lookup: Lookup, v
       const missing = missingKey(error.error, keyword === 'required' ? { '': expected } : at.parent?.[keyword === 'dependencies' ? 'dependencies' : 'dependentRequired']);
       // A schema-valued dependency failed: its own failures are reported below it.
       if (missing === undefined && keyword === 'dependencies') continue;
-      if (missing !== undefined) path += '/' + escapePointer(missing);
-      expected = undefined;
+      if (missing !== undefined) path += '/' + escapePointer(missing.name);
+      expected = missing?.when;
     }
     issues.push(toIssue({ keyword, path, expected, data, fallback: error.error }));
   }
@@ -92,17 +92,17 @@ function toIssues(errors: readonly OutputUnit[], root: Schema, lookup: Lookup, v
 }
 
 /**
- * The key whose absence an error reports, found by writing each candidate the way the library
+ * The key whose absence an error reports (and, for a dependency, the key that requires it), found by writing each candidate the way the library
  * words it (`Instance does not have required property "k".`, `Instance has "a" but does not have
  * "b".`) rather than by parsing the message, which a key with quotes in it would fool.
  */
-function missingKey(message: string, groups: unknown): string | undefined {
+function missingKey(message: string, groups: unknown): { name: string; when: string } | undefined {
   if (typeof groups !== 'object' || groups === null) return undefined;
   for (const [key, names] of Object.entries(groups)) {
     if (!Array.isArray(names)) continue;
     for (const name of names as unknown[]) {
       if (typeof name !== 'string') continue;
-      if (message === `Instance does not have required property "${name}".` || message === `Instance has "${key}" but does not have "${name}".`) return name;
+      if (message === `Instance does not have required property "${name}".` || message === `Instance has "${key}" but does not have "${name}".`) return { name, when: key };
     }
   }
   return undefined;

@@ -165,7 +165,7 @@ export interface SchemaViolation {
   readonly fallback: string;
 }
 
-const NO_GOT = new Set(['required', 'additionalProperties', 'unevaluatedProperties', 'false']);
+const NO_GOT = new Set(['required', 'dependentRequired', 'dependencies', 'additionalProperties', 'unevaluatedProperties', 'false']);
 
 /**
  * Words a JSON Schema violation the same way whichever validator found it, saying what was
@@ -217,6 +217,10 @@ function wording(keyword: string, expected: unknown): string | undefined {
       return list && `must be one of ${list.map((v) => JSON.stringify(v)).join(', ')}`;
     case 'const':
       return `must be ${JSON.stringify(expected)}`;
+    case 'dependentRequired':
+    case 'dependencies':
+      // `expected` is the key whose presence requires this one.
+      return typeof expected === 'string' ? `is required when ${JSON.stringify(expected)} is present` : undefined;
     case 'anyOf':
     case 'oneOf':
       return list && `must match ${keyword === 'oneOf' ? 'exactly' : 'at least'} one of: ${list.map(describeSchema).join('; ')}`;
