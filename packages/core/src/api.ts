@@ -37,7 +37,15 @@ export {
   type Transition,
 } from './record.ts';
 export { ALL_REPAIRS, type RepairKind } from './repair.ts';
-export { compileSchema, isStandardSchema, type JsonSchemaCompiler, type Validate, type ValidationResult } from './schema.ts';
+export {
+  compileSchema,
+  isStandardSchema,
+  type JsonSchemaCompiler,
+  type JsonSchemaCompilerOptions,
+  type Validate,
+  type ValidationResult,
+} from './schema.ts';
+export { jsonSchemaAs2020, jsonSchemaDialect, type JsonSchemaDialect } from './schema-dialect.ts';
 export { AJV_OPTIONS, ajvIssues, type AjvError } from './schema-ajv-issues.ts';
 export { precompiledJsonSchema, type PrecompiledValidator } from './schema-precompiled.ts';
 export {
