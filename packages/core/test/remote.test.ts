@@ -1,4 +1,7 @@
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineTool } from '../src/index.ts';
 import { createRemoteGate, type RemoteGate, type RemoteGateOptions } from '../src/remote.ts';
@@ -478,5 +481,25 @@ describe('remote gate: the rest of the ToolGate shape', () => {
       'two tools are named "charge"',
     );
     expect(() => createRemoteGate({ url: '', session: 's', tools: [] })).toThrow('`url` must be where the server mounted toolgateHandler');
+  });
+});
+
+describe('remote gate: runs in browsers', () => {
+  it('imports nothing from Node, anywhere in the modules it reaches', () => {
+    const seen = new Set<string>();
+    const bare = new Set<string>();
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      for (const [, specifier = ''] of readFileSync(file, 'utf8').matchAll(/^(?:import|export)[^'"]*?from\s+'([^']+)'/gm)) {
+        if (specifier.startsWith('.')) visit(join(dirname(file), specifier));
+        else bare.add(specifier);
+      }
+    };
+    visit(join(import.meta.dirname, '..', 'src', 'remote.ts'));
+    expect(seen.size).toBeGreaterThan(5);
+    const node = [...bare].filter((specifier) => specifier.startsWith('node:') || builtinModules.includes(specifier.split('/')[0] ?? ''));
+    expect(node).toEqual([]);
+    expect([...bare].sort()).toEqual(['@standard-schema/spec', 'canonicalize', 'eventsource-parser', 'json-schema-to-ts', 'zustand/vanilla']);
   });
 });
