@@ -1,5 +1,6 @@
 // The surface both entry points share; each adds its own `createToolGate` and JSON Schema compiler.
 export type { AuditEvent, AuditLog } from './audit.ts';
+export type { CallAction, CallRequest, RequestError } from './call-request.ts';
 export { systemClock, type Clock } from './clock.ts';
 export {
   createToolGateWith,
