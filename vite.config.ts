@@ -41,6 +41,16 @@ export default defineConfig({
         },
       },
       {
+        test: {
+          name: 'server',
+          root: './packages/server',
+          include: ['test/**/*.test.ts'],
+          environment: 'node',
+          // Each test file gets PostgreSQL databases of its own; two files at once are fine.
+          testTimeout: 20_000,
+        },
+      },
+      {
         resolve: {
           alias: [{ find: /^(react|react-dom|@testing-library\/react)(\/.*)?$/, replacement: `${react18}/../../$1$2` }],
         },
