@@ -82,7 +82,7 @@ export async function postgresLedger(options: PostgresLedgerOptions): Promise<Le
   }
   const pool: PostgresLedgerPool = own ?? (options as { readonly pool: PostgresLedgerPool }).pool;
   const db = new Kysely<LedgerDatabase>({
-    dialect: new PostgresDialect({ pool: typedPool(pool, types, async () => own?.end()) }),
+    dialect: new PostgresDialect({ pool: typedPool(pool, types, async () => own && (await endPool(own))) }),
   });
   const feed = liveFeed(pool, onError);
 
@@ -128,7 +128,7 @@ export async function postgresLedger(options: PostgresLedgerOptions): Promise<Le
       },
       failure: postgresFailure,
       async close() {
-        feed.close();
+        await feed.close();
         await db.destroy();
       },
     },
@@ -163,13 +163,29 @@ function typedPool(pool: PostgresLedgerPool, types: PostgresTypes, end: () => Pr
 interface LiveFeed {
   wake: (() => void) | undefined;
   readonly start: () => Promise<void>;
-  readonly close: () => void;
+  /** Resolves once the listening connection is closed. */
+  readonly close: () => Promise<void>;
+}
+
+// pg's pool.end() resolves before its sockets are closed; wait for them too, so that once close()
+// resolves nothing of the ledger keeps the process alive.
+async function endPool(pool: Pg.Pool): Promise<void> {
+  let open = pool.totalCount;
+  const closed = new Promise<void>((resolve) => {
+    if (open === 0) resolve();
+    pool.on('remove', () => {
+      open -= 1;
+      if (open === 0) resolve();
+    });
+  });
+  await pool.end();
+  await closed;
 }
 
 // One connection that LISTENs for appends from every app server. When it drops it is opened again,
 // with a growing pause, and listeners are woken once it is back, as commits may have been missed.
 function liveFeed(pool: PostgresLedgerPool, onError: (error: unknown) => void): LiveFeed {
-  let release: (() => void) | undefined;
+  let release: (() => Promise<void>) | undefined;
   let closed = false;
   let failures = 0;
   let retry: ReturnType<typeof setTimeout> | undefined;
@@ -198,16 +214,20 @@ function liveFeed(pool: PostgresLedgerPool, onError: (error: unknown) => void): 
     wake: undefined,
     async start() {
       const client = await pool.connect();
+      const ended = new Promise<void>((resolve) => client.on('end', resolve));
       let released = false;
       const releaseOnce = () => {
-        if (released) return false;
-        released = true;
-        if (release === releaseOnce) release = undefined;
-        client.release(true);
-        return true;
+        if (!released) {
+          released = true;
+          if (release === releaseOnce) release = undefined;
+          client.release(true);
+        }
+        return ended;
       };
       const drop = (error?: Error) => {
-        if (!releaseOnce() || closed) return;
+        if (released) return;
+        void releaseOnce();
+        if (closed) return;
         if (error) onError(error);
         reconnect();
       };
@@ -219,16 +239,16 @@ function liveFeed(pool: PostgresLedgerPool, onError: (error: unknown) => void): 
       try {
         await client.query({ text: `listen ${NOTIFY_CHANNEL}` });
       } catch (error) {
-        releaseOnce();
+        void releaseOnce();
         throw error;
       }
-      if (closed) releaseOnce();
+      if (closed) void releaseOnce();
       else release = releaseOnce;
     },
-    close() {
+    async close() {
       closed = true;
       if (retry) clearTimeout(retry);
-      release?.();
+      await release?.();
     },
   };
   return feed;
@@ -285,6 +305,9 @@ export function postgresFailure(error: unknown): Failure | undefined {
     if (code.startsWith('57')) return { kind: 'unavailable', what: 'PostgreSQL is shutting down, restarting, or cancelled the statement' };
     if (code.startsWith('53') || code.startsWith('58')) return { kind: 'unavailable', what: 'PostgreSQL ran out of resources' };
   }
+  // FATAL ends the session: PostgreSQL would not start one, or stopped this one.
+  const severity = (error as { severity?: unknown }).severity;
+  if (severity === 'FATAL' || severity === 'PANIC') return { kind: 'unavailable', what: 'PostgreSQL refused or ended the session' };
   // pg's own words when a connection goes away or cannot be made in time.
   if (/Connection terminated|not queryable|timeout exceeded when trying to connect|Cannot use a pool after calling end/i.test(error.message)) {
     return { kind: 'unavailable', what: 'the connection to PostgreSQL broke or could not be made' };

@@ -1,3 +1,4 @@
+import { statSync, type Stats } from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
 import {
   CompiledQuery,
@@ -8,6 +9,7 @@ import {
   SqliteQueryCompiler,
   type DatabaseConnection,
   type Dialect,
+  type SqliteDialectConfig,
 } from 'kysely';
 import { unavailable, type Failure } from './error.ts';
 import { openLedger, type Ledger, type LedgerOptions } from './ledger.ts';
@@ -60,7 +62,7 @@ export async function sqliteLedger(options: SqliteLedgerOptions): Promise<Ledger
     throw asLedgerError(error, `cannot set up ${options.path}`);
   }
 
-  const db = new Kysely<LedgerDatabase>({ dialect: immediateSqlite(database) });
+  const db = new Kysely<LedgerDatabase>({ dialect: immediateSqlite(database, memory ? () => undefined : stillInPlace(options.path)) });
   const pollMs = options.pollMs ?? 250;
   const onError = options.onError ?? ((error: unknown) => console.error(error));
   return openLedger(
@@ -104,21 +106,48 @@ async function loadDriver(): Promise<typeof BetterSqlite3> {
   }
 }
 
+// In WAL mode SQLite keeps writing to a file that was removed (its directory deleted, say) without
+// an error, and everything written after is lost when the ledger closes. So each transaction first
+// checks that the path still leads to the file that was opened, as SQLite itself does in its
+// other journal modes (SQLITE_READONLY_DBMOVED).
+function stillInPlace(path: string): () => void {
+  const opened = statSync(path);
+  return () => {
+    let now: Stats | undefined;
+    try {
+      now = statSync(path);
+    } catch {
+      now = undefined;
+    }
+    if (now?.ino !== opened.ino || now.dev !== opened.dev) {
+      throw Object.assign(new Error(`${path} is no longer the file the ledger opened`), { code: 'SQLITE_READONLY_DBMOVED' });
+    }
+  };
+}
+
 // Kysely's SQLite dialect, with two changes. Transactions start with BEGIN IMMEDIATE, taking the
 // write lock at once: a deferred BEGIN that reads and then writes fails with SQLITE_BUSY, without
 // waiting, when another connection committed in between. And migrations run in a transaction
 // (SQLite does support transactional DDL), so two processes opening a new file apply them once.
-function immediateSqlite(database: BetterSqlite3.Database): Dialect {
+function immediateSqlite(database: BetterSqlite3.Database, check: () => void): Dialect {
   return {
     createAdapter: () => new TransactionalSqliteAdapter(),
-    createDriver: () => new ImmediateSqliteDriver({ database }),
+    createDriver: () => new ImmediateSqliteDriver({ database }, check),
     createIntrospector: (db) => new SqliteIntrospector(db),
     createQueryCompiler: () => new SqliteQueryCompiler(),
   };
 }
 
 class ImmediateSqliteDriver extends SqliteDriver {
+  readonly #check: () => void;
+
+  constructor(config: SqliteDialectConfig, check: () => void) {
+    super(config);
+    this.#check = check;
+  }
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    this.#check();
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }
 }
@@ -145,8 +174,12 @@ function asLedgerError(error: unknown, doing: string): unknown {
 export function sqliteFailure(error: unknown): Failure | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code !== 'string' || !code.startsWith('SQLITE_')) {
+    // better-sqlite3's own checks, before SQLite is asked.
     if (error instanceof TypeError && error.message.includes('database connection is not open')) {
       return { kind: 'unavailable', what: 'the SQLite database was closed' };
+    }
+    if (error instanceof TypeError && error.message.includes('directory does not exist')) {
+      return { kind: 'unavailable', what: 'the directory of the SQLite database file does not exist' };
     }
     return undefined;
   }
@@ -156,6 +189,7 @@ export function sqliteFailure(error: unknown): Failure | undefined {
     case 'LOCKED':
       return { kind: 'retry', what: 'the SQLite database is locked by another connection' };
     case 'READONLY':
+      if (code === 'SQLITE_READONLY_DBMOVED') return { kind: 'unavailable', what: 'the SQLite database file was moved or removed while the ledger had it open' };
       return { kind: 'unavailable', what: 'the SQLite database is read-only (check the permissions of the file and of its directory)' };
     case 'CANTOPEN':
       return { kind: 'unavailable', what: 'the SQLite database file cannot be opened (does its directory exist?)' };
