@@ -4,6 +4,7 @@ export default defineConfig({
   entry: ['src/index.ts'],
   format: 'esm',
   platform: 'node',
+  fixedExtension: false,
   target: 'node20',
   sourcemap: true,
   dts: { sourcemap: true },
