@@ -107,6 +107,25 @@ describeLedgers('the event chain', (target) => {
     expect(await ledger.verify()).toMatchObject({ ok: true, events: 2 });
   });
 
+  it('refuses a second transaction, or a read, inside a running one, instead of waiting forever', async () => {
+    const ledger = await (await target.fresh()).open();
+    let later: Promise<unknown> | undefined;
+    await expect(
+      ledger.transaction(async (trx) => {
+        await ledger.appendEvent(trx, move(1));
+        await expect(ledger.transaction(async () => 'inner')).rejects.toThrow(
+          'ledger.transaction was called inside ledger.transaction(...): use the transaction you were given (on SQLite, the two would wait for each other forever).',
+        );
+        await expect(ledger.eventsAfter(0)).rejects.toThrow('ledger.eventsAfter was called inside ledger.transaction(...)');
+        // Work started inside but run after the transaction ended is not nested.
+        later = new Promise((resolve) => setTimeout(resolve, 0)).then(() => ledger.transaction((next) => ledger.appendEvent(next, move(2))));
+        return 'outer';
+      }),
+    ).resolves.toBe('outer');
+    await expect(later).resolves.toMatchObject({ seq: 2 });
+    expect(await seqs(ledger)).toEqual([1, 2]);
+  });
+
   it('refuses an append outside the transaction the ledger is running', async () => {
     const ledger = await (await target.fresh()).open();
     await expect(ledger.db.transaction().execute((trx) => ledger.appendEvent(trx, move(1)))).rejects.toThrow(

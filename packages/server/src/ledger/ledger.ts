@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Reason, ToolCallStatus } from '@toolgate/core';
 import { Migrator, sql, type Kysely, type Transaction } from 'kysely';
@@ -71,8 +72,9 @@ export interface LedgerOptions {
 export interface Ledger {
   readonly dialect: 'sqlite' | 'postgres';
   /**
-   * The query layer, typed with the ledger's tables. Reads only: every write goes through
-   * `transaction`, so that a move and its event are committed together.
+   * The query layer, typed with the ledger's tables. Reads only, and never inside `transaction`
+   * (use its `trx` there): every write goes through `transaction`, so that a move and its event
+   * are committed together.
    *
    * @internal
    */
@@ -82,7 +84,9 @@ export interface Ledger {
    * or serialization conflict (SQLITE_BUSY, PostgreSQL's serialization_failure or deadlock) runs
    * `work` again, a few times, so `work` must not have effects outside the transaction. A database
    * that cannot be used answers a `LedgerError` with code `ledger_unavailable`; any other error
-   * (thrown by `work`, or a constraint the query broke) is passed on unchanged.
+   * (thrown by `work`, or a constraint the query broke) is passed on unchanged. Inside `work`,
+   * read and write through `trx` only: calling `transaction`, `eventsAfter` or `verify` there
+   * throws, as on SQLite they would wait forever for the connection `work` holds.
    *
    * @internal
    */
@@ -164,6 +168,16 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
 
   // The transactions that are open right now, each with whether it appended an event.
   const open = new WeakMap<Transaction<LedgerDatabase>, { appended: boolean }>();
+  // Which transaction the code running now is part of, to refuse a second one inside it: on SQLite
+  // it would wait forever for the connection the first one holds.
+  const within = new AsyncLocalStorage<{ running: boolean }>();
+  const refusal = (what: string): Error | undefined => {
+    if (closing) return closedLedger();
+    if (within.getStore()?.running) {
+      return new Error(`${what} was called inside ledger.transaction(...): use the transaction you were given (on SQLite, the two would wait for each other forever).`);
+    }
+    return undefined;
+  };
   const inflight = new Set<Promise<unknown>>();
   const listeners = new Set<{ readonly listener: () => void }>();
   let stopWatching: (() => void) | undefined;
@@ -186,8 +200,9 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
     return promise;
   };
 
-  const read = <T>(query: () => Promise<T>): Promise<T> => {
-    if (closing) return Promise.reject(closedLedger());
+  const read = <T>(what: string, query: () => Promise<T>): Promise<T> => {
+    const refused = refusal(what);
+    if (refused) return Promise.reject(refused);
     return track(
       query().catch((error: unknown) => {
         throw asLedgerError(backend, error, 'reading');
@@ -196,7 +211,8 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
   };
 
   const transaction = <T>(work: (trx: Transaction<LedgerDatabase>) => Promise<T>): Promise<T> => {
-    if (closing) return Promise.reject(closedLedger());
+    const refused = refusal('ledger.transaction');
+    if (refused) return Promise.reject(refused);
     return track(
       (async () => {
         for (let attempt = 1; ; attempt += 1) {
@@ -204,9 +220,11 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
           try {
             const result = await db.transaction().execute(async (trx) => {
               open.set(trx, state);
+              const context = { running: true };
               try {
-                return await work(trx);
+                return await within.run(context, () => work(trx));
               } finally {
+                context.running = false;
                 open.delete(trx);
               }
             });
@@ -262,7 +280,7 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
   };
 
   const eventsAfter = (after: number, { session, limit = DEFAULT_LIMIT }: { readonly session?: string; readonly limit?: number } = {}) =>
-    read(async () => {
+    read('ledger.eventsAfter', async () => {
       let query = db.selectFrom('toolgate_events').selectAll().where('seq', '>', after);
       if (session !== undefined) query = query.where('session', '=', session);
       const rows = await query.orderBy('seq').limit(limit).execute();
@@ -270,7 +288,7 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
     });
 
   const verify = () =>
-    read(() =>
+    read('ledger.verify', () =>
       verifyChain(
         {
           after: (seq, limit) => db.selectFrom('toolgate_events').selectAll().where('seq', '>', seq).orderBy('seq').limit(limit).execute(),
