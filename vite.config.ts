@@ -46,7 +46,7 @@ export default defineConfig({
           root: './packages/server',
           include: ['test/**/*.test.ts'],
           environment: 'node',
-          // Each test file gets PostgreSQL databases of its own; two files at once are fine.
+          // Some tests start real processes or a PostgreSQL database, which takes seconds on a busy machine.
           testTimeout: 20_000,
         },
       },
