@@ -1,9 +1,10 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { sql } from 'kysely';
 import { expect, it, vi } from 'vitest';
 import { LedgerError, postgresLedger, sqliteLedger } from '../src/index.ts';
-import { appendMoves, move } from './support/events.ts';
+import { appendMoves, callRow, move } from './support/events.ts';
 import { describeLedgers, keep, postgresAdmin, scratchDirectory, withAdmin } from './support/ledgers.ts';
 
 const retryWith = 'try again with the same call id, which is applied at most once.';
@@ -156,6 +157,22 @@ describeLedgers(
         code: 'ledger_unavailable',
         message: expect.stringContaining('The ledger is unavailable: the PostgreSQL database does not exist'),
       });
+    });
+
+    it('answers ledger_unavailable when the connection breaks in the middle of a transaction, and saves none of it', async () => {
+      const store = await target.fresh();
+      const onError = vi.fn();
+      const ledger = await store.open({ onError });
+      const broken = ledger.transaction(async (trx) => {
+        await ledger.appendEvent(trx, move(1));
+        const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx);
+        await withAdmin(postgresAdmin!, (admin) => admin.query('select pg_terminate_backend($1)', [rows[0]?.pid]));
+        await trx.insertInto('toolgate_calls').values(callRow('call_1')).execute();
+      });
+      await expect(broken).rejects.toMatchObject({ code: 'ledger_unavailable', message: expect.stringContaining(retryWith) });
+      expect(onError).toHaveBeenCalledWith(expect.objectContaining({ message: expect.stringContaining('terminating connection due to administrator command') }));
+      expect(await ledger.eventsAfter(0)).toEqual([]);
+      expect(await appendMoves(ledger, 1)).toMatchObject([{ seq: 1 }]);
     });
 
     it('answers ledger_unavailable while the database refuses connections, and works again after', async () => {

@@ -27,6 +27,7 @@ export interface PostgresLedgerClient {
   on(event: 'notification', listener: (message: { channel: string; payload?: string | undefined }) => void): unknown;
   on(event: 'error', listener: (error: Error) => void): unknown;
   on(event: 'end', listener: () => void): unknown;
+  removeListener(event: 'error', listener: (error: Error) => void): unknown;
 }
 
 /**
@@ -82,7 +83,7 @@ export async function postgresLedger(options: PostgresLedgerOptions): Promise<Le
   }
   const pool: PostgresLedgerPool = own ?? (options as { readonly pool: PostgresLedgerPool }).pool;
   const db = new Kysely<LedgerDatabase>({
-    dialect: new PostgresDialect({ pool: typedPool(pool, types, async () => own && (await endPool(own))) }),
+    dialect: new PostgresDialect({ pool: typedPool(pool, types, onError, async () => own && (await endPool(own))) }),
   });
   const feed = liveFeed(pool, onError);
 
@@ -143,16 +144,22 @@ function readInt8(value: string): number | string {
 
 // Hands Kysely the pool's clients with the ledger's type parsers on every query (so int8 reads as
 // a number), without changing how the app's own queries on the same pool parse.
-function typedPool(pool: PostgresLedgerPool, types: PostgresTypes, end: () => Promise<void>): PostgresPool {
+function typedPool(pool: PostgresLedgerPool, types: PostgresTypes, onError: (error: unknown) => void, end: () => Promise<void>): PostgresPool {
   return {
     async connect() {
       const client = await pool.connect();
+      // A connection that breaks while the ledger holds it, between two queries, is reported here
+      // (pg would otherwise throw it as an unhandled 'error' event); the next query then fails.
+      client.on('error', onError);
       const typed = {
         query: (text: unknown, values?: readonly unknown[]) => {
           if (typeof text !== 'string') throw new Error('The ledger does not stream query results.');
           return client.query({ text, values: values === undefined ? [] : [...values], types });
         },
-        release: (destroy?: boolean) => client.release(destroy),
+        release: (destroy?: boolean) => {
+          client.removeListener('error', onError);
+          client.release(destroy);
+        },
       };
       return typed as unknown as PostgresPoolClient;
     },
