@@ -18,6 +18,17 @@ describeLedgers('migrations', (target) => {
     expect(await ledger.verify()).toEqual({ ok: true, events: 0, hash: '0'.repeat(64) });
   });
 
+  it('keeps an approval only for a stored call', async () => {
+    const ledger = await (await target.fresh()).open();
+    const approval = { call_id: 'call_1', session: 's1', input_hash: 'h', requested_at: T0, expires_at: T0 + 60_000, decision: null, approver: null, decided_at: null, consumed: 0 };
+    await expect(ledger.transaction((trx) => trx.insertInto('toolgate_approvals').values(approval).execute())).rejects.toThrow(/FOREIGN KEY|foreign key/);
+    await ledger.transaction(async (trx) => {
+      await trx.insertInto('toolgate_calls').values(callRow('call_1')).execute();
+      await trx.insertInto('toolgate_approvals').values(approval).execute();
+    });
+    expect(await ledger.db.selectFrom('toolgate_approvals').selectAll().execute()).toEqual([approval]);
+  });
+
   it('reads bigint columns back as numbers', async () => {
     const ledger = await (await target.fresh()).open();
     await ledger.transaction(async (trx) => {
