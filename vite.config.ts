@@ -41,6 +41,16 @@ export default defineConfig({
         },
       },
       {
+        test: {
+          name: 'server',
+          root: './packages/server',
+          include: ['test/**/*.test.ts'],
+          environment: 'node',
+          // Some tests start real processes or a PostgreSQL database, which takes seconds on a busy machine.
+          testTimeout: 20_000,
+        },
+      },
+      {
         resolve: {
           alias: [{ find: /^(react|react-dom|@testing-library\/react)(\/.*)?$/, replacement: `${react18}/../../$1$2` }],
         },

@@ -28,11 +28,15 @@ async function gzipped(name, source, external) {
 const core = join(root, 'packages/core/dist/index.js');
 const csp = join(root, 'packages/core/dist/csp.js');
 const react = join(root, 'packages/react/dist/index.js');
+const remote = join(root, 'packages/core/dist/remote.js');
+const sseParser = join(root, 'packages/core/node_modules/eventsource-parser/dist/index.js');
 const rows = [
   // The budget is for what every app ships: the gate, with its JSON Schema validator left out.
   ['@toolgate/core: the gate, without its validator', `export { createToolGate, defineTool, cancel } from ${JSON.stringify(core)};`, [...VALIDATORS, ...PEERS], 8 * 1024],
   ['  + the OpenAI Chat stream reader, reply and tools', `export { createToolGate, defineTool, cancel, readOpenAIChatStream, openaiChatReply, openaiChatTools, createContinuationGuard } from ${JSON.stringify(core)};`, [...VALIDATORS, ...PEERS], undefined],
   ['@toolgate/core: every export (all six providers)', `export * from ${JSON.stringify(core)};`, [...VALIDATORS, ...PEERS], undefined],
+  ['@toolgate/core/remote: the mirror of a server gate', `export { createRemoteGate } from ${JSON.stringify(remote)};`, PEERS, undefined],
+  ['  of which eventsource-parser (the SSE reader)', `export { createParser } from ${JSON.stringify(sseParser)};`, [], undefined],
   ['@toolgate/react on its own', `export * from ${JSON.stringify(react)};`, [...VALIDATORS, ...PEERS], 3 * 1024],
   ['validator: Ajv 2020 + ajv-formats (the default)', `export { Ajv2020 } from 'ajv/dist/2020.js'; export { default } from 'ajv-formats';`, [], undefined],
   ['validator: @cfworker/json-schema (the CSP-safe path)', `export { Validator } from '@cfworker/json-schema';`, [], undefined],

@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsdown';
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/csp.ts'],
+  entry: ['src/index.ts', 'src/csp.ts', 'src/remote.ts'],
   format: 'esm',
   platform: 'neutral',
   target: 'es2022',

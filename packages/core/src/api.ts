@@ -1,5 +1,6 @@
 // The surface both entry points share; each adds its own `createToolGate` and JSON Schema compiler.
 export type { AuditEvent, AuditLog } from './audit.ts';
+export type { CallAction, CallRequest, RequestError } from './call-request.ts';
 export { systemClock, type Clock } from './clock.ts';
 export {
   createToolGateWith,
@@ -37,7 +38,15 @@ export {
   type Transition,
 } from './record.ts';
 export { ALL_REPAIRS, type RepairKind } from './repair.ts';
-export { compileSchema, isStandardSchema, type JsonSchemaCompiler, type Validate, type ValidationResult } from './schema.ts';
+export {
+  compileSchema,
+  isStandardSchema,
+  type JsonSchemaCompiler,
+  type JsonSchemaCompilerOptions,
+  type Validate,
+  type ValidationResult,
+} from './schema.ts';
+export { jsonSchemaAs2020, jsonSchemaDialect, type JsonSchemaDialect } from './schema-dialect.ts';
 export { AJV_OPTIONS, ajvIssues, type AjvError } from './schema-ajv-issues.ts';
 export { precompiledJsonSchema, type PrecompiledValidator } from './schema-precompiled.ts';
 export {
@@ -74,7 +83,10 @@ export {
   aiSdkReply,
   aiSdkToolResult,
   readAiSdkStream,
+  type AiSdkAssistantMessage,
+  type AiSdkAssistantPart,
   type AiSdkStreamPart,
+  type AiSdkStreamReader,
   type AiSdkToolResult,
   type JsonValue,
 } from './providers/ai-sdk.ts';
@@ -84,7 +96,10 @@ export {
   anthropicToolResult,
   anthropicTools,
   readAnthropicStream,
+  type AnthropicAssistantMessage,
+  type AnthropicContentBlock,
   type AnthropicStreamEvent,
+  type AnthropicStreamReader,
   type AnthropicTool,
   type AnthropicToolResult,
 } from './providers/anthropic.ts';
@@ -96,6 +111,9 @@ export {
   readGeminiStream,
   type GeminiChunk,
   type GeminiFunctionDeclaration,
+  type GeminiModelContent,
+  type GeminiPart,
+  type GeminiStreamReader,
   type GeminiToolResult,
 } from './providers/gemini.ts';
 export { MCP_TOOL_NAME, mcpToolList, mcpToolResult, type McpToolListEntry, type McpToolResult } from './providers/mcp.ts';
@@ -127,7 +145,10 @@ export {
   openaiResponsesTools,
   readOpenAIResponsesStream,
   type OpenAIResponsesEvent,
+  type OpenAIResponsesFunctionCallItem,
+  type OpenAIResponsesOutputItem,
   type OpenAIResponsesReplyItem,
+  type OpenAIResponsesStreamReader,
   type OpenAIResponsesTool,
   type OpenAIResponsesToolResult,
 } from './providers/openai-responses.ts';

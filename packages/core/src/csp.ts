@@ -1,8 +1,8 @@
 import { createToolGateWith } from './gate.ts';
-import { cfworkerJsonSchema } from './schema-cfworker.ts';
+import { cfworkerJsonSchema, createCfworkerJsonSchema } from './schema-cfworker.ts';
 
 export * from './api.ts';
-export { cfworkerJsonSchema };
+export { cfworkerJsonSchema, createCfworkerJsonSchema };
 
 /**
  * Creates a gate whose JSON Schemas are checked by @cfworker/json-schema, which never uses

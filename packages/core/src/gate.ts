@@ -1,6 +1,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { systemClock, type Clock } from './clock.ts';
 import { auditEvent, createAuditLog, type AuditLog, type AuditWriter } from './audit.ts';
+import type { CallRequest } from './call-request.ts';
 import { DEFAULT_LIMITS, type Limits } from './limits.ts';
 import { createPending, transition, type CallEvent } from './machine.ts';
 import { createPipeline, messageOf, truncatedReason, type CallKeeper, type MoveNote, type ToolEntry } from './pipeline.ts';
@@ -126,6 +127,12 @@ export interface ToolGate {
    * Returns the unsubscribe function.
    */
   readonly subscribeCall: (id: string, listener: () => void) => () => void;
+  /**
+   * The request about this call that is on its way or was refused, for a gate that sends
+   * approvals to someone else to decide (a remote gate); changes are told through `subscribeCall`.
+   * A gate that decides on the spot has no such requests and leaves this out.
+   */
+  readonly requestOf?: (id: string) => CallRequest | undefined;
   /** What to send back to the model for one settled call, in a provider's format. */
   readonly toolResult: <F extends ToolResultFormat>(id: string, format: F) => ToolResultFormats[F];
   readonly audit: AuditLog;

@@ -1,8 +1,8 @@
 import { createToolGateWith } from './gate.ts';
-import { ajvJsonSchema } from './schema-ajv.ts';
+import { ajvJsonSchema, createAjvJsonSchema } from './schema-ajv.ts';
 
 export * from './api.ts';
-export { ajvJsonSchema };
+export { ajvJsonSchema, createAjvJsonSchema };
 
 /**
  * Creates a gate for the given tools. JSON Schemas are compiled with Ajv, the fastest correct

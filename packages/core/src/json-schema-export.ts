@@ -1,12 +1,15 @@
 import type { StandardJSONSchemaV1 } from '@standard-schema/spec';
 import { isStandardSchema } from './schema.ts';
+import { jsonSchemaAs2020 } from './schema-dialect.ts';
 import type { ToolDefinition, ToolSchema } from './tool.ts';
 
 /**
  * The JSON Schema (draft 2020-12) a tool's input is described with to a model: the schema itself
  * when it is a JSON Schema, or the one a Standard Schema library generates (Zod 4, Valibot with
- * `@valibot/to-json-schema`, ArkType). The top-level `$schema` is left out, since providers do not
- * want it. Throws, naming the tool, when the schema cannot be described.
+ * `@valibot/to-json-schema`, ArkType). A draft-07 schema is rewritten as the 2020-12 schema that
+ * accepts the same values (`jsonSchemaAs2020`), so that a provider reading 2020-12 reads what the
+ * gate enforces. The top-level `$schema` is left out, since providers do not want it. Throws,
+ * naming the tool, when the schema cannot be described.
  *
  * @example
  * toolJsonSchema(defineTool({ name: 'search', inputSchema: z.object({ q: z.string() }), execute }));
@@ -31,8 +34,11 @@ function exportSchema(schema: ToolSchema, where: string): Record<string, unknown
       throw new Error(`${where}: its schema could not be turned into JSON Schema: ${(error as Error).message}`, { cause: error });
     }
   } else json = schema;
-  const { $schema: _dialect, ...rest } = json;
-  return rest;
+  try {
+    return jsonSchemaAs2020(json);
+  } catch (error) {
+    throw new Error(`${where}: ${(error as Error).message}`, { cause: error });
+  }
 }
 
 /**

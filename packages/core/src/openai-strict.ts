@@ -1,4 +1,5 @@
 import { escapePointer } from './schema.ts';
+import { jsonSchemaAs2020 } from './schema-dialect.ts';
 
 /**
  * A JSON Schema made ready for OpenAI strict mode, or every reason it cannot be.
@@ -32,6 +33,7 @@ const UNSUPPORTED = [
   'prefixItems',
   'uniqueItems',
   'additionalItems',
+  'dependencies',
   'contentEncoding',
   'contentMediaType',
   '$anchor',
@@ -50,8 +52,15 @@ const UNSUPPORTED = [
  * openaiStrictSchema({ type: 'object', properties: { q: { type: 'string' } }, required: ['q'] });
  * // { ok: true, schema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'], additionalProperties: false } }
  */
-export function openaiStrictSchema(schema: Record<string, unknown>): OpenAIStrictSchema {
+export function openaiStrictSchema(given: Record<string, unknown>): OpenAIStrictSchema {
   const problems: string[] = [];
+  let schema: Record<string, unknown>;
+  try {
+    // Strict mode reads 2020-12: a draft-07 tuple or `definitions` is checked as what it means there.
+    schema = jsonSchemaAs2020(given);
+  } catch (error) {
+    return { ok: false, problems: [`(root) ${(error as Error).message}`] };
+  }
   if (schema['type'] !== 'object') problems.push(`(root) must be type "object" (got ${JSON.stringify(schema['type'] ?? null)})`);
   if ('anyOf' in schema) problems.push('(root) must not be anyOf');
   const strict = visit(schema, '', problems) as Record<string, unknown>;

@@ -13,7 +13,6 @@ export const AJV_OPTIONS = Object.freeze({
   verbose: true, // errors carry the offending value and the keyword's schema value, for wording
   ownProperties: true, // `required: ['toString']` must not be met by Object.prototype
   strict: false, // tool schemas carry descriptions, examples and vendor keywords
-  addUsedSchema: false, // two tools may reuse one `$id` without clashing
 });
 
 /**
@@ -47,11 +46,12 @@ export function ajvIssues(errors: readonly AjvError[]): Issue[] {
     if (summarised.some((prefix) => error.schemaPath.startsWith(prefix))) continue;
     const params = error.params as Record<string, unknown>;
     const child = params['missingProperty'] ?? params['additionalProperty'] ?? params['unevaluatedProperty'];
+    const dependency = error.keyword === 'dependencies' || error.keyword === 'dependentRequired';
     issues.push(
       toIssue({
         keyword: error.keyword,
         path: typeof child === 'string' ? `${error.instancePath}/${escapePointer(child)}` : error.instancePath,
-        expected: error.schema,
+        expected: dependency ? params['property'] : error.schema,
         data: error.data,
         fallback: error.message ?? error.keyword,
       }),

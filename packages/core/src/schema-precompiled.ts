@@ -1,4 +1,4 @@
-import type { JsonSchemaCompiler, ValidationResult } from './schema.ts';
+import { toIssue, type JsonSchemaCompiler, type ValidationResult } from './schema.ts';
 import { ajvIssues, type AjvError } from './schema-ajv-issues.ts';
 
 /**
@@ -26,6 +26,8 @@ export interface PrecompiledValidator {
  */
 export function precompiledJsonSchema(validators: Readonly<Record<string, PrecompiledValidator>>): JsonSchemaCompiler {
   return (schema) => {
+    // `true` and `false` need no generated code (only untyped callers pass them).
+    if (typeof schema === 'boolean') return (value): ValidationResult => (schema ? { ok: true, value } : { ok: false, issues: [toIssue({ keyword: 'false', path: '', expected: false, data: value, fallback: 'boolean schema is false' })] });
     const id = typeof schema.$id === 'string' ? schema.$id : undefined;
     const validate = id === undefined ? undefined : Object.hasOwn(validators, id) ? validators[id] : undefined;
     if (validate === undefined) {

@@ -23,12 +23,25 @@ export type Validate = (value: unknown) => ValidationResult | Promise<Validation
 /**
  * Turns a plain JSON Schema into a synchronous check. The gate compiles every tool's schema once,
  * when the gate is created. toolgate ships two: Ajv (the default, fastest, needs `'unsafe-eval'`
- * under a Content-Security-Policy) and @cfworker/json-schema (from `@toolgate/core/csp`).
+ * under a Content-Security-Policy) and @cfworker/json-schema (from `@toolgate/core/csp`). Both
+ * read a schema in the dialect its `$schema` names (draft 2020-12 when it names none, or draft-07).
  *
  * @example
  * const gate = createToolGate({ tools, jsonSchema: cfworkerJsonSchema });
  */
 export type JsonSchemaCompiler = (schema: JsonSchemaObject) => (value: unknown) => ValidationResult;
+
+/**
+ * What a JSON Schema compiler is made with: `schemas` that tool schemas refer to by URI
+ * (`$ref: 'https://example.com/address.json'`), keyed by that URI, since toolgate fetches nothing.
+ * A `$schema` that names one of them is read as a custom meta-schema, in the dialect it is written in.
+ *
+ * @example
+ * const options: JsonSchemaCompilerOptions = { schemas: { 'https://example.com/address.json': addressSchema } };
+ */
+export interface JsonSchemaCompilerOptions {
+  readonly schemas?: Readonly<Record<string, JsonSchemaObject | boolean>>;
+}
 
 /**
  * Whether a schema is a Standard Schema (Zod 4, Valibot, ArkType) rather than a JSON Schema.
@@ -152,7 +165,7 @@ export interface SchemaViolation {
   readonly fallback: string;
 }
 
-const NO_GOT = new Set(['required', 'additionalProperties', 'unevaluatedProperties', 'false']);
+const NO_GOT = new Set(['required', 'dependentRequired', 'dependencies', 'additionalProperties', 'unevaluatedProperties', 'false']);
 
 /**
  * Words a JSON Schema violation the same way whichever validator found it, saying what was
@@ -204,6 +217,10 @@ function wording(keyword: string, expected: unknown): string | undefined {
       return list && `must be one of ${list.map((v) => JSON.stringify(v)).join(', ')}`;
     case 'const':
       return `must be ${JSON.stringify(expected)}`;
+    case 'dependentRequired':
+    case 'dependencies':
+      // `expected` is the key whose presence requires this one.
+      return typeof expected === 'string' ? `is required when ${JSON.stringify(expected)} is present` : undefined;
     case 'anyOf':
     case 'oneOf':
       return list && `must match ${keyword === 'oneOf' ? 'exactly' : 'at least'} one of: ${list.map(describeSchema).join('; ')}`;

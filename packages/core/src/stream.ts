@@ -42,8 +42,23 @@ export interface TurnReader<E> {
   readonly push: (event: E) => void;
   /** The stream is over. Calls the provider never finished are closed or truncated, as that provider's stream means. */
   readonly end: () => void;
-  /** Feeds every event of a stream, then ends. If the stream throws, unfinished calls are truncated and the error is rethrown. */
+  /** Feeds every event of a stream, then ends. If the stream throws, it fails the turn (see `fail`) and rethrows. */
   readonly read: (stream: AsyncIterable<E> | Iterable<E>) => Promise<void>;
+  /**
+   * The stream failed (the network cut it, the SDK threw): every call the provider had not
+   * completed is rejected as `truncated`, whole JSON or not, so that nothing of a turn the app may
+   * retry has run; the turn ends and `settled()` resolves. Call it from the `catch` of your own
+   * loop. `end()` after it does nothing, and it does nothing after `end()`.
+   *
+   * @example
+   * try {
+   *   for await (const event of stream) reader.push(event);
+   *   reader.end();
+   * } catch (error) {
+   *   reader.fail(error);
+   * }
+   */
+  readonly fail: (error?: unknown) => void;
   /** Cancels (`user_cancelled`) every call of the turn that is not complete yet; the turn ends. */
   readonly abort: (reason?: string) => void;
   /** The turn's call records as they stand now, in the provider's order. */
@@ -115,6 +130,19 @@ export interface CallAssembler {
   readonly complete: (key: string) => void;
   /** The provider cut this one call off (Responses `status: "incomplete"`). */
   readonly cut: (key: string, message: string) => void;
+  /** The reader has this call's final arguments (a value or JSON text): hand them to the gate now. */
+  readonly closeWith: (key: string, raw: unknown) => void;
+  /**
+   * The stream says something about this call's arguments that no JSON value can be (a Vertex
+   * `partialArgs` path that names no place in one): the gate rejects the call now, as
+   * `invalid_shape` with this message, and nothing of it runs.
+   */
+  readonly refuse: (key: string, message: string) => void;
+  /**
+   * The call's arguments as the model wrote them, read as far as they go, for replaying the
+   * assistant turn: the whole object, or as much of it as arrived; `{}` when that is not an object.
+   */
+  readonly input: (key: string) => Record<string, unknown>;
   /**
    * The turn is over. With `cut` (the provider stopped at its output limit), a call whose
    * arguments are whole JSON is still checked, since the limit was reached after it; every other
@@ -153,6 +181,47 @@ export function outputCutOff(signal: string): string {
  * calls.breakOff(STREAM_ERROR);
  */
 export const STREAM_ERROR = 'the stream reported an error before this call was complete; nothing was run';
+
+/**
+ * Why the calls a provider had not finished are refused when the stream itself fails.
+ *
+ * @example
+ * brokenOff(new Error('socket hang up'));
+ * // 'the stream broke off before this call was complete (socket hang up); nothing was run'
+ */
+export function brokenOff(error?: unknown): string {
+  const why = error === undefined ? '' : ` (${errorText(error)})`;
+  return `the stream broke off before this call was complete${why}; nothing was run`;
+}
+
+function errorText(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === 'string') return error;
+  try {
+    // An SDK may reject with a plain object; `undefined`, functions and symbols have no JSON.
+    return JSON.stringify(error) ?? typeof error;
+  } catch {
+    return typeof error;
+  }
+}
+
+/**
+ * A tool call's arguments as the model wrote them, for replaying its turn: JSON text is read as
+ * far as it goes (the whole object, or what arrived of a call that was cut off), and anything that
+ * is not an object becomes `{}`, which every provider accepts as a call's input.
+ *
+ * @example
+ * inputAsRead('{"path":"a.md","content":"Hel', 64); // { path: 'a.md', content: 'Hel' }
+ */
+function inputAsRead(raw: unknown, maxDepth: number): Record<string, unknown> {
+  let value = raw;
+  if (typeof raw === 'string') {
+    const json = createPartialJson({ maxDepth });
+    json.push(raw);
+    value = json.preview();
+  }
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
 
 /**
  * Creates the shared accumulator that every provider stream reader drives.
@@ -349,10 +418,9 @@ export function createCallAssembler(gate: ToolGate, source: ProposalSource, opti
     }
   }
 
-  function close(slot: Slot): void {
+  function close(slot: Slot, raw: unknown = slot.whole === undefined ? rawOf(slot) : slot.whole.value): void {
     if (slot.phase === 'closed') return;
     clearTimer(slot);
-    const raw = slot.whole === undefined ? rawOf(slot) : slot.whole.value;
     const name = slot.name;
     slot.phase = 'closed';
     slot.json = undefined;
@@ -400,6 +468,34 @@ export function createCallAssembler(gate: ToolGate, source: ProposalSource, opti
     slot.phase = 'closed';
     slot.json = undefined;
     gate.stream.truncate(id, message);
+  }
+
+  function closeWith(key: string, raw: unknown): void {
+    const slot = slots.get(key);
+    if (slot === undefined || slot.phase === 'closed') return;
+    slot.whole = { value: raw };
+    close(slot);
+  }
+
+  function refuse(key: string, message: string): void {
+    const slot = slots.get(key);
+    if (slot === undefined) return;
+    // The gate rejects arguments it cannot read as `invalid_shape`, with what reading them threw:
+    // `gate.stream` has no way to reject a call with a reason of its own, so the reason travels
+    // that way. A wrapper is read before the gate's guard, and is not a tool anyway: with no
+    // arguments, the gate refuses it as `invalid_shape` too.
+    const unreadable = {
+      get arguments(): never {
+        throw new Error(message);
+      },
+    };
+    close(slot, slot.name === PARALLEL_WRAPPER ? {} : unreadable);
+  }
+
+  function input(key: string): Record<string, unknown> {
+    const slot = slots.get(key);
+    if (slot === undefined) return {};
+    return inputAsRead(slot.whole === undefined ? rawOf(slot) : slot.whole.value, maxDepth);
   }
 
   function inOrder(): Slot[] {
@@ -478,10 +574,13 @@ export function createCallAssembler(gate: ToolGate, source: ProposalSource, opti
         try {
           for await (const event of stream) push(event);
         } catch (error) {
-          breakOff(`the stream broke off before this call was complete (${error instanceof Error ? error.message : String(error)})`);
+          breakOff(brokenOff(error));
           throw error;
         }
         endStream();
+      },
+      fail(error) {
+        breakOff(brokenOff(error));
       },
       abort,
       calls: records,
@@ -499,6 +598,9 @@ export function createCallAssembler(gate: ToolGate, source: ProposalSource, opti
       const slot = slots.get(key);
       if (slot !== undefined) truncate(slot, message);
     },
+    closeWith,
+    refuse,
+    input,
     sent: () =>
       inOrder().map((slot) => ({
         id: slot.providerId ?? slot.callIds[0] ?? '',

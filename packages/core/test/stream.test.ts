@@ -1,6 +1,21 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createToolGate, openaiChatReply, readAnthropicStream, readOpenAIChatStream, type OpenAIChatChunk } from '../src/index.ts';
+import {
+  createToolGate,
+  defineTool,
+  isTerminal,
+  openaiChatReply,
+  readAiSdkStream,
+  readAnthropicStream,
+  readGeminiStream,
+  readOpenAIChatStream,
+  readOpenAIResponsesStream,
+  type OpenAIChatChunk,
+  type ToolGate,
+  type TurnReader,
+} from '../src/index.ts';
 import { createFakeClock } from './support/clock.ts';
+import { depthOf } from './providers/support/by-hand.ts';
 import { createWorkspace, getTime, writeFile } from './providers/support/tools.ts';
 
 const delta = (index: number, fields: { id?: string; name?: string; args?: string }): OpenAIChatChunk => ({
@@ -111,4 +126,179 @@ describe('streamed calls in the gate', () => {
     reader.push(finish('tool_calls'));
     expect(gate.get('call_D')).toMatchObject({ status: 'rejected', reason: { code: 'too_deep' } });
   });
+});
+
+describe('failing a turn by hand', () => {
+  it('truncates what is not complete, resolves settled(), and makes a later end() change nothing', async () => {
+    const gate = createToolGate({ tools: [getTime()], store: createWorkspace() });
+    const reader = readOpenAIChatStream(gate);
+    reader.push(delta(0, { id: 'call_A', name: 'get_time', args: '{"timezone":"UTC"}' }));
+    reader.fail('socket closed');
+    reader.end();
+    reader.push(finish('tool_calls'));
+    expect(gate.get('call_A')).toMatchObject({
+      status: 'rejected',
+      reason: { code: 'truncated', message: 'the stream broke off before this call was complete (socket closed); nothing was run' },
+    });
+    expect((await reader.settled()).answers.map((answer) => answer.calls[0]?.status)).toEqual(['rejected']);
+  });
+
+  it('says only that the stream broke off when given no error, and does nothing after abort()', () => {
+    const gate = createToolGate({ tools: [getTime()], store: createWorkspace() });
+    const failed = readOpenAIChatStream(gate);
+    failed.push(delta(0, { id: 'call_A', name: 'get_time', args: '{"timezone":' }));
+    failed.fail();
+    expect(gate.get('call_A')?.reason?.message).toBe('the stream broke off before this call was complete; nothing was run');
+
+    const aborted = readOpenAIChatStream(gate);
+    aborted.push(delta(0, { id: 'call_B', name: 'get_time', args: '{"timezone":' }));
+    aborted.abort();
+    aborted.fail(new Error('late'));
+    expect(gate.get('call_B')).toMatchObject({ status: 'cancelled', reason: { code: 'user_cancelled' } });
+  });
+});
+
+/** A tool that takes any object: only the readers and the limits decide what happens to a call. */
+const anything = defineTool({ name: 'record', inputSchema: { type: 'object' }, execute: (input) => input });
+
+type Call = { readonly id: string; readonly name: string; readonly pieces: readonly string[]; readonly text: string };
+
+/** Each reader, and how its provider streams a list of calls. */
+const READERS: { readonly name: string; readonly read: (gate: ToolGate) => TurnReader<never>; readonly events: (calls: readonly Call[]) => unknown[] }[] = [
+  {
+    name: 'OpenAI Chat',
+    read: (gate) => readOpenAIChatStream(gate, { previewIntervalMs: 0 }),
+    events: (calls) => [
+      ...calls.flatMap((call, index) => [
+        { id: 'chatcmpl-F', choices: [{ index: 0, delta: { tool_calls: [{ index, id: call.id, function: { name: call.name, arguments: '' } }] } }] },
+        ...call.pieces.map((piece) => ({ choices: [{ index: 0, delta: { tool_calls: [{ index, function: { arguments: piece } }] } }] })),
+      ]),
+      { choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] },
+    ],
+  },
+  {
+    name: 'OpenAI Responses',
+    read: (gate) => readOpenAIResponsesStream(gate, { previewIntervalMs: 0 }),
+    events: (calls) => [
+      ...calls.flatMap((call, index) => [
+        { type: 'response.output_item.added', output_index: index, item: { type: 'function_call', id: `fc_${index}`, call_id: call.id, name: call.name, arguments: '' } },
+        ...call.pieces.map((delta) => ({ type: 'response.function_call_arguments.delta', item_id: `fc_${index}`, output_index: index, delta })),
+        { type: 'response.function_call_arguments.done', item_id: `fc_${index}`, output_index: index, arguments: call.text },
+      ]),
+      { type: 'response.completed', response: { id: 'resp_F' } },
+    ],
+  },
+  {
+    name: 'Anthropic',
+    read: (gate) => readAnthropicStream(gate, { previewIntervalMs: 0 }),
+    events: (calls) => [
+      ...calls.flatMap((call, index) => [
+        { type: 'content_block_start', index, content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} } },
+        ...call.pieces.map((partial_json) => ({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json } })),
+        { type: 'content_block_stop', index },
+      ]),
+      { type: 'message_delta', delta: { stop_reason: 'tool_use' } },
+    ],
+  },
+  {
+    name: 'AI SDK',
+    read: (gate) => readAiSdkStream(gate, { previewIntervalMs: 0 }),
+    events: (calls) => [
+      ...calls.flatMap((call) => [
+        { type: 'tool-input-start', id: call.id, toolName: call.name },
+        ...call.pieces.map((delta) => ({ type: 'tool-input-delta', id: call.id, delta })),
+        { type: 'tool-input-end', id: call.id },
+      ]),
+      { type: 'finish-step', finishReason: 'tool-calls' },
+    ],
+  },
+  {
+    name: 'Gemini',
+    read: (gate) => readGeminiStream(gate, { previewIntervalMs: 0 }),
+    events: (calls) => [
+      ...calls.map((call) => {
+        let args: unknown;
+        try {
+          args = JSON.parse(call.text);
+        } catch {
+          args = call.text;
+        }
+        return { candidates: [{ content: { parts: [{ functionCall: { id: call.id, name: call.name, args } }] } }] };
+      }),
+      { candidates: [{ finishReason: 'STOP' }] },
+    ],
+  },
+];
+
+const limits = { maxArgumentChars: 300, maxDepth: 5 };
+const NAMES = ['record', 'record', 'nope', '', '__proto__', 'constructor', 'multi_tool_use.parallel'];
+const IDS = ['call_a', 'call_b', '__proto__', 'constructor', 'toString', ''];
+
+/** Cuts text into the pieces a provider streams it in. */
+const split = (text: string) =>
+  fc.array(fc.integer({ min: 1, max: 40 }), { maxLength: 30 }).map((sizes) => {
+    const pieces: string[] = [];
+    let at = 0;
+    for (const size of sizes) {
+      if (at >= text.length) break;
+      pieces.push(text.slice(at, (at += size)));
+    }
+    if (at < text.length) pieces.push(text.slice(at));
+    return pieces;
+  });
+
+const callOf = (text: fc.Arbitrary<string>) =>
+  fc
+    .record({ id: fc.constantFrom(...IDS), name: fc.constantFrom(...NAMES), text })
+    .chain((call) => split(call.text).map((pieces): Call => ({ ...call, pieces })));
+
+/** Arguments as JSON.stringify writes them: any prefix previews within the limit plus its closing brackets. */
+const canonical = fc.jsonValue({ maxDepth: 8 }).map((value) => JSON.stringify(value));
+const hostile = fc.oneof(
+  canonical,
+  fc.string(),
+  fc.integer({ min: 1, max: 400 }).map((n) => '['.repeat(n)),
+  fc.integer({ min: 1, max: 400 }).map((n) => `{"a":"${'x'.repeat(n)}`),
+  fc.constantFrom('{"__proto__":{"polluted":true}}', '{"constructor":{"prototype":{"polluted":true}}}', '{"a":1}{"b":2}', '{"a":1e400}', '"\\ud800"'),
+);
+
+function run(reader: (typeof READERS)[number], calls: readonly Call[], junk: readonly [number, unknown][]) {
+  const gate = createToolGate({ tools: [anything], store: createWorkspace(), limits });
+  const previews: unknown[] = [];
+  gate.calls.subscribe((state) => {
+    for (const call of state.records.values()) if (call.status === 'pending' && call.preview !== undefined) previews.push(call.preview);
+  });
+  const events = reader.events(calls);
+  for (const [at, event] of junk) events.splice(at % (events.length + 1), 0, event);
+  const turn = reader.read(gate);
+  for (const event of events) turn.push(event as never);
+  turn.end();
+  return { gate, previews, records: turn.calls() };
+}
+
+describe('every reader, whatever a model or a proxy streams', () => {
+  for (const reader of READERS) {
+    it(`${reader.name}: push never throws, previews stay within the limits, and every call settles`, () => {
+      fc.assert(
+        fc.property(fc.array(callOf(hostile), { maxLength: 3 }), fc.array(fc.tuple(fc.nat(), fc.anything()), { maxLength: 4 }), (calls, junk) => {
+          const { previews, records } = run(reader, calls, junk);
+          for (const preview of previews) expect(depthOf(preview)).toBeLessThanOrEqual(limits.maxDepth);
+          for (const record of records) expect(isTerminal(record.status)).toBe(true);
+          expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+        }),
+        { numRuns: 150 },
+      );
+    });
+
+    it(`${reader.name}: a preview of well-formed arguments is never longer than the limit plus its closing brackets`, () => {
+      fc.assert(
+        fc.property(fc.array(callOf(canonical), { maxLength: 3 }), (calls) => {
+          for (const preview of run(reader, calls, []).previews) {
+            expect(JSON.stringify(preview).length).toBeLessThanOrEqual(limits.maxArgumentChars + limits.maxDepth);
+          }
+        }),
+        { numRuns: 100 },
+      );
+    });
+  }
 });

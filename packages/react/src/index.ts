@@ -4,6 +4,7 @@ export {
   ToolCallStatusActions,
   ToolCallStatusLabel,
   ToolCallStatusReason,
+  ToolCallStatusRefusal,
   type ToolCallStatusLabels,
   type ToolCallStatusProps,
 } from './tool-call-status.tsx';

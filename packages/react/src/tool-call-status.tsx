@@ -1,4 +1,4 @@
-import type { ToolCallRecord, ToolCallStatus as Status } from '@toolgate/core';
+import type { CallRequest, ToolCallRecord, ToolCallStatus as Status } from '@toolgate/core';
 import {
   createContext,
   forwardRef,
@@ -12,20 +12,28 @@ import {
   type RefObject,
 } from 'react';
 import { useGate } from './provider.tsx';
-import { useCall, useControls, type ToolCallControls } from './use-tool-call.ts';
+import { useCall, useCallRequest, useControls, type ToolCallControls } from './use-tool-call.ts';
 
 /**
- * The words `<ToolCallStatus>` shows: one per status, `denied` for a call a person denied, and the
- * three action buttons. Pass some or all of them as `labels` to translate or reword.
+ * The words `<ToolCallStatus>` shows: one per status, `denied` for a call a person denied, the
+ * three action buttons, each button while its request is on its way to a server (`approving`…),
+ * and what precedes a server's refusal (`approveRefused`…). Pass some or all of them as `labels`
+ * to translate or reword.
  *
  * @example
- * const labels: Partial<ToolCallStatusLabels> = { awaiting_approval: 'Waiting for you', approve: 'Allow' };
+ * const labels: Partial<ToolCallStatusLabels> = { awaiting_approval: 'Waiting for you', approve: 'Allow', approving: 'Allowing…' };
  */
 export interface ToolCallStatusLabels extends Record<Status, string> {
   readonly denied: string;
   readonly approve: string;
   readonly deny: string;
   readonly cancel: string;
+  readonly approving: string;
+  readonly denying: string;
+  readonly cancelling: string;
+  readonly approveRefused: string;
+  readonly denyRefused: string;
+  readonly cancelRefused: string;
 }
 
 const LABELS: ToolCallStatusLabels = {
@@ -41,12 +49,21 @@ const LABELS: ToolCallStatusLabels = {
   approve: 'Approve',
   deny: 'Deny',
   cancel: 'Cancel',
+  approving: 'Approving…',
+  denying: 'Denying…',
+  cancelling: 'Cancelling…',
+  approveRefused: 'Not approved',
+  denyRefused: 'Not denied',
+  cancelRefused: 'Not cancelled',
 };
 
 type Action = 'approve' | 'deny' | 'cancel';
+const SENDING = { approve: 'approving', deny: 'denying', cancel: 'cancelling' } as const;
+const REFUSED = { approve: 'approveRefused', deny: 'denyRefused', cancel: 'cancelRefused' } as const;
 
 interface Part {
   readonly call: ToolCallRecord | undefined;
+  readonly request: CallRequest | undefined;
   readonly controls: ToolCallControls;
   readonly labels: ToolCallStatusLabels;
   readonly labelId: string;
@@ -106,12 +123,13 @@ export const ToolCallStatus = memo(
     const gate = useGate('ToolCallStatus');
     const callId = id ?? given?.id;
     const call = useCall(gate, callId, sameStatus) ?? given;
+    const request = useCallRequest(gate, callId);
     const controls = useControls(gate, callId);
     const labelId = useId();
     const root = useRef<HTMLDivElement>(null);
     useImperativeHandle(ref, () => root.current as HTMLDivElement, []);
     return (
-      <PartContext.Provider value={{ call, controls, labels: { ...LABELS, ...labels }, labelId, root }}>
+      <PartContext.Provider value={{ call, request, controls, labels: { ...LABELS, ...labels }, labelId, root }}>
         <div
           role="status"
           aria-live="polite"
@@ -119,6 +137,7 @@ export const ToolCallStatus = memo(
           data-toolgate="call"
           data-status={call?.status}
           data-reason={call?.reason?.code}
+          data-request={request?.state}
           {...props}
           ref={root}
         >
@@ -127,6 +146,7 @@ export const ToolCallStatus = memo(
               <>
                 <ToolCallStatusLabel />
                 <ToolCallStatusReason />
+                <ToolCallStatusRefusal />
                 <ToolCallStatusActions />
               </>
             ))}
@@ -198,6 +218,32 @@ export const ToolCallStatusReason = forwardRef<HTMLDivElement, ComponentPropsWit
 });
 
 /**
+ * What a server said when it refused a request about the call (a stale or expired approval, a
+ * person who may not decide it, …): the refusal's label (`Not approved`) and the server's message.
+ * Renders nothing otherwise, and nothing with a gate that decides on the spot. It sits inside the
+ * status's live region, so the refusal is announced. `data-code` carries the server's code.
+ *
+ * @example
+ * <ToolCallStatus id={id}>
+ *   <ToolCallStatusLabel />
+ *   <ToolCallStatusRefusal />
+ *   <ToolCallStatusActions />
+ * </ToolCallStatus>
+ */
+export const ToolCallStatusRefusal = forwardRef<HTMLDivElement, ComponentPropsWithoutRef<'div'>>(function ToolCallStatusRefusal(
+  { children, ...props },
+  ref,
+) {
+  const { request, labels } = usePart('ToolCallStatusRefusal');
+  if (request?.state !== 'refused') return null;
+  return (
+    <div data-toolgate="refusal" data-code={request.error.code} {...props} ref={ref}>
+      {children ?? `${labels[REFUSED[request.action]]}: ${request.error.message}`}
+    </div>
+  );
+});
+
+/**
  * Approve and Deny while the call awaits approval, Cancel while it runs; nothing otherwise. Each
  * button carries `data-action`. When a button goes away under the keyboard (Approve turns into
  * Cancel, or the call ends), focus moves to the next button or to the status itself, never to the
@@ -213,7 +259,7 @@ export const ToolCallStatusActions = forwardRef<HTMLDivElement, ComponentPropsWi
   props,
   ref,
 ) {
-  const { call, controls, labels, labelId, root } = usePart('ToolCallStatusActions');
+  const { call, request, controls, labels, labelId, root } = usePart('ToolCallStatusActions');
   const status = call?.status;
   // Whether focus is on one of these buttons. Removing a focused button fires no blur, so this
   // stays true when a transition takes the button away, and the effect below catches the focus.
@@ -228,9 +274,19 @@ export const ToolCallStatusActions = forwardRef<HTMLDivElement, ComponentPropsWi
     (next ?? element).focus();
   }, [status, root]);
   if (status !== 'awaiting_approval' && status !== 'executing') return null;
+  // While a request is on its way every button waits for it; `aria-disabled` rather than
+  // `disabled`, so that the button under the keyboard keeps the focus.
+  const sending = request?.state === 'sending' ? request.action : undefined;
   const button = (action: Action) => (
-    <button type="button" data-action={action} aria-describedby={labelId} onClick={() => controls[action]()}>
-      {labels[action]}
+    <button
+      type="button"
+      data-action={action}
+      aria-describedby={labelId}
+      aria-busy={sending === action || undefined}
+      aria-disabled={sending !== undefined || undefined}
+      onClick={() => sending === undefined && controls[action]()}
+    >
+      {sending === action ? labels[SENDING[action]] : labels[action]}
     </button>
   );
   return (

@@ -1,6 +1,7 @@
 import {
   DEFAULT_LIMITS,
   isCallOf,
+  type CallRequest,
   readProposal,
   type InputOf,
   type OutputOf,
@@ -54,6 +55,12 @@ export interface UseToolCallOptions<T extends ToolDefinition = ToolDefinition<un
  */
 export interface UseToolCallResult<I = unknown, O = unknown> extends ToolCallControls {
   readonly call: ToolCallRecord<I, O> | undefined;
+  /**
+   * With a gate that sends approvals to a server (`@toolgate/core/remote`): the request about this
+   * call that is on its way (`sending`) or was refused (`refused`, with the server's `error`).
+   * Always `undefined` with a gate that decides on the spot.
+   */
+  readonly request: CallRequest | undefined;
 }
 
 // Proposing in a layout effect puts the call's first status in the first painted frame. Servers run
@@ -122,10 +129,11 @@ export function useToolCall<T extends ToolDefinition = ToolDefinition<unknown, u
 
   const id = named ?? ownId;
   const record = useCall(gate, id);
+  const request = useCallRequest(gate, id);
   const controls = useControls(gate, id);
   const tool = options?.tool;
   const call = tool === undefined || isCallOf(tool, record) ? record : undefined;
-  return { ...controls, call: call as ToolCallRecord<InputOf<T>, OutputOf<T>> | undefined };
+  return { ...controls, call: call as ToolCallRecord<InputOf<T>, OutputOf<T>> | undefined, request };
 }
 
 /**
@@ -148,6 +156,22 @@ export function useCall(
   };
   // Subscribing to this one call keeps a transition's cost independent of how many calls are on screen.
   const subscribe = useCallback((onChange: () => void) => (id === undefined ? noop : gate.subscribeCall(id, onChange)), [gate, id]);
+  return useSyncExternalStore(subscribe, read, read);
+}
+
+/**
+ * The request about one call that the gate is sending or that was refused (see `gate.requestOf`),
+ * re-read when that call is told about. Costs no subscription with a gate that has no requests.
+ *
+ * @example
+ * const request = useCallRequest(gate, id); // { action: 'approve', state: 'sending' } while it is on its way
+ */
+export function useCallRequest(gate: ToolGate, id: string | undefined): CallRequest | undefined {
+  const subscribe = useCallback(
+    (onChange: () => void) => (id === undefined || gate.requestOf === undefined ? noop : gate.subscribeCall(id, onChange)),
+    [gate, id],
+  );
+  const read = (): CallRequest | undefined => (id === undefined ? undefined : gate.requestOf?.(id));
   return useSyncExternalStore(subscribe, read, read);
 }
 

@@ -67,10 +67,50 @@ export interface AiSdkStreamPart {
   readonly id?: string;
   readonly toolCallId?: string;
   readonly toolName?: string;
+  readonly text?: string;
   readonly delta?: string;
   readonly inputTextDelta?: string;
   readonly input?: unknown;
   readonly finishReason?: unknown;
+  readonly providerMetadata?: unknown;
+}
+
+/**
+ * A part of the assistant message an AI SDK stream carried, as the AI SDK's `ModelMessage` types it;
+ * `providerOptions` carries what the provider attached (a reasoning signature, a thought signature).
+ *
+ * @example
+ * const part: AiSdkAssistantPart = { type: 'tool-call', toolCallId: 'call_1', toolName: 'search', input: { q: 'rates' } };
+ */
+export type AiSdkAssistantPart =
+  | { type: 'text'; text: string; providerOptions?: Record<string, Record<string, JsonValue>> }
+  | { type: 'reasoning'; text: string; providerOptions?: Record<string, Record<string, JsonValue>> }
+  | { type: 'tool-call'; toolCallId: string; toolName: string; input: Record<string, unknown>; providerOptions?: Record<string, Record<string, JsonValue>> };
+
+/**
+ * The assistant message of a streamed step, to put in `messages` before the step's reply.
+ *
+ * @example
+ * const message: AiSdkAssistantMessage = { role: 'assistant', content: [{ type: 'text', text: 'Checking.' }] };
+ */
+export interface AiSdkAssistantMessage {
+  role: 'assistant';
+  content: AiSdkAssistantPart[];
+}
+
+/**
+ * What {@link readAiSdkStream} returns: a turn reader that also assembles the assistant message.
+ *
+ * @example
+ * const reader: AiSdkStreamReader = readAiSdkStream(gate);
+ */
+export interface AiSdkStreamReader extends TurnReader<AiSdkStreamPart> {
+  /**
+   * The assistant message of the step the reader read: its text, reasoning and tool calls in the
+   * order they began, each tool call with its input as read, and the provider's metadata as
+   * `providerOptions`, as `streamText` builds `response.messages`. Empty text is left out.
+   */
+  readonly assistantMessage: () => AiSdkAssistantMessage;
 }
 
 /**
@@ -78,16 +118,37 @@ export interface AiSdkStreamPart {
  * fragments are its arguments, and `tool-input-end` completes it (the UI stream's
  * `toolCallId`/`inputTextDelta`/`tool-input-available` work the same). A `tool-call` part for a
  * call that streamed no input supplies it whole. `finishReason: "length"` on `finish-step` or
- * `finish` rejects every call whose arguments are not whole JSON as `truncated`.
+ * `finish` rejects every call whose arguments are not whole JSON as `truncated`; a UI stream's
+ * `finish-step`, which carries no reason, waits for its `finish`. An `abort` part cancels what is
+ * not complete, as `abort()` does.
  *
  * @example
  * const reader = readAiSdkStream(gate);
  * await reader.read(result.fullStream);
- * messages.push({ role: 'assistant', content: toolCallParts }, aiSdkReply(await reader.settled()));
+ * messages.push(reader.assistantMessage(), ...aiSdkReply(await reader.settled()));
  */
-export function readAiSdkStream(gate: ToolGate, options: StreamReaderOptions = {}): TurnReader<AiSdkStreamPart> {
+export function readAiSdkStream(gate: ToolGate, options: StreamReaderOptions = {}): AiSdkStreamReader {
   const calls = createCallAssembler(gate, 'ai-sdk', options);
   let stop: string | undefined;
+  /** A UI stream's step finished without saying why; its `finish` (or the next step) says. */
+  let stepDone = false;
+  /** The message's parts in the order they began; tool calls are read from the gate's calls. */
+  const parts = new Map<string, { kind: 'text' | 'reasoning' | 'tool-call'; text: string; name: string; meta: unknown }>();
+
+  function note(kind: 'text' | 'reasoning' | 'tool-call', id: string, part: Record<string, unknown>, text = ''): void {
+    if (calls.ended()) return;
+    const key = `${kind}:${id}`;
+    let entry = parts.get(key);
+    if (entry === undefined) parts.set(key, (entry = { kind, text: '', name: '', meta: undefined }));
+    entry.text += text;
+    if (typeof part['toolName'] === 'string' && entry.name === '') entry.name = part['toolName'];
+    if (isRecord(part['providerMetadata'])) entry.meta = part['providerMetadata'];
+  }
+
+  function end(cut?: string): void {
+    calls.end(cut);
+    stepDone = false;
+  }
 
   function push(part: AiSdkStreamPart): void {
     if (!isRecord(part)) return;
@@ -95,8 +156,23 @@ export function readAiSdkStream(gate: ToolGate, options: StreamReaderOptions = {
     const id = typeof rawId === 'string' && rawId !== '' ? rawId : undefined;
     const name = typeof part['toolName'] === 'string' ? part['toolName'] : undefined;
     switch (part['type']) {
+      case 'text-start':
+      case 'text-end':
+      case 'reasoning-start':
+      case 'reasoning-end':
+        if (id !== undefined) note(part['type'].startsWith('text') ? 'text' : 'reasoning', id, part);
+        return;
+      case 'text-delta':
+      case 'reasoning-delta': {
+        // fullStream parts carry `text`; UI and provider-level parts carry `delta`.
+        const text = part['text'] ?? part['delta'];
+        if (id !== undefined && typeof text === 'string') note(part['type'] === 'text-delta' ? 'text' : 'reasoning', id, part, text);
+        return;
+      }
       case 'tool-input-start':
-        if (id !== undefined) calls.start(id, { id, name });
+        if (id === undefined) return;
+        note('tool-call', id, part);
+        calls.start(id, { id, name });
         return;
       case 'tool-input-delta': {
         const delta = part['delta'] ?? part['inputTextDelta'];
@@ -109,37 +185,63 @@ export function readAiSdkStream(gate: ToolGate, options: StreamReaderOptions = {
         return;
       case 'tool-call':
       case 'tool-input-available':
+      case 'tool-input-error':
         // These carry the SDK's parsed input. The streamed text stays the source of truth; the
         // parsed input is used only for a call that streamed none. The UI stream has no
         // tool-input-end, so this is also where its calls complete.
         if (id === undefined) return;
+        note('tool-call', id, part);
         if (!calls.has(id)) calls.start(id, { id, name });
         if (calls.buffered(id) === '') calls.provide(id, part['input'] === undefined ? '' : part['input']);
         calls.complete(id);
         return;
+      case 'start-step':
+        if (stepDone) end();
+        return;
       case 'finish-step':
       case 'finish': {
         const reason = finishReasonOf(part['finishReason']);
+        if (reason === undefined && part['type'] === 'finish-step') {
+          stepDone = true;
+          return;
+        }
+        if (calls.ended()) return;
         stop = reason;
-        calls.end(
-          reason === 'length'
-            ? outputCutOff('finishReason "length"')
-            : undefined,
-        );
+        end(reason === 'length' ? outputCutOff('finishReason "length"') : undefined);
         return;
       }
+      case 'abort':
+        calls.abort('the stream was aborted');
+        return;
       case 'error':
+        if (calls.ended()) return;
         stop = 'error';
         calls.breakOff(STREAM_ERROR);
         return;
     }
   }
 
-  return calls.reader(
-    push,
-    () => calls.end('the stream ended before the step finished, with this call unfinished; nothing was run'),
-    () => stop,
-  );
+  function assistantMessage(): AiSdkAssistantMessage {
+    const content: AiSdkAssistantPart[] = [];
+    for (const [key, entry] of parts) {
+      const providerOptions = entry.meta as Record<string, Record<string, JsonValue>> | undefined;
+      const extra = providerOptions === undefined ? {} : { providerOptions };
+      if (entry.kind === 'tool-call') {
+        const id = key.slice('tool-call:'.length);
+        content.push({ type: 'tool-call', toolCallId: id, toolName: entry.name, input: calls.input(id), ...extra });
+      } else if (entry.text !== '') content.push({ type: entry.kind, text: entry.text, ...extra });
+    }
+    return { role: 'assistant', content };
+  }
+
+  return {
+    ...calls.reader(
+      push,
+      () => end('the stream ended before the step finished, with this call unfinished; nothing was run'),
+      () => stop,
+    ),
+    assistantMessage,
+  };
 }
 
 function finishReasonOf(value: unknown): string | undefined {

@@ -59,6 +59,53 @@ export interface AnthropicStreamEvent {
 const CUT_STOP_REASONS = new Set(['max_tokens', 'model_context_window_exceeded']);
 
 /**
+ * A content block of the assistant message a stream carried: `text`, `thinking` (with its
+ * `signature`), `redacted_thinking`, or `tool_use` (with its `input` as the model wrote it).
+ *
+ * @example
+ * const block: AnthropicContentBlock = { type: 'tool_use', id: 'toolu_1', name: 'search', input: { q: 'rates' } };
+ */
+export type AnthropicContentBlock =
+  | { type: 'text'; text: string }
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'redacted_thinking'; data: string }
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+
+/**
+ * The assistant message of a streamed turn, to put in `messages` before the turn's reply.
+ *
+ * @example
+ * const message: AnthropicAssistantMessage = { role: 'assistant', content: [{ type: 'text', text: 'Checking.' }] };
+ */
+export interface AnthropicAssistantMessage {
+  role: 'assistant';
+  content: AnthropicContentBlock[];
+}
+
+/**
+ * What {@link readAnthropicStream} returns: a turn reader that also assembles the assistant message.
+ *
+ * @example
+ * const reader: AnthropicStreamReader = readAnthropicStream(gate);
+ */
+export interface AnthropicStreamReader extends TurnReader<AnthropicStreamEvent> {
+  /**
+   * The assistant message the stream carried, block by block in index order: text, thinking with
+   * its signature (the API wants it back with the tool results), redacted thinking, and each
+   * `tool_use` with its input as read (as far as it came, for a block that was cut off). Empty
+   * text blocks, which the API refuses, and the blocks of server tools are left out.
+   */
+  readonly assistantMessage: () => AnthropicAssistantMessage;
+}
+
+/** One content block as the stream builds it: its start block, and the deltas so far. */
+interface Block {
+  readonly start: Record<string, unknown>;
+  text: string;
+  signature: string;
+}
+
+/**
  * Reads a Messages stream into the gate. Each `tool_use` block appears at `content_block_start`
  * and is checked at its `content_block_stop` when its `input_json_delta` fragments make whole
  * JSON (an empty buffer is the block's start `input`, `{}`). A block that stops with anything
@@ -69,12 +116,29 @@ const CUT_STOP_REASONS = new Set(['max_tokens', 'model_context_window_exceeded']
  * @example
  * const reader = readAnthropicStream(gate);
  * await reader.read(await anthropic.messages.create({ model, max_tokens, messages, tools, stream: true }));
- * messages.push({ role: 'assistant', content }, anthropicReply(await reader.settled()));
+ * messages.push(reader.assistantMessage(), anthropicReply(await reader.settled()));
  */
-export function readAnthropicStream(gate: ToolGate, options: StreamReaderOptions = {}): TurnReader<AnthropicStreamEvent> {
+export function readAnthropicStream(gate: ToolGate, options: StreamReaderOptions = {}): AnthropicStreamReader {
   const calls = createCallAssembler(gate, 'anthropic', options);
   const startInputs = new Map<string, unknown>();
+  const blocks = new Map<number, Block>();
   let stop: string | undefined;
+
+  /** Keeps the text, thinking and other deltas of every block for the assistant message. */
+  function onDelta(block: Block | undefined, delta: Record<string, unknown>): void {
+    if (block === undefined) return;
+    switch (delta['type']) {
+      case 'text_delta':
+        if (typeof delta['text'] === 'string') block.text += delta['text'];
+        return;
+      case 'thinking_delta':
+        if (typeof delta['thinking'] === 'string') block.text += delta['thinking'];
+        return;
+      case 'signature_delta':
+        if (typeof delta['signature'] === 'string') block.signature += delta['signature'];
+        return;
+    }
+  }
 
   function push(event: AnthropicStreamEvent): void {
     if (!isRecord(event)) return;
@@ -88,7 +152,17 @@ export function readAnthropicStream(gate: ToolGate, options: StreamReaderOptions
       }
       case 'content_block_start': {
         const block = event['content_block'];
-        if (key === undefined || !isRecord(block) || block['type'] !== 'tool_use') return;
+        if (key === undefined || !isRecord(block)) return;
+        if (!calls.ended() && !blocks.has(index as number)) {
+          const text = block['text'] ?? block['thinking'];
+          const signature = block['signature'];
+          blocks.set(index as number, {
+            start: block,
+            text: typeof text === 'string' ? text : '',
+            signature: typeof signature === 'string' ? signature : '',
+          });
+        }
+        if (block['type'] !== 'tool_use') return;
         startInputs.set(key, block['input']);
         calls.start(key, {
           id: typeof block['id'] === 'string' ? block['id'] : undefined,
@@ -99,7 +173,9 @@ export function readAnthropicStream(gate: ToolGate, options: StreamReaderOptions
       }
       case 'content_block_delta': {
         const delta = event['delta'];
-        if (key === undefined || !isRecord(delta) || delta['type'] !== 'input_json_delta') return;
+        if (key === undefined || !isRecord(delta)) return;
+        if (!calls.ended()) onDelta(blocks.get(index as number), delta);
+        if (delta['type'] !== 'input_json_delta') return;
         if (typeof delta['partial_json'] === 'string') calls.append(key, delta['partial_json']);
         return;
       }
@@ -134,11 +210,38 @@ export function readAnthropicStream(gate: ToolGate, options: StreamReaderOptions
     }
   }
 
-  return calls.reader(
-    push,
-    () => calls.end('the stream ended before the message stopped, with this call unfinished; nothing was run'),
-    () => stop,
-  );
+  function assistantMessage(): AnthropicAssistantMessage {
+    const content: AnthropicContentBlock[] = [];
+    for (const [index, block] of [...blocks].sort(([a], [b]) => a - b)) {
+      const { start } = block;
+      switch (start['type']) {
+        case 'text':
+          if (block.text !== '') content.push({ type: 'text', text: block.text });
+          break;
+        case 'thinking':
+          content.push({ type: 'thinking', thinking: block.text, signature: block.signature });
+          break;
+        case 'tool_use': {
+          const key = String(index);
+          content.push({ type: 'tool_use', id: calls.idOf(key) ?? '', name: typeof start['name'] === 'string' ? start['name'] : '', input: calls.input(key) });
+          break;
+        }
+        case 'redacted_thinking':
+          if (typeof start['data'] === 'string') content.push({ type: 'redacted_thinking', data: start['data'] });
+          break;
+      }
+    }
+    return { role: 'assistant', content };
+  }
+
+  return {
+    ...calls.reader(
+      push,
+      () => calls.end('the stream ended before the message stopped, with this call unfinished; nothing was run'),
+      () => stop,
+    ),
+    assistantMessage,
+  };
 }
 
 /**

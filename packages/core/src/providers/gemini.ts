@@ -2,9 +2,11 @@ import type { ToolGate } from '../gate.ts';
 import { checkToolNames, toolJsonSchema } from '../json-schema-export.ts';
 import { outcomeText } from '../outcome.ts';
 import type { SettledCall } from '../record.ts';
+import { copyValue } from '../limits.ts';
 import { outputCutOff, createCallAssembler, type StreamReaderOptions, type TurnReader } from '../stream.ts';
 import type { ToolDefinition } from '../tool.ts';
 import { answerFailed, answersOf, answerText, type ReplyOptions, type ReplySource, type TurnAnswer } from '../turn.ts';
+import { createPartialArgs, type PartialArgs } from './gemini-partial-args.ts';
 
 /**
  * A Gemini `functionResponse` part. `response` is `{ output }` on success and `{ error }` otherwise
@@ -61,41 +63,97 @@ export interface GeminiChunk {
 const CUT = new Set(['MAX_TOKENS']);
 
 /**
+ * One part of a Gemini `Content`: text (a thought when `thought` is set), a `functionCall`, or any
+ * other part, with its `thoughtSignature` when the model sent one.
+ *
+ * @example
+ * const part: GeminiPart = { functionCall: { name: 'get_weather', args: { city: 'Oslo' } }, thoughtSignature: 'EpQC' };
+ */
+export interface GeminiPart {
+  [key: string]: unknown;
+  text?: string;
+  thought?: boolean;
+  thoughtSignature?: string;
+  functionCall?: { name: string; id?: string; args?: Record<string, unknown> };
+}
+
+/**
+ * The model's turn as a Gemini `Content`, to put in `contents` before the turn's reply.
+ *
+ * @example
+ * const content: GeminiModelContent = { role: 'model', parts: [{ text: 'Checking.' }] };
+ */
+export interface GeminiModelContent {
+  role: 'model';
+  parts: GeminiPart[];
+}
+
+/**
+ * What {@link readGeminiStream} returns: a turn reader that also assembles the model's content.
+ *
+ * @example
+ * const reader: GeminiStreamReader = readGeminiStream(gate);
+ */
+export interface GeminiStreamReader extends TurnReader<GeminiChunk> {
+  /**
+   * The model's content the stream carried, part by part: every part as it came, with its thought
+   * signature (Gemini wants them back unchanged), text deltas without one joined into one part,
+   * and each Vertex streamed call as one `functionCall` with the arguments its `partialArgs` built.
+   */
+  readonly modelContent: () => GeminiModelContent;
+}
+
+/** The Vertex call whose arguments are streaming, and the arguments its partialArgs built. */
+interface Streaming {
+  readonly key: string;
+  readonly args: PartialArgs;
+  /** The arguments went to the gate early (too large, too deep, unreadable): later entries are ignored. */
+  stopped: boolean;
+}
+
+/**
  * Reads a Gemini (or Vertex AI) stream into the gate. A whole `functionCall` part is checked as
  * it arrives (its arguments are built by the server, so they cannot be half-written). With Vertex's
  * `streamFunctionCallArguments`, a call opens with `{ name, willContinue: true }`, its `partialArgs`
- * are applied by JSON path, and the empty `functionCall` closes it. `finishReason: "MAX_TOKENS"`
- * rejects every call still open as `truncated`. Calls without an id get one from the gate, and the
- * reply never sends it back. `MALFORMED_FUNCTION_CALL` and the other finish reasons are in
- * `stopReason()`.
+ * are applied by JSON path, and the empty `functionCall` closes it. A `partialArgs` entry that no
+ * JSON object can be (a path that is not one, that skips array elements or steps into a value of
+ * another kind) rejects the call as `invalid_shape`, and arguments that pass the gate's limits
+ * are rejected as `too_large` or `too_deep` at once; previews never pass those limits.
+ * `finishReason: "MAX_TOKENS"` rejects every call still open as `truncated`. Calls without an id
+ * get one from the gate, and the reply never sends it back. `MALFORMED_FUNCTION_CALL` and the
+ * other finish reasons are in `stopReason()`.
  *
  * @example
  * const reader = readGeminiStream(gate);
  * await reader.read(await ai.models.generateContentStream({ model, contents, config }));
- * contents.push(modelContent, geminiReply(await reader.settled()));
+ * contents.push(reader.modelContent(), geminiReply(await reader.settled()));
  */
-export function readGeminiStream(gate: ToolGate, options: StreamReaderOptions & { readonly candidate?: number } = {}): TurnReader<GeminiChunk> {
+export function readGeminiStream(gate: ToolGate, options: StreamReaderOptions & { readonly candidate?: number } = {}): GeminiStreamReader {
   const calls = createCallAssembler(gate, 'gemini', options);
   const wanted = options.candidate ?? 0;
   let count = 0;
-  /** The Vertex call whose arguments are streaming, and the object built from its partialArgs. */
-  let streaming: { key: string; args: Record<string, unknown> } | undefined;
+  let streaming: Streaming | undefined;
   let stop: string | undefined;
+  /** The model's parts so far; a streamed call is kept by its key and built when asked for. */
+  const parts: ({ part: GeminiPart; joinable: boolean } | { part: GeminiPart; streamed: Streaming })[] = [];
 
-  function onFunctionCall(call: Record<string, unknown>): void {
+  function onFunctionCall(part: Record<string, unknown>, call: Record<string, unknown>): void {
     const name = typeof call['name'] === 'string' && call['name'] !== '' ? call['name'] : undefined;
     const id = typeof call['id'] === 'string' && call['id'] !== '' ? call['id'] : undefined;
     const partial = call['partialArgs'];
     if (name !== undefined) {
-      if (streaming !== undefined) calls.complete(streaming.key);
+      // A call that the next one interrupts was never closed: it is not checked as complete.
+      if (streaming !== undefined && !streaming.stopped) calls.complete(streaming.key);
       const key = `p${++count}`;
       calls.start(key, { id, name });
       if (call['willContinue'] === true) {
-        streaming = { key, args: isRecord(call['args']) ? { ...call['args'] } : {} };
+        streaming = open(key, call['args']);
+        parts.push({ part, streamed: streaming });
         if (Array.isArray(partial)) applyPartial(streaming, partial);
         return;
       }
       streaming = undefined;
+      parts.push({ part, joinable: false });
       calls.provide(key, isRecord(call['args']) ? call['args'] : call['args'] === undefined ? {} : call['args']);
       calls.complete(key);
       return;
@@ -104,21 +162,59 @@ export function readGeminiStream(gate: ToolGate, options: StreamReaderOptions & 
     if (Array.isArray(partial)) applyPartial(streaming, partial);
     else if (call['willContinue'] !== true) {
       // The empty functionCall ends the streamed call.
-      calls.provide(streaming.key, streaming.args);
-      calls.complete(streaming.key);
+      finish(streaming);
       streaming = undefined;
     }
   }
 
-  function applyPartial(target: { key: string; args: Record<string, unknown> }, partials: readonly unknown[]): void {
+  /** Starts building a streamed call from the `args` its opening part carried, if they are within the limits. */
+  function open(key: string, args: unknown): Streaming {
+    const initial = args === undefined ? { kind: 'ok' as const, value: {} } : copyValue(args, gate.limits);
+    if (initial.kind === 'ok' && isRecord(initial.value)) return { key, args: createPartialArgs(initial.value, gate.limits), stopped: false };
+    // The gate says what is wrong with them, in its own words.
+    calls.closeWith(key, args);
+    return { key, args: createPartialArgs({}, gate.limits), stopped: true };
+  }
+
+  function finish(target: Streaming): void {
+    if (target.stopped) return;
+    calls.provide(target.key, target.args.value);
+    calls.complete(target.key);
+  }
+
+  function applyPartial(target: Streaming, partials: readonly unknown[]): void {
     for (const partial of partials) {
-      if (!isRecord(partial) || typeof partial['jsonPath'] !== 'string') continue;
-      const value =
-        'stringValue' in partial ? partial['stringValue'] : 'numberValue' in partial ? partial['numberValue'] : 'boolValue' in partial ? partial['boolValue'] : 'nullValue' in partial ? null : undefined;
-      if (value === undefined) continue;
-      setPath(target.args, partial['jsonPath'], value, typeof value === 'string');
+      if (target.stopped) return;
+      const step = target.args.apply(partial);
+      switch (step.kind) {
+        case 'ok':
+          continue;
+        case 'too_large':
+          target.stopped = true;
+          calls.closeWith(target.key, step.text);
+          return;
+        case 'too_deep':
+          target.stopped = true;
+          calls.closeWith(target.key, target.args.value);
+          return;
+        case 'unreadable':
+          target.stopped = true;
+          calls.refuse(target.key, step.message);
+          return;
+      }
     }
-    calls.draft(target.key, () => structuredClone(target.args));
+    calls.draft(target.key, () => structuredClone(target.args.value));
+  }
+
+  function keep(part: Record<string, unknown>): void {
+    const text = part['text'];
+    const joinable = typeof text === 'string' && Object.keys(part).every((key) => key === 'text' || key === 'thought');
+    const last = parts[parts.length - 1];
+    if (joinable && last !== undefined && 'joinable' in last && last.joinable && last.part.thought === part['thought']) {
+      last.part = { ...last.part, text: `${last.part.text ?? ''}${text}` };
+      return;
+    }
+    parts.push({ part: { ...part }, joinable });
   }
 
   function push(chunk: GeminiChunk): void {
@@ -129,51 +225,42 @@ export function readGeminiStream(gate: ToolGate, options: StreamReaderOptions & 
     for (const candidate of candidates as unknown[]) {
       if (!isRecord(candidate) || (typeof candidate['index'] === 'number' ? candidate['index'] : 0) !== wanted) continue;
       const content = candidate['content'];
-      const parts = isRecord(content) ? content['parts'] : undefined;
-      if (Array.isArray(parts)) {
-        for (const part of parts as unknown[]) {
-          if (isRecord(part) && isRecord(part['functionCall'])) onFunctionCall(part['functionCall']);
+      const received = isRecord(content) ? content['parts'] : undefined;
+      if (Array.isArray(received) && !calls.ended()) {
+        for (const part of received as unknown[]) {
+          if (!isRecord(part)) continue;
+          if (isRecord(part['functionCall'])) onFunctionCall(part, part['functionCall']);
+          else keep(part);
         }
       }
-      const finish = candidate['finishReason'];
-      if (typeof finish === 'string' && finish !== '' && finish !== 'FINISH_REASON_UNSPECIFIED') {
-        stop = finish;
-        calls.end(CUT.has(finish) ? outputCutOff(`finishReason "${finish}"`) : undefined);
+      const finishReason = candidate['finishReason'];
+      if (typeof finishReason === 'string' && finishReason !== '' && finishReason !== 'FINISH_REASON_UNSPECIFIED') {
+        stop = finishReason;
+        calls.end(CUT.has(finishReason) ? outputCutOff(`finishReason "${finishReason}"`) : undefined);
       }
     }
   }
 
-  return calls.reader(
-    push,
-    () => calls.end(streaming === undefined ? undefined : 'the stream ended while this call was still streaming; nothing was run'),
-    () => stop,
-  );
-}
+  function modelContent(): GeminiModelContent {
+    return {
+      role: 'model',
+      parts: parts.map((entry) => {
+        if (!('streamed' in entry)) return entry.part;
+        const { willContinue: _continues, partialArgs: _partial, ...call } = entry.part.functionCall as Record<string, unknown>;
+        const functionCall = { ...call, args: structuredClone(entry.streamed.args.value) } as NonNullable<GeminiPart['functionCall']>;
+        return { ...entry.part, functionCall };
+      }),
+    };
+  }
 
-/** Sets `$.a.b[0].c` in `root`, creating objects and arrays on the way; strings continue across chunks. */
-function setPath(root: Record<string, unknown>, path: string, value: unknown, append: boolean): void {
-  const keys: (string | number)[] = [];
-  const pattern = /\.([^.[\]]+)|\[(\d+)\]|\['([^']*)'\]/g;
-  let match: RegExpExecArray | null;
-  let at = path.startsWith('$') ? 1 : 0;
-  pattern.lastIndex = at;
-  while ((match = pattern.exec(path)) !== null && match.index === at) {
-    keys.push(match[2] !== undefined ? Number(match[2]) : (match[1] ?? match[3] ?? ''));
-    at = pattern.lastIndex;
-  }
-  if (keys.length === 0 || at !== path.length) return;
-  let node: Record<string | number, unknown> = root;
-  for (let i = 0; i < keys.length - 1; i++) {
-    const key = keys[i] as string | number;
-    if (key === '__proto__') return;
-    const next = node[key];
-    if (typeof next !== 'object' || next === null) node[key] = typeof keys[i + 1] === 'number' ? [] : {};
-    node = node[key] as Record<string | number, unknown>;
-  }
-  const last = keys[keys.length - 1] as string | number;
-  if (last === '__proto__') return;
-  const current = node[last];
-  node[last] = append && typeof current === 'string' ? current + (value as string) : value;
+  return {
+    ...calls.reader(
+      push,
+      () => calls.end(streaming === undefined ? undefined : 'the stream ended while this call was still streaming; nothing was run'),
+      () => stop,
+    ),
+    modelContent,
+  };
 }
 
 /**

@@ -98,8 +98,8 @@ export class McpToolError extends Error {
 
 /**
  * Turns a connected MCP client's `tools/list` into toolgate tools, so that a server's tools get the
- * same validation (against the server's own input schema, read as JSON Schema 2020-12 as MCP
- * specifies), approval and commit discipline as the app's. Each `execute` sends `tools/call` with
+ * same validation (against the server's own input schema, in the dialect its `$schema` names, or
+ * 2020-12 when it names none, as MCP specifies), approval and commit discipline as the app's. Each `execute` sends `tools/call` with
  * the call's abort signal, so a cancel or timeout in the gate cancels the request on the server. A result with `isError: true` fails the call; the
  * output is the result's `structuredContent` when it has one, else its text.
  *
@@ -127,12 +127,12 @@ export async function mcpTools(client: McpClientLike, options: McpToolsOptions =
     .filter((info) => options.filter?.(info) ?? true)
     .map((info) => {
       const policy = options.policy?.[info.name] ?? {};
-      // Servers built on Zod tag their schemas draft-07; MCP reads them as 2020-12, and so does the gate.
-      const { $schema: _dialect, ...inputSchema } = info.inputSchema;
       return defineTool<JsonSchemaObject, unknown>({
         name: rename(info.name),
         ...(info.description === undefined ? {} : { description: info.description }),
-        inputSchema,
+        // Kept with its `$schema`: the TypeScript SDK and Zod-based servers write draft-07, and MCP
+        // reads a schema in the dialect its `$schema` names (2020-12 when it names none).
+        inputSchema: info.inputSchema,
         // The policy is typed for the arguments an MCP tool takes (an object); the gate validates them first.
         ...(policy as Partial<ToolConfig<JsonSchemaObject, unknown>>),
         execute: async (input, { signal }) => {

@@ -48,6 +48,46 @@ export interface OpenAIResponsesEvent {
 }
 
 /**
+ * A Responses `function_call` output item, as the API streams it in `response.output_item.done`.
+ *
+ * @example
+ * const item: OpenAIResponsesFunctionCallItem = { type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'search', arguments: '{"q":"rates"}', status: 'completed' };
+ */
+export interface OpenAIResponsesFunctionCallItem {
+  type: 'function_call';
+  id: string;
+  call_id: string;
+  name: string;
+  arguments: string;
+  status: 'in_progress' | 'completed' | 'incomplete';
+}
+
+/**
+ * One output item of a streamed response, as the API sent it: a `function_call`, or any other item
+ * the stream carried (`message`, `reasoning` with its `encrypted_content`, …), unchanged.
+ *
+ * @example
+ * const items: OpenAIResponsesOutputItem[] = reader.outputItems();
+ */
+export type OpenAIResponsesOutputItem = OpenAIResponsesFunctionCallItem | { type: string; id?: string; [key: string]: unknown };
+
+/**
+ * What {@link readOpenAIResponsesStream} returns: a turn reader that also keeps the turn's output items.
+ *
+ * @example
+ * const reader: OpenAIResponsesStreamReader = readOpenAIResponsesStream(gate);
+ */
+export interface OpenAIResponsesStreamReader extends TurnReader<OpenAIResponsesEvent> {
+  /**
+   * The turn's output items in output order, as the API sent them at `response.output_item.done`,
+   * to put in `input` before the reply when you keep the conversation yourself (`store: false`).
+   * A `function_call` the stream never finished is there too, with the arguments that arrived and
+   * `status: "incomplete"`, since the reply answers it; other unfinished items are left out.
+   */
+  readonly outputItems: () => OpenAIResponsesOutputItem[];
+}
+
+/**
  * Reads a Responses stream into the gate. Calls are keyed by `item_id`; a call appears at
  * `response.output_item.added` and is checked at `response.function_call_arguments.done` (or
  * `response.output_item.done`), using the provider's final arguments. An item with
@@ -57,15 +97,26 @@ export interface OpenAIResponsesEvent {
  *
  * @example
  * const reader = readOpenAIResponsesStream(gate);
- * await reader.read(await openai.responses.create({ model, input, tools, stream: true }));
- * input.push(...outputItems, ...openaiResponsesReply(await reader.settled()));
+ * await reader.read(await openai.responses.create({ model, input, tools, stream: true, store: false }));
+ * input.push(...reader.outputItems(), ...openaiResponsesReply(await reader.settled()));
  */
-export function readOpenAIResponsesStream(gate: ToolGate, options: StreamReaderOptions = {}): TurnReader<OpenAIResponsesEvent> {
+export function readOpenAIResponsesStream(gate: ToolGate, options: StreamReaderOptions = {}): OpenAIResponsesStreamReader {
   const calls = createCallAssembler(gate, 'openai-responses', options);
   let stop: string | undefined;
+  /** Every output item seen, by output index: the latest the stream said about it. */
+  const items = new Map<number, { item: Record<string, unknown>; done: boolean }>();
+
+  function keep(item: Record<string, unknown>, outputIndex: unknown, done: boolean): void {
+    if (calls.ended() || typeof outputIndex !== 'number') return;
+    const known = items.get(outputIndex);
+    if (known?.done === true) return;
+    items.set(outputIndex, { item, done });
+  }
 
   function onItem(item: unknown, outputIndex: unknown, done: boolean): void {
-    if (!isRecord(item) || item['type'] !== 'function_call' || typeof item['id'] !== 'string') return;
+    if (!isRecord(item)) return;
+    keep(item, outputIndex, done);
+    if (item['type'] !== 'function_call' || typeof item['id'] !== 'string') return;
     const key = item['id'];
     calls.start(key, {
       id: typeof item['call_id'] === 'string' ? item['call_id'] : undefined,
@@ -134,11 +185,26 @@ export function readOpenAIResponsesStream(gate: ToolGate, options: StreamReaderO
     }
   }
 
-  return calls.reader(
-    push,
-    () => calls.end('the stream ended before the response completed, with this call unfinished; nothing was run'),
-    () => stop,
-  );
+  function outputItems(): OpenAIResponsesOutputItem[] {
+    const out: OpenAIResponsesOutputItem[] = [];
+    for (const [, { item, done }] of [...items].sort(([a], [b]) => a - b)) {
+      if (done) out.push(item as OpenAIResponsesOutputItem);
+      else if (item['type'] === 'function_call' && typeof item['id'] === 'string') {
+        const args = calls.buffered(item['id']);
+        out.push({ ...item, arguments: args, status: 'incomplete' } as OpenAIResponsesOutputItem);
+      }
+    }
+    return out;
+  }
+
+  return {
+    ...calls.reader(
+      push,
+      () => calls.end('the stream ended before the response completed, with this call unfinished; nothing was run'),
+      () => stop,
+    ),
+    outputItems,
+  };
 }
 
 /**

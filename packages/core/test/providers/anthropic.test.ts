@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anthropicReply, createToolGate, readAnthropicStream, type ToolDefinition } from '../../src/index.ts';
+import { readByHand } from './support/by-hand.ts';
 import { DEFECTS } from './support/defects.ts';
 import { fragments } from './support/openai-chunks.ts';
 import { startReplayServer, type ReplayServer, type SseEvent } from './support/replay-server.ts';
@@ -167,5 +168,77 @@ describe('Anthropic Messages stream, through @anthropic-ai/sdk', () => {
     expect(answer.map((b) => b.type)).toEqual(['tool_result', 'tool_result', 'tool_result', 'text']);
     expect(answer.map((b) => b.is_error ?? false)).toEqual([false, true, true, false]);
     expect(answer[1]?.content).toMatch(/rejected \(invalid_arguments\)/);
+  });
+});
+
+describe('an Anthropic stream read by hand, when the connection drops', () => {
+  it('fails the turn: a stopped block runs, a block whose JSON is whole but not stopped does not', async () => {
+    const store = createWorkspace();
+    const gate = createToolGate({ tools: [getWeather()], store });
+    const a = toolUse(0, 'toolu_A', 'get_weather', '{"location":"Vienna"}');
+    const b = toolUse(1, 'toolu_B', 'get_weather', '{"location":"Prague"}');
+    const events = sse([messageStart, a.start, ...a.deltas, a.stop, b.start, ...b.deltas, b.stop, ...end('tool_use')]);
+    // Block B's input all arrives; its content_block_stop, and what follows, never do.
+    server.enqueue(events, { cutAfter: events.length - 3 });
+    const reader = readAnthropicStream(gate);
+    const error = await readByHand(reader, await client.messages.create({ ...params, stream: true }));
+
+    expect(error).toBeInstanceOf(Error);
+    const turn = await reader.settled();
+    expect(turn.answers.map((answer) => [answer.id, answer.calls[0]?.status, answer.calls[0]?.reason?.code])).toEqual([
+      ['toolu_A', 'committed', undefined],
+      ['toolu_B', 'rejected', 'truncated'],
+    ]);
+    expect(gate.get('toolu_B')?.reason?.message).toContain('the stream broke off before this call was complete');
+    expect(store.getState().weather).toEqual(['Vienna']);
+    expect(anthropicReply(turn).content.map((block) => 'tool_use_id' in block && [block.tool_use_id, block.is_error ?? false])).toEqual([
+      ['toolu_A', false],
+      ['toolu_B', true],
+    ]);
+  });
+});
+
+describe('the assistant message, sent back through @anthropic-ai/sdk', () => {
+  it('gives thinking with its signature, text, and each tool_use with its input as read, cut-off ones included', async () => {
+    const thinking: Event[] = [
+      { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } },
+      { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'Weather first, ' } },
+      { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'then the file.' } },
+      { type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: 'EqQBCgIYAhIM1gbcDa9GJwZA' } },
+      { type: 'content_block_stop', index: 0 },
+    ];
+    const empty: Event[] = [
+      { type: 'content_block_start', index: 4, content_block: { type: 'text', text: '' } },
+      { type: 'content_block_stop', index: 4 },
+    ];
+    const weather = toolUse(2, 'toolu_W', 'get_weather', '{"location": "Graz"}');
+    const file = toolUse(3, 'toolu_F', 'write_file', '{"path": "a.md", "content": "Login fails on Saf');
+    const store = createWorkspace();
+    const gate = createToolGate({ tools: [getWeather(), writeFile()], store });
+    server.enqueue(
+      sse([messageStart, ...thinking, ...text(1, 'On it.'), weather.start, ...weather.deltas, weather.stop, file.start, ...file.deltas, file.stop, ...empty, ...end('max_tokens')]),
+    );
+    const reader = readAnthropicStream(gate);
+    await reader.read(client.messages.stream(params));
+    const reply = anthropicReply(await reader.settled());
+
+    const messages: MessageParam[] = [...params.messages, reader.assistantMessage(), reply];
+    server.enqueueJson({ id: 'msg_02', type: 'message', role: 'assistant', model: 'claude', content: [], stop_reason: 'end_turn', usage: {} });
+    await client.messages.create({ ...params, messages });
+
+    const sent = server.requests.at(-1)?.body.messages as { role: string; content: unknown }[];
+    expect(sent[1]).toEqual({
+      role: 'assistant',
+      content: [
+        { type: 'thinking', thinking: 'Weather first, then the file.', signature: 'EqQBCgIYAhIM1gbcDa9GJwZA' },
+        { type: 'text', text: 'On it.' },
+        { type: 'tool_use', id: 'toolu_W', name: 'get_weather', input: { location: 'Graz' } },
+        { type: 'tool_use', id: 'toolu_F', name: 'write_file', input: { path: 'a.md', content: 'Login fails on Saf' } },
+      ],
+    });
+    expect(sent[2]?.content).toEqual([
+      { type: 'tool_result', tool_use_id: 'toolu_W', content: '{"location":"Graz","temperature":18}' },
+      { type: 'tool_result', tool_use_id: 'toolu_F', content: expect.stringMatching(/rejected \(truncated\)/) as string, is_error: true },
+    ]);
   });
 });

@@ -1,5 +1,6 @@
 import type { Tool as AnthropicSdkTool } from '@anthropic-ai/sdk/resources/messages';
 import { ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { FunctionTool } from 'openai/resources/responses/responses';
 import * as v from 'valibot';
@@ -7,12 +8,14 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   anthropicTools,
+  createToolGate,
   defineTool,
   geminiFunctionDeclarations,
   mcpToolList,
   openaiChatTools,
   openaiResponsesTools,
   openaiStrictSchema,
+  toolJsonSchema,
 } from '../../src/index.ts';
 import { getWeather, searchDocs } from './support/tools.ts';
 
@@ -117,5 +120,93 @@ describe('tool definitions out', () => {
     expect(() => openaiResponsesTools([long])).toThrow('is not allowed by OpenAI');
     const digit = defineTool({ name: '1tool', inputSchema: { type: 'object' }, execute: () => 1 });
     expect(() => geminiFunctionDeclarations([digit])).toThrow('is not allowed by Gemini');
+  });
+});
+
+// What zod-to-json-schema (and so the MCP TypeScript SDK) writes: draft-07, where `items` as an
+// array is a tuple, `dependencies` is a keyword and `definitions` holds the shared schemas.
+const DRAFT_07 = 'http://json-schema.org/draft-07/schema#';
+const plot = defineTool({
+  name: 'plot',
+  description: 'Plot a point.',
+  inputSchema: {
+    $schema: DRAFT_07,
+    type: 'object',
+    properties: {
+      at: { type: 'array', items: [{ type: 'string' }, { type: 'number' }], additionalItems: false, minItems: 2 },
+      style: { $ref: '#/definitions/style', description: 'How to draw it.' },
+      label: { type: 'string' },
+      font: { type: 'string' },
+    },
+    required: ['at', 'style'],
+    dependencies: { label: ['font'] },
+    definitions: { style: { type: 'string', enum: ['dot', 'cross'] } },
+  },
+  execute: () => 'ok',
+});
+
+// The same schema as draft 2020-12 reads it, which is what every provider is sent.
+const plotAs2020 = {
+  type: 'object',
+  properties: {
+    at: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }], items: false, minItems: 2 },
+    style: { $ref: '#/$defs/style', description: 'How to draw it.' },
+    label: { type: 'string' },
+    font: { type: 'string' },
+  },
+  required: ['at', 'style'],
+  dependentRequired: { label: ['font'] },
+  $defs: { style: { type: 'string', enum: ['dot', 'cross'] } },
+};
+
+describe('draft-07 tool schemas out', () => {
+  it('sends every provider the 2020-12 schema that means what the draft-07 one means', () => {
+    expect(toolJsonSchema(plot)).toEqual(plotAs2020);
+    expect(anthropicTools([plot])[0]?.input_schema).toEqual(plotAs2020);
+    expect(geminiFunctionDeclarations([plot])[0]?.parametersJsonSchema).toEqual(plotAs2020);
+    expect(mcpToolList([plot])[0]?.inputSchema).toEqual(plotAs2020);
+    expect(openaiResponsesTools([plot], { strict: false })[0]?.parameters).toEqual(plotAs2020);
+    expect(ListToolsResultSchema.parse({ tools: mcpToolList([plot]) }).tools[0]?.inputSchema).toEqual(plotAs2020);
+  });
+
+  it('describes to the model exactly the values the gate accepts', async () => {
+    const described = new Ajv2020({ strict: true }).compile(toolJsonSchema(plot));
+    const gate = createToolGate({ tools: [plot] });
+    const values = [
+      { at: ['x', 1], style: 'dot' },
+      { at: ['x', '1'], style: 'dot' },
+      { at: ['x', 1, 2], style: 'dot' },
+      { at: ['x'], style: 'dot' },
+      { at: ['x', 1], style: 'line' },
+      { at: ['x', 1], style: 'dot', label: 'A' },
+      { at: ['x', 1], style: 'dot', label: 'A', font: 'serif' },
+    ];
+    const verdicts = await Promise.all(values.map(async (value) => [described(value), (await gate.run({ name: 'plot', arguments: value })).status === 'committed']));
+    expect(verdicts.map(([model]) => model)).toEqual([true, false, false, false, false, false, true]);
+    expect(verdicts.map(([, gated]) => gated)).toEqual(verdicts.map(([model]) => model));
+  });
+
+  it('checks a draft-07 schema for OpenAI strict mode as what it means, not as 2020-12 would misread it', () => {
+    expect(openaiStrictSchema(plot.inputSchema as Record<string, unknown>)).toEqual({
+      ok: false,
+      problems: [
+        '(root) uses "dependentRequired", which strict mode does not support',
+        '/properties/at uses "prefixItems", which strict mode does not support',
+        '/properties/label is optional: strict mode needs every property in "required" (make it required with a "null" type, or export with strict: false)',
+        '/properties/font is optional: strict mode needs every property in "required" (make it required with a "null" type, or export with strict: false)',
+      ],
+    });
+    const shared = { $schema: DRAFT_07, type: 'object', properties: { style: { $ref: '#/definitions/style' } }, required: ['style'], definitions: { style: { enum: ['dot', 'cross'] } } };
+    expect(openaiStrictSchema(shared)).toEqual({
+      ok: true,
+      schema: { type: 'object', properties: { style: { $ref: '#/$defs/style' } }, required: ['style'], additionalProperties: false, $defs: { style: { enum: ['dot', 'cross'] } } },
+    });
+  });
+
+  it('refuses a $schema no path reads, naming the tool, in the exports and in the gate', () => {
+    const old = defineTool({ name: 'old', inputSchema: { $schema: 'http://json-schema.org/draft-04/schema#', type: 'object' }, execute: () => 1 });
+    const said = '$schema "http://json-schema.org/draft-04/schema#" is not a dialect toolgate reads; use JSON Schema draft 2020-12';
+    expect(() => anthropicTools([old])).toThrow(`anthropicTools: tool "old": ${said}`);
+    expect(() => createToolGate({ tools: [old] })).toThrow(`createToolGate: the schema of tool "old" does not compile: ${said}`);
   });
 });

@@ -2,6 +2,7 @@ import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createToolGate, openaiChatReply, readOpenAIChatStream, type ToolCallRecord, type ToolDefinition } from '../../src/index.ts';
+import { readByHand } from './support/by-hand.ts';
 import { DEFECTS, WRAPPER as wrapper } from './support/defects.ts';
 import { chatStream, interleave, streamedCall } from './support/openai-chunks.ts';
 import { startReplayServer, type ReplayServer } from './support/replay-server.ts';
@@ -204,5 +205,33 @@ describe('OpenAI Chat reply, sent back through the openai SDK', () => {
     expect(answered).toEqual(['call_OK', 'call_BAD', 'call_STOP']);
     expect(sent.find((m) => m.tool_call_id === 'call_BAD')?.content).toMatch(/rejected \(invalid_arguments\)[\s\S]*\/location: must be string/);
     expect(sent.find((m) => m.tool_call_id === 'call_STOP')?.content).toMatch(/cancelled \(user_cancelled\): the user stopped it/);
+  });
+});
+
+describe('an OpenAI Chat stream read by hand, when the connection drops', () => {
+  it('fails the turn: no call runs, not even one whose JSON happened to be whole, and every call is answered', async () => {
+    const store = createWorkspace();
+    const gate = createToolGate({ tools: [getWeather(), getTime()], store });
+    const events = chatStream(interleave(streamedCall(0, 'call_W', 'get_weather', '{"location":"Oslo"}'), streamedCall(1, 'call_T', 'get_time', '{"timezone":"U')));
+    // Every argument fragment arrives; the finish chunk and [DONE] never do.
+    server.enqueue(events, { cutAfter: events.length - 2 });
+    const reader = readOpenAIChatStream(gate);
+    const error = await readByHand(reader, await client.chat.completions.create(request));
+
+    expect(error).toBeInstanceOf(Error);
+    const turn = await reader.settled();
+    expect(turn.answers.map((a) => [a.id, a.calls[0]?.status, a.calls[0]?.reason?.code])).toEqual([
+      ['call_W', 'rejected', 'truncated'],
+      ['call_T', 'rejected', 'truncated'],
+    ]);
+    expect(gate.get('call_W')?.reason?.message).toBe(`the stream broke off before this call was complete (${(error as Error).message}); nothing was run`);
+    expect(store.getState().weather).toEqual([]);
+    expect(openaiChatReply(turn).map((m) => m.role === 'tool' && m.tool_call_id)).toEqual(['call_W', 'call_T']);
+  });
+
+  it('leaves a turn the provider finished alone when fail() comes after end()', async () => {
+    const { gate, reader } = await turn(streamedCall(0, 'call_T', 'get_time', '{"timezone":"UTC"}'), [getTime()]);
+    reader.fail(new Error('late'));
+    expect(gate.get('call_T')?.status).toBe('committed');
   });
 });

@@ -2,6 +2,7 @@ import OpenAI from 'openai';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolGate, openaiResponsesReply, readOpenAIResponsesStream, type ToolDefinition } from '../../src/index.ts';
+import { readByHand } from './support/by-hand.ts';
 import { DEFECTS, WRAPPER } from './support/defects.ts';
 import { fragments } from './support/openai-chunks.ts';
 import { startReplayServer, type ReplayServer, type SseEvent } from './support/replay-server.ts';
@@ -165,5 +166,85 @@ describe('OpenAI Responses stream, through the openai SDK', () => {
     expect(sent.find((entry) => entry.call_id === 'call_BAD')?.output).toMatch(/invalid_arguments[\s\S]*location/);
     expect(sent.find((entry) => entry.call_id === 'call_STOP')?.output).toMatch(/cancelled \(user_cancelled\)/);
     expect(sent.at(-1)).toEqual({ role: 'user', content: 'Stop here.' });
+  });
+});
+
+describe('an OpenAI Responses stream read by hand, when the connection drops', () => {
+  it('fails the turn: a call the provider finished runs, one whose JSON is whole but not done does not', async () => {
+    const store = createWorkspace();
+    const gate = createToolGate({ tools: [getWeather()], store });
+    const a = call(0, 'fc_1', 'call_A', 'get_weather', '{"location":"Lisbon"}');
+    const b = call(1, 'fc_2', 'call_B', 'get_weather', '{"location":"Porto"}');
+    const events = sse([created, ...a.added, ...a.deltas, ...a.done, ...b.added, ...b.deltas, ...b.done, completed]);
+    // Call B's arguments all arrive; its arguments.done, and what follows, never do.
+    server.enqueue(events, { cutAfter: events.length - 3 });
+    const reader = readOpenAIResponsesStream(gate);
+    const error = await readByHand(reader, await client.responses.create({ model: 'gpt-5', input: 'Go.', stream: true }));
+
+    expect(error).toBeInstanceOf(Error);
+    const turn = await reader.settled();
+    expect(turn.answers.map((answer) => [answer.id, answer.calls[0]?.status, answer.calls[0]?.reason?.code])).toEqual([
+      ['call_A', 'committed', undefined],
+      ['call_B', 'rejected', 'truncated'],
+    ]);
+    expect(gate.get('call_B')?.reason?.message).toContain('the stream broke off before this call was complete');
+    expect(store.getState().weather).toEqual(['Lisbon']);
+    expect(reader.outputItems()).toEqual([
+      item('fc_1', 'call_A', 'get_weather', '{"location":"Lisbon"}'),
+      item('fc_2', 'call_B', 'get_weather', '{"location":"Porto"}', 'incomplete'),
+    ]);
+  });
+});
+
+describe('the output items, sent back with store: false through the openai SDK', () => {
+  it('gives every item the stream carried, as the API sent it, and the API gets them before the outputs', async () => {
+    const reasoning = { id: 'rs_0', type: 'reasoning', summary: [{ type: 'summary_text', text: 'Both cities.' }], encrypted_content: 'gAAAAB…' };
+    const message = {
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      status: 'completed',
+      content: [{ type: 'output_text', text: 'Checking both.', annotations: [] }],
+    };
+    const a = call(2, 'fc_1', 'call_A', 'get_weather', '{"location":"Lisbon"}');
+    const b = call(3, 'fc_2', 'call_B', 'get_weather', '{"location":["Porto"]}');
+    const store = createWorkspace();
+    const gate = createToolGate({ tools: [getWeather()], store });
+    server.enqueue(
+      sse([
+        created,
+        { type: 'response.output_item.added', output_index: 0, item: { ...reasoning, summary: [], encrypted_content: null } },
+        { type: 'response.output_item.done', output_index: 0, item: reasoning },
+        { type: 'response.output_item.added', output_index: 1, item: { ...message, status: 'in_progress', content: [] } },
+        { type: 'response.output_text.delta', item_id: 'msg_1', output_index: 1, content_index: 0, delta: 'Checking both.' },
+        { type: 'response.output_item.done', output_index: 1, item: message },
+        ...a.added,
+        ...a.deltas,
+        ...a.done,
+        ...b.added,
+        ...b.deltas,
+        ...b.done,
+        completed,
+      ]),
+    );
+    const reader = readOpenAIResponsesStream(gate);
+    await reader.read(await client.responses.create({ model: 'gpt-5', input: 'Go.', stream: true, store: false }));
+    const reply = openaiResponsesReply(await reader.settled());
+
+    server.enqueueJson({ id: 'resp_2', object: 'response', status: 'completed', output: [] });
+    // Items other than function calls are typed loosely (as the API sent them), so the SDK's type is asserted.
+    const input = [{ role: 'user' as const, content: 'Go.' }, ...reader.outputItems(), ...reply] as ResponseInputItem[];
+    await client.responses.create({ model: 'gpt-5', store: false, input });
+
+    const sent = server.requests.at(-1)?.body.input as Record<string, unknown>[];
+    expect(sent).toEqual([
+      { role: 'user', content: 'Go.' },
+      reasoning,
+      message,
+      item('fc_1', 'call_A', 'get_weather', '{"location":"Lisbon"}'),
+      item('fc_2', 'call_B', 'get_weather', '{"location":["Porto"]}'),
+      { type: 'function_call_output', call_id: 'call_A', output: '{"location":"Lisbon","temperature":18}' },
+      { type: 'function_call_output', call_id: 'call_B', output: expect.stringMatching(/rejected \(invalid_arguments\)/) as string },
+    ]);
   });
 });

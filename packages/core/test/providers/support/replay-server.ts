@@ -20,15 +20,18 @@ export interface RecordedRequest {
 export interface ReplayServer {
   readonly url: string;
   readonly requests: RecordedRequest[];
-  /** Queues the stream for the next request. `'[DONE]'` as data is sent verbatim. */
-  readonly enqueue: (events: readonly SseEvent[]) => void;
+  /**
+   * Queues the stream for the next request. `'[DONE]'` as data is sent verbatim. With `cutAfter`,
+   * the connection is destroyed once that many events are sent, as a network cut would leave it.
+   */
+  readonly enqueue: (events: readonly SseEvent[], options?: { readonly cutAfter?: number }) => void;
   /** Queues a plain JSON answer for the next request. */
   readonly enqueueJson: (body: unknown) => void;
   readonly close: () => Promise<void>;
 }
 
 export async function startReplayServer(): Promise<ReplayServer> {
-  const queue: ({ kind: 'sse'; events: readonly SseEvent[] } | { kind: 'json'; body: unknown })[] = [];
+  const queue: ({ kind: 'sse'; events: readonly SseEvent[]; cutAfter: number | undefined } | { kind: 'json'; body: unknown })[] = [];
   const requests: RecordedRequest[] = [];
   const server = createServer((request, response) => {
     void readBody(request).then((text) => {
@@ -45,11 +48,13 @@ export async function startReplayServer(): Promise<ReplayServer> {
         return;
       }
       response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-      for (const event of next.events) {
-        const data = event.data === '[DONE]' ? '[DONE]' : JSON.stringify(event.data);
-        response.write(`${event.event === undefined ? '' : `event: ${event.event}\n`}data: ${data}\n\n`);
-      }
-      response.end();
+      const events = next.cutAfter === undefined ? next.events : next.events.slice(0, next.cutAfter);
+      const body = events
+        .map((event) => `${event.event === undefined ? '' : `event: ${event.event}\n`}data: ${event.data === '[DONE]' ? '[DONE]' : JSON.stringify(event.data)}\n\n`)
+        .join('');
+      if (next.cutAfter === undefined) response.end(body);
+      // Once the events are on the wire, the connection drops without the stream's end.
+      else response.write(body, () => response.socket?.destroy());
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -57,7 +62,7 @@ export async function startReplayServer(): Promise<ReplayServer> {
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    enqueue: (events) => queue.push({ kind: 'sse', events }),
+    enqueue: (events, options) => queue.push({ kind: 'sse', events, cutAfter: options?.cutAfter }),
     enqueueJson: (body) => queue.push({ kind: 'json', body }),
     close: () =>
       new Promise<void>((resolve, reject) => {

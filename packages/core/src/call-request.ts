@@ -1,0 +1,35 @@
+/**
+ * What a person asked a gate to do to a call.
+ *
+ * @example
+ * const action: CallAction = 'approve';
+ */
+export type CallAction = 'approve' | 'deny' | 'cancel';
+
+/**
+ * Why a request about a call did not go through, in words a program can switch on (`code`) and a
+ * person can read (`message`). From a server gate the codes are its own (`stale`, `expired`,
+ * `not_awaiting`, `settled`, `forbidden`, `not_found`, `unauthorized`, …), plus `network_error`
+ * when no answer came back and `bad_response` when the answer could not be read.
+ *
+ * @example
+ * const error: RequestError = { code: 'stale', message: 'the call changed since it was shown' };
+ */
+export interface RequestError {
+  readonly code: string;
+  readonly message: string;
+}
+
+/**
+ * A request about one call that a gate has not finished with: `sending` while it is on its way
+ * (and until the call's move arrives), `refused` when the answer was no. A gate that decides
+ * locally (`createToolGate`) has none; a remote gate keeps one per call until the call moves or
+ * another request is made.
+ *
+ * @example
+ * const request = gate.requestOf?.(id);
+ * if (request?.state === 'refused') show(`Not done: ${request.error.message}`);
+ */
+export type CallRequest =
+  | { readonly action: CallAction; readonly state: 'sending' }
+  | { readonly action: CallAction; readonly state: 'refused'; readonly error: RequestError };

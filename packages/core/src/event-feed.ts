@@ -1,0 +1,235 @@
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import type { RequestError } from './call-request.ts';
+import type { Clock } from './clock.ts';
+import { messageOf } from './pipeline.ts';
+import { networkError, serverError } from './server-error.ts';
+
+/**
+ * Where an event feed is: opening for the first time, open and delivering, waiting to open again
+ * after it broke, or stopped (by `close()`, or by an answer that retrying cannot change, such as
+ * 401).
+ *
+ * @example
+ * const state: ConnectionState = 'reconnecting';
+ */
+export type ConnectionState = 'connecting' | 'live' | 'reconnecting' | 'closed';
+
+/**
+ * How a feed waits before opening again: `initialMs` doubled after each failure up to `maxMs`,
+ * then jittered down by up to half, so that many pages that lost one server do not come back at
+ * the same instant. `random` is injectable for tests.
+ *
+ * @example
+ * const retry: Retry = { initialMs: 1000, maxMs: 60_000 };
+ */
+export interface Retry {
+  readonly initialMs?: number;
+  readonly maxMs?: number;
+  readonly random?: () => number;
+}
+
+/**
+ * What {@link openEventFeed} needs.
+ *
+ * @example
+ * openEventFeed({ url, fetch, headers: async () => ({}), clock: systemClock, retry: {}, idleTimeoutMs: 60_000, maxMessageChars: 16e6, resumeAfter: () => undefined, onMessage, onComment, onState, onError });
+ */
+export interface EventFeedOptions {
+  readonly url: string;
+  readonly fetch: typeof globalThis.fetch;
+  readonly headers: () => HeadersInit | Promise<HeadersInit>;
+  readonly clock: Clock;
+  readonly retry: Retry;
+  /** Reopen when nothing (not even a heartbeat) arrived for this long; `Infinity` never does. */
+  readonly idleTimeoutMs: number;
+  /** The longest message the feed buffers; a longer one breaks the connection. */
+  readonly maxMessageChars: number;
+  /** The sequence number to resume after (sent as `Last-Event-ID`), or `undefined` for a fresh feed. */
+  readonly resumeAfter: () => number | undefined;
+  readonly onMessage: (message: EventSourceMessage) => void;
+  readonly onState: (state: ConnectionState, error: RequestError | undefined, retryAt: number | undefined) => void;
+  readonly onError: (error: unknown) => void;
+}
+
+/**
+ * A running feed. `close()` aborts the connection and every timer; nothing is delivered after it.
+ *
+ * @example
+ * const feed = openEventFeed(options);
+ * feed.close();
+ */
+export interface EventFeed {
+  readonly close: () => void;
+}
+
+const DEFAULT_RETRY = { initialMs: 500, maxMs: 30_000 };
+// Answers that may change if asked again; any other refusal (401, 403, 404, …) stops the feed.
+const RETRYABLE = new Set([408, 425, 429]);
+
+/**
+ * Reads a server-sent event stream with `fetch` (so that it can carry an `Authorization` header,
+ * which `EventSource` cannot), parses it with `eventsource-parser`, and keeps it open: when the
+ * stream ends or breaks it opens again after a backoff with jitter, sending `Last-Event-ID`.
+ * An answer that asking again cannot change (401, 403, 404, a page that is not an event stream)
+ * stops it and is reported, rather than asked again and again.
+ *
+ * @example
+ * const feed = openEventFeed({ ...options, onMessage: (message) => console.log(message.event, message.data) });
+ */
+export function openEventFeed(options: EventFeedOptions): EventFeed {
+  const { clock } = options;
+  const initialMs = options.retry.initialMs ?? DEFAULT_RETRY.initialMs;
+  const maxMs = options.retry.maxMs ?? DEFAULT_RETRY.maxMs;
+  const random = options.retry.random ?? Math.random;
+  let closed = false;
+  let failures = 0;
+  let opened = false;
+  let controller: AbortController | undefined;
+  let retryTimer: unknown;
+  let idleTimer: unknown;
+
+  function connect(): void {
+    retryTimer = undefined;
+    controller = new AbortController();
+    void read(controller);
+  }
+
+  async function read(connection: AbortController): Promise<void> {
+    const { signal } = connection;
+    let headers: Headers;
+    try {
+      headers = new Headers(await options.headers());
+    } catch (error) {
+      if (!signal.aborted) retry({ code: 'headers_failed', message: `the feed's headers could not be made: ${messageOf(error)}` });
+      return;
+    }
+    headers.set('Accept', 'text/event-stream');
+    const after = options.resumeAfter();
+    if (after !== undefined) headers.set('Last-Event-ID', String(after));
+    let response: Response;
+    try {
+      response = await options.fetch(options.url, { headers, signal, cache: 'no-store' });
+    } catch (error) {
+      broken(signal, networkError(error));
+      return;
+    }
+    if (signal.aborted) return;
+    if (!response.ok) {
+      const error = await serverError(response);
+      if (signal.aborted) return;
+      if (response.status >= 500 || RETRYABLE.has(response.status)) retry(error);
+      else stop(error);
+      return;
+    }
+    const type = response.headers.get('Content-Type') ?? '';
+    if (!type.toLowerCase().startsWith('text/event-stream') || response.body === null) {
+      await response.body?.cancel().catch(() => {});
+      stop({ code: 'bad_response', message: `the feed at ${options.url} answered ${type || 'no content type'}, not text/event-stream` });
+      return;
+    }
+    let tooLong = false;
+    const parser = createParser({
+      maxBufferSize: options.maxMessageChars,
+      onEvent: (message) => {
+        failures = 0;
+        if (!signal.aborted) deliver(message);
+      },
+      onComment: () => {
+        failures = 0;
+      },
+      onError: (error) => {
+        if (error.type === 'max-buffer-size-exceeded') tooLong = true;
+      },
+    });
+    // A resumed feed sends no snapshot, and may send nothing until the next move: it is live once accepted.
+    if (after !== undefined) live();
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    try {
+      for (;;) {
+        armIdle(connection);
+        const { done, value } = await reader.read();
+        if (done) break;
+        if (signal.aborted) return;
+        parser.feed(decoder.decode(value, { stream: true }));
+        if (tooLong) {
+          retry({ code: 'too_large', message: `a message of the feed is longer than ${options.maxMessageChars} characters` });
+          return;
+        }
+      }
+    } catch (error) {
+      broken(signal, networkError(error));
+      return;
+    } finally {
+      clock.clearTimeout(idleTimer);
+    }
+    broken(signal, { code: 'ended', message: 'the server ended the feed' });
+  }
+
+  /** The connection ended: open it again, unless `close()` or a newer connection ended it on purpose. */
+  function broken(signal: AbortSignal, error: RequestError): void {
+    if (closed) return;
+    if (signal.aborted && signal.reason !== IDLE) return;
+    retry(signal.reason === IDLE ? { code: 'idle', message: `nothing arrived on the feed for ${options.idleTimeoutMs} ms` } : error);
+  }
+
+  function deliver(message: EventSourceMessage): void {
+    if (message.event === 'snapshot') live();
+    try {
+      options.onMessage(message);
+    } catch (error) {
+      options.onError(error);
+    }
+  }
+
+  function live(): void {
+    if (opened) return;
+    opened = true;
+    options.onState('live', undefined, undefined);
+  }
+
+  function armIdle(connection: AbortController): void {
+    if (!Number.isFinite(options.idleTimeoutMs)) return;
+    clock.clearTimeout(idleTimer);
+    idleTimer = clock.setTimeout(() => connection.abort(IDLE), options.idleTimeoutMs);
+  }
+
+  function retry(error: RequestError): void {
+    if (closed) return;
+    controller?.abort();
+    opened = false;
+    const ceiling = Math.min(maxMs, initialMs * 2 ** failures);
+    failures++;
+    const delay = Math.round(ceiling / 2 + (ceiling / 2) * random());
+    const retryAt = clock.now() + delay;
+    options.onState('reconnecting', error, retryAt);
+    retryTimer = clock.setTimeout(connect, delay);
+  }
+
+  function stop(error: RequestError): void {
+    if (closed) return;
+    shut();
+    options.onState('closed', error, undefined);
+    options.onError(new Error(`toolgate remote: the event feed stopped (${error.code}): ${error.message}`));
+  }
+
+  function shut(): void {
+    closed = true;
+    controller?.abort();
+    clock.clearTimeout(retryTimer);
+    clock.clearTimeout(idleTimer);
+  }
+
+  options.onState('connecting', undefined, undefined);
+  connect();
+  return {
+    close() {
+      if (closed) return;
+      shut();
+      options.onState('closed', undefined, undefined);
+    },
+  };
+}
+
+// The abort reason of a connection that went quiet, told apart from `close()`.
+const IDLE = Symbol('idle');

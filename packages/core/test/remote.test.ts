@@ -1,0 +1,505 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { dirname, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { defineTool } from '../src/index.ts';
+import { createRemoteGate, type RemoteGate, type RemoteGateOptions } from '../src/remote.ts';
+import { createFakeClock, type FakeClock } from './support/clock.ts';
+import { startLoopbackServer, wireRecord, type LoopbackServer } from './support/remote-server.ts';
+import { chargeTool, createShop, watchStore, type Shop } from './support/shop.ts';
+import { errorLog, when } from './support/when.ts';
+
+const input = { amount_cents: 1250, currency: 'USD' };
+const receipt = { amount_cents: 1250, currency: 'USD' };
+
+let cleanup: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.reverse()) await step();
+  cleanup = [];
+});
+
+interface Setup {
+  readonly server: LoopbackServer;
+  readonly gate: RemoteGate;
+  readonly shop: ReturnType<typeof createShop>;
+  readonly writes: Shop[];
+  readonly clock: FakeClock;
+  readonly log: ReturnType<typeof errorLog>;
+}
+
+/** A server with `script` already in its ledger, and a page's remote gate on it, once the feed is live. */
+async function connect(
+  script: (server: LoopbackServer) => void = () => {},
+  options: { token?: string; gate?: Partial<RemoteGateOptions<Shop>>; live?: boolean } = {},
+): Promise<Setup> {
+  const server = await startLoopbackServer(options.token === undefined ? {} : { token: options.token });
+  cleanup.push(() => server.close());
+  script(server);
+  const shop = createShop();
+  const writes = watchStore(shop);
+  const clock = createFakeClock();
+  const log = errorLog();
+  const gate = createRemoteGate<Shop>({
+    url: server.url,
+    session: server.session,
+    tools: [chargeTool()],
+    store: shop,
+    clock,
+    onError: log.onError,
+    retry: { random: () => 1 },
+    ...options.gate,
+  });
+  cleanup.push(() => gate.close());
+  if (options.live !== false) await when(gate.connection, (state) => state.state === 'live');
+  return { server, gate, shop, writes, clock, log };
+}
+
+const statusOf = (gate: RemoteGate, id: string) => gate.get(id)?.status;
+/** Resolves with the call's request once `check` holds. */
+const requestWhen = (gate: RemoteGate, id: string, check: (request: ReturnType<RemoteGate['requestOf']>) => boolean) =>
+  when({ getState: () => gate.requestOf(id), subscribe: (listener) => gate.subscribeCall(id, () => listener(gate.requestOf(id))) }, check);
+const until = (gate: RemoteGate, id: string, status: string) => when(gate.calls, () => statusOf(gate, id) === status);
+
+describe('remote gate: mirroring the feed', () => {
+  it('shows the calls of the first snapshot, in the server\'s order, in the same store shape as a local gate', async () => {
+    const { gate, writes } = await connect((server) => {
+      server.call('c1', 'charge', input, 'awaiting_approval');
+      server.call('c2', 'charge', { amount_cents: 5, currency: 'EUR' }, 'committed');
+    });
+    const { records, changed } = gate.calls.getState();
+    expect([...records.keys()]).toEqual(['c1', 'c2']);
+    expect(changed).toEqual(['c1', 'c2']);
+    expect(gate.get('c1')).toMatchObject({ status: 'awaiting_approval', input, name: 'charge', reason: undefined, output: undefined });
+    expect(gate.get('c1')?.history.map((step) => step.status)).toEqual(['pending', 'validated', 'awaiting_approval']);
+    expect(gate.connection.getState()).toEqual({ state: 'live', error: undefined, retryAt: undefined });
+    expect(writes).toHaveLength(0);
+  });
+
+  it('follows live moves, telling only the moved call\'s subscribers', async () => {
+    const { server, gate } = await connect((s) => {
+      s.call('c1', 'charge', input, 'awaiting_approval');
+      s.call('c2', 'charge', input, 'awaiting_approval');
+    });
+    const told: string[] = [];
+    gate.subscribeCall('c1', () => told.push('c1'));
+    gate.subscribeCall('c2', () => told.push('c2'));
+    server.moveTo('c2', 'cancelled', { reason: { code: 'approval_denied', message: 'not this one' } });
+    await until(gate, 'c2', 'cancelled');
+    expect(told).toEqual(['c2']);
+    expect(gate.get('c2')?.reason).toEqual({ code: 'approval_denied', message: 'not this one' });
+    expect(gate.calls.getState().changed).toEqual(['c2']);
+  });
+});
+
+describe('remote gate: the app store is written once per live commit', () => {
+  it('commits a call that commits live, through its tool\'s commit, in one setState', async () => {
+    const { server, gate, shop, writes } = await connect((s) => s.call('c1', 'charge', input, 'executing'));
+    server.moveTo('c1', 'committed', { output: receipt });
+    await until(gate, 'c1', 'committed');
+    expect(writes).toHaveLength(1);
+    expect(shop.getState()).toEqual({ balance_cents: 10_000 - 1250, charges: [receipt] });
+    expect(gate.get('c1')).toMatchObject({ status: 'committed', output: receipt });
+  });
+
+  it('never commits a call already settled in the first snapshot (the page loaded that state itself)', async () => {
+    const { server, gate, shop, writes } = await connect((s) => {
+      s.call('old', 'charge', input, 'executing');
+      s.moveTo('old', 'committed', { output: receipt });
+      s.call('c2', 'charge', { amount_cents: 100, currency: 'EUR' }, 'executing');
+    });
+    expect(statusOf(gate, 'old')).toBe('committed');
+    server.moveTo('c2', 'committed', { output: { amount_cents: 100, currency: 'EUR' } });
+    await until(gate, 'c2', 'committed');
+    expect(writes).toHaveLength(1);
+    expect(shop.getState()).toEqual({ balance_cents: 9_900, charges: [{ amount_cents: 100, currency: 'EUR' }] });
+  });
+
+  it('writes nothing for any other status: validated, awaiting approval, executing, cancelled, failed, rejected', async () => {
+    const { server, gate, writes } = await connect((s) => {
+      s.call('c1', 'charge', input, 'validated');
+      s.call('c2', 'charge', input, 'awaiting_approval');
+      s.call('c3', 'charge', input, 'executing');
+    });
+    server.moveTo('c1', 'executing');
+    server.moveTo('c1', 'failed', { reason: { code: 'tool_error', message: 'card declined' } });
+    server.moveTo('c2', 'cancelled', { reason: { code: 'approval_denied', message: 'no' } });
+    server.moveTo('c3', 'cancelled', { reason: { code: 'timeout', message: 'too slow' } });
+    await until(gate, 'c3', 'cancelled');
+    expect([statusOf(gate, 'c1'), statusOf(gate, 'c2')]).toEqual(['failed', 'cancelled']);
+    expect(writes).toHaveLength(0);
+  });
+
+  it('never commits twice when a reconnect replays an overlapping range of moves', async () => {
+    const { server, gate, shop, writes, clock } = await connect((s) => s.call('c1', 'charge', input, 'executing'));
+    server.moveTo('c1', 'committed', { output: receipt });
+    await until(gate, 'c1', 'committed');
+    const auditBefore = gate.audit.size();
+    // The server replays from the start on the next resume, though the page asks for after the commit.
+    server.replayFrom(0);
+    server.drop();
+    await when(gate.connection, (state) => state.state === 'reconnecting');
+    clock.advance(500);
+    await server.until(() => server.feeds().length === 2);
+    await when(gate.connection, (state) => state.state === 'live');
+    server.call('c2', 'charge', { amount_cents: 50, currency: 'USD' }, 'executing');
+    server.moveTo('c2', 'committed', { output: { amount_cents: 50, currency: 'USD' } });
+    await until(gate, 'c2', 'committed');
+    expect(writes).toHaveLength(2);
+    expect(shop.getState().charges).toEqual([receipt, { amount_cents: 50, currency: 'USD' }]);
+    expect(gate.audit.size()).toBe(auditBefore + 2);
+  });
+
+  it('commits, once, a call that committed while the feed was down and came back in a fresh snapshot', async () => {
+    const { server, gate, shop, writes, clock } = await connect((s) => s.call('c1', 'charge', input, 'executing'));
+    server.drop();
+    await when(gate.connection, (state) => state.state === 'reconnecting');
+    server.moveTo('c1', 'committed', { output: receipt });
+    // A server that cannot resume answers with a snapshot again.
+    server.snapshotNext();
+    clock.advance(500);
+    await until(gate, 'c1', 'committed');
+    expect(writes).toHaveLength(1);
+    expect(shop.getState().charges).toEqual([receipt]);
+    // And a later resume that replays the commit changes nothing.
+    server.replayFrom(0);
+    server.drop();
+    await when(gate.connection, (state) => state.state === 'reconnecting');
+    clock.advance(500);
+    await server.until(() => server.feeds().length === 3);
+    server.call('c2', 'charge', input, 'awaiting_approval');
+    await until(gate, 'c2', 'awaiting_approval');
+    expect(server.feeds().map((feed) => feed.headers['last-event-id'])).toEqual([undefined, '1', '2']);
+    expect(writes).toHaveLength(1);
+  });
+
+  it('reports a commit that throws, and keeps the record committed as the server says', async () => {
+    const throwing = defineTool({
+      name: 'charge',
+      inputSchema: { type: 'object' },
+      execute: () => ({}),
+      commit: (): Partial<Shop> => {
+        throw new Error('state is read-only');
+      },
+    });
+    const { server, gate, writes, log } = await connect((s) => s.call('c1', 'charge', input, 'executing'), { gate: { tools: [throwing] } });
+    server.moveTo('c1', 'committed', { output: receipt });
+    await until(gate, 'c1', 'committed');
+    expect(writes).toHaveLength(0);
+    expect(log.messages()).toEqual([
+      'toolgate remote: call "c1" (charge) committed on the server, but its commit threw here: state is read-only; the record stays committed as the server says, and the app\'s store was not changed.',
+    ]);
+  });
+
+  it('reports a commit that returns something other than a plain object (a Promise, an array)', async () => {
+    const answers: unknown[] = [Promise.resolve({}), [1]];
+    const odd = defineTool({ name: 'charge', inputSchema: { type: 'object' }, execute: () => ({}), commit: () => answers.shift() as Partial<Shop> });
+    const { server, gate, writes, log } = await connect(
+      (s) => {
+        s.call('c1', 'charge', input, 'executing');
+        s.call('c2', 'charge', input, 'executing');
+      },
+      { gate: { tools: [odd] } },
+    );
+    server.moveTo('c1', 'committed', { output: receipt });
+    server.moveTo('c2', 'committed', { output: receipt });
+    await until(gate, 'c2', 'committed');
+    expect(writes).toHaveLength(0);
+    expect(log.messages()).toHaveLength(2);
+    expect(log.messages()[0]).toContain('its commit did not return the partial next state as a plain object');
+  });
+});
+
+describe('remote gate: approve, deny and cancel are requests', () => {
+  it('approve sends the SHA-256 of the canonical JSON of the input the record shows', async () => {
+    const { server, gate } = await connect((s) => s.call('c1', 'charge', { currency: 'USD', amount_cents: 1250 }, 'awaiting_approval'));
+    expect(gate.approve('c1')).toBe(true);
+    expect(gate.requestOf('c1')).toEqual({ action: 'approve', state: 'sending' });
+    await until(gate, 'c1', 'executing');
+    const post = server.requests.find((request) => request.method === 'POST');
+    // RFC 8785: keys sorted, no spaces.
+    const expected = createHash('sha256').update('{"amount_cents":1250,"currency":"USD"}').digest('hex');
+    expect(post).toMatchObject({ path: '/api/toolgate/calls/c1/approve', body: { inputHash: expected } });
+    expect(post?.headers['content-type']).toBe('application/json');
+    // The move answered it: nothing is on its way any more.
+    await requestWhen(gate, 'c1', (request) => request === undefined);
+  });
+
+  it('a refused approval (409 stale) stays visible with the server\'s code and message, and the refusal is audited', async () => {
+    const { server, gate } = await connect((s) => s.call('c1', 'charge', input, 'awaiting_approval'));
+    // The server's call holds other arguments than the page was shown.
+    Object.assign(server.record('c1')?.input as object, { amount_cents: 999_999 });
+    expect(gate.approve('c1')).toBe(true);
+    const refused = await requestWhen(gate, 'c1', (request) => request?.state === 'refused');
+    expect(refused).toEqual({
+      action: 'approve',
+      state: 'refused',
+      error: { code: 'stale', message: 'the arguments you approved are not the ones this call has' },
+    });
+    expect(statusOf(gate, 'c1')).toBe('awaiting_approval');
+    // The refusal's event may reach the page after the 409 does. Its code is the server's, outside
+    // the browser's own reason codes.
+    await when({ getState: () => gate.audit.size(), subscribe: (l) => gate.audit.subscribe(() => l(gate.audit.size())) }, (size) => size > 0);
+    expect(gate.audit.export().at(-1)).toMatchObject({ callId: 'c1', from: 'awaiting_approval', to: 'awaiting_approval', reason: { code: 'stale' } });
+  });
+
+  it('returns false, sending nothing, for a call in a status that does not allow it or with a request on its way', async () => {
+    const { server, gate } = await connect((s) => {
+      s.call('waiting', 'charge', input, 'awaiting_approval');
+      s.call('running', 'charge', input, 'executing');
+      s.call('done', 'charge', input, 'committed');
+    });
+    const release = server.hold();
+    expect(gate.approve('running')).toBe(false);
+    expect(gate.deny('running')).toBe(false);
+    expect(gate.approve('done')).toBe(false);
+    expect(gate.cancel('done')).toBe(false);
+    expect(gate.approve('nope')).toBe(false);
+    expect(gate.approve('waiting')).toBe(true);
+    expect(gate.approve('waiting')).toBe(false);
+    expect(gate.deny('waiting')).toBe(false);
+    await server.until(() => server.requests.some((request) => request.method === 'POST'));
+    release();
+    await until(gate, 'waiting', 'executing');
+    expect(server.requests.filter((request) => request.method === 'POST')).toHaveLength(1);
+  });
+
+  it('deny and cancel post their reason', async () => {
+    const { server, gate } = await connect((s) => {
+      s.call('c1', 'charge', input, 'awaiting_approval');
+      s.call('c2', 'charge', input, 'executing');
+    });
+    expect(gate.deny('c1', 'wrong card')).toBe(true);
+    expect(gate.cancel('c2')).toBe(true);
+    await until(gate, 'c2', 'cancelled');
+    await until(gate, 'c1', 'cancelled');
+    const posts = server.requests.filter((request) => request.method === 'POST').map(({ path, body }) => ({ path, body }));
+    expect(posts).toEqual(
+      expect.arrayContaining([
+        { path: '/api/toolgate/calls/c1/deny', body: { reason: 'wrong card' } },
+        { path: '/api/toolgate/calls/c2/cancel', body: {} },
+      ]),
+    );
+    expect(gate.get('c1')?.reason).toEqual({ code: 'approval_denied', message: 'wrong card' });
+  });
+
+  it('sends the headers on every request, and a refusal without a JSON body still has a code', async () => {
+    const { server, gate } = await connect((s) => s.call('c1', 'charge', input, 'awaiting_approval'), {
+      token: 't0ken',
+      gate: { headers: () => ({ Authorization: 'Bearer t0ken' }) },
+    });
+    server.refuseNextPost(403, 'forbidden', 'only the session owner may approve');
+    gate.approve('c1');
+    const refused = await requestWhen(gate, 'c1', (request) => request?.state === 'refused');
+    expect(refused).toEqual({ action: 'approve', state: 'refused', error: { code: 'forbidden', message: 'only the session owner may approve' } });
+    expect(server.requests.every((request) => request.headers.authorization === 'Bearer t0ken')).toBe(true);
+  });
+});
+
+describe('remote gate: reconnecting', () => {
+  it('waits with exponential backoff and jitter, and resumes with Last-Event-ID', async () => {
+    const random = [1, 1, 0, 1];
+    const { server, gate, clock } = await connect((s) => s.call('c1', 'charge', input, 'awaiting_approval'), {
+      gate: { retry: { initialMs: 1000, maxMs: 8000, random: () => random.shift() ?? 1 } },
+    });
+    expect(server.feeds()[0]?.headers['last-event-id']).toBeUndefined();
+    server.answerFeed(503, { error: { code: 'unavailable', message: 'restarting' } });
+    server.answerFeed(502);
+    server.drop();
+    let state = await when(gate.connection, (s) => s.state === 'reconnecting');
+    expect(state.retryAt).toBe(clock.now() + 1000);
+    clock.advance(999);
+    expect(server.feeds()).toHaveLength(1);
+    clock.advance(1);
+    state = await when(gate.connection, (s) => s.error?.code === 'unavailable');
+    // Doubled: 2000, jittered down by up to half (random 1 → the full 2000).
+    expect(state).toEqual({ state: 'reconnecting', error: { code: 'unavailable', message: 'restarting' }, retryAt: clock.now() + 2000 });
+    clock.advance(2000);
+    state = await when(gate.connection, (s) => s.error?.code === 'bad_response');
+    // Doubled again to 4000; random 0 → half of it.
+    expect(state.retryAt).toBe(clock.now() + 2000);
+    clock.advance(2000);
+    await when(gate.connection, (s) => s.state === 'live');
+    expect(server.feeds().map((feed) => feed.headers['last-event-id'])).toEqual([undefined, '1', '1', '1']);
+    server.moveTo('c1', 'executing');
+    await until(gate, 'c1', 'executing');
+    // Live again: the backoff starts over.
+    server.drop('end');
+    state = await when(gate.connection, (s) => s.state === 'reconnecting');
+    expect(state).toMatchObject({ error: { code: 'ended' }, retryAt: clock.now() + 1000 });
+  });
+
+  it('reopens a feed that went quiet (no move, no heartbeat) for idleTimeoutMs', async () => {
+    const { server, gate, clock } = await connect(() => {}, { gate: { idleTimeoutMs: 30_000 } });
+    clock.advance(30_000);
+    const state = await when(gate.connection, (s) => s.state === 'reconnecting');
+    expect(state.error).toEqual({ code: 'idle', message: 'nothing arrived on the feed for 30000 ms' });
+    clock.advance(500);
+    await server.until(() => server.feeds().length === 2);
+    expect(server.feeds()[1]?.headers['last-event-id']).toBe('0');
+  });
+
+  it('stops on 401 and reports it, without asking again', async () => {
+    const { server, gate, clock, log } = await connect(() => {}, { token: 'secret', live: false });
+    const state = await when(gate.connection, (s) => s.state === 'closed');
+    expect(state.error).toEqual({ code: 'unauthorized', message: 'sign in to see this session' });
+    expect(log.messages()).toEqual(['toolgate remote: the event feed stopped (unauthorized): sign in to see this session']);
+    expect(clock.pending).toBe(0);
+    clock.advance(10 * 60_000);
+    expect(server.feeds()).toHaveLength(1);
+  });
+
+  it('close() ends the feed and requests on their way, leaves no timer, and rejects settled() waiters', async () => {
+    const { server, gate, clock } = await connect((s) => s.call('c1', 'charge', input, 'awaiting_approval'));
+    const waiting = gate.settled('c1').then(
+      () => 'settled',
+      (error: Error) => error.message,
+    );
+    server.hold();
+    gate.approve('c1');
+    await server.until(() => server.requests.some((request) => request.method === 'POST'));
+    expect(server.openFeeds()).toBe(1);
+    gate.close();
+    await server.until(() => server.openFeeds() === 0);
+    await expect(waiting).resolves.toBe('gate.settled: the remote gate was closed before call "c1" settled.');
+    expect(gate.connection.getState()).toEqual({ state: 'closed', error: undefined, retryAt: undefined });
+    expect(clock.pending).toBe(0);
+    expect(gate.approve('c1')).toBe(false);
+  });
+});
+
+describe('remote gate: the feed is untrusted', () => {
+  it('drops malformed messages with a report, never throws, and goes on with the next good one', async () => {
+    const { server, gate, log } = await connect((s) => s.call('c1', 'charge', input, 'awaiting_approval'));
+    const before = gate.get('c1');
+    const good = server.record('c1');
+    const event = (seq: number, extra: object = {}) => ({ seq, callId: 'c1', session: 'chat_1', from: 'awaiting_approval', to: 'executing', actor: 'u', at: 1, ...extra });
+    const running = { ...good, status: 'executing', history: [...(good?.history ?? []), { status: 'executing', at: 2 }] };
+    server.sendRaw('event: move\nid: 2\ndata: {not json\n\n');
+    server.sendRaw(`event: move\nid: 2\ndata: ${JSON.stringify({ event: event(2), record: { ...running, status: 'done' } })}\n\n`);
+    server.sendRaw(`event: move\nid: 2\ndata: ${JSON.stringify({ event: event(2), record: { ...running, id: 'other' } })}\n\n`);
+    server.sendRaw(`event: move\nid: 2\ndata: ${JSON.stringify({ event: event(2, { session: 'chat_2' }), record: running })}\n\n`);
+    server.sendRaw(`event: move\nid: 3\ndata: ${JSON.stringify({ event: event(2), record: running })}\n\n`);
+    server.sendRaw(`event: move\nid: 2\ndata: ${JSON.stringify({ event: event(2, { seq: -1 }), record: running })}\n\n`);
+    server.sendRaw(`event: move\nid: 2\ndata: ${JSON.stringify({ event: event(2), record: { ...running, history: [] } })}\n\n`);
+    server.sendRaw(`event: move\nid: 2\ndata: ${JSON.stringify({ event: event(2, { to: 'failed' }), record: { ...running, status: 'failed', history: [...running.history.slice(0, -1), { status: 'failed', at: 2 }] } })}\n\n`);
+    server.sendRaw(`event: snapshot\nid: 9\ndata: ${JSON.stringify({ seq: 9, calls: 'all of them' })}\n\n`);
+    server.sendRaw('event: something-new\nid: 9\ndata: {}\n\n');
+    await log.nth(9);
+    expect(log.messages()).toEqual([
+      'toolgate remote: dropped a feed message (id 2): its move data is not JSON.',
+      'toolgate remote: dropped a feed message (id 2): event 2: call "c1" has an unknown status "done".',
+      'toolgate remote: dropped a feed message (id 2): event 2 is about call "c1" but carries call "other".',
+      'toolgate remote: dropped event 2: it is about session "chat_2", not "chat_1".',
+      'toolgate remote: dropped a feed message (id 3): its id "3" is not its sequence number 2.',
+      'toolgate remote: dropped a feed message (id 2): a ledger event has no sequence number (got -1).',
+      'toolgate remote: dropped a feed message (id 2): event 2: call "c1" has no readable history.',
+      'toolgate remote: dropped a feed message (id 2): event 2: call "c1" is failed without a reason { code, message }.',
+      'toolgate remote: dropped a feed message (id 9): snapshot 9 has no calls array.',
+    ]);
+    expect(gate.get('c1')).toBe(before);
+    expect(gate.audit.size()).toBe(0);
+    expect(gate.connection.getState().state).toBe('live');
+    server.moveTo('c1', 'executing');
+    await until(gate, 'c1', 'executing');
+    expect(log.errors).toHaveLength(9);
+  });
+
+  it('keeps the good calls of a snapshot and names the bad ones', async () => {
+    const { gate, log } = await connect((s) => {
+      s.call('c1', 'charge', input, 'awaiting_approval');
+      s.call('c2', 'charge', input, 'awaiting_approval');
+      Object.assign(s.record('c2') as object, { status: 'approved' });
+    });
+    expect([...gate.calls.getState().records.keys()]).toEqual(['c1']);
+    expect(log.messages()).toEqual(['toolgate remote: dropped a feed message (id 2): snapshot 2: call "c2" has an unknown status "approved".']);
+  });
+
+  it('does not let a settled call move again', async () => {
+    const { server, gate, log, writes } = await connect((s) => s.call('c1', 'charge', input, 'cancelled'));
+    server.sendRaw(
+      `event: move\nid: 2\ndata: ${JSON.stringify({
+        event: { seq: 2, callId: 'c1', session: 'chat_1', from: 'cancelled', to: 'committed', actor: 'u', at: 1 },
+        record: wireRecord('c1', 'charge', input, 'committed', { output: receipt }),
+      })}\n\n`,
+    );
+    await log.nth(1);
+    expect(log.messages()).toEqual(['toolgate remote: dropped event 2: call "c1" is cancelled, and a settled call never moves again.']);
+    expect(statusOf(gate, 'c1')).toBe('cancelled');
+    expect(writes).toHaveLength(0);
+  });
+});
+
+describe('remote gate: the rest of the ToolGate shape', () => {
+  it('propose answers the mirrored record for a known id, and otherwise a rejected record that is not stored', async () => {
+    const { gate } = await connect((s) => s.call('call_1', 'charge', input, 'awaiting_approval'));
+    const openaiCall = (id: string) => ({ id, type: 'function', function: { name: 'charge', arguments: JSON.stringify(input) } });
+    expect(gate.propose(openaiCall('call_1'))).toBe(gate.get('call_1'));
+    const unknown = gate.propose(openaiCall('call_9'));
+    expect(unknown).toMatchObject({ id: 'call_9', name: 'charge', status: 'rejected', source: 'openai-chat', reason: { code: 'unauthorized' } });
+    expect(unknown.reason?.message).toMatch(/^this page mirrors a server gate and proposes no calls: the server proposes them/);
+    expect(gate.get('call_9')).toBeUndefined();
+    expect(() => gate.toolResult('call_1', 'openai-chat')).toThrow('call "call_1" is awaiting_approval; answer it once it has settled');
+    expect(gate.stream.open({ id: 'call_1', name: 'charge', source: 'openai-chat' })).toBe(gate.get('call_1'));
+    expect(gate.stream.open({ id: 'call_8', name: 'charge', source: 'openai-chat' }).status).toBe('rejected');
+    expect(gate.propose(42).status).toBe('rejected');
+  });
+
+  it('run and settled wait for the server\'s outcome, even for a call the feed has not delivered yet', async () => {
+    const { server, gate } = await connect((s) => s.call('c1', 'charge', input, 'executing'));
+    const ran = gate.run({ id: 'c1', name: 'charge', arguments: input });
+    const later = gate.settled('c2');
+    server.moveTo('c1', 'committed', { output: receipt });
+    server.call('c2', 'charge', input, 'executing');
+    server.moveTo('c2', 'failed', { reason: { code: 'tool_error', message: 'card declined' } });
+    await expect(ran).resolves.toMatchObject({ id: 'c1', status: 'committed', output: receipt });
+    await expect(later).resolves.toMatchObject({ id: 'c2', status: 'failed' });
+    expect(gate.toolResult('c2', 'openai-chat')).toEqual({
+      role: 'tool',
+      tool_call_id: 'c2',
+      content: 'Error: the call to "charge" failed (tool_error): card declined. Nothing was changed.',
+    });
+    expect(() => gate.toolResult('c9', 'openai-chat')).toThrow('the server\'s feed has not delivered a call with id "c9"');
+  });
+
+  it('feeds the audit log from the ledger events, refusals included', async () => {
+    const { server, gate } = await connect((s) => s.call('c1', 'charge', input, 'awaiting_approval'));
+    server.refuse('c1', 'forbidden', 'user_2 may not approve this call', 'user_2');
+    server.moveTo('c1', 'executing', { actor: 'user_1' });
+    await until(gate, 'c1', 'executing');
+    expect(gate.audit.export().map(({ callId, name, from, to, reason }) => ({ callId, name, from, to, reason }))).toEqual([
+      { callId: 'c1', name: 'charge', from: 'awaiting_approval', to: 'awaiting_approval', reason: { code: 'forbidden', message: 'user_2 may not approve this call' } },
+      { callId: 'c1', name: 'charge', from: 'awaiting_approval', to: 'executing', reason: undefined },
+    ]);
+  });
+
+  it('throws at once for a programmer error: a commit without a store, two tools with one name, no url', () => {
+    expect(() => createRemoteGate({ url: 'http://127.0.0.1:1/x', session: 's', tools: [chargeTool()] })).toThrow(
+      'createRemoteGate: tool "charge" has a commit but the gate has no store; pass your Zustand store as `store`.',
+    );
+    expect(() => createRemoteGate({ url: 'http://127.0.0.1:1/x', session: 's', tools: [chargeTool(), chargeTool()], store: createShop() })).toThrow(
+      'two tools are named "charge"',
+    );
+    expect(() => createRemoteGate({ url: '', session: 's', tools: [] })).toThrow('`url` must be where the server mounted toolgateHandler');
+  });
+});
+
+describe('remote gate: runs in browsers', () => {
+  it('imports nothing from Node, anywhere in the modules it reaches', () => {
+    const seen = new Set<string>();
+    const bare = new Set<string>();
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      for (const [, specifier = ''] of readFileSync(file, 'utf8').matchAll(/^(?:import|export)[^'"]*?from\s+'([^']+)'/gm)) {
+        if (specifier.startsWith('.')) visit(join(dirname(file), specifier));
+        else bare.add(specifier);
+      }
+    };
+    visit(join(import.meta.dirname, '..', 'src', 'remote.ts'));
+    expect(seen.size).toBeGreaterThan(5);
+    const node = [...bare].filter((specifier) => specifier.startsWith('node:') || builtinModules.includes(specifier.split('/')[0] ?? ''));
+    expect(node).toEqual([]);
+    expect([...bare].sort()).toEqual(['@standard-schema/spec', 'canonicalize', 'eventsource-parser', 'json-schema-to-ts', 'zustand/vanilla']);
+  });
+});

@@ -1,0 +1,154 @@
+import { createHash, createHmac } from 'node:crypto';
+import canonicalize from 'canonicalize';
+import type { Reason } from '@toolgate/core';
+import type { EventsTable } from './schema.ts';
+
+/** What the first event follows. */
+export const GENESIS_HASH = '0'.repeat(64);
+
+/**
+ * How each event's hash is made from the one before it: SHA-256 by default, HMAC-SHA256 with the
+ * ledger's `auditKey`, so that someone who can write to the database but lacks the key cannot
+ * recompute the chain after changing it.
+ *
+ * @example
+ * const hasher = chainHasher(process.env.TOOLGATE_AUDIT_KEY);
+ * const hash = hasher.hash(GENESIS_HASH, row);
+ */
+export interface ChainHasher {
+  readonly algorithm: 'sha256' | 'hmac-sha256';
+  readonly hash: (prevHash: string, row: EventsTable, seq?: number) => string;
+}
+
+/**
+ * The hasher for a ledger, keyed when an audit key is given.
+ *
+ * @example
+ * const hasher = chainHasher(undefined); // plain SHA-256
+ */
+export function chainHasher(auditKey: string | Uint8Array | undefined): ChainHasher {
+  if (auditKey !== undefined && auditKey.length === 0) {
+    throw new Error('auditKey is empty: pass the secret the chain is keyed with, or leave auditKey out for plain SHA-256.');
+  }
+  const digest = () => (auditKey === undefined ? createHash('sha256') : createHmac('sha256', auditKey));
+  return {
+    algorithm: auditKey === undefined ? 'sha256' : 'hmac-sha256',
+    // `seq` lets verify() ask whether a row was written under another number (renumbering).
+    hash: (prevHash, row, seq = row.seq) =>
+      digest()
+        .update(prevHash + hashedFields(row, seq))
+        .digest('hex'),
+  };
+}
+
+// RFC 8785 canonical JSON of the event as readers see it: the same bytes on every platform and
+// after a round trip through either database, since the reason is hashed as it is stored.
+function hashedFields(row: EventsTable, seq: number): string {
+  const fields = {
+    seq,
+    callId: row.call_id,
+    session: row.session,
+    from: row.from_status,
+    to: row.to_status,
+    actor: row.actor,
+    at: row.at,
+    reason: row.reason === null ? null : (JSON.parse(row.reason) as Reason),
+  };
+  return canonicalize(fields) as string;
+}
+
+/**
+ * What `verify()` answers: how many events the chain holds (and the last one's hash, to keep
+ * somewhere else), or the first event that was changed, removed or inserted.
+ *
+ * @example
+ * const result: Verification = { ok: false, seq: 3, why: 'event 3 was changed: its fields no longer match its hash' };
+ */
+export type Verification = { ok: true; events: number; hash: string } | { ok: false; seq: number; why: string };
+
+/**
+ * How `verifyChain` reads the ledger: events in `seq` order, and the chain head.
+ *
+ * @example
+ * const reader: ChainReader = { after: (seq, limit) => rowsAfter(seq, limit), head: () => readHead() };
+ */
+export interface ChainReader {
+  readonly after: (seq: number, limit: number) => Promise<EventsTable[]>;
+  readonly head: () => Promise<{ last_seq: number; last_hash: string; algorithm: string | null }>;
+}
+
+const PAGE = 500;
+
+/**
+ * Walks the chain from event 1 and names the first event that was changed, removed or inserted.
+ * Events appended while it walks are walked too; it never reports them as inserted, because an
+ * append moves the chain head in the same transaction as it writes the event.
+ *
+ * @example
+ * const result = await verifyChain(reader, chainHasher(undefined));
+ * if (!result.ok) console.error(`audit trail broken at event ${result.seq}: ${result.why}`);
+ */
+export async function verifyChain(read: ChainReader, hasher: ChainHasher): Promise<Verification> {
+  let head = await read.head();
+  if (head.algorithm !== null && head.algorithm !== hasher.algorithm) {
+    return { ok: false, seq: 1, why: `the chain is hashed with ${head.algorithm}, but the ledger was opened for ${hasher.algorithm}${hasher.algorithm === 'sha256' ? ' (pass the auditKey it was written with)' : ''}` };
+  }
+  let previous: EventsTable | undefined;
+  let beforePrevious: EventsTable | undefined;
+  let expected = 1;
+  for (;;) {
+    const page = await read.after(expected - 1, PAGE);
+    if (page.length === 0) {
+      head = await read.head();
+      if (head.last_seq >= expected) {
+        // Appended since the page was read, or removed: look again before saying which.
+        if ((await read.after(expected - 1, 1)).length > 0) continue;
+        return { ok: false, seq: expected, why: `event ${expected} was removed: the chain ends at event ${expected - 1}, but its head says ${head.last_seq}` };
+      }
+      const lastHash = previous?.hash ?? GENESIS_HASH;
+      if (head.last_hash !== lastHash) {
+        return { ok: false, seq: expected - 1, why: `event ${expected - 1} was changed: its hash is not the one the chain head recorded` };
+      }
+      return { ok: true, events: expected - 1, hash: lastHash };
+    }
+    for (const [index, row] of page.entries()) {
+      const seq = expected;
+      if (row.seq !== seq) {
+        return { ok: false, seq, why: `event ${seq} was removed: event ${row.seq} follows event ${seq - 1}` };
+      }
+      if (row.seq > head.last_seq) {
+        head = await read.head();
+        if (row.seq > head.last_seq) {
+          return { ok: false, seq, why: `event ${seq} was inserted after the end of the chain (its head is event ${head.last_seq})` };
+        }
+      }
+      const prevHash = previous?.hash ?? GENESIS_HASH;
+      if (hasher.hash(row.prev_hash, row) !== row.hash) {
+        if (seq > 1 && hasher.hash(row.prev_hash, row, seq - 1) === row.hash) {
+          return { ok: false, seq: seq - 1, why: `event ${seq - 1} was inserted: the next event was written as event ${seq - 1}` };
+        }
+        if (hasher.hash(row.prev_hash, row, seq + 1) === row.hash) {
+          return { ok: false, seq, why: `event ${seq} was removed: the event now numbered ${seq} was written as event ${seq + 1}` };
+        }
+        const next = page[index + 1] ?? (await read.after(seq, 1))[0];
+        if (next?.seq === seq + 1 && next.prev_hash === prevHash && hasher.hash(next.prev_hash, next, seq) === next.hash) {
+          return { ok: false, seq, why: `event ${seq} was inserted: event ${seq + 1} was written as event ${seq}, right after event ${seq - 1}` };
+        }
+        const key = seq === 1 && hasher.algorithm === 'hmac-sha256' ? ' (or the ledger was opened with another auditKey than the one it was written with)' : '';
+        return { ok: false, seq, why: `event ${seq} was changed: its fields no longer match its hash${key}` };
+      }
+      if (row.prev_hash !== prevHash) {
+        if (previous === undefined) {
+          return { ok: false, seq, why: `event ${seq} was changed: it does not follow the start of the chain` };
+        }
+        if (row.prev_hash === (beforePrevious?.hash ?? GENESIS_HASH)) {
+          return { ok: false, seq: seq - 1, why: `event ${seq - 1} was inserted: event ${seq} was written right after event ${seq - 2}` };
+        }
+        return { ok: false, seq: seq - 1, why: `event ${seq - 1} was changed: event ${seq} was written after an event with another hash` };
+      }
+      beforePrevious = previous;
+      previous = row;
+      expected = seq + 1;
+    }
+  }
+}

@@ -1,0 +1,346 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Reason, ToolCallStatus } from '@toolgate/core';
+import { Migrator, sql, type Kysely, type Transaction } from 'kysely';
+import { chainHasher, verifyChain, type Verification } from './chain.ts';
+import { closedLedger, unavailable, type Failure } from './error.ts';
+import { migrations } from './migrations.ts';
+import type { EventsTable, LedgerDatabase } from './schema.ts';
+
+/**
+ * One entry of the audit trail: a call's move from one status to another (or, with `from === to`
+ * and a `reason`, a refusal), who made it and when. `seq` numbers every event of the ledger, from
+ * 1, without gaps, in the order the moves were committed.
+ *
+ * @example
+ * const event: LedgerEvent = { seq: 7, callId: 'call_1', session: 's1', from: 'awaiting_approval', to: 'executing', actor: 'user_42', at: 1767225600000 };
+ */
+export interface LedgerEvent {
+  readonly seq: number;
+  readonly callId: string;
+  readonly session: string;
+  readonly from: ToolCallStatus | null;
+  readonly to: ToolCallStatus;
+  /** The principal who made the move, or the gate's own name for moves it made itself. */
+  readonly actor: string;
+  readonly at: number;
+  readonly reason?: Reason;
+}
+
+/**
+ * An event to append: everything but its number, which the ledger assigns.
+ *
+ * @example
+ * const event: NewLedgerEvent = { callId: 'call_1', session: 's1', from: null, to: 'pending', actor: 'user_42', at: Date.now() };
+ */
+export type NewLedgerEvent = Omit<LedgerEvent, 'seq'>;
+
+/**
+ * Options both ledgers take.
+ *
+ * @example
+ * const options: LedgerOptions = { auditKey: process.env.TOOLGATE_AUDIT_KEY, onError: (error) => logger.error(error) };
+ */
+export interface LedgerOptions {
+  /**
+   * A secret that keys the chain (HMAC-SHA256 instead of SHA-256): someone who can write to the
+   * database but does not hold the key cannot change an event and recompute the hashes after it.
+   * A ledger written with a key must always be opened with the same key.
+   */
+  readonly auditKey?: string | Uint8Array;
+  /**
+   * How often to look for commits made by other processes, in milliseconds, while someone listens
+   * with `onCommitted`. SQLite has no other way to hear of them (default 250); on PostgreSQL it is
+   * only a safety net under LISTEN/NOTIFY (default 5000).
+   */
+  readonly pollMs?: number;
+  /** Receives errors thrown by `onCommitted` listeners and by the live feed's connection. Default: `console.error`. */
+  readonly onError?: (error: unknown) => void;
+}
+
+/**
+ * Durable storage for a server gate: calls, approvals and a hash-chained event trail, on SQLite
+ * (`sqliteLedger`) or PostgreSQL (`postgresLedger`), through one Kysely query layer. Several gates
+ * may share one ledger; `close()` closes the database.
+ *
+ * @example
+ * const ledger = await sqliteLedger({ path: './toolgate.db' });
+ * const result = await ledger.verify();
+ * if (!result.ok) console.error(`audit trail broken at event ${result.seq}: ${result.why}`);
+ * await ledger.close();
+ */
+export interface Ledger {
+  readonly dialect: 'sqlite' | 'postgres';
+  /**
+   * The query layer, typed with the ledger's tables. Reads only, and never inside `transaction`
+   * (use its `trx` there): every write goes through `transaction`, so that a move and its event
+   * are committed together.
+   *
+   * @internal
+   */
+  readonly db: Kysely<LedgerDatabase>;
+  /**
+   * Runs `work` in one transaction and commits it, or rolls everything back if it throws. A lock
+   * or serialization conflict (SQLITE_BUSY, PostgreSQL's serialization_failure or deadlock) runs
+   * `work` again, a few times, so `work` must not have effects outside the transaction. A database
+   * that cannot be used answers a `LedgerError` with code `ledger_unavailable`; any other error
+   * (thrown by `work`, or a constraint the query broke) is passed on unchanged. Inside `work`,
+   * read and write through `trx` only: calling `transaction`, `eventsAfter` or `verify` there
+   * throws, as on SQLite they would wait forever for the connection `work` holds.
+   *
+   * @internal
+   */
+  readonly transaction: <T>(work: (trx: Transaction<LedgerDatabase>) => Promise<T>) => Promise<T>;
+  /**
+   * Inside `transaction`: locks the chain head, gives the event the next `seq`, chains its hash to
+   * the previous event's, stores it, and wakes `onCommitted` listeners once the transaction commits.
+   *
+   * @internal
+   */
+  readonly appendEvent: (trx: Transaction<LedgerDatabase>, event: NewLedgerEvent) => Promise<LedgerEvent>;
+  /** Committed events with a `seq` above `after`, oldest first, at most `limit` (default 1000) of them. */
+  readonly eventsAfter: (after: number, options?: { readonly session?: string; readonly limit?: number }) => Promise<LedgerEvent[]>;
+  /**
+   * Calls `listener`, with no arguments, soon after events are committed by this process or any
+   * other; the listener then reads `eventsAfter(lastSeq)`. It may be woken when nothing new was
+   * committed (on PostgreSQL, also after the live connection was re-established, as commits may
+   * have been missed meanwhile). Returns the function that stops it.
+   */
+  readonly onCommitted: (listener: () => void) => () => void;
+  /**
+   * Walks the chain and names the first event that was changed, removed or inserted. When the
+   * chain holds, `hash` is the last event's hash: kept somewhere else, it shows later whether
+   * events were cut from the end, which the database alone cannot show.
+   */
+  readonly verify: () => Promise<Verification>;
+  /** Waits for running transactions, stops the live feed and closes the database. */
+  readonly close: () => Promise<void>;
+}
+
+/**
+ * What a dialect provides to the ledger: its query layer, how it hears of other processes'
+ * commits, how it reads its driver's errors, and how it closes.
+ *
+ * @example
+ * const ledger = await openLedger({ dialect: 'sqlite', db, watch, failure, close }, options);
+ */
+export interface LedgerBackend {
+  readonly dialect: 'sqlite' | 'postgres';
+  readonly db: Kysely<LedgerDatabase>;
+  /** Starts listening for other processes' commits, calling `wake` for each; returns the stop. */
+  readonly watch: (wake: () => void) => () => void;
+  readonly failure: (error: unknown) => Failure | undefined;
+  readonly close: () => Promise<void>;
+}
+
+/** The PostgreSQL channel an append notifies, with its `seq` as the payload. */
+export const NOTIFY_CHANNEL = 'toolgate_events';
+
+const ATTEMPTS = 5;
+const DEFAULT_LIMIT = 1000;
+
+/**
+ * Applies the migrations, then builds the ledger over a dialect's backend. Closes the backend
+ * and throws if the database cannot be used.
+ *
+ * @example
+ * return openLedger(backend, options);
+ */
+export async function openLedger(backend: LedgerBackend, options: LedgerOptions): Promise<Ledger> {
+  const { db, dialect } = backend;
+  const onError = options.onError ?? ((error: unknown) => console.error(error));
+  const hasher = chainHasher(options.auditKey);
+
+  try {
+    await migrate(backend);
+    const head = await db.selectFrom('toolgate_chain').select(['last_seq', 'algorithm']).where('id', '=', 1).executeTakeFirstOrThrow();
+    if (head.last_seq > 0 && head.algorithm !== hasher.algorithm) {
+      throw new Error(
+        hasher.algorithm === 'sha256'
+          ? 'This ledger’s audit chain is keyed (HMAC-SHA256): open it with the auditKey it was written with.'
+          : 'This ledger’s audit chain was written without an auditKey: open it without one, or start a new ledger to key its chain.',
+      );
+    }
+  } catch (error) {
+    await backend.close().catch(() => undefined);
+    throw asLedgerError(backend, error, 'opening');
+  }
+
+  // The transactions that are open right now, each with whether it appended an event.
+  const open = new WeakMap<Transaction<LedgerDatabase>, { appended: boolean }>();
+  // Which transaction the code running now is part of, to refuse a second one inside it: on SQLite
+  // it would wait forever for the connection the first one holds.
+  const within = new AsyncLocalStorage<{ running: boolean }>();
+  const refusal = (what: string): Error | undefined => {
+    if (closing) return closedLedger();
+    if (within.getStore()?.running) {
+      return new Error(`${what} was called inside ledger.transaction(...): use the transaction you were given (on SQLite, the two would wait for each other forever).`);
+    }
+    return undefined;
+  };
+  const inflight = new Set<Promise<unknown>>();
+  const listeners = new Set<{ readonly listener: () => void }>();
+  let stopWatching: (() => void) | undefined;
+  let closing: Promise<void> | undefined;
+
+  const wake = () => {
+    for (const { listener } of [...listeners]) {
+      try {
+        listener();
+      } catch (error) {
+        onError(error);
+      }
+    }
+  };
+
+  const track = <T>(promise: Promise<T>): Promise<T> => {
+    inflight.add(promise);
+    const settle = () => inflight.delete(promise);
+    promise.then(settle, settle);
+    return promise;
+  };
+
+  const read = <T>(what: string, query: () => Promise<T>): Promise<T> => {
+    const refused = refusal(what);
+    if (refused) return Promise.reject(refused);
+    return track(
+      query().catch((error: unknown) => {
+        throw asLedgerError(backend, error, 'reading');
+      }),
+    );
+  };
+
+  const transaction = <T>(work: (trx: Transaction<LedgerDatabase>) => Promise<T>): Promise<T> => {
+    const refused = refusal('ledger.transaction');
+    if (refused) return Promise.reject(refused);
+    return track(
+      (async () => {
+        for (let attempt = 1; ; attempt += 1) {
+          const state = { appended: false };
+          try {
+            const result = await db.transaction().execute(async (trx) => {
+              open.set(trx, state);
+              const context = { running: true };
+              try {
+                return await within.run(context, () => work(trx));
+              } finally {
+                context.running = false;
+                open.delete(trx);
+              }
+            });
+            if (state.appended) wake();
+            return result;
+          } catch (error) {
+            const failure = backend.failure(error);
+            if (failure?.kind === 'retry' && attempt < ATTEMPTS) {
+              await delay(2 ** attempt * (5 + Math.random() * 5));
+              continue;
+            }
+            throw failure ? unavailable(failure, error, 'writing') : error;
+          }
+        }
+      })(),
+    );
+  };
+
+  const appendEvent = async (trx: Transaction<LedgerDatabase>, event: NewLedgerEvent): Promise<LedgerEvent> => {
+    const state = open.get(trx);
+    if (!state) throw new Error('appendEvent must be given the transaction that ledger.transaction(...) is running.');
+    if (!Number.isSafeInteger(event.at)) throw new TypeError(`An event's \`at\` must be milliseconds since the epoch (got ${String(event.at)}).`);
+    // Every append locks the one chain-head row until its transaction commits, so the next `seq`
+    // is handed out only after the previous one is committed: seq order is commit order, across
+    // connections, processes and app servers. With a sequence (bigserial) instead, a transaction
+    // could take 5, another 6 and commit first; a reader that saw 6 and moved on would never see
+    // 5. SQLite needs no row lock: its write transactions (BEGIN IMMEDIATE) already run one at a time.
+    let lock = trx.selectFrom('toolgate_chain').select(['last_seq', 'last_hash', 'algorithm']).where('id', '=', 1);
+    if (dialect === 'postgres') lock = lock.forUpdate();
+    const head = await lock.executeTakeFirstOrThrow();
+    if (head.algorithm !== null && head.algorithm !== hasher.algorithm) {
+      throw new Error(`This ledger’s audit chain is hashed with ${head.algorithm}; this ledger object was opened for ${hasher.algorithm}.`);
+    }
+    const row: EventsTable = {
+      seq: head.last_seq + 1,
+      call_id: event.callId,
+      session: event.session,
+      from_status: event.from,
+      to_status: event.to,
+      actor: event.actor,
+      at: event.at,
+      reason: event.reason === undefined ? null : JSON.stringify(event.reason),
+      prev_hash: head.last_hash,
+      hash: '',
+    };
+    row.hash = hasher.hash(row.prev_hash, row);
+    await trx.insertInto('toolgate_events').values(row).execute();
+    await trx.updateTable('toolgate_chain').set({ last_seq: row.seq, last_hash: row.hash, algorithm: hasher.algorithm }).where('id', '=', 1).execute();
+    // Delivered to every listening connection when (and only if) the transaction commits.
+    if (dialect === 'postgres') await sql`select pg_notify(${NOTIFY_CHANNEL}, ${String(row.seq)})`.execute(trx);
+    state.appended = true;
+    return toEvent(row);
+  };
+
+  const eventsAfter = (after: number, { session, limit = DEFAULT_LIMIT }: { readonly session?: string; readonly limit?: number } = {}) =>
+    read('ledger.eventsAfter', async () => {
+      let query = db.selectFrom('toolgate_events').selectAll().where('seq', '>', after);
+      if (session !== undefined) query = query.where('session', '=', session);
+      const rows = await query.orderBy('seq').limit(limit).execute();
+      return rows.map(toEvent);
+    });
+
+  const verify = () =>
+    read('ledger.verify', () =>
+      verifyChain(
+        {
+          after: (seq, limit) => db.selectFrom('toolgate_events').selectAll().where('seq', '>', seq).orderBy('seq').limit(limit).execute(),
+          head: () => db.selectFrom('toolgate_chain').select(['last_seq', 'last_hash', 'algorithm']).where('id', '=', 1).executeTakeFirstOrThrow(),
+        },
+        hasher,
+      ),
+    );
+
+  const onCommitted = (listener: () => void) => {
+    const entry = { listener };
+    if (closing) return () => undefined;
+    listeners.add(entry);
+    stopWatching ??= backend.watch(wake);
+    return () => {
+      if (!listeners.delete(entry) || listeners.size > 0) return;
+      stopWatching?.();
+      stopWatching = undefined;
+    };
+  };
+
+  const close = () => {
+    closing ??= (async () => {
+      listeners.clear();
+      stopWatching?.();
+      stopWatching = undefined;
+      await Promise.allSettled([...inflight]);
+      await backend.close();
+    })();
+    return closing;
+  };
+
+  return { dialect, db, transaction, appendEvent, eventsAfter, onCommitted, verify, close };
+}
+
+async function migrate({ db }: LedgerBackend): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: () => Promise.resolve(migrations) },
+    migrationTableName: 'toolgate_migrations',
+    migrationLockTableName: 'toolgate_migration_lock',
+  });
+  const { error } = await migrator.migrateToLatest();
+  if (error !== undefined) throw error;
+}
+
+function asLedgerError(backend: LedgerBackend, error: unknown, when: 'opening' | 'reading' | 'writing'): unknown {
+  const failure = backend.failure(error);
+  return failure ? unavailable(failure, error, when) : error;
+}
+
+function toEvent(row: EventsTable): LedgerEvent {
+  const event = { seq: row.seq, callId: row.call_id, session: row.session, from: row.from_status, to: row.to_status, actor: row.actor, at: row.at };
+  return row.reason === null ? event : { ...event, reason: JSON.parse(row.reason) as Reason };
+}

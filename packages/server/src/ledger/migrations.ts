@@ -1,0 +1,13 @@
+import type { Migration } from 'kysely';
+import { initial } from './migrations/0001-initial.ts';
+
+/**
+ * Every migration, by name; applied in name order when a ledger opens, and recorded in
+ * `toolgate_migrations`. Add new ones with the next number; never edit or rename a released one.
+ *
+ * @example
+ * const migrator = new Migrator({ db, provider: { getMigrations: () => Promise.resolve(migrations) } });
+ */
+export const migrations: Record<string, Migration> = {
+  '0001-initial': initial,
+};

@@ -1,0 +1,323 @@
+import type Pg from 'pg';
+import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import { unavailable, type Failure } from './error.ts';
+import { NOTIFY_CHANNEL, openLedger, type Ledger, type LedgerOptions } from './ledger.ts';
+import type { LedgerDatabase } from './schema.ts';
+
+/**
+ * The part of a `pg.Pool` the ledger uses, so that the ledger's types do not need `@types/pg`.
+ * A `pg.Pool` is one.
+ *
+ * @example
+ * const pool: PostgresLedgerPool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
+ */
+export interface PostgresLedgerPool {
+  connect(): Promise<PostgresLedgerClient>;
+}
+
+/**
+ * The part of a `pg` pool client the ledger uses.
+ *
+ * @example
+ * const client: PostgresLedgerClient = await pool.connect();
+ */
+export interface PostgresLedgerClient {
+  query(config: { text: string; values?: unknown[]; types?: PostgresTypes }): Promise<{ command: string; rowCount: number | null; rows: unknown[] }>;
+  release(destroy?: boolean): void;
+  on(event: 'notification', listener: (message: { channel: string; payload?: string | undefined }) => void): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  on(event: 'end', listener: () => void): unknown;
+  removeListener(event: 'error', listener: (error: Error) => void): unknown;
+}
+
+/**
+ * How `pg` parses a column of a given type, per query.
+ *
+ * @example
+ * const types: PostgresTypes = { getTypeParser: (oid) => (oid === 20 ? Number : String) };
+ */
+export interface PostgresTypes {
+  getTypeParser(oid: number, format?: 'text'): (value: string) => unknown;
+}
+
+/**
+ * Where the PostgreSQL ledger lives: a connection string (the ledger makes and closes its own
+ * pool), or your `pg.Pool` (the ledger borrows connections and leaves the pool open).
+ *
+ * @example
+ * const options: PostgresLedgerOptions = { connectionString: 'postgres://toolgate@db.internal/app' };
+ */
+export type PostgresLedgerOptions = LedgerOptions & ({ readonly connectionString: string } | { readonly pool: PostgresLedgerPool });
+
+/** The type id of `int8` (bigint). */
+const INT8 = 20;
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * Opens a ledger in a PostgreSQL database, through `pg` (an optional peer dependency: install it
+ * to use this), and applies its migrations (once, however many app servers open it at the same
+ * time). Several app servers may share the database: a call id is claimed by one of them, event
+ * numbers are handed out in commit order across all of them, and each hears the others' commits
+ * through LISTEN/NOTIFY.
+ *
+ * The ledger keeps one connection for LISTEN as long as it is open: a pool you pass needs room
+ * for it beside your queries. `int8` columns read through the ledger's `db` and transactions come
+ * back as JS numbers (as strings beyond 2^53, which the ledger's own columns never reach).
+ *
+ * Resolves once the database is ready; rejects with a `LedgerError` (`ledger_unavailable`) when
+ * it cannot be reached.
+ *
+ * @example
+ * const ledger = await postgresLedger({ connectionString: process.env.DATABASE_URL });
+ * const shared = await postgresLedger({ pool: appPool });
+ */
+export async function postgresLedger(options: PostgresLedgerOptions): Promise<Ledger> {
+  const pg = await loadDriver();
+  const onError = options.onError ?? ((error: unknown) => console.error(error));
+  const types: PostgresTypes = { getTypeParser: (oid, format) => (oid === INT8 ? readInt8 : (pg.types.getTypeParser(oid, format) as (value: string) => unknown)) };
+  let own: Pg.Pool | undefined;
+  if ('connectionString' in options) {
+    own = new pg.Pool({ connectionString: options.connectionString, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    // A pooled connection that dies while idle (the server restarted) must not crash the process.
+    own.on('error', onError);
+  }
+  const pool: PostgresLedgerPool = own ?? (options as { readonly pool: PostgresLedgerPool }).pool;
+  const db = new Kysely<LedgerDatabase>({
+    dialect: new PostgresDialect({ pool: typedPool(pool, types, onError, async () => own && (await endPool(own))) }),
+  });
+  const feed = liveFeed(pool, onError);
+
+  try {
+    await feed.start();
+  } catch (error) {
+    await db.destroy().catch(() => undefined);
+    const failure = postgresFailure(error);
+    throw failure ? unavailable(failure, error, 'opening') : error;
+  }
+
+  const pollMs = options.pollMs ?? 5000;
+  return openLedger(
+    {
+      dialect: 'postgres',
+      db,
+      watch(wake) {
+        feed.wake = wake;
+        // A safety net under NOTIFY: a notification is lost if the listening connection drops.
+        let last: number | undefined;
+        let stopped = false;
+        let reported = false;
+        const poll = async () => {
+          try {
+            const head = await db.selectFrom('toolgate_chain').select('last_seq').where('id', '=', 1).executeTakeFirstOrThrow();
+            if (last !== undefined && head.last_seq !== last && !stopped) wake();
+            last = head.last_seq;
+            reported = false;
+          } catch (error) {
+            if (stopped || reported) return;
+            reported = true;
+            onError(error);
+          }
+        };
+        void poll();
+        const timer = setInterval(() => void poll(), pollMs);
+        timer.unref();
+        return () => {
+          stopped = true;
+          clearInterval(timer);
+          feed.wake = undefined;
+        };
+      },
+      failure: postgresFailure,
+      async close() {
+        await feed.close();
+        await db.destroy();
+      },
+    },
+    options,
+  );
+}
+
+function readInt8(value: string): number | string {
+  const number = Number(value);
+  return Number.isSafeInteger(number) ? number : value;
+}
+
+// Hands Kysely the pool's clients with the ledger's type parsers on every query (so int8 reads as
+// a number), without changing how the app's own queries on the same pool parse.
+function typedPool(pool: PostgresLedgerPool, types: PostgresTypes, onError: (error: unknown) => void, end: () => Promise<void>): PostgresPool {
+  return {
+    async connect() {
+      const client = await pool.connect();
+      // A connection that breaks while the ledger holds it, between two queries, is reported here
+      // (pg would otherwise throw it as an unhandled 'error' event); the next query then fails.
+      client.on('error', onError);
+      const typed = {
+        query: (text: unknown, values?: readonly unknown[]) => {
+          if (typeof text !== 'string') throw new Error('The ledger does not stream query results.');
+          return client.query({ text, values: values === undefined ? [] : [...values], types });
+        },
+        release: (destroy?: boolean) => {
+          client.removeListener('error', onError);
+          client.release(destroy);
+        },
+      };
+      return typed as unknown as PostgresPoolClient;
+    },
+    end,
+  };
+}
+
+interface LiveFeed {
+  wake: (() => void) | undefined;
+  readonly start: () => Promise<void>;
+  /** Resolves once the listening connection is closed. */
+  readonly close: () => Promise<void>;
+}
+
+// pg's pool.end() resolves before its sockets are closed; wait for them too, so that once close()
+// resolves nothing of the ledger keeps the process alive.
+async function endPool(pool: Pg.Pool): Promise<void> {
+  let open = pool.totalCount;
+  const closed = new Promise<void>((resolve) => {
+    if (open === 0) resolve();
+    pool.on('remove', () => {
+      open -= 1;
+      if (open === 0) resolve();
+    });
+  });
+  await pool.end();
+  await closed;
+}
+
+// One connection that LISTENs for appends from every app server. When it drops it is opened again,
+// with a growing pause, and listeners are woken once it is back, as commits may have been missed.
+function liveFeed(pool: PostgresLedgerPool, onError: (error: unknown) => void): LiveFeed {
+  let release: (() => Promise<void>) | undefined;
+  let closed = false;
+  let failures = 0;
+  let retry: ReturnType<typeof setTimeout> | undefined;
+
+  const reconnect = () => {
+    retry = setTimeout(
+      () => {
+        retry = undefined;
+        feed.start().then(
+          () => {
+            failures = 0;
+            feed.wake?.();
+          },
+          () => {
+            failures += 1;
+            if (!closed) reconnect();
+          },
+        );
+      },
+      Math.min(30_000, 250 * 2 ** failures),
+    );
+    retry.unref();
+  };
+
+  const feed: LiveFeed = {
+    wake: undefined,
+    async start() {
+      const client = await pool.connect();
+      const ended = new Promise<void>((resolve) => client.on('end', resolve));
+      let released = false;
+      const releaseOnce = () => {
+        if (!released) {
+          released = true;
+          if (release === releaseOnce) release = undefined;
+          client.release(true);
+        }
+        return ended;
+      };
+      const drop = (error?: Error) => {
+        if (released) return;
+        void releaseOnce();
+        if (closed) return;
+        if (error) onError(error);
+        reconnect();
+      };
+      client.on('notification', (message) => {
+        if (message.channel === NOTIFY_CHANNEL) feed.wake?.();
+      });
+      client.on('error', drop);
+      client.on('end', () => drop());
+      try {
+        await client.query({ text: `listen ${NOTIFY_CHANNEL}` });
+      } catch (error) {
+        void releaseOnce();
+        throw error;
+      }
+      if (closed) void releaseOnce();
+      else release = releaseOnce;
+    },
+    async close() {
+      closed = true;
+      if (retry) clearTimeout(retry);
+      await release?.();
+    },
+  };
+  return feed;
+}
+
+async function loadDriver(): Promise<typeof Pg> {
+  try {
+    return (await import('pg')).default;
+  } catch (error) {
+    throw new Error('postgresLedger needs the pg package: install it next to @toolgate/server (npm install pg).', { cause: error });
+  }
+}
+
+const NETWORK: Record<string, string> = {
+  ECONNREFUSED: 'PostgreSQL refused the connection (is it running, on that host and port?)',
+  ECONNRESET: 'the connection to PostgreSQL broke',
+  EPIPE: 'the connection to PostgreSQL broke',
+  ETIMEDOUT: 'PostgreSQL did not answer in time',
+  EHOSTUNREACH: 'the PostgreSQL host cannot be reached',
+  ENETUNREACH: 'the PostgreSQL host cannot be reached',
+  ENOTFOUND: 'the PostgreSQL host name does not resolve',
+  EAI_AGAIN: 'the PostgreSQL host name does not resolve',
+};
+
+/**
+ * Reads a `pg` error: a serialization failure or deadlock is worth retrying; a refused, broken or
+ * timed-out connection, a server shutting down, out of connections, read-only, or a database
+ * that does not exist means the ledger is unavailable. Constraint and SQL errors are bugs, not
+ * outages, and are not translated.
+ *
+ * @example
+ * postgresFailure(Object.assign(new Error('could not serialize access'), { code: '40001' })); // { kind: 'retry', ... }
+ */
+export function postgresFailure(error: unknown): Failure | undefined {
+  if (error instanceof AggregateError) {
+    for (const inner of error.errors) {
+      const failure = postgresFailure(inner);
+      if (failure) return failure;
+    }
+  }
+  if (!(error instanceof Error)) return undefined;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    const network = NETWORK[code];
+    if (network) return { kind: 'unavailable', what: network };
+    if (code === '40001') return { kind: 'retry', what: 'PostgreSQL could not serialize the transaction with a concurrent one' };
+    if (code === '40P01') return { kind: 'retry', what: 'the transaction deadlocked with a concurrent one' };
+    if (code === '3D000') return { kind: 'unavailable', what: 'the PostgreSQL database does not exist' };
+    if (code === '25006') return { kind: 'unavailable', what: 'PostgreSQL is read-only (a standby?)' };
+    if (code === '55P03') return { kind: 'unavailable', what: 'a lock in PostgreSQL was not granted in time' };
+    if (code === '53300') return { kind: 'unavailable', what: 'PostgreSQL has no connection slots left' };
+    if (code.startsWith('08')) return { kind: 'unavailable', what: 'the connection to PostgreSQL failed' };
+    if (code.startsWith('28')) return { kind: 'unavailable', what: 'PostgreSQL refused the credentials' };
+    if (code.startsWith('57')) return { kind: 'unavailable', what: 'PostgreSQL is shutting down, restarting, or cancelled the statement' };
+    if (code.startsWith('53') || code.startsWith('58')) return { kind: 'unavailable', what: 'PostgreSQL ran out of resources' };
+  }
+  // FATAL ends the session: PostgreSQL would not start one, or stopped this one.
+  const severity = (error as { severity?: unknown }).severity;
+  if (severity === 'FATAL' || severity === 'PANIC') return { kind: 'unavailable', what: 'PostgreSQL refused or ended the session' };
+  // pg's own words when a connection goes away or cannot be made in time.
+  if (/Connection terminated|not queryable|timeout exceeded when trying to connect|Cannot use a pool after calling end/i.test(error.message)) {
+    return { kind: 'unavailable', what: 'the connection to PostgreSQL broke or could not be made' };
+  }
+  return undefined;
+}

@@ -1,0 +1,113 @@
+import type { ToolCallStatus } from '@toolgate/core';
+
+/**
+ * One row per call id: the call's current state, its lease and the whole record the gate keeps.
+ * Times are milliseconds since the epoch; JSON columns hold text.
+ *
+ * @example
+ * const row = await ledger.db.selectFrom('toolgate_calls').selectAll().where('id', '=', 'call_1').executeTakeFirst();
+ */
+export interface CallsTable {
+  id: string;
+  session: string;
+  /** The principal whose proposal opened the session. */
+  owner: string;
+  tool: string;
+  /** Hash of the proposal as first seen: the same id with other arguments is an `id_conflict`. */
+  proposal_hash: string;
+  /** The argument text as proposed, so that recovery can re-read a call a crash left pending. */
+  raw_arguments: string | null;
+  input_hash: string | null;
+  /** Canonical JSON of the validated input. */
+  input: string | null;
+  status: ToolCallStatus;
+  /** Bumped by every move, so that a write can insist on the version it read. */
+  version: number;
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+  /** Fencing token, bumped on every claim: a result carrying an older token is dropped. */
+  fence: number;
+  idempotency_key: string;
+  output: string | null;
+  reason: string | null;
+  /** The whole `ToolCallRecord` as JSON, maintained by the gate. */
+  record: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/**
+ * One row per call that asked a person: the approval is bound to the hash of the input they saw.
+ *
+ * @example
+ * await trx.insertInto('toolgate_approvals').values({ call_id: 'call_1', session: 's1', input_hash, requested_at: now, expires_at: now + 600_000, decision: null, approver: null, decided_at: null, consumed: 0 }).execute();
+ */
+export interface ApprovalsTable {
+  call_id: string;
+  session: string;
+  input_hash: string;
+  requested_at: number;
+  expires_at: number;
+  decision: ApprovalDecision | null;
+  approver: string | null;
+  decided_at: number | null;
+  /** 1 once the approval started the execution it allowed (0 or 1 on both dialects). */
+  consumed: number;
+}
+
+/**
+ * How an approval ended.
+ *
+ * @example
+ * const decision: ApprovalDecision = 'approved';
+ */
+export type ApprovalDecision = 'approved' | 'denied' | 'cancelled' | 'expired';
+
+/**
+ * The audit trail and the live feed: one row per move or refusal, hash-chained in `seq` order.
+ *
+ * @example
+ * const rows = await ledger.db.selectFrom('toolgate_events').selectAll().where('call_id', '=', 'call_1').orderBy('seq').execute();
+ */
+export interface EventsTable {
+  seq: number;
+  call_id: string;
+  session: string;
+  from_status: ToolCallStatus | null;
+  to_status: ToolCallStatus;
+  actor: string;
+  at: number;
+  reason: string | null;
+  prev_hash: string;
+  hash: string;
+}
+
+/**
+ * The chain head, a single row (`id` 1): the last event's number and hash. Every append locks it.
+ *
+ * @example
+ * const head = await ledger.db.selectFrom('toolgate_chain').selectAll().executeTakeFirstOrThrow();
+ */
+export interface ChainTable {
+  id: number;
+  last_seq: number;
+  last_hash: string;
+  /** How the chain is hashed (`sha256` or `hmac-sha256`), set by the first append. */
+  algorithm: string | null;
+}
+
+/**
+ * The ledger's tables, for `Kysely<LedgerDatabase>` (the type of `ledger.db` and of the
+ * transactions it hands out).
+ *
+ * @example
+ * async function pendingCalls(db: Kysely<LedgerDatabase>) {
+ *   return db.selectFrom('toolgate_calls').select(['id', 'tool']).where('status', '=', 'pending').execute();
+ * }
+ */
+export interface LedgerDatabase {
+  toolgate_calls: CallsTable;
+  toolgate_approvals: ApprovalsTable;
+  toolgate_events: EventsTable;
+  toolgate_chain: ChainTable;
+}

@@ -1,0 +1,212 @@
+import { statSync, type Stats } from 'node:fs';
+import type BetterSqlite3 from 'better-sqlite3';
+import {
+  CompiledQuery,
+  Kysely,
+  SqliteAdapter,
+  SqliteDriver,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type DatabaseConnection,
+  type Dialect,
+  type SqliteDialectConfig,
+} from 'kysely';
+import { unavailable, type Failure } from './error.ts';
+import { openLedger, type Ledger, type LedgerOptions } from './ledger.ts';
+import type { LedgerDatabase } from './schema.ts';
+
+/**
+ * Where the SQLite ledger lives, and how long a write waits for another connection's lock.
+ *
+ * @example
+ * const options: SqliteLedgerOptions = { path: './data/toolgate.db', busyTimeoutMs: 2000 };
+ */
+export interface SqliteLedgerOptions extends LedgerOptions {
+  /** The database file (its directory must exist), or `':memory:'` for a ledger that lives as long as the object. */
+  readonly path: string;
+  /** How long a transaction waits for a lock another connection holds before it fails, in milliseconds. Default 5000. */
+  readonly busyTimeoutMs?: number;
+}
+
+/**
+ * Opens (creating it if needed) a ledger in a SQLite file, through better-sqlite3 (an optional
+ * peer dependency: install it to use this), and applies its migrations. One app server, one file:
+ * several processes may share the file, but writes then take turns. In one process, share one
+ * ledger object per file.
+ *
+ * Resolves once the database is ready; rejects with a `LedgerError` (`ledger_unavailable`) when
+ * the file cannot be opened or written.
+ *
+ * @example
+ * const ledger = await sqliteLedger({ path: './toolgate.db' });
+ * const tests = await sqliteLedger({ path: ':memory:' });
+ */
+export async function sqliteLedger(options: SqliteLedgerOptions): Promise<Ledger> {
+  const Database = await loadDriver();
+  const memory = options.path === ':memory:' || options.path === '';
+  let database: BetterSqlite3.Database;
+  try {
+    database = new Database(options.path, { timeout: options.busyTimeoutMs ?? 5000 });
+  } catch (error) {
+    throw asLedgerError(error, `cannot open ${options.path}`);
+  }
+  try {
+    // WAL lets readers go on while one writer commits. synchronous=FULL syncs the log on every
+    // commit: with NORMAL, a power cut can lose the last commits, and a lost `executing` claim
+    // would let a side effect that already happened run again.
+    database.pragma('journal_mode = WAL');
+    database.pragma('synchronous = FULL');
+    database.pragma('foreign_keys = ON');
+  } catch (error) {
+    database.close();
+    throw asLedgerError(error, `cannot set up ${options.path}`);
+  }
+
+  const db = new Kysely<LedgerDatabase>({ dialect: immediateSqlite(database, memory ? () => undefined : stillInPlace(options.path)) });
+  const pollMs = options.pollMs ?? 250;
+  const onError = options.onError ?? ((error: unknown) => console.error(error));
+  return openLedger(
+    {
+      dialect: 'sqlite',
+      db,
+      watch(wake) {
+        // Nothing but this connection can write to a database in memory.
+        if (memory) return () => undefined;
+        // data_version changes whenever another connection (of this process or another) commits.
+        let version = dataVersion(database);
+        const timer = setInterval(() => {
+          try {
+            const now = dataVersion(database);
+            if (now === version) return;
+            version = now;
+            wake();
+          } catch (error) {
+            onError(error);
+          }
+        }, pollMs);
+        timer.unref();
+        return () => clearInterval(timer);
+      },
+      failure: sqliteFailure,
+      close: () => db.destroy(),
+    },
+    options,
+  );
+}
+
+function dataVersion(database: BetterSqlite3.Database): unknown {
+  return database.pragma('data_version', { simple: true });
+}
+
+async function loadDriver(): Promise<typeof BetterSqlite3> {
+  try {
+    return (await import('better-sqlite3')).default;
+  } catch (error) {
+    throw new Error('sqliteLedger needs the better-sqlite3 package: install it next to @toolgate/server (npm install better-sqlite3).', { cause: error });
+  }
+}
+
+// In WAL mode SQLite keeps writing to a file that was removed (its directory deleted, say) without
+// an error, and everything written after is lost when the ledger closes. So each transaction first
+// checks that the path still leads to the file that was opened, as SQLite itself does in its
+// other journal modes (SQLITE_READONLY_DBMOVED).
+function stillInPlace(path: string): () => void {
+  const opened = statSync(path);
+  return () => {
+    let now: Stats | undefined;
+    try {
+      now = statSync(path);
+    } catch {
+      now = undefined;
+    }
+    if (now?.ino !== opened.ino || now.dev !== opened.dev) {
+      throw Object.assign(new Error(`${path} is no longer the file the ledger opened`), { code: 'SQLITE_READONLY_DBMOVED' });
+    }
+  };
+}
+
+// Kysely's SQLite dialect, with two changes. Transactions start with BEGIN IMMEDIATE, taking the
+// write lock at once: a deferred BEGIN that reads and then writes fails with SQLITE_BUSY, without
+// waiting, when another connection committed in between. And migrations run in a transaction
+// (SQLite does support transactional DDL), so two processes opening a new file apply them once.
+function immediateSqlite(database: BetterSqlite3.Database, check: () => void): Dialect {
+  return {
+    createAdapter: () => new TransactionalSqliteAdapter(),
+    createDriver: () => new ImmediateSqliteDriver({ database }, check),
+    createIntrospector: (db) => new SqliteIntrospector(db),
+    createQueryCompiler: () => new SqliteQueryCompiler(),
+  };
+}
+
+class ImmediateSqliteDriver extends SqliteDriver {
+  readonly #check: () => void;
+
+  constructor(config: SqliteDialectConfig, check: () => void) {
+    super(config);
+    this.#check = check;
+  }
+
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    this.#check();
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class TransactionalSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
+function asLedgerError(error: unknown, doing: string): unknown {
+  const failure = sqliteFailure(error);
+  return failure ? unavailable({ kind: 'unavailable', what: `${doing}: ${failure.what}` }, error, 'opening') : error;
+}
+
+/**
+ * Reads a better-sqlite3 error: a lock is worth retrying; an unopenable, read-only, vanished,
+ * full or damaged file means the ledger is unavailable. Constraint and SQL errors are bugs, not
+ * outages, and are not translated.
+ *
+ * @example
+ * sqliteFailure(Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' })); // { kind: 'retry', ... }
+ */
+export function sqliteFailure(error: unknown): Failure | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !code.startsWith('SQLITE_')) {
+    // better-sqlite3's own checks, before SQLite is asked.
+    if (error instanceof TypeError && error.message.includes('database connection is not open')) {
+      return { kind: 'unavailable', what: 'the SQLite database was closed' };
+    }
+    if (error instanceof TypeError && error.message.includes('directory does not exist')) {
+      return { kind: 'unavailable', what: 'the directory of the SQLite database file does not exist' };
+    }
+    return undefined;
+  }
+  const kind = code.replace(/^SQLITE_/, '').replace(/_.*$/, '');
+  switch (kind) {
+    case 'BUSY':
+    case 'LOCKED':
+      return { kind: 'retry', what: 'the SQLite database is locked by another connection' };
+    case 'READONLY':
+      if (code === 'SQLITE_READONLY_DBMOVED') return { kind: 'unavailable', what: 'the SQLite database file was moved or removed while the ledger had it open' };
+      return { kind: 'unavailable', what: 'the SQLite database is read-only (check the permissions of the file and of its directory)' };
+    case 'CANTOPEN':
+      return { kind: 'unavailable', what: 'the SQLite database file cannot be opened (does its directory exist?)' };
+    case 'IOERR':
+      return { kind: 'unavailable', what: 'reading or writing the SQLite database file failed (was the file or its directory removed?)' };
+    case 'FULL':
+      return { kind: 'unavailable', what: 'the disk holding the SQLite database is full' };
+    case 'CORRUPT':
+    case 'NOTADB':
+      return { kind: 'unavailable', what: 'the SQLite database file is damaged, or is not a SQLite database' };
+    case 'PERM':
+    case 'AUTH':
+    case 'PROTOCOL':
+    case 'NOLFS':
+    case 'NOMEM':
+      return { kind: 'unavailable', what: `SQLite could not use the database (${code})` };
+    default:
+      return undefined;
+  }
+}
