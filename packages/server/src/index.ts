@@ -1,6 +1,20 @@
+export { inputHash } from '@toolgate/core';
+export { decisionStatus, type Decision, type DecisionCode, type RefusalCode } from './decision.ts';
+export type { LedgerMove } from './feed.ts';
+export { toolgateHandler, type HandlerErrorCode, type ToolgateHandlerOptions } from './handler.ts';
 export type { Verification } from './ledger/chain.ts';
 export { LedgerError, type LedgerErrorCode } from './ledger/error.ts';
-export type { Ledger, LedgerEvent, LedgerOptions, NewLedgerEvent } from './ledger/ledger.ts';
+export type { EventReason, HeldTransaction, Ledger, LedgerEvent, LedgerOptions, NewLedgerEvent } from './ledger/ledger.ts';
 export { postgresLedger, type PostgresLedgerClient, type PostgresLedgerOptions, type PostgresLedgerPool, type PostgresTypes } from './ledger/postgres.ts';
-export type { ApprovalDecision, ApprovalsTable, CallsTable, ChainTable, EventsTable, LedgerDatabase } from './ledger/schema.ts';
+export type { ApprovalDecision, ApprovalsTable, CallsTable, ChainTable, EventsTable, LedgerDatabase, SessionsTable } from './ledger/schema.ts';
 export { sqliteLedger, type SqliteLedgerOptions } from './ledger/sqlite.ts';
+export {
+  createServerGate,
+  type CallInfo,
+  type Recovery,
+  type ServerGate,
+  type ServerGateOptions,
+  type ServerProposeOptions,
+  type SessionInfo,
+} from './server-gate.ts';
+export { transactionOf } from './transaction.ts';

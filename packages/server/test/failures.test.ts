@@ -170,7 +170,10 @@ describeLedgers(
         await trx.insertInto('toolgate_calls').values(callRow('call_1')).execute();
       });
       await expect(broken).rejects.toMatchObject({ code: 'ledger_unavailable', message: expect.stringContaining(retryWith) });
-      expect(onError).toHaveBeenCalledWith(expect.objectContaining({ message: expect.stringContaining('terminating connection due to administrator command') }));
+      // The broken connection's 'error' event may come after the transaction has failed.
+      await vi.waitFor(() =>
+        expect(onError).toHaveBeenCalledWith(expect.objectContaining({ message: expect.stringContaining('terminating connection due to administrator command') })),
+      );
       expect(await ledger.eventsAfter(0)).toEqual([]);
       expect(await appendMoves(ledger, 1)).toMatchObject([{ seq: 1 }]);
     });

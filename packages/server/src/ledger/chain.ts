@@ -53,6 +53,9 @@ function hashedFields(row: EventsTable, seq: number): string {
     actor: row.actor,
     at: row.at,
     reason: row.reason === null ? null : (JSON.parse(row.reason) as Reason),
+    // The record is hashed as the text stored, so the trail also proves what each call held
+    // (its input when approved, its output when committed) without re-serialising it.
+    record: row.record === null ? null : createHash('sha256').update(row.record).digest('hex'),
   };
   return canonicalize(fields) as string;
 }

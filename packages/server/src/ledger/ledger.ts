@@ -1,7 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Reason, ToolCallStatus } from '@toolgate/core';
-import { Migrator, sql, type Kysely, type Transaction } from 'kysely';
+import type { Reason, ToolCallRecord, ToolCallStatus } from '@toolgate/core';
+import type { RefusalCode } from '../decision.ts';
+import type { LedgerMove } from '../feed.ts';
+import { readRecord } from '../stored-record.ts';
+import { Migrator, sql, type ControlledTransaction, type Kysely, type Transaction } from 'kysely';
 import { chainHasher, verifyChain, type Verification } from './chain.ts';
 import { closedLedger, unavailable, type Failure } from './error.ts';
 import { migrations } from './migrations.ts';
@@ -24,8 +27,18 @@ export interface LedgerEvent {
   /** The principal who made the move, or the gate's own name for moves it made itself. */
   readonly actor: string;
   readonly at: number;
-  readonly reason?: Reason;
+  readonly reason?: EventReason;
 }
+
+/**
+ * Why a call moved (the reason its record gives), or, on an event with `from === to`, why a request
+ * about it was refused (`stale`, `forbidden`, `expired`, `id_conflict`, …) or that a recovery
+ * re-ran it (`recovered`).
+ *
+ * @example
+ * const reason: EventReason = { code: 'stale', message: 'the approval names other arguments than the call holds' };
+ */
+export type EventReason = Reason | { readonly code: RefusalCode | 'recovered'; readonly message: string };
 
 /**
  * An event to append: everything but its number, which the ledger assigns.
@@ -33,7 +46,10 @@ export interface LedgerEvent {
  * @example
  * const event: NewLedgerEvent = { callId: 'call_1', session: 's1', from: null, to: 'pending', actor: 'user_42', at: Date.now() };
  */
-export type NewLedgerEvent = Omit<LedgerEvent, 'seq'>;
+export type NewLedgerEvent = Omit<LedgerEvent, 'seq'> & {
+  /** The call's record right after the move, as JSON (what a live feed sends with the event). */
+  readonly record?: string;
+};
 
 /**
  * Options both ledgers take.
@@ -100,6 +116,22 @@ export interface Ledger {
   readonly appendEvent: (trx: Transaction<LedgerDatabase>, event: NewLedgerEvent) => Promise<LedgerEvent>;
   /** Committed events with a `seq` above `after`, oldest first, at most `limit` (default 1000) of them. */
   readonly eventsAfter: (after: number, options?: { readonly session?: string; readonly limit?: number }) => Promise<LedgerEvent[]>;
+  /** `eventsAfter`, each event with the record as it was right after it. @internal */
+  readonly movesAfter: (after: number, options?: { readonly session?: string; readonly limit?: number }) => Promise<LedgerMove[]>;
+  /** The `seq` of the last committed event (0 when there is none). */
+  readonly head: () => Promise<number>;
+  /**
+   * A session's calls exactly as they stood at one `seq`, oldest first: each call's record as of
+   * its last event up to that seq, read from the events themselves, so the snapshot and a feed that
+   * follows from its seq neither miss nor repeat a move. @internal
+   */
+  readonly snapshot: (session: string) => Promise<{ seq: number; calls: ToolCallRecord[] }>;
+  /**
+   * Opens a transaction the caller commits or rolls back itself: a transactional tool writes its
+   * rows in it while it runs, and the call's `committed` move joins it. Not retried: a conflict
+   * fails the call's commit. On SQLite it holds the one connection until it ends. @internal
+   */
+  readonly begin: () => Promise<HeldTransaction>;
   /**
    * Calls `listener`, with no arguments, soon after events are committed by this process or any
    * other; the listener then reads `eventsAfter(lastSeq)`. It may be woken when nothing new was
@@ -115,6 +147,19 @@ export interface Ledger {
   readonly verify: () => Promise<Verification>;
   /** Waits for running transactions, stops the live feed and closes the database. */
   readonly close: () => Promise<void>;
+}
+
+/**
+ * A transaction held open across a tool's run; see `Ledger.begin`.
+ *
+ * @example
+ * const held = await ledger.begin();
+ * try { await work(held.trx); await held.commit(); } catch (error) { await held.rollback(); throw error; }
+ */
+export interface HeldTransaction {
+  readonly trx: Transaction<LedgerDatabase>;
+  readonly commit: () => Promise<void>;
+  readonly rollback: () => Promise<void>;
 }
 
 /**
@@ -267,6 +312,7 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
       actor: event.actor,
       at: event.at,
       reason: event.reason === undefined ? null : JSON.stringify(event.reason),
+      record: event.record ?? null,
       prev_hash: head.last_hash,
       hash: '',
     };
@@ -286,6 +332,67 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
       const rows = await query.orderBy('seq').limit(limit).execute();
       return rows.map(toEvent);
     });
+
+  const movesAfter = (after: number, { session, limit = DEFAULT_LIMIT }: { readonly session?: string; readonly limit?: number } = {}) =>
+    read('ledger.movesAfter', async () => {
+      let query = db.selectFrom('toolgate_events').selectAll().where('seq', '>', after).where('record', 'is not', null);
+      if (session !== undefined) query = query.where('session', '=', session);
+      const rows = await query.orderBy('seq').limit(limit).execute();
+      return rows.map((row) => ({ event: toEvent(row), record: readRecord(row.record as string) }));
+    });
+
+  const readHead = () => db.selectFrom('toolgate_chain').select('last_seq').where('id', '=', 1).executeTakeFirstOrThrow();
+  const head = () => read('ledger.head', async () => (await readHead()).last_seq);
+
+  const snapshot = (session: string) =>
+    read('ledger.snapshot', async () => {
+      const seq = (await readHead()).last_seq;
+      const last = db
+        .selectFrom('toolgate_events')
+        .select((eb) => ['call_id', eb.fn.max('seq').as('last'), eb.fn.min('seq').as('first')])
+        .where('session', '=', session)
+        .where('seq', '<=', seq)
+        .where('record', 'is not', null)
+        .groupBy('call_id')
+        .as('calls');
+      const rows = await db
+        .selectFrom('toolgate_events')
+        .innerJoin(last, 'calls.last', 'toolgate_events.seq')
+        .select(['toolgate_events.record', 'calls.first'])
+        .orderBy('calls.first')
+        .execute();
+      return { seq, calls: rows.map((row) => readRecord(row.record as string)) };
+    });
+
+  const begin = async (): Promise<HeldTransaction> => {
+    const refused = refusal('ledger.begin');
+    if (refused) throw refused;
+    let held: ControlledTransaction<LedgerDatabase>;
+    try {
+      held = await db.startTransaction().execute();
+    } catch (error) {
+      const failure = backend.failure(error);
+      throw failure ? unavailable(failure, error, 'writing') : error;
+    }
+    const state = { appended: false };
+    open.set(held, state);
+    let ending: Promise<void> | undefined;
+    const end = (how: 'commit' | 'rollback') =>
+      (ending ??= track(
+        (async () => {
+          open.delete(held);
+          try {
+            await (how === 'commit' ? held.commit() : held.rollback()).execute();
+          } catch (error) {
+            if (how === 'commit') await held.rollback().execute().catch(() => undefined);
+            const failure = backend.failure(error);
+            throw failure ? unavailable(failure, error, 'writing') : error;
+          }
+          if (how === 'commit' && state.appended) wake();
+        })(),
+      ));
+    return { trx: held, commit: () => end('commit'), rollback: () => end('rollback') };
+  };
 
   const verify = () =>
     read('ledger.verify', () =>
@@ -321,7 +428,7 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
     return closing;
   };
 
-  return { dialect, db, transaction, appendEvent, eventsAfter, onCommitted, verify, close };
+  return { dialect, db, transaction, appendEvent, eventsAfter, movesAfter, head, snapshot, begin, onCommitted, verify, close };
 }
 
 async function migrate({ db }: LedgerBackend): Promise<void> {
@@ -342,5 +449,5 @@ function asLedgerError(backend: LedgerBackend, error: unknown, when: 'opening' |
 
 function toEvent(row: EventsTable): LedgerEvent {
   const event = { seq: row.seq, callId: row.call_id, session: row.session, from: row.from_status, to: row.to_status, actor: row.actor, at: row.at };
-  return row.reason === null ? event : { ...event, reason: JSON.parse(row.reason) as Reason };
+  return row.reason === null ? event : { ...event, reason: JSON.parse(row.reason) as EventReason };
 }

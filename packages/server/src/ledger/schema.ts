@@ -15,8 +15,6 @@ export interface CallsTable {
   tool: string;
   /** Hash of the proposal as first seen: the same id with other arguments is an `id_conflict`. */
   proposal_hash: string;
-  /** The argument text as proposed, so that recovery can re-read a call a crash left pending. */
-  raw_arguments: string | null;
   input_hash: string | null;
   /** Canonical JSON of the validated input. */
   input: string | null;
@@ -78,8 +76,22 @@ export interface EventsTable {
   actor: string;
   at: number;
   reason: string | null;
+  /** The call's record right after the move (for a refusal, as it stood): what a live feed sends. */
+  record: string | null;
   prev_hash: string;
   hash: string;
+}
+
+/**
+ * One row per session: the principal of its first proposal owns it, for good.
+ *
+ * @example
+ * const session = await ledger.db.selectFrom('toolgate_sessions').selectAll().where('id', '=', 'chat_1').executeTakeFirst();
+ */
+export interface SessionsTable {
+  id: string;
+  owner: string;
+  created_at: number;
 }
 
 /**
@@ -109,5 +121,6 @@ export interface LedgerDatabase {
   toolgate_calls: CallsTable;
   toolgate_approvals: ApprovalsTable;
   toolgate_events: EventsTable;
+  toolgate_sessions: SessionsTable;
   toolgate_chain: ChainTable;
 }

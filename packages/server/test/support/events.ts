@@ -24,7 +24,6 @@ export function callRow(id: string, overrides: Partial<CallsTable> = {}): CallsT
     owner: 'user_1',
     tool: 'charge',
     proposal_hash: 'h',
-    raw_arguments: '{}',
     input_hash: null,
     input: null,
     status: 'pending',

@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 // the schema with a new numbered migration instead.
 
 /**
- * Calls, approvals, the event chain and its head.
+ * Calls, approvals, sessions, the event chain and its head.
  *
  * @example
  * const provider = { getMigrations: async () => ({ '0001-initial': initial }) };
@@ -18,7 +18,6 @@ export const initial = {
       .addColumn('owner', 'text', (col) => col.notNull())
       .addColumn('tool', 'text', (col) => col.notNull())
       .addColumn('proposal_hash', 'text', (col) => col.notNull())
-      .addColumn('raw_arguments', 'text')
       .addColumn('input_hash', 'text')
       .addColumn('input', 'text')
       .addColumn('status', 'text', (col) => col.notNull())
@@ -63,11 +62,19 @@ export const initial = {
       .addColumn('actor', 'text', (col) => col.notNull())
       .addColumn('at', 'bigint', (col) => col.notNull())
       .addColumn('reason', 'text')
+      .addColumn('record', 'text')
       .addColumn('prev_hash', 'text', (col) => col.notNull())
       .addColumn('hash', 'text', (col) => col.notNull())
       .execute();
     await db.schema.createIndex('toolgate_events_session').on('toolgate_events').columns(['session', 'seq']).execute();
     await db.schema.createIndex('toolgate_events_call').on('toolgate_events').columns(['call_id', 'seq']).execute();
+
+    await db.schema
+      .createTable('toolgate_sessions')
+      .addColumn('id', 'text', (col) => col.primaryKey())
+      .addColumn('owner', 'text', (col) => col.notNull())
+      .addColumn('created_at', 'bigint', (col) => col.notNull())
+      .execute();
 
     await db.schema
       .createTable('toolgate_chain')

@@ -1,0 +1,70 @@
+/**
+ * Why the server gate refused an approval, a denial or a cancellation. The same codes travel over
+ * HTTP (`{ error: { code, message } }`), so a program can switch on them:
+ * - `not_found`: no such call, or one this principal may not see;
+ * - `forbidden`: the principal may see the call but not decide it;
+ * - `stale`: the approval names other arguments than the call holds (another input hash);
+ * - `expired`: the approval's time ran out, and the call was cancelled with `approval_expired`;
+ * - `not_awaiting`: the call is not waiting for a person (it is running, or was decided already);
+ * - `settled`: the call has ended.
+ *
+ * @example
+ * const code: DecisionCode = 'stale';
+ */
+export type DecisionCode = 'not_found' | 'forbidden' | 'stale' | 'expired' | 'not_awaiting' | 'settled';
+
+/**
+ * What `approve`, `deny` and `cancel` answer: done, or refused with a code and a sentence. Every
+ * refusal is also an event in the audit trail, naming who asked.
+ *
+ * @example
+ * const decision = await serverGate.approve(id, { principal: user.id, inputHash });
+ * if (!decision.ok) return Response.json({ error: { code: decision.code, message: decision.message } }, { status: 409 });
+ */
+export type Decision = { readonly ok: true } | { readonly ok: false; readonly code: DecisionCode; readonly message: string };
+
+/**
+ * Codes of refusal events in the audit trail: the decision codes, and `id_conflict` for a
+ * proposal that reused a call id with other arguments.
+ *
+ * @example
+ * const code: RefusalCode = 'id_conflict';
+ */
+export type RefusalCode = DecisionCode | 'id_conflict';
+
+const WHY: Readonly<Record<DecisionCode, string>> = {
+  not_found: 'there is no such call',
+  forbidden: 'this principal may not decide this call',
+  stale: 'the approval names other arguments than the call holds; reload the call and approve what it shows',
+  expired: 'the approval expired; the call was cancelled',
+  not_awaiting: 'the call is not waiting for approval',
+  settled: 'the call has already ended',
+};
+
+/**
+ * A refused decision with the standard sentence for its code, or a more precise one.
+ *
+ * @example
+ * return refused('settled');
+ */
+export function refused(code: DecisionCode, message: string = WHY[code]): Decision {
+  return { ok: false, code, message };
+}
+
+/**
+ * The HTTP status for a decision: 200, or 403 / 404 / 409 for a refusal.
+ *
+ * @example
+ * new Response(JSON.stringify(body), { status: decisionStatus(decision) });
+ */
+export function decisionStatus(decision: Decision): 200 | 403 | 404 | 409 {
+  if (decision.ok) return 200;
+  switch (decision.code) {
+    case 'not_found':
+      return 404;
+    case 'forbidden':
+      return 403;
+    default:
+      return 409;
+  }
+}

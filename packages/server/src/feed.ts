@@ -1,0 +1,197 @@
+import type { ToolCallRecord } from '@toolgate/core';
+import type { Ledger, LedgerEvent } from './ledger/ledger.ts';
+
+/**
+ * One move of the ledger with the record as it was right after it: what the live feed sends, so
+ * that a browser can show the call and, on `committed`, apply the output to its own store.
+ *
+ * @example
+ * for await (const { event, record } of serverGate.moves(session, { principal, after: 0 })) send(event.seq, record);
+ */
+export interface LedgerMove {
+  readonly event: LedgerEvent;
+  readonly record: ToolCallRecord;
+}
+
+/**
+ * One reader of the ledger's new events for the whole process, shared by every live feed and
+ * every waiter, so that a hundred open feeds cost one query per commit, not a hundred.
+ *
+ * @example
+ * const stop = tail.subscribe((moves) => moves.forEach(deliver));
+ */
+export interface Tail {
+  /** Receives every move committed after the call, in `seq` order, without gaps. */
+  readonly subscribe: (listener: (moves: readonly LedgerMove[]) => void) => () => void;
+  /** The last `seq` committed now. */
+  readonly head: () => Promise<number>;
+  readonly close: () => void;
+}
+
+const PAGE = 1000;
+
+/**
+ * Follows the ledger while anyone listens.
+ *
+ * @example
+ * const tail = createTail(ledger, console.error);
+ */
+export function createTail(ledger: Ledger, onError: (error: unknown) => void): Tail {
+  const listeners = new Set<(moves: readonly LedgerMove[]) => void>();
+  let last: number | undefined;
+  let starting: Promise<void> | undefined;
+  let stopWaking: (() => void) | undefined;
+  let pumping = false;
+  let again = false;
+  let closed = false;
+
+  async function pump(): Promise<void> {
+    if (pumping) {
+      again = true;
+      return;
+    }
+    pumping = true;
+    try {
+      do {
+        again = false;
+        for (;;) {
+          if (last === undefined || closed || listeners.size === 0) return;
+          const moves = await ledger.movesAfter(last, { limit: PAGE });
+          if (moves.length === 0) break;
+          last = moves[moves.length - 1]?.event.seq ?? last;
+          for (const listener of [...listeners]) {
+            try {
+              listener(moves);
+            } catch (error) {
+              onError(error);
+            }
+          }
+          if (moves.length < PAGE) break;
+        }
+      } while (again);
+    } catch (error) {
+      // The database is out of reach for now: the next wake (or the ledger's poll) tries again.
+      onError(error);
+    } finally {
+      pumping = false;
+    }
+  }
+
+  const head = () => ledger.head();
+
+  return {
+    subscribe(listener) {
+      listeners.add(listener);
+      if (stopWaking === undefined && !closed) {
+        stopWaking = ledger.onCommitted(() => void pump());
+        starting ??= head().then(
+          (seq) => {
+            last ??= seq;
+            void pump();
+          },
+          (error: unknown) => {
+            starting = undefined;
+            onError(error);
+          },
+        );
+      }
+      return () => {
+        listeners.delete(listener);
+        if (listeners.size === 0) {
+          stopWaking?.();
+          stopWaking = undefined;
+          starting = undefined;
+          last = undefined;
+        }
+      };
+    },
+    head,
+    close() {
+      closed = true;
+      listeners.clear();
+      stopWaking?.();
+      stopWaking = undefined;
+    },
+  };
+}
+
+/**
+ * An async iterator fed by pushes, whose `return()` ends it at once, even while it waits: a feed
+ * whose client went away must let go of its subscription without waiting for the next event.
+ *
+ * @example
+ * const feed = pushFeed<number>(() => unsubscribe());
+ * feed.push(1);
+ */
+export interface PushFeed<T> extends AsyncIterableIterator<T> {
+  return(): Promise<IteratorResult<T>>;
+  readonly push: (item: T) => void;
+  readonly fail: (error: unknown) => void;
+  readonly closed: () => boolean;
+}
+
+/**
+ * Makes a {@link PushFeed}; `onClose` runs once, when the consumer stops or the feed fails.
+ *
+ * @example
+ * const feed = pushFeed<LedgerMove>(() => stop());
+ */
+export function pushFeed<T>(onClose: () => void): PushFeed<T> {
+  const queue: T[] = [];
+  let waiting: { resolve: (result: IteratorResult<T>) => void; reject: (error: unknown) => void } | undefined;
+  let done = false;
+  let failure: { error: unknown } | undefined;
+
+  const finish = () => {
+    if (done) return;
+    done = true;
+    onClose();
+  };
+
+  const feed: PushFeed<T> = {
+    push(item) {
+      if (done) return;
+      if (waiting !== undefined) {
+        const { resolve } = waiting;
+        waiting = undefined;
+        resolve({ value: item, done: false });
+      } else queue.push(item);
+    },
+    fail(error) {
+      if (done) return;
+      finish();
+      if (waiting !== undefined) {
+        const { reject } = waiting;
+        waiting = undefined;
+        reject(error);
+      } else failure = { error };
+    },
+    closed: () => done,
+    next() {
+      if (queue.length > 0) return Promise.resolve({ value: queue.shift() as T, done: false });
+      if (failure !== undefined) {
+        const { error } = failure;
+        failure = undefined;
+        return Promise.reject(error);
+      }
+      if (done) return Promise.resolve({ value: undefined, done: true });
+      return new Promise((resolve, reject) => {
+        waiting = { resolve, reject };
+      });
+    },
+    return() {
+      finish();
+      queue.length = 0;
+      if (waiting !== undefined) {
+        const { resolve } = waiting;
+        waiting = undefined;
+        resolve({ value: undefined, done: true });
+      }
+      return Promise.resolve({ value: undefined, done: true });
+    },
+    [Symbol.asyncIterator]() {
+      return feed;
+    },
+  };
+  return feed;
+}

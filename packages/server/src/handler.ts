@@ -1,0 +1,281 @@
+import type { ToolCallRecord } from '@toolgate/core';
+import { decisionStatus, type Decision } from './decision.ts';
+import type { LedgerMove } from './feed.ts';
+import type { ServerGate } from './server-gate.ts';
+
+/**
+ * What {@link toolgateHandler} takes.
+ *
+ * @example
+ * const options: ToolgateHandlerOptions = { authenticate: async (request) => (await session(request))?.userId ?? null, basePath: '/api/toolgate' };
+ */
+export interface ToolgateHandlerOptions {
+  /** The authenticated principal (your user's id) for a request, or `null` when there is none. */
+  readonly authenticate: (request: Request) => string | null | undefined | Promise<string | null | undefined>;
+  /** Where the routes are mounted (default `/api/toolgate`). */
+  readonly basePath?: string;
+  /** The largest request body read, in bytes (default 16 KiB); a larger one is refused with 413 before it is read. */
+  readonly maxBodyBytes?: number;
+  /** How often the event feed sends a comment so that proxies keep it open, in milliseconds (default 15 s). */
+  readonly heartbeatMs?: number;
+  /** Receives errors no response can carry (a feed that broke mid-stream). Default: `console.error`. */
+  readonly onError?: (error: unknown) => void;
+}
+
+/**
+ * The codes of the handler's JSON errors, beside the decision codes it passes on.
+ *
+ * @example
+ * if (body.error.code === 'unauthenticated') redirectToLogin();
+ */
+export type HandlerErrorCode =
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'malformed'
+  | 'too_large'
+  | 'unsupported_media_type'
+  | 'stale'
+  | 'expired'
+  | 'not_awaiting'
+  | 'settled'
+  | 'unavailable';
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: HandlerErrorCode,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+
+/**
+ * The HTTP face of a server gate, as a Web-standard `(Request) => Promise<Response>`: it mounts
+ * unchanged as a Next.js route handler, in Hono, Bun or Deno, and in Node's http or Express through
+ * `@hono/node-server`'s `getRequestListener`.
+ *
+ * - `GET {base}/sessions/:session/calls`: `{ seq, calls }`, the calls the principal may see;
+ * - `GET {base}/sessions/:session/events`: Server-Sent Events, `id:` the ledger's seq; first an
+ *   `event: snapshot` (`{ seq, calls }`), then `event: move` (`{ event, record }`) for each move;
+ *   with `Last-Event-ID`, no snapshot and every move after that seq; heartbeats as comments;
+ * - `POST {base}/calls/:id/approve` `{ inputHash }`, `/deny` `{ reason? }`, `/cancel` `{ reason? }`:
+ *   the gate's decision, 200 `{ ok: true }` or 403 / 404 / 409.
+ *
+ * Every refusal is JSON `{ error: { code, message } }`: 401 without a principal, 403 not allowed,
+ * 404 unknown, 409 stale or settled, 413 body too large, 415 not JSON, 400 malformed, 503 the
+ * ledger is down (try again: nothing was half-applied).
+ *
+ * @example
+ * // app/api/toolgate/[...path]/route.ts (Next.js)
+ * const handler = toolgateHandler(serverGate, { authenticate: async () => (await auth())?.user?.id ?? null });
+ * export { handler as GET, handler as POST };
+ */
+export function toolgateHandler(gate: ServerGate, options: ToolgateHandlerOptions): (request: Request) => Promise<Response> {
+  const base = trimSlashes(options.basePath ?? '/api/toolgate');
+  const maxBody = options.maxBodyBytes ?? 16 * 1024;
+  const heartbeatMs = options.heartbeatMs ?? 15_000;
+  const onError = options.onError ?? ((error: unknown) => console.error(error));
+
+  async function principalOf(request: Request): Promise<string> {
+    let principal: unknown;
+    try {
+      principal = await options.authenticate(request);
+    } catch (error) {
+      onError(error);
+      principal = null;
+    }
+    if (typeof principal !== 'string' || principal === '') throw new HttpError(401, 'unauthenticated', 'sign in first: this request carries no principal');
+    return principal;
+  }
+
+  async function route(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const path = trimSlashes(url.pathname);
+    const inside = base === '/' || path === base || path.startsWith(`${base}/`);
+    if (!inside) throw new HttpError(404, 'not_found', `no route ${url.pathname}`);
+    const parts = path.slice(base === '/' ? 0 : base.length).split('/').filter((part) => part !== '').map(decodeSegment);
+    const [collection, id, action, ...rest] = parts;
+    if (rest.length === 0 && collection === 'sessions' && id !== undefined && (action === 'calls' || action === 'events')) {
+      allow(request, 'GET');
+      const principal = await principalOf(request);
+      if (!(await gate.canSee(id, principal))) throw new HttpError(403, 'forbidden', `you may not see session "${id}"`);
+      if (action === 'calls') return json(200, await gate.snapshot(id, principal));
+      return feed(request, id, principal);
+    }
+    if (rest.length === 0 && collection === 'calls' && id !== undefined && (action === 'approve' || action === 'deny' || action === 'cancel')) {
+      allow(request, 'POST');
+      const principal = await principalOf(request);
+      const body = await readBody(request, maxBody);
+      let decision: Decision;
+      if (action === 'approve') {
+        const inputHash = body['inputHash'];
+        if (typeof inputHash !== 'string' || !/^[0-9a-f]{64}$/.test(inputHash)) {
+          throw new HttpError(400, 'malformed', 'approve needs { "inputHash": "<SHA-256 hex of the canonical JSON of the input you were shown>" }');
+        }
+        decision = await gate.approve(id, { principal, inputHash });
+      } else {
+        const reason = body['reason'];
+        if (reason !== undefined && typeof reason !== 'string') throw new HttpError(400, 'malformed', '`reason` must be a string');
+        const decide = action === 'deny' ? gate.deny : gate.cancel;
+        decision = await decide(id, reason === undefined ? { principal } : { principal, reason });
+      }
+      if (decision.ok) return json(200, { ok: true });
+      return json(decisionStatus(decision), { error: { code: decision.code, message: decision.message } });
+    }
+    throw new HttpError(404, 'not_found', `no route ${url.pathname}`);
+  }
+
+  function feed(request: Request, session: string, principal: string): Response {
+    const lastId = request.headers.get('last-event-id');
+    let after: number | undefined;
+    if (lastId !== null && lastId.trim() !== '') {
+      if (!/^\d{1,15}$/.test(lastId.trim())) throw new HttpError(400, 'malformed', 'Last-Event-ID must be the seq of an event this feed sent');
+      after = Number(lastId.trim());
+    }
+    const encoder = new TextEncoder();
+    let stop: (() => void) | undefined;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        let open = true;
+        let moves: AsyncIterableIterator<LedgerMove> | undefined;
+        const send = (text: string) => {
+          if (!open) return;
+          try {
+            controller.enqueue(encoder.encode(text));
+          } catch {
+            finish();
+          }
+        };
+        const heartbeat = setInterval(() => send(': heartbeat\n\n'), heartbeatMs);
+        heartbeat.unref?.();
+        const finish = () => {
+          if (!open) return;
+          open = false;
+          clearInterval(heartbeat);
+          request.signal.removeEventListener('abort', finish);
+          void moves?.return?.();
+          try {
+            controller.close();
+          } catch {
+            // already closed by the client
+          }
+        };
+        stop = finish;
+        request.signal.addEventListener('abort', finish);
+        send(': toolgate\n\n');
+        void (async () => {
+          try {
+            let from = after;
+            if (from === undefined) {
+              const first = await gate.snapshot(session, principal);
+              send(message(first.seq, 'snapshot', { seq: first.seq, calls: first.calls }));
+              from = first.seq;
+            }
+            moves = gate.moves(session, { principal, after: from });
+            if (!open) return void moves.return?.();
+            for await (const move of moves) send(message(move.event.seq, 'move', { event: move.event, record: move.record }));
+          } catch (error) {
+            onError(error);
+          } finally {
+            finish();
+          }
+        })();
+      },
+      cancel() {
+        stop?.();
+      },
+    });
+    return new Response(body, {
+      status: 200,
+      headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' },
+    });
+  }
+
+  return async (request) => {
+    try {
+      return await route(request);
+    } catch (error) {
+      if (error instanceof HttpError) return json(error.status, { error: { code: error.code, message: error.message } }, error.headers);
+      if (isUnavailable(error)) return json(503, { error: { code: 'unavailable', message: (error as Error).message } }, { 'retry-after': '1' });
+      onError(error);
+      return json(500, { error: { code: 'unavailable', message: 'the server could not answer this request' } });
+    }
+  };
+}
+
+function allow(request: Request, method: 'GET' | 'POST'): void {
+  if (request.method !== method) throw new HttpError(405, 'method_not_allowed', `use ${method} here`, { allow: method });
+}
+
+/** Reads a small JSON body, refusing a large one before reading it and stopping a stream at the limit. */
+async function readBody(request: Request, limit: number): Promise<Record<string, unknown>> {
+  const type = request.headers.get('content-type') ?? '';
+  if (!/^application\/json\s*(;|$)/i.test(type)) throw new HttpError(415, 'unsupported_media_type', 'send the body as application/json');
+  const declared = request.headers.get('content-length');
+  if (declared !== null && Number(declared) > limit) throw new HttpError(413, 'too_large', `the body may be at most ${limit} bytes`);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (request.body !== null) {
+    const reader = request.body.getReader();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) {
+        await reader.cancel().catch(() => undefined);
+        throw new HttpError(413, 'too_large', `the body may be at most ${limit} bytes`);
+      }
+      chunks.push(value);
+    }
+  }
+  const text = new TextDecoder().decode(concat(chunks, size));
+  if (text.trim() === '') return {};
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new HttpError(400, 'malformed', 'the body is not valid JSON');
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new HttpError(400, 'malformed', 'the body must be a JSON object');
+  return body as Record<string, unknown>;
+}
+
+function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return all;
+}
+
+function message(seq: number, event: 'snapshot' | 'move', data: { seq: number; calls: ToolCallRecord[] } | LedgerMove): string {
+  return `id: ${seq}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...headers } });
+}
+
+function trimSlashes(path: string): string {
+  return '/' + path.split('/').filter((part) => part !== '').join('/');
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new HttpError(400, 'malformed', 'the path is not valid percent-encoding');
+  }
+}
+
+function isUnavailable(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'ledger_unavailable';
+}

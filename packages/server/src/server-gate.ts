@@ -1,0 +1,773 @@
+import { createHash, randomUUID } from 'node:crypto';
+import {
+  ajvJsonSchema,
+  canonicalJson,
+  compileSchema,
+  copyValue,
+  createPending,
+  createPipeline,
+  DEFAULT_LIMITS,
+  isTerminal,
+  messageOf,
+  readProposal,
+  systemClock,
+  toolResult,
+  type Clock,
+  type JsonSchemaCompiler,
+  type Limits,
+  type MoveNote,
+  type ProposalReading,
+  type SettledCall,
+  type ToolCallRecord,
+  type ToolDefinition,
+  type ToolEntry,
+  type ToolResultFormat,
+  type ToolResultFormats,
+} from '@toolgate/core';
+import { refused, type Decision } from './decision.ts';
+import { createTail, pushFeed, type LedgerMove } from './feed.ts';
+import { createLedgerKeeper, type Draft } from './ledger-keeper.ts';
+import type { Ledger, LedgerEvent } from './ledger/ledger.ts';
+import type { CallsTable } from './ledger/schema.ts';
+import { readRecord } from './stored-record.ts';
+
+/**
+ * A session as `canSee` is asked about it: its id and its owner (the principal of its first
+ * proposal).
+ *
+ * @example
+ * canSee: (principal, session: SessionInfo) => principal === session.owner || admins.has(principal)
+ */
+export interface SessionInfo {
+  readonly id: string;
+  readonly owner: string;
+}
+
+/**
+ * A call as `canApprove` is asked about it: the record, with its session and the session's owner.
+ *
+ * @example
+ * canApprove: (principal, call: CallInfo) => call.owner === principal && call.record.name !== 'wire_money'
+ */
+export interface CallInfo {
+  readonly record: ToolCallRecord;
+  readonly session: string;
+  readonly owner: string;
+}
+
+/**
+ * What {@link createServerGate} takes.
+ *
+ * @example
+ * const options: ServerGateOptions = { tools: [charge], ledger: await sqliteLedger({ path: 'toolgate.db' }) };
+ */
+export interface ServerGateOptions {
+  /** The same `defineTool` objects the browser imports. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own input and output
+  readonly tools: readonly ToolDefinition<any, any, any>[];
+  readonly ledger: Ledger;
+  /** Whether a principal may see a session's calls (default: only its owner). */
+  readonly canSee?: (principal: string, session: SessionInfo) => boolean | Promise<boolean>;
+  /** Whether a principal may approve or deny a call it can see (default: the session's owner). */
+  readonly canApprove?: (principal: string, call: CallInfo) => boolean | Promise<boolean>;
+  /** How long a call waits for a person before it is cancelled with `approval_expired` (default 24 h). */
+  readonly approvalTtlMs?: number;
+  /** How long a claim on a running call lasts without renewal (default 30 s); renewed every third of it. */
+  readonly leaseMs?: number;
+  readonly limits?: Partial<Limits>;
+  /** Compiles JSON Schemas (default: Ajv). */
+  readonly jsonSchema?: JsonSchemaCompiler;
+  /** Receives errors that reach no caller (a database error while a tool's lease is renewed, say). Default: `console.error`. */
+  readonly onError?: (error: unknown) => void;
+  readonly clock?: Clock;
+  /** Names this process in the ledger's leases (default: a random id). */
+  readonly instance?: string;
+  /** Makes ids for calls that arrive without one (default: a random UUID). */
+  readonly generateId?: () => string;
+  /** Run `recover()` on start and every `leaseMs` (default true). */
+  readonly recover?: boolean;
+}
+
+/**
+ * Per-call options for the server gate's `propose` and `run`.
+ *
+ * @example
+ * await serverGate.propose(toolCall, { session: conversation.id, principal: user.id });
+ */
+export interface ServerProposeOptions {
+  /** The conversation the call belongs to; the principal of its first proposal owns it. */
+  readonly session: string;
+  /** Who the model is acting for (the authenticated user's id). */
+  readonly principal: string;
+  readonly id?: string;
+  readonly turn?: string;
+}
+
+/**
+ * What `recover()` did.
+ *
+ * @example
+ * const { rerun, interrupted, expired } = await serverGate.recover();
+ */
+export interface Recovery {
+  /** Calls re-run with their idempotency key (idempotent or transactional tools). */
+  readonly rerun: readonly string[];
+  /** Calls ended `failed` / `interrupted`: their tool may or may not have taken effect. */
+  readonly interrupted: readonly string[];
+  /** Approvals that ran out, cancelled with `approval_expired`. */
+  readonly expired: readonly string[];
+}
+
+/**
+ * The gate where authority lives: every call is decided again with the same tool definitions,
+ * each move is a transaction in the ledger, a call id runs at most once across retries, crashes
+ * and app servers, and approvals are bound to the input the person saw.
+ *
+ * @example
+ * const gate: ServerGate = createServerGate({ tools, ledger });
+ * const call = await gate.run(toolCall, { session, principal });
+ */
+export interface ServerGate {
+  /**
+   * Reads, checks and starts a call; resolves once it is waiting for a person, running, or ended.
+   * Never rejects for model input: a proposal it cannot accept is a `rejected` record. The same id
+   * again (on any instance) answers the same call; with other arguments, a `rejected` record with
+   * `id_conflict` that is not stored. Rejects only when the ledger can't be used (a `LedgerError`):
+   * then nothing was half-moved, and proposing the same id again is safe.
+   */
+  readonly propose: (input: unknown, options: ServerProposeOptions) => Promise<ToolCallRecord>;
+  /** `propose`, then `settled`. */
+  readonly run: (input: unknown, options: ServerProposeOptions) => Promise<SettledCall>;
+  /** Resolves once the call has ended (here or on another instance); `undefined` for an unknown id. */
+  readonly settled: (id: string) => Promise<SettledCall | undefined>;
+  readonly get: (id: string) => Promise<ToolCallRecord | undefined>;
+  /** Runs a call that awaits approval, if `inputHash` is the hash of the input it holds. */
+  readonly approve: (id: string, options: { readonly principal: string; readonly inputHash: string }) => Promise<Decision>;
+  readonly deny: (id: string, options: { readonly principal: string; readonly reason?: string }) => Promise<Decision>;
+  readonly cancel: (id: string, options: { readonly principal: string; readonly reason?: string }) => Promise<Decision>;
+  /** The session's calls, oldest first, if the principal may see the session; otherwise none. */
+  readonly calls: (session: string, principal: string) => Promise<ToolCallRecord[]>;
+  /** The session's calls as of ledger event `seq`, for a feed that then follows from `seq`. */
+  readonly snapshot: (session: string, principal: string) => Promise<{ readonly seq: number; readonly calls: ToolCallRecord[] }>;
+  /** Whether the principal may see the session (a session nobody has proposed into yet: yes). */
+  readonly canSee: (session: string, principal: string) => Promise<boolean>;
+  /**
+   * The session's events the principal may see: every one after `after` (`0`: from the start),
+   * then live ones; without `after`, live ones only. Ends when the consumer stops or the gate closes.
+   */
+  readonly events: (session: string, options: { readonly principal: string; readonly after?: number }) => AsyncIterableIterator<LedgerEvent>;
+  /** `events`, each with the record as it was right after the move. */
+  readonly moves: (session: string, options: { readonly principal: string; readonly after?: number }) => AsyncIterableIterator<LedgerMove>;
+  /** What to send back to the model for one settled call, in a provider's format. */
+  readonly toolResult: <F extends ToolResultFormat>(id: string, format: F) => Promise<ToolResultFormats[F]>;
+  /** Settles calls a process that died left open, and approvals that ran out. */
+  readonly recover: () => Promise<Recovery>;
+  /** Walks the audit chain and names the first event changed, removed or inserted. */
+  readonly verify: Ledger['verify'];
+  /** Stops this gate's timers and feeds (the ledger stays open: close it with `ledger.close()`). */
+  readonly close: () => Promise<void>;
+}
+
+const DAY = 24 * 60 * 60 * 1000;
+const RECOVERY: MoveNote = { actor: 'toolgate:recovery' };
+const TIMEKEEPER: MoveNote = { actor: 'toolgate:expiry' };
+
+/**
+ * Creates the server gate over a ledger.
+ *
+ * @example
+ * const ledger = await sqliteLedger({ path: './toolgate.db' });
+ * const gate = createServerGate({ tools: [charge, transfer], ledger });
+ * const call = await gate.run(toolCall, { session: chat.id, principal: user.id });
+ * messages.push(await gate.toolResult(call.id, 'openai-chat'));
+ */
+export function createServerGate(options: ServerGateOptions): ServerGate {
+  const { ledger } = options;
+  const clock = options.clock ?? systemClock;
+  const onError = options.onError ?? ((error: unknown) => console.error(error));
+  const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const leaseMs = positive('leaseMs', options.leaseMs ?? 30_000);
+  const approvalTtlMs = positive('approvalTtlMs', options.approvalTtlMs ?? DAY);
+  const instance = options.instance ?? `toolgate:${randomUUID()}`;
+  const generateId = options.generateId ?? (() => randomUUID());
+  const canSeeSession = options.canSee ?? ((principal, session) => principal === session.owner);
+  const canApprove = options.canApprove ?? ((principal, call) => principal === call.owner);
+  const compileJson = options.jsonSchema ?? ajvJsonSchema;
+
+  const entries = new Map<string, ToolEntry>();
+  for (const tool of options.tools) {
+    if (entries.has(tool.name)) throw new Error(`createServerGate: two tools are named "${tool.name}"; tool names must be unique.`);
+    try {
+      entries.set(tool.name, {
+        tool,
+        validateInput: compileSchema(tool.inputSchema, compileJson),
+        validateOutput: tool.outputSchema === undefined ? undefined : compileSchema(tool.outputSchema, compileJson),
+      });
+    } catch (error) {
+      throw new Error(`createServerGate: the schema of tool "${tool.name}" does not compile: ${messageOf(error)}`, { cause: error });
+    }
+  }
+  const toolNames = [...entries.keys()];
+
+  /** Callers waiting for a call to reach a resting point (`propose`), or to end (`settled`). */
+  const resting = new Map<string, { resolve: (call: ToolCallRecord) => void; reject: (error: unknown) => void }[]>();
+  const endings = new Map<string, ((call: SettledCall) => void)[]>();
+
+  const keeper = createLedgerKeeper({
+    ledger,
+    clock,
+    leaseMs,
+    approvalTtlMs,
+    instance,
+    onError,
+    newKey: () => randomUUID(),
+    transactional: (name) => entries.get(name)?.tool.transactional === true,
+    onMoveFailed(id, error) {
+      const waiting = resting.get(id);
+      if (waiting === undefined) return onError(error);
+      resting.delete(id);
+      for (const { reject } of waiting) reject(error);
+    },
+    onLeaseLost: (id) => void pipeline.stop(id, new DOMException('This process lost its claim on the call.', 'AbortError')),
+  });
+  keeper.onMoved((call) => {
+    if (call.status === 'pending' || call.status === 'validated') return;
+    const waiting = resting.get(call.id);
+    if (waiting === undefined) return;
+    resting.delete(call.id);
+    for (const { resolve } of waiting) resolve(call);
+  });
+
+  const pipeline = createPipeline({
+    limits,
+    clock,
+    onError,
+    entry: (name) => entries.get(name),
+    toolNames: () => toolNames,
+    keeper,
+    state: () => undefined,
+  });
+
+  const tail = createTail(ledger, onError);
+  // One subscription settles waiters and stops local runs that another instance ended.
+  let stopFollowing: (() => void) | undefined;
+  const follow = () => {
+    stopFollowing ??= tail.subscribe((moves) => {
+      for (const { event, record } of moves) {
+        if (!isTerminal(event.to) || event.from === event.to) continue;
+        if (pipeline.running(record.id) && keeper.claims.has(record.id) && event.from === 'executing') {
+          void pipeline.stop(record.id, new DOMException(record.reason?.message ?? 'The call ended elsewhere.', 'AbortError'));
+          keeper.release(record.id);
+        }
+        const waiting = endings.get(record.id);
+        if (waiting !== undefined) {
+          endings.delete(record.id);
+          for (const resolve of waiting) resolve(record as SettledCall);
+        }
+      }
+      if (endings.size === 0 && keeper.claims.size === 0) unfollow();
+    });
+  };
+  const unfollow = () => {
+    stopFollowing?.();
+    stopFollowing = undefined;
+  };
+
+  function untilResting(id: string): Promise<ToolCallRecord> {
+    return new Promise((resolve, reject) => {
+      const list = resting.get(id) ?? [];
+      list.push({ resolve, reject });
+      resting.set(id, list);
+    });
+  }
+
+  async function sessionOwner(session: string, principal?: string): Promise<string | undefined> {
+    if (principal !== undefined) {
+      await ledger.transaction((trx) =>
+        trx
+          .insertInto('toolgate_sessions')
+          .values({ id: session, owner: principal, created_at: clock.now() })
+          .onConflict((conflict) => conflict.column('id').doNothing())
+          .execute(),
+      );
+    }
+    const row = await ledger.db.selectFrom('toolgate_sessions').select('owner').where('id', '=', session).executeTakeFirst();
+    return row?.owner;
+  }
+
+  async function mayView(principal: string, session: string, owner: string | undefined): Promise<boolean> {
+    if (owner === undefined) return true; // nothing to see yet; every event is checked as it comes
+    try {
+      return (await canSeeSession(principal, { id: session, owner })) === true;
+    } catch (error) {
+      onError(error);
+      return false;
+    }
+  }
+
+  async function propose(input: unknown, proposeOptions: ServerProposeOptions): Promise<ToolCallRecord> {
+    const { session, principal } = checkProposeOptions(proposeOptions);
+    let reading: ProposalReading;
+    try {
+      reading = readProposal(input, limits);
+    } catch (error) {
+      reading = { ok: false, source: 'normalised', reason: { code: 'invalid_shape', message: `the proposal could not be read: ${messageOf(error)}` } };
+    }
+    const id = proposeOptions.id ?? (reading.ok ? reading.proposal.id : reading.id) ?? generateId();
+    const proposalHash = hashProposal(reading, limits);
+
+    const known = await keeper.read(id);
+    if (known !== undefined) return answerKnown(id, known.draft ? await untilResting(id).catch(() => known.record) : known.record, proposalHash, session, principal);
+
+    const owner = (await sessionOwner(session, principal)) ?? principal;
+    if (!(await mayView(principal, session, owner))) {
+      return localRejection(id, reading, { code: 'unauthorized', message: `"${principal}" may not propose calls in session "${session}"` });
+    }
+    const name = reading.ok ? reading.proposal.name : (reading.name ?? '');
+    const source = reading.ok ? reading.proposal.source : reading.source;
+    const record = createPending({ id, name, source, generatedId: proposeOptions.id === undefined && !(reading.ok ? reading.proposal.id : reading.id), turn: proposeOptions.turn, at: clock.now() });
+    const draft: Draft = { record, session, owner, proposalHash, moves: [{ from: undefined, to: record, actor: principal }] };
+    if (keeper.drafts.has(id)) return answerKnown(id, await untilResting(id), proposalHash, session, principal);
+    keeper.draft(draft);
+    const rest = untilResting(id);
+    const note: MoveNote = { actor: principal };
+    if (!reading.ok) pipeline.reject(id, reading.reason, note);
+    else pipeline.resolve(id, name, reading.proposal.arguments, reading.proposal.truncated === true, [], note);
+    const call = await rest;
+    if (call.id === id && call.status === 'executing') follow();
+    return call;
+  }
+
+  /** The same id again: the same call, or a refusal when it carries other arguments. */
+  async function answerKnown(id: string, record: ToolCallRecord, proposalHash: string, session: string, principal: string): Promise<ToolCallRecord> {
+    const stored = await ledger.db.selectFrom('toolgate_calls').selectAll().where('id', '=', id).executeTakeFirst();
+    if (stored === undefined) return record;
+    if (stored.proposal_hash === proposalHash && stored.session === session) return readRecord(stored.record);
+    const message =
+      stored.session === session
+        ? `call id "${id}" was already used for another call (other arguments); a call id names one call`
+        : `call id "${id}" was already used in another session; a call id names one call`;
+    await ledger.transaction(async (trx) => {
+      const row = await keeper.lock(trx, id);
+      if (row !== undefined) await keeper.refuse(trx, row, principal, 'id_conflict', message);
+    });
+    const original = readRecord(stored.record);
+    return conflictRecord(original, message, clock.now());
+  }
+
+  function localRejection(id: string, reading: ProposalReading, reason: { code: 'unauthorized'; message: string }): ToolCallRecord {
+    const name = reading.ok ? reading.proposal.name : (reading.name ?? '');
+    const source = reading.ok ? reading.proposal.source : reading.source;
+    const at = clock.now();
+    const pending = createPending({ id, name, source, generatedId: false, turn: undefined, at });
+    return { ...pending, status: 'rejected', reason, history: [...pending.history, { status: 'rejected', at, reason }] } as ToolCallRecord;
+  }
+
+  async function get(id: string): Promise<ToolCallRecord | undefined> {
+    return (await keeper.read(id))?.record;
+  }
+
+  async function settled(id: string): Promise<SettledCall | undefined> {
+    const waiting = new Promise<SettledCall>((resolve) => {
+      const list = endings.get(id) ?? [];
+      list.push(resolve);
+      endings.set(id, list);
+    });
+    follow();
+    const known = await get(id);
+    if (known === undefined || isTerminal(known.status)) {
+      const list = endings.get(id);
+      list?.pop();
+      if (list?.length === 0) endings.delete(id);
+      return known as SettledCall | undefined;
+    }
+    return waiting;
+  }
+
+  /** Reads a call for a decision and checks that the principal may see it. */
+  async function forDecision(id: string, principal: unknown): Promise<{ row: CallsTable; info: CallInfo } | Decision> {
+    if (typeof principal !== 'string' || principal === '') return refused('forbidden', 'no principal: only an authenticated user can decide a call');
+    const row = await ledger.db.selectFrom('toolgate_calls').selectAll().where('id', '=', id).executeTakeFirst();
+    if (row === undefined) return refused('not_found');
+    if (!(await mayView(principal, row.session, row.owner))) {
+      await audit(id, principal, 'forbidden', `"${principal}" may not see session "${row.session}"`);
+      return refused('not_found');
+    }
+    return { row, info: { record: readRecord(row.record), session: row.session, owner: row.owner } };
+  }
+
+  async function audit(id: string, principal: string, code: Parameters<typeof keeper.refuse>[3], message: string): Promise<void> {
+    await ledger.transaction(async (trx) => {
+      const row = await keeper.lock(trx, id);
+      if (row !== undefined) await keeper.refuse(trx, row, principal, code, message);
+    });
+  }
+
+  async function mayDecide(principal: string, info: CallInfo): Promise<boolean> {
+    try {
+      return (await canApprove(principal, info)) === true;
+    } catch (error) {
+      onError(error);
+      return false;
+    }
+  }
+
+  /** Refuses inside the transaction that found the reason, so the refusal is in the audit trail. */
+  async function refuseIn(trx: Parameters<typeof keeper.refuse>[0], row: CallsTable, principal: string, decision: Decision & { ok: false }): Promise<Decision> {
+    await keeper.refuse(trx, row, principal, decision.code, decision.message);
+    return decision;
+  }
+
+  function notAwaiting(status: string): Decision & { ok: false } {
+    return (isTerminal(status as ToolCallRecord['status']) ? refused('settled') : refused('not_awaiting', `the call is ${status}, not waiting for approval`)) as Decision & { ok: false };
+  }
+
+  async function expire(trx: Parameters<typeof keeper.refuse>[0], row: CallsTable, actor: string): Promise<ToolCallRecord | undefined> {
+    await trx.updateTable('toolgate_approvals').set({ decision: 'expired', decided_at: clock.now() }).where('call_id', '=', row.id).where('decision', 'is', null).execute();
+    return keeper.moveIn(trx, row, { type: 'cancel', reason: { code: 'approval_expired', message: 'nobody approved this call in time' } } as never, actor);
+  }
+
+  async function approve(id: string, { principal, inputHash }: { readonly principal: string; readonly inputHash: string }): Promise<Decision> {
+    const found = await forDecision(id, principal);
+    if ('ok' in found) return found;
+    if (!(await mayDecide(principal, found.info))) {
+      await audit(id, principal, 'forbidden', `"${principal}" may not approve this call`);
+      return refused('forbidden');
+    }
+    const outcome = await keeper.exclusive(id, () =>
+      ledger.transaction(async (trx): Promise<{ decision: Decision; started?: ToolCallRecord }> => {
+        const row = await keeper.lock(trx, id);
+        if (row === undefined) return { decision: refused('not_found') };
+        if (row.status !== 'awaiting_approval') return { decision: await refuseIn(trx, row, principal, notAwaiting(row.status)) };
+        const approval = await trx.selectFrom('toolgate_approvals').selectAll().where('call_id', '=', id).executeTakeFirst();
+        if (approval === undefined || approval.decision !== null) return { decision: await refuseIn(trx, row, principal, notAwaiting(row.status)) };
+        if (clock.now() >= approval.expires_at) {
+          await keeper.refuse(trx, row, principal, 'expired', 'the approval came after it had expired');
+          await expire(trx, row, principal);
+          return { decision: refused('expired') };
+        }
+        if (typeof inputHash !== 'string' || inputHash !== approval.input_hash) {
+          return { decision: await refuseIn(trx, row, principal, refused('stale') as Decision & { ok: false }) };
+        }
+        const taken = await trx
+          .updateTable('toolgate_approvals')
+          .set({ decision: 'approved', approver: principal, decided_at: clock.now(), consumed: 1 })
+          .where('call_id', '=', id)
+          .where('decision', 'is', null)
+          .executeTakeFirst();
+        if (Number(taken.numUpdatedRows) === 0) return { decision: await refuseIn(trx, row, principal, notAwaiting(row.status)) };
+        const started = await keeper.moveIn(trx, row, { type: 'execute' }, principal);
+        if (started === undefined) throw new Error('the approved call could not be started'); // rolls the approval back
+        return { decision: { ok: true }, started };
+      }),
+    );
+    if (outcome.started !== undefined) {
+      follow();
+      pipeline.run(outcome.started as never, { actor: principal });
+    }
+    return outcome.decision;
+  }
+
+  async function deny(id: string, { principal, reason }: { readonly principal: string; readonly reason?: string }): Promise<Decision> {
+    const found = await forDecision(id, principal);
+    if ('ok' in found) return found;
+    if (!(await mayDecide(principal, found.info))) {
+      await audit(id, principal, 'forbidden', `"${principal}" may not deny this call`);
+      return refused('forbidden');
+    }
+    return keeper.exclusive(id, () =>
+      ledger.transaction(async (trx) => {
+        const row = await keeper.lock(trx, id);
+        if (row === undefined) return refused('not_found');
+        if (row.status !== 'awaiting_approval') return refuseIn(trx, row, principal, notAwaiting(row.status));
+        const approval = await trx.selectFrom('toolgate_approvals').selectAll().where('call_id', '=', id).executeTakeFirst();
+        if (approval !== undefined && approval.decision === null && clock.now() >= approval.expires_at) {
+          await keeper.refuse(trx, row, principal, 'expired', 'the denial came after the approval had expired');
+          await expire(trx, row, principal);
+          return refused('expired');
+        }
+        await trx
+          .updateTable('toolgate_approvals')
+          .set({ decision: 'denied', approver: principal, decided_at: clock.now() })
+          .where('call_id', '=', id)
+          .where('decision', 'is', null)
+          .execute();
+        const next = await keeper.moveIn(trx, row, { type: 'cancel', reason: { code: 'approval_denied', message: textOf(reason, 'a person denied this call') } }, principal);
+        return next === undefined ? refused('not_awaiting') : ({ ok: true } as const);
+      }),
+    );
+  }
+
+  async function cancel(id: string, { principal, reason }: { readonly principal: string; readonly reason?: string }): Promise<Decision> {
+    const message = textOf(reason, 'the user cancelled this call');
+    const draft = keeper.drafts.get(id);
+    if (draft !== undefined) {
+      if (!(await mayView(principal, draft.session, draft.owner))) return refused('not_found');
+      const next = await keeper.move(id, { type: 'cancel', reason: { code: 'user_cancelled', message } }, { actor: principal });
+      if (next !== undefined) return { ok: true };
+    }
+    const found = await forDecision(id, principal);
+    if ('ok' in found) return found;
+    if (found.row.status === 'executing' && pipeline.running(id)) {
+      // Stop the tool here first: its result is dropped, and a transaction it holds is rolled back.
+      await pipeline.stop(id, new DOMException(message, 'AbortError'));
+    }
+    return keeper.exclusive(id, () =>
+      ledger.transaction(async (trx) => {
+        const row = await keeper.lock(trx, id);
+        if (row === undefined) return refused('not_found');
+        if (isTerminal(row.status)) return refuseIn(trx, row, principal, refused('settled') as Decision & { ok: false });
+        if (row.status === 'awaiting_approval') {
+          await trx.updateTable('toolgate_approvals').set({ decision: 'cancelled', approver: principal, decided_at: clock.now() }).where('call_id', '=', id).where('decision', 'is', null).execute();
+        }
+        const next = await keeper.moveIn(trx, row, { type: 'cancel', reason: { code: 'user_cancelled', message } }, principal);
+        if (next === undefined) return refuseIn(trx, row, principal, refused('settled') as Decision & { ok: false });
+        return { ok: true } as const;
+      }),
+    ).then((decision) => {
+      if (decision.ok) keeper.release(id);
+      return decision;
+    });
+  }
+
+  async function snapshot(session: string, principal: string): Promise<{ seq: number; calls: ToolCallRecord[] }> {
+    const owner = await sessionOwner(session);
+    if (!(await mayView(principal, session, owner))) return { seq: await ledger.head(), calls: [] };
+    return ledger.snapshot(session);
+  }
+
+  function moves(session: string, { principal, after }: { readonly principal: string; readonly after?: number }) {
+    let stop: (() => void) | undefined;
+    const feed = pushFeed<LedgerMove>(() => {
+      stop?.();
+      closing.delete(feed);
+    });
+    closing.add(feed);
+    let owner: string | undefined;
+    const visible = async (move: LedgerMove) => {
+      owner ??= await sessionOwner(session);
+      return mayView(principal, session, owner) ;
+    };
+    // Items arrive from two places: the ledger (catching up) and the tail (live); `cursor` keeps
+    // each event once and in order.
+    let cursor = -1;
+    const queued: LedgerMove[] = [];
+    let live = false;
+    let delivering = Promise.resolve();
+    const deliver = (items: readonly LedgerMove[]) => {
+      delivering = delivering.then(async () => {
+        for (const item of items) {
+          if (feed.closed() || item.event.seq <= cursor) continue;
+          cursor = item.event.seq;
+          if (await visible(item)) feed.push(item);
+        }
+      }).catch((error: unknown) => feed.fail(error));
+    };
+    stop = tail.subscribe((items) => {
+      const mine = items.filter((item) => item.event.session === session);
+      if (live) deliver(mine);
+      else queued.push(...mine);
+    });
+    void (async () => {
+      try {
+        cursor = after ?? (await tail.head());
+        if (after !== undefined) {
+          for (;;) {
+            const page = await ledger.movesAfter(cursor, { session, limit: 500 });
+            deliver(page);
+            await delivering;
+            if (page.length < 500 || feed.closed()) break;
+          }
+        }
+        live = true;
+        deliver(queued.splice(0));
+      } catch (error) {
+        feed.fail(error);
+      }
+    })();
+    return feed;
+  }
+
+  const closing = new Set<{ return: () => unknown }>();
+
+  function events(session: string, options: { readonly principal: string; readonly after?: number }): AsyncIterableIterator<LedgerEvent> {
+    const source = moves(session, options);
+    const iterator: AsyncIterableIterator<LedgerEvent> = {
+      next: async () => {
+        const result = await source.next();
+        return result.done === true ? { value: undefined, done: true } : { value: result.value.event, done: false };
+      },
+      return: async () => {
+        await source.return();
+        return { value: undefined, done: true };
+      },
+      [Symbol.asyncIterator]: () => iterator,
+    };
+    return iterator;
+  }
+
+  async function recover(): Promise<Recovery> {
+    const now = clock.now();
+    const rerun: string[] = [];
+    const interrupted: string[] = [];
+    const expired: string[] = [];
+    const stale = await ledger.db
+      .selectFrom('toolgate_calls')
+      .selectAll()
+      .where('status', 'in', ['pending', 'validated', 'executing'])
+      .where('lease_expires_at', '<', now)
+      .execute();
+    for (const found of stale) {
+      if (keeper.claims.has(found.id) || keeper.drafts.has(found.id)) continue;
+      const entry = entries.get(found.tool);
+      const again = entry !== undefined && found.status === 'executing' && (entry.tool.idempotent === true || entry.tool.transactional === true);
+      const result = await keeper.exclusive(found.id, () =>
+        ledger.transaction(async (trx) => {
+          const row = await keeper.lock(trx, found.id);
+          // Someone else recovered it, or its process came back and renewed its lease.
+          if (row === undefined || row.version !== found.version || (row.lease_expires_at ?? 0) >= clock.now()) return undefined;
+          if (again) {
+            const fence = row.fence + 1;
+            await trx
+              .updateTable('toolgate_calls')
+              .set({ lease_owner: instance, lease_expires_at: clock.now() + leaseMs, fence, version: row.version + 1 })
+              .where('id', '=', row.id)
+              .where('version', '=', row.version)
+              .execute();
+            await keeper.refuse(trx, row, RECOVERY.actor, 'stale', `the process running this call stopped; running it again with the same idempotency key (${entry.tool.transactional === true ? 'transactional' : 'idempotent'} tool)`);
+            return { kind: 'rerun' as const, fence, key: row.idempotency_key, record: readRecord(row.record) };
+          }
+          const next = await keeper.moveIn(
+            trx,
+            row,
+            row.status === 'executing'
+              ? { type: 'fail', reason: { code: 'interrupted', message: 'the server stopped while the tool ran; it may or may not have taken effect' } }
+              : ({ type: 'fail', reason: { code: 'interrupted', message: 'the server stopped before this call ran; nothing was run' } } as never),
+            RECOVERY.actor,
+            { unfenced: true },
+          );
+          return next === undefined ? undefined : { kind: 'interrupted' as const };
+        }),
+      );
+      if (result?.kind === 'rerun') {
+        keeper.claimed(found.id, result.fence, result.key);
+        follow();
+        pipeline.run(result.record as never, RECOVERY);
+        rerun.push(found.id);
+      } else if (result?.kind === 'interrupted') interrupted.push(found.id);
+    }
+    const waiting = await ledger.db
+      .selectFrom('toolgate_approvals')
+      .select('call_id')
+      .where('decision', 'is', null)
+      .where('expires_at', '<=', now)
+      .execute();
+    for (const { call_id: id } of waiting) {
+      const next = await keeper.exclusive(id, () =>
+        ledger.transaction(async (trx) => {
+          const row = await keeper.lock(trx, id);
+          return row?.status === 'awaiting_approval' ? expire(trx, row, TIMEKEEPER.actor) : undefined;
+        }),
+      );
+      if (next !== undefined) expired.push(id);
+    }
+    return { rerun, interrupted, expired };
+  }
+
+  let sweeping: unknown;
+  let closed = false;
+  const sweep = () => {
+    sweeping = clock.setTimeout(() => {
+      if (closed) return;
+      recover().then(sweep, (error: unknown) => {
+        onError(error);
+        sweep();
+      });
+    }, leaseMs);
+  };
+  if (options.recover !== false) {
+    void recover().then(undefined, onError);
+    sweep();
+  }
+
+  return {
+    propose,
+    run: async (input, proposeOptions) => {
+      const call = await propose(input, proposeOptions);
+      if (isTerminal(call.status)) return call as SettledCall;
+      return (await settled(call.id)) ?? (call as SettledCall);
+    },
+    settled,
+    get,
+    approve,
+    deny,
+    cancel,
+    calls: async (session, principal) => (await snapshot(session, principal)).calls,
+    snapshot,
+    canSee: async (session, principal) => mayView(principal, session, await sessionOwner(session)),
+    events,
+    moves,
+    async toolResult(id, format) {
+      const call = await get(id);
+      if (call === undefined) throw new Error(`serverGate.toolResult: no call with id "${id}" is in the ledger.`);
+      if (!isTerminal(call.status)) throw new Error(`serverGate.toolResult: call "${id}" is ${call.status}; answer it once it has settled (await serverGate.settled(id)).`);
+      return toolResult(call as SettledCall, format);
+    },
+    recover,
+    verify: () => ledger.verify(),
+    async close() {
+      closed = true;
+      if (sweeping !== undefined) clock.clearTimeout(sweeping);
+      unfollow();
+      tail.close();
+      keeper.close();
+      for (const feed of [...closing]) await feed.return();
+    },
+  };
+}
+
+function positive(name: string, value: number): number {
+  if (!(typeof value === 'number' && Number.isFinite(value) && value > 0)) {
+    throw new TypeError(`createServerGate: \`${name}\` must be a positive number of milliseconds (got ${String(value)}).`);
+  }
+  return value;
+}
+
+function checkProposeOptions(options: ServerProposeOptions | undefined): ServerProposeOptions {
+  if (typeof options !== 'object' || options === null) {
+    throw new TypeError('serverGate.propose: pass { session, principal }: the conversation and the authenticated user the model acts for.');
+  }
+  if (typeof options.session !== 'string' || options.session === '') throw new TypeError('serverGate.propose: `session` must be a non-empty string (the conversation id).');
+  if (typeof options.principal !== 'string' || options.principal === '') {
+    throw new TypeError('serverGate.propose: `principal` must be a non-empty string (the authenticated user the model acts for).');
+  }
+  return options;
+}
+
+/** What a proposal said, for telling the same proposal again from another one with the same id. */
+function hashProposal(reading: ProposalReading, limits: Limits): string {
+  let said: string;
+  if (!reading.ok) said = `unreadable:${reading.reason.code}:${reading.name ?? ''}`;
+  else {
+    const args = reading.proposal.arguments;
+    if (typeof args === 'string') said = args.length > limits.maxArgumentChars ? `too_large:${args.length}:${args.slice(0, 1024)}` : args;
+    else if (args === undefined) said = '';
+    else {
+      const copied = copyValue(args, limits);
+      said = copied.kind === 'ok' ? canonicalJson(copied.value) : `unreadable:${copied.kind}`;
+    }
+    said = `${reading.proposal.name}\u0000${said}`;
+  }
+  return createHash('sha256').update(said).digest('hex');
+}
+
+function conflictRecord(original: ToolCallRecord, message: string, at: number): ToolCallRecord {
+  const reason = { code: 'id_conflict', message } as const;
+  const pending = createPending({ id: original.id, name: original.name, source: original.source, generatedId: false, turn: original.turn, at });
+  return { ...pending, status: 'rejected', reason, history: [...pending.history, { status: 'rejected', at, reason }] } as unknown as ToolCallRecord;
+}
+
+function textOf(reason: unknown, fallback: string): string {
+  if (typeof reason === 'string' && reason.trim() !== '') return reason.slice(0, 2000);
+  return fallback;
+}

@@ -1,0 +1,39 @@
+import type { ToolCallRecord } from '@toolgate/core';
+
+/**
+ * A record as the ledger stores it: JSON, which drops keys whose value is `undefined`.
+ *
+ * @example
+ * const text = storeRecord(call);
+ */
+export function storeRecord(record: ToolCallRecord): string {
+  return JSON.stringify(record);
+}
+
+/**
+ * A stored record read back with every key a record has (unset ones `undefined`), in the order
+ * core builds them, so that records from the ledger look exactly like records made in memory.
+ *
+ * @example
+ * const call = readRecord(row.record);
+ */
+export function readRecord(text: string): ToolCallRecord {
+  const stored = JSON.parse(text) as Partial<Record<keyof ToolCallRecord, unknown>>;
+  return {
+    id: stored.id,
+    name: stored.name,
+    source: stored.source,
+    generatedId: stored.generatedId ?? false,
+    turn: stored.turn,
+    createdAt: stored.createdAt,
+    updatedAt: stored.updatedAt,
+    status: stored.status,
+    history: stored.history ?? [],
+    input: stored.input,
+    output: stored.output,
+    reason: stored.reason,
+    preview: stored.preview,
+    repairs: stored.repairs,
+    evicted: false,
+  } as ToolCallRecord;
+}
