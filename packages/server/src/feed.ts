@@ -172,7 +172,7 @@ export function pushFeed<T>(onClose: () => void): PushFeed<T> {
       if (failure !== undefined) {
         const { error } = failure;
         failure = undefined;
-        return Promise.reject(error);
+        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
       }
       if (done) return Promise.resolve({ value: undefined, done: true });
       return new Promise((resolve, reject) => {

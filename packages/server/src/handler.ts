@@ -222,7 +222,7 @@ async function readBody(request: Request, limit: number): Promise<Record<string,
   const chunks: Uint8Array[] = [];
   let size = 0;
   if (request.body !== null) {
-    const reader = request.body.getReader();
+    const reader: ReadableStreamDefaultReader<Uint8Array> = request.body.getReader();
     for (;;) {
       const { value, done } = await reader.read();
       if (done) break;

@@ -280,7 +280,7 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
       to: record.status,
       actor,
       at: clock.now(),
-      reason: { code, message } as unknown as Reason,
+      reason: { code, message },
       record: row.record,
     });
   }

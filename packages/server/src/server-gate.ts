@@ -537,16 +537,18 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
   }
 
   function moves(session: string, { principal, after }: { readonly principal: string; readonly after?: number }) {
-    let stop: (() => void) | undefined;
+    let stop: (() => void) | undefined = undefined;
     const feed = pushFeed<LedgerMove>(() => {
       stop?.();
       closing.delete(feed);
     });
     closing.add(feed);
     let owner: string | undefined;
-    const visible = async (move: LedgerMove) => {
+    // Checked on every event: a feed opened before the session's first call shows nothing its
+    // principal may not see once an owner exists.
+    const visible = async () => {
       owner ??= await sessionOwner(session);
-      return mayView(principal, session, owner) ;
+      return mayView(principal, session, owner);
     };
     // Items arrive from two places: the ledger (catching up) and the tail (live); `cursor` keeps
     // each event once and in order.
@@ -559,7 +561,7 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
         for (const item of items) {
           if (feed.closed() || item.event.seq <= cursor) continue;
           cursor = item.event.seq;
-          if (await visible(item)) feed.push(item);
+          if (await visible()) feed.push(item);
         }
       }).catch((error: unknown) => feed.fail(error));
     };

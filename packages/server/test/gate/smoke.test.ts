@@ -1,5 +1,5 @@
 import { defineTool, inputHash } from '@toolgate/core';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createServerGate } from '../../src/index.ts';
 import { describeLedgers } from '../support/ledgers.ts';
 
@@ -56,8 +56,4 @@ describeLedgers('server gate smoke', (target) => {
     expect(await gate.verify()).toMatchObject({ ok: true });
     await gate.close();
   });
-});
-
-describe('nothing', () => {
-  it('runs', () => expect(1).toBe(1));
 });
