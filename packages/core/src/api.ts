@@ -77,7 +77,7 @@ export { toolJsonSchema } from './json-schema-export.ts';
 export { openaiStrictSchema, type OpenAIStrictSchema } from './openai-strict.ts';
 export { PARALLEL_WRAPPER, readParallelWrapper, type WrappedCall } from './parallel-wrapper.ts';
 export { createPartialJson, type PartialJson, type PartialJsonState } from './partial-json.ts';
-export { type StreamReaderOptions, type TurnReader } from './stream.ts';
+export { type StreamGate, type StreamReaderOptions, type TurnReader } from './stream.ts';
 export { answerText, type ReplyOptions, type ReplySource, type SettledTurn, type TurnAnswer } from './turn.ts';
 export {
   aiSdkReply,

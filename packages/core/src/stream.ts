@@ -5,6 +5,16 @@ import { createPartialJson, type PartialJson } from './partial-json.ts';
 import type { ProposalSource, SettledCall, ToolCallRecord } from './record.ts';
 import type { SettledTurn, TurnAnswer } from './turn.ts';
 
+
+/**
+ * What a stream reader needs of a gate: a browser gate has it all, and so does a server gate's
+ * `turn(...)`, which reads a model's stream into the server's ledger.
+ *
+ * @example
+ * const reader = readOpenAIChatStream(serverGate.turn({ session, principal }));
+ */
+export type StreamGate = Pick<ToolGate, 'propose' | 'settled' | 'get' | 'cancel' | 'stream' | 'tools' | 'limits'>;
+
 /**
  * What every provider stream reader takes.
  *
@@ -231,7 +241,7 @@ function inputAsRead(raw: unknown, maxDepth: number): Record<string, unknown> {
  * calls.start('1', { id: 'toolu_1', name: 'write_file', position: 1 });
  * calls.append('1', '{"path":"a.md"');
  */
-export function createCallAssembler(gate: ToolGate, source: ProposalSource, options: StreamReaderOptions = {}): CallAssembler {
+export function createCallAssembler(gate: StreamGate, source: ProposalSource, options: StreamReaderOptions = {}): CallAssembler {
   const clock = options.clock ?? systemClock;
   const interval = options.previewIntervalMs ?? 50;
   const { maxArgumentChars, maxDepth } = gate.limits;

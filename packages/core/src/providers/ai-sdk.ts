@@ -1,7 +1,6 @@
-import type { ToolGate } from '../gate.ts';
 import { outcomeText } from '../outcome.ts';
 import type { SettledCall } from '../record.ts';
-import { STREAM_ERROR, outputCutOff, createCallAssembler, type StreamReaderOptions, type TurnReader } from '../stream.ts';
+import { STREAM_ERROR, outputCutOff, createCallAssembler, type StreamReaderOptions, type TurnReader, type StreamGate } from '../stream.ts';
 import { answersOf, answerText, type ReplyOptions, type ReplySource, type TurnAnswer } from '../turn.ts';
 
 /**
@@ -127,7 +126,7 @@ export interface AiSdkStreamReader extends TurnReader<AiSdkStreamPart> {
  * await reader.read(result.fullStream);
  * messages.push(reader.assistantMessage(), ...aiSdkReply(await reader.settled()));
  */
-export function readAiSdkStream(gate: ToolGate, options: StreamReaderOptions = {}): AiSdkStreamReader {
+export function readAiSdkStream(gate: StreamGate, options: StreamReaderOptions = {}): AiSdkStreamReader {
   const calls = createCallAssembler(gate, 'ai-sdk', options);
   let stop: string | undefined;
   /** A UI stream's step finished without saying why; its `finish` (or the next step) says. */

@@ -1,8 +1,7 @@
-import type { ToolGate } from '../gate.ts';
 import { checkToolNames, toolJsonSchema } from '../json-schema-export.ts';
 import { outcomeText } from '../outcome.ts';
 import type { SettledCall } from '../record.ts';
-import { STREAM_ERROR, outputCutOff, createCallAssembler, type StreamReaderOptions, type TurnReader } from '../stream.ts';
+import { STREAM_ERROR, outputCutOff, createCallAssembler, type StreamReaderOptions, type TurnReader, type StreamGate } from '../stream.ts';
 import type { ToolDefinition } from '../tool.ts';
 import { answerFailed, answersOf, answerText, type ReplyOptions, type ReplySource } from '../turn.ts';
 
@@ -118,7 +117,7 @@ interface Block {
  * await reader.read(await anthropic.messages.create({ model, max_tokens, messages, tools, stream: true }));
  * messages.push(reader.assistantMessage(), anthropicReply(await reader.settled()));
  */
-export function readAnthropicStream(gate: ToolGate, options: StreamReaderOptions = {}): AnthropicStreamReader {
+export function readAnthropicStream(gate: StreamGate, options: StreamReaderOptions = {}): AnthropicStreamReader {
   const calls = createCallAssembler(gate, 'anthropic', options);
   const startInputs = new Map<string, unknown>();
   const blocks = new Map<number, Block>();

@@ -1,9 +1,8 @@
-import type { ToolGate } from '../gate.ts';
 import { checkToolNames, toolJsonSchema } from '../json-schema-export.ts';
 import { outcomeText } from '../outcome.ts';
 import type { SettledCall } from '../record.ts';
 import { copyValue } from '../limits.ts';
-import { outputCutOff, createCallAssembler, type StreamReaderOptions, type TurnReader } from '../stream.ts';
+import { outputCutOff, createCallAssembler, type StreamReaderOptions, type TurnReader, type StreamGate } from '../stream.ts';
 import type { ToolDefinition } from '../tool.ts';
 import { answerFailed, answersOf, answerText, type ReplyOptions, type ReplySource, type TurnAnswer } from '../turn.ts';
 import { createPartialArgs, type PartialArgs } from './gemini-partial-args.ts';
@@ -128,7 +127,7 @@ interface Streaming {
  * await reader.read(await ai.models.generateContentStream({ model, contents, config }));
  * contents.push(reader.modelContent(), geminiReply(await reader.settled()));
  */
-export function readGeminiStream(gate: ToolGate, options: StreamReaderOptions & { readonly candidate?: number } = {}): GeminiStreamReader {
+export function readGeminiStream(gate: StreamGate, options: StreamReaderOptions & { readonly candidate?: number } = {}): GeminiStreamReader {
   const calls = createCallAssembler(gate, 'gemini', options);
   const wanted = options.candidate ?? 0;
   let count = 0;

@@ -1,9 +1,8 @@
-import type { ToolGate } from '../gate.ts';
 import { checkToolNames, toolJsonSchema } from '../json-schema-export.ts';
 import { openaiStrictSchema } from '../openai-strict.ts';
 import { outcomeText } from '../outcome.ts';
 import type { SettledCall } from '../record.ts';
-import { outputCutOff, createCallAssembler, type StreamReaderOptions, type TurnReader } from '../stream.ts';
+import { outputCutOff, createCallAssembler, type StreamReaderOptions, type TurnReader, type StreamGate } from '../stream.ts';
 import type { ToolDefinition } from '../tool.ts';
 import { answersOf, answerText, type ReplyOptions, type ReplySource } from '../turn.ts';
 
@@ -97,7 +96,7 @@ export interface OpenAIChatStreamReader extends TurnReader<OpenAIChatChunk> {
  * const turn = await reader.settled();
  * messages.push(reader.assistantMessage(), ...openaiChatReply(turn));
  */
-export function readOpenAIChatStream(gate: ToolGate, options: StreamReaderOptions & { readonly choice?: number } = {}): OpenAIChatStreamReader {
+export function readOpenAIChatStream(gate: StreamGate, options: StreamReaderOptions & { readonly choice?: number } = {}): OpenAIChatStreamReader {
   const calls = createCallAssembler(gate, 'openai-chat', options);
   const wanted = options.choice ?? 0;
   const byIndex = new Map<number, string>();

@@ -1,7 +1,6 @@
-import type { ToolGate } from '../gate.ts';
 import { outcomeText } from '../outcome.ts';
 import type { SettledCall } from '../record.ts';
-import { createCallAssembler, type StreamReaderOptions, type TurnReader } from '../stream.ts';
+import { createCallAssembler, type StreamReaderOptions, type TurnReader, type StreamGate } from '../stream.ts';
 import type { ToolDefinition } from '../tool.ts';
 import { answersOf, answerText, type ReplyOptions, type ReplySource } from '../turn.ts';
 import { openaiFunctions, type OpenAIToolsOptions } from './openai-chat.ts';
@@ -100,7 +99,7 @@ export interface OpenAIResponsesStreamReader extends TurnReader<OpenAIResponsesE
  * await reader.read(await openai.responses.create({ model, input, tools, stream: true, store: false }));
  * input.push(...reader.outputItems(), ...openaiResponsesReply(await reader.settled()));
  */
-export function readOpenAIResponsesStream(gate: ToolGate, options: StreamReaderOptions = {}): OpenAIResponsesStreamReader {
+export function readOpenAIResponsesStream(gate: StreamGate, options: StreamReaderOptions = {}): OpenAIResponsesStreamReader {
   const calls = createCallAssembler(gate, 'openai-responses', options);
   let stop: string | undefined;
   /** Every output item seen, by output index: the latest the stream said about it. */
