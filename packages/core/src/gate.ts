@@ -2,7 +2,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import { systemClock, type Clock } from './clock.ts';
 import { problemReason, readArguments } from './arguments.ts';
 import { auditEvent, createAuditLog, type AuditLog, type AuditWriter } from './audit.ts';
-import { copyValue, DEFAULT_LIMITS, type Limits } from './limits.ts';
+import { copyValue, resolveLimits, type Limits } from './limits.ts';
 import { createPending, transition, type CallEvent } from './machine.ts';
 import { PARALLEL_WRAPPER, parallelWrapperReason } from './parallel-wrapper.ts';
 import { readProposal } from './proposal.ts';
@@ -220,7 +220,7 @@ export function createToolGateWith(defaultCompiler: JsonSchemaCompiler) {
 }
 
 function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompiler): ToolGate {
-  const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const limits: Limits = resolveLimits(options.limits);
   const clock = options.clock ?? systemClock;
   const store = options.store;
   const onError = options.onError ?? ((error: unknown) => console.error(error));

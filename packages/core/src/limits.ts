@@ -23,6 +23,43 @@ export interface Limits {
 export const DEFAULT_LIMITS: Limits = Object.freeze({ maxArgumentChars: 262_144, maxDepth: 64 });
 
 /**
+ * The limits a gate enforces, from what its options say: a limit left unset (`undefined`) takes
+ * its default, so a config value that is missing never switches a limit off. Anything else that
+ * is not a positive whole number is a programmer error, thrown at once with the option's name.
+ *
+ * @example
+ * resolveLimits({ maxDepth: 16 }); // { maxArgumentChars: 262144, maxDepth: 16 }
+ * resolveLimits({ maxArgumentChars: undefined }); // DEFAULT_LIMITS' values
+ * resolveLimits({ maxDepth: 0 }); // throws: limits.maxDepth must be a positive whole number (got 0)
+ */
+export function resolveLimits(limits: Partial<Limits> | undefined): Limits {
+  if (limits === undefined) return DEFAULT_LIMITS;
+  if (typeof limits !== 'object' || limits === null) {
+    throw new TypeError(
+      `createToolGate: limits must be an object such as { maxArgumentChars: 262144, maxDepth: 64 } (got ${describeLimit(limits)}); leave it out for the defaults.`,
+    );
+  }
+  return Object.freeze({ maxArgumentChars: limitOf(limits, 'maxArgumentChars'), maxDepth: limitOf(limits, 'maxDepth') });
+}
+
+function limitOf(limits: Partial<Limits>, key: keyof Limits): number {
+  const value: unknown = limits[key];
+  if (value === undefined) return DEFAULT_LIMITS[key];
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    throw new TypeError(
+      `createToolGate: limits.${key} must be a positive whole number (got ${describeLimit(value)}); leave it unset for the default (${DEFAULT_LIMITS[key]}).`,
+    );
+  }
+  return value;
+}
+
+function describeLimit(value: unknown): string {
+  if (typeof value === 'string') return `the string ${JSON.stringify(value)}`;
+  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
+  return value === null ? 'null' : typeof value;
+}
+
+/**
  * What one pass over a JSON text found: whether it nests deeper than allowed, and whether some
  * string in it may be the key `__proto__` (then the parsed value is checked precisely).
  *
