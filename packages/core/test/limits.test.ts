@@ -90,7 +90,10 @@ describe('limits in the options', () => {
   const echo = () => defineTool({ name: 'echo', inputSchema: { type: 'object' }, execute: (input) => input });
 
   it('takes the default for a limit left unset, so a missing config value never switches it off', () => {
-    const gate = createToolGate({ tools: [echo()], limits: { maxArgumentChars: undefined, maxDepth: undefined } });
+    // As a config read from the environment gives them where nothing was set (JavaScript, or
+    // TypeScript without exactOptionalPropertyTypes, passes these without a cast).
+    const unset = { maxArgumentChars: undefined, maxDepth: undefined } as unknown as Partial<Limits>;
+    const gate = createToolGate({ tools: [echo()], limits: unset });
     expect(gate.limits).toEqual(DEFAULT_LIMITS);
     const call = gate.propose({ name: 'echo', arguments: '{"pad":"' + 'x'.repeat(DEFAULT_LIMITS.maxArgumentChars) + '"}' });
     expect(call.reason?.code).toBe('too_large');
@@ -119,5 +122,28 @@ describe('limits in the options', () => {
 
   it('refuses limits that are not an object', () => {
     expect(() => createToolGate({ tools: [echo()], limits: 64 as unknown as Partial<Limits> })).toThrow(/limits must be an object .*\(got 64\)/);
+  });
+});
+
+describe('deep values', () => {
+  it('rely on a JSON.parse that does not recurse: it reads text 300,000 levels deep', () => {
+    // A recursive parser would need a stack frame per level, far more than the default stack.
+    const depth = 300_000;
+    expect(() => JSON.parse('['.repeat(depth) + ']'.repeat(depth))).not.toThrow();
+    expect(() => JSON.parse('{"a":'.repeat(depth) + '1' + '}'.repeat(depth))).not.toThrow();
+  });
+
+  it('are walked without recursion, as deep as a limit allows, as text and as objects', async () => {
+    const depth = 100_000;
+    const tool = defineTool({ name: 'nest', inputSchema: { type: 'object' }, execute: () => 'ok' });
+    const gate = createToolGate({ tools: [tool], limits: { maxArgumentChars: 10_000_000, maxDepth: depth + 1 } });
+    let value: Record<string, unknown> = { leaf: 1 };
+    for (let i = 1; i < depth; i++) value = { a: value };
+    const text = '{"a":'.repeat(depth - 1) + '{"leaf":1}' + '}'.repeat(depth - 1);
+    expect((await gate.run({ name: 'nest', arguments: text })).status).toBe('committed');
+    expect((await gate.run({ name: 'nest', arguments: value })).status).toBe('committed');
+    const tighter = createToolGate({ tools: [tool], limits: { maxArgumentChars: 10_000_000, maxDepth: depth - 1 } });
+    expect(tighter.propose({ name: 'nest', arguments: text }).reason?.code).toBe('too_deep');
+    expect(tighter.propose({ name: 'nest', arguments: value }).reason?.code).toBe('too_deep');
   });
 });
