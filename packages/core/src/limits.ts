@@ -220,7 +220,21 @@ function walkValue(root: unknown, maxDepth: number, maxChars: number, copying: b
   const stack = walk.stack;
   for (let frame = stack.pop(); frame !== undefined && going(walk); frame = stack.pop()) {
     const first = stack.length;
-    if (frame.array) {
+    if (walk.parsed) {
+      // Parsed text was measured as text and holds nothing JSON cannot carry: of its leaves only
+      // a number needs a look (1e400 parses to Infinity).
+      if (frame.array) {
+        const source = frame.source as readonly unknown[];
+        for (let i = 0; i < source.length && walk.problem === undefined; i++) look(walk, source[i], frame, i);
+      } else {
+        const source = frame.source as Readonly<Record<string, unknown>>;
+        for (const key in source) {
+          if (key === '__proto__') found(walk, { kind: 'proto_key', path: pointerOf(frame, key) });
+          else look(walk, source[key], frame, key);
+          if (walk.problem !== undefined) break;
+        }
+      }
+    } else if (frame.array) {
       const source = frame.source as readonly unknown[];
       const copy = frame.copy as unknown[] | undefined;
       if (walk.counting && source.length > 1) walk.budget -= source.length - 1;
@@ -228,18 +242,21 @@ function walkValue(root: unknown, maxDepth: number, maxChars: number, copying: b
         const item = take(walk, source[i], frame, i);
         if (walk.copying && copy !== undefined) copy.push(item);
       }
-    } else if (walk.parsed) {
-      const source = frame.source as Readonly<Record<string, unknown>>;
-      for (const key in source) {
-        entry(walk, frame, source, key, undefined);
-        if (!going(walk)) break;
-      }
     } else {
       const source = frame.source as Readonly<Record<string, unknown>>;
       const copy = frame.copy as Record<string, unknown> | undefined;
       const keys = Object.keys(source);
       if (walk.counting && keys.length > 1) walk.budget -= keys.length - 1;
-      for (let i = 0; i < keys.length && going(walk); i++) entry(walk, frame, source, keys[i] as string, copy);
+      for (let i = 0; i < keys.length && going(walk); i++) {
+        const key = keys[i] as string;
+        if (key === '__proto__') {
+          found(walk, { kind: 'proto_key', path: pointerOf(frame, key) });
+          if (!going(walk)) break;
+        }
+        if (walk.counting) walk.budget -= stringLength(key, walk.budget) + 1;
+        const item = take(walk, source[key], frame, key);
+        if (walk.copying && copy !== undefined) copy[key] = item;
+      }
     }
     // Children were pushed in order; reversed, the first is read next.
     for (let a = first, b = stack.length - 1; a < b; a++, b--) {
@@ -264,14 +281,13 @@ function found(walk: Walk, problem: ValueProblem): void {
   walk.copying = false;
 }
 
-function entry(walk: Walk, frame: Frame, source: Readonly<Record<string, unknown>>, key: string, copy: Record<string, unknown> | undefined): void {
-  if (key === '__proto__') {
-    found(walk, { kind: 'proto_key', path: pointerOf(frame, key) });
-    if (!going(walk)) return;
+/** One value of parsed text: a container is walked, a number checked; nothing else can be wrong. */
+function look(walk: Walk, item: unknown, frame: Frame, key: string | number): void {
+  if (typeof item === 'object') {
+    if (item !== null) open(walk, item, frame, key);
+  } else if (typeof item === 'number' && item - item !== 0) {
+    found(walk, { kind: 'not_finite', path: pointerOf(frame, key), found: item });
   }
-  if (walk.counting) walk.budget -= stringLength(key, walk.budget) + 1;
-  const item = take(walk, source[key], frame, key);
-  if (walk.copying && copy !== undefined) copy[key] = item;
 }
 
 /** Checks and charges one value found at `key` in `parent` (the root when there is none); returns what the copy holds there. */
