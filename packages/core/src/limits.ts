@@ -162,14 +162,90 @@ export function copyValue(value: unknown, limits: Limits): ValueReading {
  * Checks a value that `JSON.parse` has just made, so it is already a fresh plain copy no caller
  * can reach: it must nest no deeper than `maxDepth`, hold no `__proto__` key (an ordinary own key
  * after `JSON.parse`, which `Object.assign` or a naive merge in a tool would turn into a prototype
- * change) and no number that is not finite (`1e400` parses to `Infinity`). The walk is the one
- * {@link copyValue} makes, so text and an object holding the same value get the same answer.
+ * change) and no number that is not finite (`1e400` parses to `Infinity`). It reads in the order
+ * {@link copyValue} reads, so text and an object holding the same value get the same answer, at
+ * the same path. It does not copy: the parsed value is already one.
  *
  * @example
  * checkValue(JSON.parse('{"amount_cents":1e400}'), 64); // { kind: 'not_finite', path: '/amount_cents', found: Infinity }
  */
 export function checkValue(value: unknown, maxDepth: number): ValueReading {
-  return walkValue(value, maxDepth, Infinity, false);
+  // `for…in` lists inherited keys too; where something has made one of Object.prototype's keys
+  // enumerable (a polluted page), the general walk lists keys with Object.keys instead.
+  return inheritsEnumerableKeys() ? walkValue(value, maxDepth, Infinity, false) : walkParsed(value, maxDepth);
+}
+
+/**
+ * The walk for what `JSON.parse` made: it was measured as text and holds nothing JSON cannot
+ * carry, so of its leaves only a number needs a look, and as a tree it needs no record of where
+ * each container sits until a problem is found. Keeps the containers still to read on its own
+ * stack, in document order, and decides exactly as {@link walkValue} does.
+ */
+function walkParsed(root: unknown, maxDepth: number): ValueReading {
+  if (typeof root !== 'object' || root === null) {
+    return typeof root === 'number' && root - root !== 0 ? { kind: 'not_finite', path: '', found: root } : { kind: 'ok', value: root };
+  }
+  if (maxDepth < 1) return { kind: 'too_deep' };
+  const nodes: object[] = [root];
+  // The depth of each waiting container's children.
+  const depths: number[] = [1];
+  for (let node = nodes.pop(); node !== undefined; node = nodes.pop()) {
+    const depth = depths.pop() as number;
+    const first = nodes.length;
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        const item: unknown = node[i];
+        if (typeof item === 'object') {
+          if (item === null) continue;
+          if (depth >= maxDepth) return { kind: 'too_deep' };
+          nodes.push(item);
+          depths.push(depth + 1);
+        } else if (typeof item === 'number' && item - item !== 0) {
+          return { kind: 'not_finite', path: pointerIn(root, node, i), found: item };
+        }
+      }
+    } else {
+      const source = node as Readonly<Record<string, unknown>>;
+      for (const key in source) {
+        if (key === '__proto__') return { kind: 'proto_key', path: pointerIn(root, node, key) };
+        const item = source[key];
+        if (typeof item === 'object') {
+          if (item === null) continue;
+          if (depth >= maxDepth) return { kind: 'too_deep' };
+          nodes.push(item);
+          depths.push(depth + 1);
+        } else if (typeof item === 'number' && item - item !== 0) {
+          return { kind: 'not_finite', path: pointerIn(root, node, key), found: item };
+        }
+      }
+    }
+    // Children were pushed in order; reversed, the first is read next.
+    for (let a = first, b = nodes.length - 1; a < b; a++, b--) {
+      const swapNode = nodes[a] as object;
+      nodes[a] = nodes[b] as object;
+      nodes[b] = swapNode;
+      const swapDepth = depths[a] as number;
+      depths[a] = depths[b] as number;
+      depths[b] = swapDepth;
+    }
+  }
+  return { kind: 'ok', value: root };
+}
+
+/** The JSON pointer of `key` in `container`, somewhere in the tree `root`; searched only when a problem is reported. */
+function pointerIn(root: object, container: object, key: string | number): string {
+  const stack: Frame[] = [{ source: root, array: Array.isArray(root), copy: undefined, depth: 0, parent: undefined, key: '' }];
+  for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) {
+    if (frame.source === container) return pointerOf(frame, key);
+    const source = frame.source as Readonly<Record<string, unknown>>;
+    for (const k of frame.array ? (source as unknown as unknown[]).keys() : Object.keys(source)) {
+      const item = source[k];
+      if (typeof item === 'object' && item !== null) {
+        stack.push({ source: item, array: Array.isArray(item), copy: undefined, depth: frame.depth + 1, parent: frame, key: k });
+      }
+    }
+  }
+  return ''; // not reached: the container is in the tree
 }
 
 /** An object or array the walk has reached and not yet read. */
@@ -185,10 +261,8 @@ interface Frame {
 /** Where one walk is. */
 interface Walk {
   readonly maxDepth: number;
-  /** Parsed text was measured as text; counting again would only cost time. */
+  /** Whether there is a size limit to count against; a value measured as text has none left. */
   readonly counting: boolean;
-  /** The value came from `JSON.parse`: plain objects only, so `for…in` may list their keys. */
-  readonly parsed: boolean;
   budget: number;
   copying: boolean;
   problem: ValueProblem | undefined;
@@ -196,10 +270,10 @@ interface Walk {
 }
 
 /**
- * The one walk over arguments: depth, `__proto__` keys, finite numbers, plain JSON data, and
- * (when `maxChars` is finite) the size, making a copy when asked. It keeps its own stack instead
- * of recursing, so no input can overflow the call stack, and reads containers in document order
- * so the first problem it reports is the same for every form of the same value.
+ * The walk over a value from anywhere: depth, `__proto__` keys, finite numbers, plain JSON data,
+ * and (when `maxChars` is finite) the size, making a copy when asked, in one pass. It keeps its
+ * own stack instead of recursing, so no input can overflow the call stack, and reads containers
+ * in document order so the first problem it reports is the same for every form of the same value.
  */
 function walkValue(root: unknown, maxDepth: number, maxChars: number, copying: boolean): ValueReading {
   // The state is an object literal, not a class instance or a closure: a literal's shape lives as
@@ -208,9 +282,6 @@ function walkValue(root: unknown, maxDepth: number, maxChars: number, copying: b
   const walk: Walk = {
     maxDepth,
     counting: maxChars !== Infinity,
-    // `for…in` lists inherited keys too; where something has made one of Object.prototype's
-    // enumerable (a polluted page), keys are listed by Object.keys instead.
-    parsed: !copying && !inheritsEnumerableKeys(),
     budget: maxChars,
     copying,
     problem: undefined,
@@ -220,21 +291,7 @@ function walkValue(root: unknown, maxDepth: number, maxChars: number, copying: b
   const stack = walk.stack;
   for (let frame = stack.pop(); frame !== undefined && going(walk); frame = stack.pop()) {
     const first = stack.length;
-    if (walk.parsed) {
-      // Parsed text was measured as text and holds nothing JSON cannot carry: of its leaves only
-      // a number needs a look (1e400 parses to Infinity).
-      if (frame.array) {
-        const source = frame.source as readonly unknown[];
-        for (let i = 0; i < source.length && walk.problem === undefined; i++) look(walk, source[i], frame, i);
-      } else {
-        const source = frame.source as Readonly<Record<string, unknown>>;
-        for (const key in source) {
-          if (key === '__proto__') found(walk, { kind: 'proto_key', path: pointerOf(frame, key) });
-          else look(walk, source[key], frame, key);
-          if (walk.problem !== undefined) break;
-        }
-      }
-    } else if (frame.array) {
+    if (frame.array) {
       const source = frame.source as readonly unknown[];
       const copy = frame.copy as unknown[] | undefined;
       if (walk.counting && source.length > 1) walk.budget -= source.length - 1;
@@ -281,15 +338,6 @@ function found(walk: Walk, problem: ValueProblem): void {
   walk.copying = false;
 }
 
-/** One value of parsed text: a container is walked, a number checked; nothing else can be wrong. */
-function look(walk: Walk, item: unknown, frame: Frame, key: string | number): void {
-  if (typeof item === 'object') {
-    if (item !== null) open(walk, item, frame, key);
-  } else if (typeof item === 'number' && item - item !== 0) {
-    found(walk, { kind: 'not_finite', path: pointerOf(frame, key), found: item });
-  }
-}
-
 /** Checks and charges one value found at `key` in `parent` (the root when there is none); returns what the copy holds there. */
 function take(walk: Walk, item: unknown, parent: Frame | undefined, key: string | number): unknown {
   if (typeof item === 'object' && item !== null) return open(walk, item, parent, key);
@@ -309,7 +357,7 @@ function take(walk: Walk, item: unknown, parent: Frame | undefined, key: string 
 
 function open(walk: Walk, item: object, parent: Frame | undefined, key: string | number): unknown {
   const array = Array.isArray(item);
-  if (!array && !walk.parsed) {
+  if (!array) {
     const proto: unknown = Object.getPrototypeOf(item);
     if (proto !== Object.prototype && proto !== null) {
       const name = (item as { constructor?: { name?: unknown } }).constructor?.name;

@@ -75,6 +75,22 @@ describe('numbers out of range', () => {
   });
 });
 
+describe('on a page where Object.prototype has an enumerable key', () => {
+  it('reads text as it does anywhere else, and never takes the inherited key for an argument', async () => {
+    const { gate } = wallet();
+    Object.defineProperty(Object.prototype, 'injected', { value: Infinity, enumerable: true, configurable: true, writable: true });
+    try {
+      expect((await gate.run({ name: 'charge', arguments: '{"amount_cents":5}' })).status).toBe('committed');
+      const call = await gate.run({ name: 'charge', arguments: '{"amount_cents":5,"meta":{"rate":1e400}}' });
+      expect(call.reason?.issues?.map((issue) => issue.path)).toEqual(['/meta/rate']);
+      const proto = await gate.run({ name: 'charge', arguments: '{"amount_cents":5,"__proto__":{}}' });
+      expect(proto.reason?.issues?.map((issue) => issue.path)).toEqual(['/__proto__']);
+    } finally {
+      delete (Object.prototype as Record<string, unknown>)['injected'];
+    }
+  });
+});
+
 describe('the size of an object', () => {
   const echo = () => defineTool({ name: 'echo', inputSchema: { type: 'object' }, execute: () => 'ok' });
   const value = { note: 'a "quoted" line\n', n: [-0, 1.5, 1e21, true, false, null], '': { é: '\ud800' } };
