@@ -11,7 +11,7 @@ export {
   type ToolGate,
   type ToolGateOptions,
 } from './gate.ts';
-export { copyValue, DEFAULT_LIMITS, type Limits } from './limits.ts';
+export { copyValue, DEFAULT_LIMITS, resolveLimits, type Limits } from './limits.ts';
 export { ALLOWED_TRANSITIONS, createPending, transition, type CallEvent } from './machine.ts';
 export { outcomeText, outputText } from './outcome.ts';
 export { readProposal, type Proposal, type ProposalReading } from './proposal.ts';

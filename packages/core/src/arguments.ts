@@ -1,4 +1,4 @@
-import { copyValue, scanJson, type Limits, type ValueProblem } from './limits.ts';
+import { checkValue, copyValue, nestsTooDeep, type Limits, type ValueProblem } from './limits.ts';
 import type { Reason, RejectedCode, Repair } from './record.ts';
 import type { RepairKind } from './repair.ts';
 import { describeValue } from './schema.ts';
@@ -17,8 +17,9 @@ const NO_REPAIRS: readonly Repair[] = Object.freeze([]);
 
 /**
  * Reads a call's raw arguments (a JSON string, an object, or nothing) into an object, checking
- * the limits before parsing. Known model defects are rejected with a reason naming them, unless
- * the tool allows that repair.
+ * the size before parsing and the rest in one walk over the value, so text and an object holding
+ * the same value get the same answer. Known model defects are rejected with a reason naming
+ * them, unless the tool allows that repair.
  *
  * @example
  * readArguments('{"amount_cents":1250}', DEFAULT_LIMITS, []);
@@ -45,6 +46,11 @@ export function problemReason(problem: ValueProblem, limits: Limits): Reason<Rej
       return tooDeep(limits).reason;
     case 'proto_key':
       return protoKey(problem.path).reason;
+    case 'not_finite':
+      return invalid('invalid_arguments', 'the arguments hold a number that is not finite (JSON numbers past ±1.8e308 read as Infinity)', {
+        path: problem.path,
+        message: `must be a finite number (got ${problem.found})`,
+      }).reason;
     case 'not_json':
       return invalid('invalid_arguments', 'the arguments hold a value JSON cannot carry', {
         path: problem.path,
@@ -55,13 +61,19 @@ export function problemReason(problem: ValueProblem, limits: Limits): Reason<Rej
 
 function readText(text: string, limits: Limits, allowed: readonly RepairKind[]): ArgumentsReading {
   if (text.length > limits.maxArgumentChars) return tooLarge(limits, text.length);
-  const scan = scanJson(text, limits.maxDepth);
-  if (scan.tooDeep) return tooDeep(limits);
   let value: unknown;
   let repairs: readonly Repair[] = NO_REPAIRS;
   try {
+    // Parsed before its depth is measured, because parsing cannot overflow the call stack:
+    // V8's JSON parser keeps its nesting on a heap stack of its own, not in recursion (Node 20
+    // parses '['.repeat(1e7) + ']'.repeat(1e7), and as deep an object, with a 50 KB call stack,
+    // `node --stack-size=50`); SpiderMonkey's and JavaScriptCore's parsers keep one too. Were a
+    // parser to throw a RangeError instead, the catch below still answers too_deep. Nothing
+    // recursive touches the value afterwards: checkValue keeps its own stack.
     value = JSON.parse(text);
   } catch (error) {
+    // Text that nests too deep says so, whether or not it also fails to parse.
+    if (nestsTooDeep(text, limits.maxDepth)) return tooDeep(limits);
     const salvaged = salvage(text, (error as Error).message, allowed);
     if (!salvaged.ok) return salvaged;
     value = salvaged.value;
@@ -69,21 +81,18 @@ function readText(text: string, limits: Limits, allowed: readonly RepairKind[]):
   }
   if (typeof value === 'string') {
     const inner = parseOrUndefined(value);
-    if (typeof inner === 'object' && inner !== null && !Array.isArray(inner) && value.length <= limits.maxArgumentChars) {
+    if (typeof inner === 'object' && inner !== null && !Array.isArray(inner)) {
       if (!allowed.includes('double_encoded')) {
         return invalid('invalid_json', 'the arguments are double-encoded: a JSON string that contains the JSON object; send the object itself');
       }
-      if (scanJson(value, limits.maxDepth).tooDeep) return tooDeep(limits);
       value = inner;
       repairs = [...repairs, { kind: 'double_encoded', path: '', message: 'decoded the JSON object inside the arguments string' }];
     }
   }
-  if (scan.mayHaveProtoKey || repairs.length > 0) {
-    // JSON.parse makes `__proto__` an ordinary own key, which Object.assign or a naive merge in a
-    // tool would turn into a prototype change; the bounded walk finds it (the text is already in limits).
-    const checked = copyValue(value, { maxArgumentChars: Infinity, maxDepth: limits.maxDepth });
-    if (checked.kind === 'proto_key') return protoKey(checked.path);
-  }
+  // The parsed value is the one walk's input: depth, `__proto__` keys and numbers out of range
+  // (`1e400` parses to Infinity) are refused here, as they are in an object.
+  const checked = checkValue(value, limits.maxDepth);
+  if (checked.kind !== 'ok') return { ok: false, reason: problemReason(checked, limits) };
   return asObject(value, repairs);
 }
 

@@ -2,7 +2,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import { systemClock, type Clock } from './clock.ts';
 import { auditEvent, createAuditLog, type AuditLog, type AuditWriter } from './audit.ts';
 import type { CallRequest } from './call-request.ts';
-import { DEFAULT_LIMITS, type Limits } from './limits.ts';
+import { resolveLimits, type Limits } from './limits.ts';
 import { createPending, transition, type CallEvent } from './machine.ts';
 import { createPipeline, messageOf, truncatedReason, type CallKeeper, type MoveNote, type ToolEntry } from './pipeline.ts';
 import { readProposal } from './proposal.ts';
@@ -173,7 +173,7 @@ export function createToolGateWith(defaultCompiler: JsonSchemaCompiler) {
 }
 
 function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompiler): ToolGate {
-  const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const limits: Limits = resolveLimits(options.limits);
   const clock = options.clock ?? systemClock;
   const store = options.store;
   const onError = options.onError ?? ((error: unknown) => console.error(error));

@@ -1,8 +1,9 @@
 import { escapePointer } from './schema.ts';
 
 /**
- * How much a model may send. Checked before anything is parsed, so a 20 MB or 100,000-deep
- * argument costs a length check and one bounded scan, never a parse or a stack overflow.
+ * How much a model may send. The size is checked before anything is parsed, so a 20 MB argument
+ * costs a length check; the depth by one walk with its own stack, so a 100,000-deep argument
+ * never overflows the call stack.
  *
  * @example
  * createToolGate({ tools, limits: { maxArgumentChars: 64 * 1024, maxDepth: 16 } });
@@ -23,15 +24,40 @@ export interface Limits {
 export const DEFAULT_LIMITS: Limits = Object.freeze({ maxArgumentChars: 262_144, maxDepth: 64 });
 
 /**
- * What one pass over a JSON text found: whether it nests deeper than allowed, and whether some
- * string in it may be the key `__proto__` (then the parsed value is checked precisely).
+ * The limits a gate enforces, from what its options say: a limit left unset (`undefined`) takes
+ * its default, so a config value that is missing never switches a limit off. Anything else that
+ * is not a positive whole number is a programmer error, thrown at once with the option's name.
  *
  * @example
- * const { tooDeep, mayHaveProtoKey }: JsonScan = scanJson(text, 64);
+ * resolveLimits({ maxDepth: 16 }); // { maxArgumentChars: 262144, maxDepth: 16 }
+ * resolveLimits({ maxArgumentChars: undefined }); // DEFAULT_LIMITS' values
+ * resolveLimits({ maxDepth: 0 }); // throws: limits.maxDepth must be a positive whole number (got 0)
  */
-export interface JsonScan {
-  readonly tooDeep: boolean;
-  readonly mayHaveProtoKey: boolean;
+export function resolveLimits(limits: { readonly [K in keyof Limits]?: number | undefined } | undefined): Limits {
+  if (limits === undefined) return DEFAULT_LIMITS;
+  if (typeof limits !== 'object' || limits === null) {
+    throw new TypeError(
+      `createToolGate: limits must be an object such as { maxArgumentChars: 262144, maxDepth: 64 } (got ${describeLimit(limits)}); leave it out for the defaults.`,
+    );
+  }
+  return Object.freeze({ maxArgumentChars: limitOf(limits, 'maxArgumentChars'), maxDepth: limitOf(limits, 'maxDepth') });
+}
+
+function limitOf(limits: { readonly [K in keyof Limits]?: number | undefined }, key: keyof Limits): number {
+  const value: unknown = limits[key];
+  if (value === undefined) return DEFAULT_LIMITS[key];
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    throw new TypeError(
+      `createToolGate: limits.${key} must be a positive whole number (got ${describeLimit(value)}); leave it unset for the default (${DEFAULT_LIMITS[key]}).`,
+    );
+  }
+  return value;
+}
+
+function describeLimit(value: unknown): string {
+  if (typeof value === 'string') return `the string ${JSON.stringify(value)}`;
+  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
+  return value === null ? 'null' : typeof value;
 }
 
 const QUOTE = 34;
@@ -42,23 +68,21 @@ const CLOSE_BRACE = 125;
 const CLOSE_BRACKET = 93;
 
 /**
- * Scans a JSON text once, without parsing it, for nesting depth and possible `__proto__` keys.
- * Strings are skipped with `indexOf`, so text-heavy arguments cost little more than a memchr.
- * Malformed text is scanned as far as it goes; `JSON.parse` reports the error afterwards.
+ * Whether a JSON text nests objects and arrays deeper than `maxDepth`, found by one scan without
+ * parsing it. Strings are skipped with `indexOf`, so text-heavy input costs little more than a
+ * memchr. Malformed text is scanned as far as it goes. Arguments are parsed first and measured
+ * by {@link checkValue}; this answers for text that does not parse, and for strings a repair
+ * would decode.
  *
  * @example
- * scanJson('[[[]]]', 2).tooDeep; // true
+ * nestsTooDeep('[[[]]]', 2); // true
  */
-export function scanJson(text: string, maxDepth: number): JsonScan {
+export function nestsTooDeep(text: string, maxDepth: number): boolean {
   // Text that holds no more openers than the depth allows cannot nest too deep: a native count
-  // settles it without walking the text (a file's content, with its many escaped quotes, is the
-  // common case). Any spelling of a `__proto__` key needs the letters or a \u escape.
-  if (fewerOpeners(text, maxDepth + 1)) {
-    return { tooDeep: false, mayHaveProtoKey: text.includes('__proto__') || text.includes('\\u') };
-  }
+  // settles it without walking the text.
+  if (fewerOpeners(text, maxDepth + 1)) return false;
   const length = text.length;
   let depth = 0;
-  let mayHaveProtoKey = false;
   let nextBackslash = text.indexOf('\\');
   if (nextBackslash === -1) nextBackslash = length;
   for (let i = 0; i < length; i++) {
@@ -70,27 +94,21 @@ export function scanJson(text: string, maxDepth: number): JsonScan {
         nextBackslash = text.indexOf('\\', start);
         if (nextBackslash === -1) nextBackslash = length;
       }
-      let escaped = false;
       while (end !== -1 && nextBackslash < end) {
-        escaped = true;
         let k = end - 1;
         while (text.charCodeAt(k) === BACKSLASH) k--;
         if ((end - 1 - k) % 2 === 0) break; // an even run of backslashes does not escape the quote
         end = text.indexOf('"', end + 1);
       }
       if (end === -1) break;
-      const rawLength = end - start - 1;
-      if (rawLength === 9 ? text.startsWith('__proto__', start + 1) : escaped && rawLength <= 54 && decodesToProto(text, start, end)) {
-        mayHaveProtoKey = true;
-      }
       i = end;
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      if (++depth > maxDepth) return { tooDeep: true, mayHaveProtoKey };
+      if (++depth > maxDepth) return true;
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
       depth--;
     }
   }
-  return { tooDeep: false, mayHaveProtoKey };
+  return false;
 }
 
 /** Whether `text` holds fewer than `count` of `{` and `[` together, counted natively. */
@@ -101,16 +119,8 @@ function fewerOpeners(text: string, count: number): boolean {
   return true;
 }
 
-function decodesToProto(text: string, start: number, end: number): boolean {
-  try {
-    return JSON.parse(text.slice(start, end + 1)) === '__proto__';
-  } catch {
-    return false;
-  }
-}
-
 /**
- * What a bounded walk over an object found wrong, if anything. `path` is a JSON pointer.
+ * What a bounded walk over a value found wrong, if anything. `path` is a JSON pointer.
  *
  * @example
  * const problem: ValueProblem = { kind: 'proto_key', path: '/options/__proto__' };
@@ -119,74 +129,274 @@ export type ValueProblem =
   | { readonly kind: 'too_large' }
   | { readonly kind: 'too_deep' }
   | { readonly kind: 'proto_key'; readonly path: string }
+  | { readonly kind: 'not_finite'; readonly path: string; readonly found: number }
   | { readonly kind: 'not_json'; readonly path: string; readonly found: string };
 
 /**
+ * A value that passed the walk, or what the walk found wrong with it.
+ *
+ * @example
+ * const reading: ValueReading = copyValue({ q: 1 }, DEFAULT_LIMITS); // { kind: 'ok', value: { q: 1 } }
+ */
+export type ValueReading = ValueProblem | { readonly kind: 'ok'; readonly value: unknown };
+
+/**
  * Copies arguments that arrived as an object (Anthropic, Gemini, MCP, AI SDK) into plain JSON
- * data, with the same limits as text: it counts roughly the characters the JSON would take and
- * stops as soon as a limit is passed, so a huge, wide or cyclic object costs at most the limit.
- * Refuses `__proto__` keys and values JSON cannot carry (functions, class instances, `undefined`,
- * non-finite numbers). The copy is what gets validated and run, so a caller that changes its
- * object afterwards (while a person decides, say) cannot change what the tool receives.
+ * data, under the same rules as text. The size is the length of the object's compact JSON text,
+ * counted as the walk goes, which stops as soon as the limit is passed, so a huge, wide or cyclic
+ * object costs at most the limit; a value over the limit is `too_large` whatever else is wrong
+ * with it, as text over the limit is refused before it is parsed. Refuses what
+ * {@link checkValue} refuses, and values JSON cannot carry (functions, class instances,
+ * `undefined`). The copy is what gets validated and run, so a caller that changes its object
+ * afterwards (while a person decides, say) cannot change what the tool receives.
  *
  * @example
  * copyValue({ a: () => 1 }, DEFAULT_LIMITS); // { kind: 'not_json', path: '/a', found: 'function' }
  * copyValue({ a: [1] }, DEFAULT_LIMITS); // { kind: 'ok', value: { a: [1] } }
  */
-export function copyValue(value: unknown, limits: Limits): ValueProblem | { readonly kind: 'ok'; readonly value: unknown } {
-  let budget = limits.maxArgumentChars;
-  let problem: ValueProblem | undefined;
-  const fail = (found: ValueProblem): undefined => {
-    problem = found;
-    return undefined;
-  };
-  const visit = (node: unknown, depth: number, path: string): unknown => {
-    switch (typeof node) {
-      case 'string':
-        budget -= node.length + 3;
-        return budget < 0 ? fail({ kind: 'too_large' }) : node;
-      case 'number':
-        budget -= 9;
-        if (!Number.isFinite(node)) return fail({ kind: 'not_json', path, found: String(node) });
-        return budget < 0 ? fail({ kind: 'too_large' }) : node;
-      case 'boolean':
-        budget -= 6;
-        return budget < 0 ? fail({ kind: 'too_large' }) : node;
-      case 'object':
-        break;
-      default:
-        return fail({ kind: 'not_json', path, found: typeof node });
-    }
-    if (node === null) {
-      budget -= 5;
-      return budget < 0 ? fail({ kind: 'too_large' }) : null;
-    }
-    if (depth >= limits.maxDepth) return fail({ kind: 'too_deep' });
-    // Every container and element is charged (brackets, commas), so even empty arrays add up.
-    if ((budget -= 2) < 0) return fail({ kind: 'too_large' });
+export function copyValue(value: unknown, limits: Limits): ValueReading {
+  return walkValue(value, limits.maxDepth, limits.maxArgumentChars, true);
+}
+
+/**
+ * Checks a value that `JSON.parse` has just made, so it is already a fresh plain copy no caller
+ * can reach: it must nest no deeper than `maxDepth`, hold no `__proto__` key (an ordinary own key
+ * after `JSON.parse`, which `Object.assign` or a naive merge in a tool would turn into a prototype
+ * change) and no number that is not finite (`1e400` parses to `Infinity`). It reads in the order
+ * {@link copyValue} reads, so text and an object holding the same value get the same answer, at
+ * the same path. It does not copy: the parsed value is already one.
+ *
+ * @example
+ * checkValue(JSON.parse('{"amount_cents":1e400}'), 64); // { kind: 'not_finite', path: '/amount_cents', found: Infinity }
+ */
+export function checkValue(value: unknown, maxDepth: number): ValueReading {
+  // `for…in` lists inherited keys too; where something has made one of Object.prototype's keys
+  // enumerable (a polluted page), the general walk lists keys with Object.keys instead.
+  return inheritsEnumerableKeys() ? walkValue(value, maxDepth, Infinity, false) : walkParsed(value, maxDepth);
+}
+
+/**
+ * The walk for what `JSON.parse` made: it was measured as text and holds nothing JSON cannot
+ * carry, so of its leaves only a number needs a look, and as a tree it needs no record of where
+ * each container sits until a problem is found. Keeps the containers still to read on its own
+ * stack, in document order, and decides exactly as {@link walkValue} does.
+ */
+function walkParsed(root: unknown, maxDepth: number): ValueReading {
+  if (typeof root !== 'object' || root === null) {
+    return typeof root === 'number' && root - root !== 0 ? { kind: 'not_finite', path: '', found: root } : { kind: 'ok', value: root };
+  }
+  if (maxDepth < 1) return { kind: 'too_deep' };
+  const nodes: object[] = [root];
+  // The depth of each waiting container's children.
+  const depths: number[] = [1];
+  for (let node = nodes.pop(); node !== undefined; node = nodes.pop()) {
+    const depth = depths.pop() as number;
+    const first = nodes.length;
     if (Array.isArray(node)) {
-      const copy: unknown[] = [];
       for (let i = 0; i < node.length; i++) {
-        const item = visit(node[i], depth + 1, `${path}/${i}`);
-        if (problem !== undefined) return undefined;
-        copy.push(item);
+        const item: unknown = node[i];
+        if (typeof item === 'object') {
+          if (item === null) continue;
+          if (depth >= maxDepth) return { kind: 'too_deep' };
+          nodes.push(item);
+          depths.push(depth + 1);
+        } else if (typeof item === 'number' && item - item !== 0) {
+          return { kind: 'not_finite', path: pointerIn(root, node, i), found: item };
+        }
       }
-      return copy;
+    } else {
+      const source = node as Readonly<Record<string, unknown>>;
+      for (const key in source) {
+        if (key === '__proto__') return { kind: 'proto_key', path: pointerIn(root, node, key) };
+        const item = source[key];
+        if (typeof item === 'object') {
+          if (item === null) continue;
+          if (depth >= maxDepth) return { kind: 'too_deep' };
+          nodes.push(item);
+          depths.push(depth + 1);
+        } else if (typeof item === 'number' && item - item !== 0) {
+          return { kind: 'not_finite', path: pointerIn(root, node, key), found: item };
+        }
+      }
     }
-    const proto: unknown = Object.getPrototypeOf(node);
-    if (proto !== Object.prototype && proto !== null) {
-      return fail({ kind: 'not_json', path, found: (node as { constructor?: { name?: string } }).constructor?.name ?? 'object' });
+    // Children were pushed in order; reversed, the first is read next.
+    for (let a = first, b = nodes.length - 1; a < b; a++, b--) {
+      const swapNode = nodes[a] as object;
+      nodes[a] = nodes[b] as object;
+      nodes[b] = swapNode;
+      const swapDepth = depths[a] as number;
+      depths[a] = depths[b] as number;
+      depths[b] = swapDepth;
     }
-    const copy: Record<string, unknown> = {};
-    for (const key of Object.keys(node)) {
-      if (key === '__proto__') return fail({ kind: 'proto_key', path: `${path}/__proto__` });
-      budget -= key.length + 3;
-      const item = visit((node as Record<string, unknown>)[key], depth + 1, `${path}/${escapePointer(key)}`);
-      if (problem !== undefined) return undefined;
-      copy[key] = item;
+  }
+  return { kind: 'ok', value: root };
+}
+
+/** The JSON pointer of `key` in `container`, somewhere in the tree `root`; searched only when a problem is reported. */
+function pointerIn(root: object, container: object, key: string | number): string {
+  const stack: Frame[] = [{ source: root, array: Array.isArray(root), copy: undefined, depth: 0, parent: undefined, key: '' }];
+  for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) {
+    if (frame.source === container) return pointerOf(frame, key);
+    const source = frame.source as Readonly<Record<string, unknown>>;
+    for (const k of frame.array ? (source as unknown as unknown[]).keys() : Object.keys(source)) {
+      const item = source[k];
+      if (typeof item === 'object' && item !== null) {
+        stack.push({ source: item, array: Array.isArray(item), copy: undefined, depth: frame.depth + 1, parent: frame, key: k });
+      }
     }
-    return copy;
+  }
+  return ''; // not reached: the container is in the tree
+}
+
+/** An object or array the walk has reached and not yet read. */
+interface Frame {
+  readonly source: object;
+  readonly array: boolean;
+  readonly copy: unknown[] | Record<string, unknown> | undefined;
+  readonly depth: number;
+  readonly parent: Frame | undefined;
+  readonly key: string | number;
+}
+
+/** Where one walk is. */
+interface Walk {
+  readonly maxDepth: number;
+  /** Whether there is a size limit to count against; a value measured as text has none left. */
+  readonly counting: boolean;
+  budget: number;
+  copying: boolean;
+  problem: ValueProblem | undefined;
+  readonly stack: Frame[];
+}
+
+/**
+ * The walk over a value from anywhere: depth, `__proto__` keys, finite numbers, plain JSON data,
+ * and (when `maxChars` is finite) the size, making a copy when asked, in one pass. It keeps its
+ * own stack instead of recursing, so no input can overflow the call stack, and reads containers
+ * in document order so the first problem it reports is the same for every form of the same value.
+ */
+function walkValue(root: unknown, maxDepth: number, maxChars: number, copying: boolean): ValueReading {
+  // The state is an object literal, not a class instance or a closure: a literal's shape lives as
+  // long as the code, so optimised code that reads it is not thrown away at every garbage
+  // collection, and fields are cheaper than variables captured by closures.
+  const walk: Walk = {
+    maxDepth,
+    counting: maxChars !== Infinity,
+    budget: maxChars,
+    copying,
+    problem: undefined,
+    stack: [],
   };
-  const copy = visit(value, 0, '');
-  return problem ?? { kind: 'ok', value: copy };
+  const top = take(walk, root, undefined, '');
+  const stack = walk.stack;
+  for (let frame = stack.pop(); frame !== undefined && going(walk); frame = stack.pop()) {
+    const first = stack.length;
+    if (frame.array) {
+      const source = frame.source as readonly unknown[];
+      const copy = frame.copy as unknown[] | undefined;
+      if (walk.counting && source.length > 1) walk.budget -= source.length - 1;
+      for (let i = 0; i < source.length && going(walk); i++) {
+        const item = take(walk, source[i], frame, i);
+        if (walk.copying && copy !== undefined) copy.push(item);
+      }
+    } else {
+      const source = frame.source as Readonly<Record<string, unknown>>;
+      const copy = frame.copy as Record<string, unknown> | undefined;
+      const keys = Object.keys(source);
+      if (walk.counting && keys.length > 1) walk.budget -= keys.length - 1;
+      for (let i = 0; i < keys.length && going(walk); i++) {
+        const key = keys[i] as string;
+        if (key === '__proto__') {
+          found(walk, { kind: 'proto_key', path: pointerOf(frame, key) });
+          if (!going(walk)) break;
+        }
+        if (walk.counting) walk.budget -= stringLength(key, walk.budget) + 1;
+        const item = take(walk, source[key], frame, key);
+        if (walk.copying && copy !== undefined) copy[key] = item;
+      }
+    }
+    // Children were pushed in order; reversed, the first is read next.
+    for (let a = first, b = stack.length - 1; a < b; a++, b--) {
+      const swap = stack[a] as Frame;
+      stack[a] = stack[b] as Frame;
+      stack[b] = swap;
+    }
+  }
+  if (walk.budget < 0) return { kind: 'too_large' };
+  return walk.problem ?? { kind: 'ok', value: walk.copying ? top : root };
+}
+
+/** Without a size to measure, the first problem ends the walk; with one, only the size does. */
+function going(walk: Walk): boolean {
+  return walk.budget >= 0 && (walk.counting || walk.problem === undefined);
+}
+
+function found(walk: Walk, problem: ValueProblem): void {
+  if (walk.problem !== undefined) return;
+  walk.problem = problem;
+  // Past the first problem the walk only goes on to measure the size, and copies nothing.
+  walk.copying = false;
+}
+
+/** Checks and charges one value found at `key` in `parent` (the root when there is none); returns what the copy holds there. */
+function take(walk: Walk, item: unknown, parent: Frame | undefined, key: string | number): unknown {
+  if (typeof item === 'object' && item !== null) return open(walk, item, parent, key);
+  if (typeof item === 'string') {
+    if (walk.counting) walk.budget -= stringLength(item, walk.budget);
+  } else if (typeof item === 'number') {
+    if (walk.counting) walk.budget -= Object.is(item, -0) ? 2 : String(item).length;
+    if (item - item !== 0) found(walk, { kind: 'not_finite', path: pointerOf(parent, key), found: item });
+  } else if (typeof item === 'boolean' || item === null) {
+    if (walk.counting) walk.budget -= item === false ? 5 : 4;
+  } else {
+    found(walk, { kind: 'not_json', path: pointerOf(parent, key), found: typeof item });
+    return undefined;
+  }
+  return item;
+}
+
+function open(walk: Walk, item: object, parent: Frame | undefined, key: string | number): unknown {
+  const array = Array.isArray(item);
+  if (!array) {
+    const proto: unknown = Object.getPrototypeOf(item);
+    if (proto !== Object.prototype && proto !== null) {
+      const name = (item as { constructor?: { name?: unknown } }).constructor?.name;
+      found(walk, { kind: 'not_json', path: pointerOf(parent, key), found: typeof name === 'string' ? name : 'object' });
+      return undefined;
+    }
+  }
+  const depth = parent === undefined ? 0 : parent.depth + 1;
+  if (depth >= walk.maxDepth) found(walk, { kind: 'too_deep' });
+  if (walk.counting) walk.budget -= 2;
+  const copy = walk.copying ? (array ? [] : {}) : undefined;
+  walk.stack.push({ source: item, array, copy, depth, parent, key });
+  return copy;
+}
+
+/** Whether Object.prototype (or what it inherits) has an enumerable key, which `for…in` would list on every object. */
+function inheritsEnumerableKeys(): boolean {
+  for (const key in {}) if (key !== undefined) return true;
+  return false;
+}
+
+// eslint-disable-next-line no-control-regex -- the characters JSON.stringify writes as escapes
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** How long `text` is as a JSON string; a string already longer than `budget` is not searched for escapes. */
+function stringLength(text: string, budget: number): number {
+  const plain = text.length + 2;
+  return plain <= budget && ESCAPED.test(text) ? JSON.stringify(text).length : plain;
+}
+
+/** The JSON pointer of `key` in `frame`, built only when a problem is reported. */
+function pointerOf(frame: Frame | undefined, key: string | number): string {
+  if (frame === undefined) return '';
+  const keys: (string | number)[] = [key];
+  for (let f: Frame = frame; f.parent !== undefined; f = f.parent) keys.push(f.key);
+  let pointer = '';
+  for (let i = keys.length - 1; i >= 0; i--) {
+    const k = keys[i] as string | number;
+    pointer += `/${typeof k === 'string' ? escapePointer(k) : k}`;
+  }
+  return pointer;
 }

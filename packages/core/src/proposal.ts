@@ -1,4 +1,4 @@
-import { scanJson, type Limits } from './limits.ts';
+import { nestsTooDeep, type Limits } from './limits.ts';
 import type { ProposalSource, Reason } from './record.ts';
 
 /**
@@ -71,17 +71,20 @@ function readJsonProposal(text: string, limits: Limits): ProposalReading {
       reason: { code: 'too_large', message: `the tool call is ${text.length} characters; the limit is ${limits.maxArgumentChars}` },
     };
   }
-  if (scanJson(text, limits.maxDepth + 2).tooDeep) {
-    return {
-      ok: false,
-      source: 'json',
-      reason: { code: 'too_deep', message: `the tool call nests deeper than ${limits.maxDepth} levels` },
-    };
-  }
   let parsed: unknown;
   try {
+    // No depth scan first: JSON.parse does not recurse (see readArguments), only the top fields
+    // of the call are read here, and its arguments then get the walk arguments always get, so a
+    // call as text is decided as the same call as an object is.
     parsed = JSON.parse(text);
   } catch (error) {
+    if (nestsTooDeep(text, limits.maxDepth + 2)) {
+      return {
+        ok: false,
+        source: 'json',
+        reason: { code: 'too_deep', message: `the tool call nests deeper than ${limits.maxDepth} levels` },
+      };
+    }
     return {
       ok: false,
       source: 'json',

@@ -1,5 +1,5 @@
 import type { Issue, Repair } from './record.ts';
-import { DEFAULT_LIMITS, scanJson, type Limits } from './limits.ts';
+import { DEFAULT_LIMITS, nestsTooDeep, type Limits } from './limits.ts';
 import { describeValue, valueAt } from './schema.ts';
 
 /**
@@ -71,7 +71,7 @@ export function repairValues(
     if (issue.path === '' || seen.has(issue.path)) continue;
     const found = valueAt(next, issue.path);
     // A string that nests too deep is left as it is (and stays rejected); it is never parsed.
-    if (typeof found !== 'string' || scanJson(found, limits.maxDepth).tooDeep) continue;
+    if (typeof found !== 'string' || nestsTooDeep(found, limits.maxDepth)) continue;
     let decoded: unknown;
     try {
       decoded = JSON.parse(found);

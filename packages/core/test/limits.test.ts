@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createToolGate, defineTool } from '../src/index.ts';
+import { createToolGate, DEFAULT_LIMITS, defineTool, type Limits } from '../src/index.ts';
 
 const open = (repair: ('stringified_json' | 'string_scalars')[] = [], execute = (options: unknown) => Object.assign({}, options) as unknown) =>
   defineTool({
@@ -83,5 +83,67 @@ describe('object arguments', () => {
     expect(call.reason?.code).toBe('too_large');
     // 9,000,000 arrays in all; the walk reads only as many as the 262,144-character budget allows.
     expect(reads).toBeLessThan(150_000);
+  });
+});
+
+describe('limits in the options', () => {
+  const echo = () => defineTool({ name: 'echo', inputSchema: { type: 'object' }, execute: (input) => input });
+
+  it('takes the default for a limit left unset, so a missing config value never switches it off', () => {
+    // As a config read from the environment gives them where nothing was set (JavaScript, or
+    // TypeScript without exactOptionalPropertyTypes, passes these without a cast).
+    const unset = { maxArgumentChars: undefined, maxDepth: undefined } as unknown as Partial<Limits>;
+    const gate = createToolGate({ tools: [echo()], limits: unset });
+    expect(gate.limits).toEqual(DEFAULT_LIMITS);
+    const call = gate.propose({ name: 'echo', arguments: '{"pad":"' + 'x'.repeat(DEFAULT_LIMITS.maxArgumentChars) + '"}' });
+    expect(call.reason?.code).toBe('too_large');
+    const deep = gate.propose({ name: 'echo', arguments: '{"a":'.repeat(100) + '1' + '}'.repeat(100) });
+    expect(deep.reason?.code).toBe('too_deep');
+  });
+
+  it('keeps the limits it was given and the defaults for the rest', () => {
+    const gate = createToolGate({ tools: [echo()], limits: { maxDepth: 3 } });
+    expect(gate.limits).toEqual({ maxArgumentChars: DEFAULT_LIMITS.maxArgumentChars, maxDepth: 3 });
+    expect(gate.propose({ name: 'echo', arguments: '{"a":{"b":{"c":{}}}}' }).reason?.code).toBe('too_deep');
+  });
+
+  it.each([
+    ['maxArgumentChars', 0, /limits\.maxArgumentChars must be a positive whole number \(got 0\)/],
+    ['maxArgumentChars', -1, /limits\.maxArgumentChars must be a positive whole number \(got -1\)/],
+    ['maxArgumentChars', Number.NaN, /limits\.maxArgumentChars .*\(got NaN\)/],
+    ['maxArgumentChars', Infinity, /limits\.maxArgumentChars .*\(got Infinity\)/],
+    ['maxArgumentChars', '65536', /limits\.maxArgumentChars .*\(got the string "65536"\)/],
+    ['maxDepth', 2.5, /limits\.maxDepth must be a positive whole number \(got 2\.5\)/],
+    ['maxDepth', null, /limits\.maxDepth .*\(got null\)/],
+  ])('refuses limits.%s = %s when the gate is created, naming the option and the value', (key, value, message) => {
+    const limits = { [key]: value } as unknown as Partial<Limits>;
+    expect(() => createToolGate({ tools: [echo()], limits })).toThrow(message);
+  });
+
+  it('refuses limits that are not an object', () => {
+    expect(() => createToolGate({ tools: [echo()], limits: 64 as unknown as Partial<Limits> })).toThrow(/limits must be an object .*\(got 64\)/);
+  });
+});
+
+describe('deep values', () => {
+  it('rely on a JSON.parse that does not recurse: it reads text 300,000 levels deep', () => {
+    // A recursive parser would need a stack frame per level, far more than the default stack.
+    const depth = 300_000;
+    expect(() => JSON.parse('['.repeat(depth) + ']'.repeat(depth))).not.toThrow();
+    expect(() => JSON.parse('{"a":'.repeat(depth) + '1' + '}'.repeat(depth))).not.toThrow();
+  });
+
+  it('are walked without recursion, as deep as a limit allows, as text and as objects', async () => {
+    const depth = 100_000;
+    const tool = defineTool({ name: 'nest', inputSchema: { type: 'object' }, execute: () => 'ok' });
+    const gate = createToolGate({ tools: [tool], limits: { maxArgumentChars: 10_000_000, maxDepth: depth + 1 } });
+    let value: Record<string, unknown> = { leaf: 1 };
+    for (let i = 1; i < depth; i++) value = { a: value };
+    const text = '{"a":'.repeat(depth - 1) + '{"leaf":1}' + '}'.repeat(depth - 1);
+    expect((await gate.run({ name: 'nest', arguments: text })).status).toBe('committed');
+    expect((await gate.run({ name: 'nest', arguments: value })).status).toBe('committed');
+    const tighter = createToolGate({ tools: [tool], limits: { maxArgumentChars: 10_000_000, maxDepth: depth - 1 } });
+    expect(tighter.propose({ name: 'nest', arguments: text }).reason?.code).toBe('too_deep');
+    expect(tighter.propose({ name: 'nest', arguments: value }).reason?.code).toBe('too_deep');
   });
 });

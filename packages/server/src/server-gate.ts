@@ -6,10 +6,10 @@ import {
   copyValue,
   createPending,
   createPipeline,
-  DEFAULT_LIMITS,
   isTerminal,
   messageOf,
   readProposal,
+  resolveLimits,
   systemClock,
   toolResult,
   type Clock,
@@ -185,7 +185,7 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
   const { ledger } = options;
   const clock = options.clock ?? systemClock;
   const onError = options.onError ?? ((error: unknown) => console.error(error));
-  const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const limits: Limits = resolveLimits(options.limits);
   const leaseMs = positive('leaseMs', options.leaseMs ?? 30_000);
   const approvalTtlMs = positive('approvalTtlMs', options.approvalTtlMs ?? DAY);
   const instance = options.instance ?? `toolgate:${randomUUID()}`;
