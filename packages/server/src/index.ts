@@ -16,5 +16,7 @@ export {
   type ServerGateOptions,
   type ServerProposeOptions,
   type SessionInfo,
+  type TurnGate,
+  type TurnOptions,
 } from './server-gate.ts';
 export { transactionOf } from './transaction.ts';

@@ -12,12 +12,17 @@ import {
   resolveLimits,
   systemClock,
   toolResult,
+  truncatedReason,
   type Clock,
   type JsonSchemaCompiler,
   type Limits,
   type MoveNote,
   type ProposalReading,
+  type ProposalSource,
+  type Reason,
+  type RejectedCode,
   type SettledCall,
+  type StreamGate,
   type ToolCallRecord,
   type ToolDefinition,
   type ToolEntry,
@@ -104,6 +109,22 @@ export interface ServerProposeOptions {
 }
 
 /**
+ * What `serverGate.turn` takes: who the model acts for, in which session, and the turn's id.
+ *
+ * @example
+ * const reader = readOpenAIChatStream(serverGate.turn({ session: chat.id, principal: user.id, turn: completion.id }));
+ */
+export type TurnOptions = Omit<ServerProposeOptions, 'id'>;
+
+/**
+ * A server gate seen by a stream reader for one turn; see `serverGate.turn`.
+ *
+ * @example
+ * const view: TurnGate = serverGate.turn({ session, principal });
+ */
+export type TurnGate = StreamGate;
+
+/**
  * What `recover()` did.
  *
  * @example
@@ -160,6 +181,11 @@ export interface ServerGate {
   readonly moves: (session: string, options: { readonly principal: string; readonly after?: number }) => AsyncIterableIterator<LedgerMove>;
   /** What to send back to the model for one settled call, in a provider's format. */
   readonly toolResult: <F extends ToolResultFormat>(id: string, format: F) => Promise<ToolResultFormats[F]>;
+  /**
+   * The gate a provider's stream reader takes, for one assistant turn: calls open as the model names
+   * them and go to the ledger as their arguments complete, exactly as `propose` would send them.
+   */
+  readonly turn: (options: TurnOptions) => TurnGate;
   /** Settles calls a process that died left open, and approvals that ran out. */
   readonly recover: () => Promise<Recovery>;
   /** Walks the audit chain and names the first event changed, removed or inserted. */
@@ -169,6 +195,9 @@ export interface ServerGate {
 }
 
 const DAY = 24 * 60 * 60 * 1000;
+
+/** A proposal as read, or as a stream reader closed it (a truncated call is refused as read). */
+type Reading = ProposalReading | { readonly ok: false; readonly reason: Reason<RejectedCode>; readonly id?: string; readonly name?: string; readonly source: ProposalSource };
 const RECOVERY: MoveNote = { actor: 'toolgate:recovery' };
 const TIMEKEEPER: MoveNote = { actor: 'toolgate:expiry' };
 
@@ -305,15 +334,21 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
     }
   }
 
-  async function propose(input: unknown, proposeOptions: ServerProposeOptions): Promise<ToolCallRecord> {
-    const { session, principal } = checkProposeOptions(proposeOptions);
-    let reading: ProposalReading;
+  function readInput(input: unknown): ProposalReading {
     try {
-      reading = readProposal(input, limits);
+      return readProposal(input, limits);
     } catch (error) {
-      reading = { ok: false, source: 'normalised', reason: { code: 'invalid_shape', message: `the proposal could not be read: ${messageOf(error)}` } };
+      return { ok: false, source: 'normalised', reason: { code: 'invalid_shape', message: `the proposal could not be read: ${messageOf(error)}` } };
     }
-    const id = proposeOptions.id ?? (reading.ok ? reading.proposal.id : reading.id) ?? generateId();
+  }
+
+  const propose = (input: unknown, proposeOptions: ServerProposeOptions) => submit(readInput(input), checkProposeOptions(proposeOptions));
+
+  /** Proposes what was read from a proposal (or what a stream reader assembled). */
+  async function submit(reading: Reading, proposeOptions: ServerProposeOptions): Promise<ToolCallRecord> {
+    const { session, principal } = proposeOptions;
+    const said = reading.ok ? reading.proposal.id : reading.id;
+    const id = proposeOptions.id ?? said ?? generateId();
     const proposalHash = hashProposal(reading, limits);
 
     const known = await keeper.read(id);
@@ -323,19 +358,129 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
     if (!(await mayView(principal, session, owner))) {
       return localRejection(id, reading, { code: 'unauthorized', message: `"${principal}" may not propose calls in session "${session}"` });
     }
+    if (keeper.drafts.has(id)) return answerKnown(id, await untilResting(id), proposalHash, session, principal);
     const name = reading.ok ? reading.proposal.name : (reading.name ?? '');
     const source = reading.ok ? reading.proposal.source : reading.source;
-    const record = createPending({ id, name, source, generatedId: proposeOptions.id === undefined && !(reading.ok ? reading.proposal.id : reading.id), turn: proposeOptions.turn, at: clock.now() });
-    const draft: Draft = { record, session, owner, proposalHash, moves: [{ from: undefined, to: record, actor: principal }] };
-    if (keeper.drafts.has(id)) return answerKnown(id, await untilResting(id), proposalHash, session, principal);
-    keeper.draft(draft);
+    const record = createPending({ id, name, source, generatedId: proposeOptions.id === undefined && said === undefined, turn: proposeOptions.turn, at: clock.now() });
+    keeper.draft({ record, session, owner, proposalHash, moves: [{ from: undefined, to: record, actor: principal }] });
     const rest = untilResting(id);
     const note: MoveNote = { actor: principal };
     if (!reading.ok) pipeline.reject(id, reading.reason, note);
     else pipeline.resolve(id, name, reading.proposal.arguments, reading.proposal.truncated === true, [], note);
     const call = await rest;
-    if (call.id === id && call.status === 'executing') follow();
+    if (call.status === 'executing') follow();
     return call;
+  }
+
+  /**
+   * One assistant turn's calls as a stream reader sees them: opened as the model names them,
+   * previewed here, and proposed to the ledger as each one's arguments complete.
+   */
+  function turn(turnOptions: TurnOptions): TurnGate {
+    const { session, principal } = checkProposeOptions(turnOptions);
+    const records = new Map<string, ToolCallRecord>();
+    const answers = new Map<string, Promise<ToolCallRecord>>();
+    const opened = new Map<string, { readonly name: string; readonly source: ProposalSource }>();
+    let stopWatching: (() => void) | undefined;
+    const watch = () => {
+      stopWatching ??= keeper.onMoved((call) => {
+        if (records.has(call.id)) records.set(call.id, call);
+      });
+    };
+    const unwatchWhenDone = () => {
+      for (const record of records.values()) if (!isTerminal(record.status)) return;
+      stopWatching?.();
+      stopWatching = undefined;
+    };
+    const send = (id: string, reading: Reading, turnId: string | undefined): ToolCallRecord => {
+      watch();
+      const answer = submit(reading, { session, principal, id, ...(turnId === undefined ? {} : { turn: turnId }) });
+      answers.set(id, answer);
+      answer.then(
+        (record) => {
+          const now = records.get(id);
+          if (now === undefined || !isTerminal(now.status)) records.set(id, record);
+          unwatchWhenDone();
+        },
+        (error: unknown) => {
+          onError(error);
+          unwatchWhenDone();
+        },
+      );
+      return records.get(id) as ToolCallRecord;
+    };
+    const local = (id: string, name: string, source: ProposalSource, turnId: string | undefined, generated: boolean): ToolCallRecord => {
+      const record = createPending({ id, name, source, generatedId: generated, turn: turnId, at: clock.now() });
+      records.set(id, record);
+      return record;
+    };
+    return {
+      tools: options.tools,
+      limits,
+      propose(input, proposeOptions) {
+        const reading = readInput(input);
+        const said = reading.ok ? reading.proposal.id : reading.id;
+        const id = proposeOptions?.id ?? said ?? generateId();
+        const known = records.get(id);
+        if (known !== undefined) return known;
+        const turnId = proposeOptions?.turn ?? turnOptions.turn;
+        local(id, reading.ok ? reading.proposal.name : (reading.name ?? ''), reading.ok ? reading.proposal.source : reading.source, turnId, said === undefined && proposeOptions?.id === undefined);
+        return send(id, reading, turnId);
+      },
+      get: (id) => records.get(id),
+      async settled(id) {
+        const answer = answers.get(id);
+        const now = records.get(id);
+        if (answer === undefined) {
+          if (now !== undefined && isTerminal(now.status)) return now as SettledCall;
+          throw new Error(`turn.settled: call "${id}" was not proposed in this turn.`);
+        }
+        const first = await answer;
+        if (isTerminal(first.status)) return first as SettledCall;
+        const done = await settled(id);
+        if (done !== undefined) records.set(id, done);
+        return done ?? (first as SettledCall);
+      },
+      cancel(id, reason) {
+        const now = records.get(id);
+        if (now === undefined || isTerminal(now.status)) return false;
+        const answer = answers.get(id);
+        if (answer === undefined) {
+          // Opened by the stream but never proposed: it ends here, and nothing of it reaches the ledger.
+          const at = clock.now();
+          const why = { code: 'user_cancelled', message: textOf(reason, 'the user cancelled this call') } as const;
+          records.set(id, { ...now, status: 'cancelled', reason: why, preview: undefined, history: [...now.history, { status: 'cancelled', at, reason: why }], updatedAt: at } as ToolCallRecord);
+          return true;
+        }
+        void answer.then(() => cancel(id, reason === undefined ? { principal } : { principal, reason })).catch(onError);
+        return true;
+      },
+      stream: {
+        open(init) {
+          const id = init.id ?? generateId();
+          const known = records.get(id);
+          if (known !== undefined) return known;
+          opened.set(id, { name: init.name, source: init.source });
+          return local(id, init.name, init.source, init.turn ?? turnOptions.turn, init.id === undefined);
+        },
+        preview(id, preview) {
+          const now = records.get(id);
+          if (now?.status === 'pending' && !answers.has(id)) records.set(id, { ...now, preview });
+        },
+        close(id, rawArguments) {
+          const call = opened.get(id);
+          const now = records.get(id);
+          if (call === undefined || now === undefined || answers.has(id) || now.status !== 'pending') return now;
+          return send(id, { ok: true, proposal: { id, name: call.name, arguments: rawArguments, source: call.source } }, now.turn);
+        },
+        truncate(id, message) {
+          const call = opened.get(id);
+          const now = records.get(id);
+          if (call === undefined || now === undefined || answers.has(id) || now.status !== 'pending') return now;
+          return send(id, { ok: false, reason: truncatedReason(message), id, name: call.name, source: call.source }, now.turn);
+        },
+      },
+    };
   }
 
   /** The same id again: the same call, or a refusal when it carries other arguments. */
@@ -355,7 +500,7 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
     return conflictRecord(original, message, clock.now());
   }
 
-  function localRejection(id: string, reading: ProposalReading, reason: { code: 'unauthorized'; message: string }): ToolCallRecord {
+  function localRejection(id: string, reading: Reading, reason: { code: 'unauthorized'; message: string }): ToolCallRecord {
     const name = reading.ok ? reading.proposal.name : (reading.name ?? '');
     const source = reading.ok ? reading.proposal.source : reading.source;
     const at = clock.now();
@@ -715,6 +860,7 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
       if (!isTerminal(call.status)) throw new Error(`serverGate.toolResult: call "${id}" is ${call.status}; answer it once it has settled (await serverGate.settled(id)).`);
       return toolResult(call as SettledCall, format);
     },
+    turn,
     recover,
     verify: () => ledger.verify(),
     async close() {
@@ -747,7 +893,7 @@ function checkProposeOptions(options: ServerProposeOptions | undefined): ServerP
 }
 
 /** What a proposal said, for telling the same proposal again from another one with the same id. */
-function hashProposal(reading: ProposalReading, limits: Limits): string {
+function hashProposal(reading: Reading, limits: Limits): string {
   let said: string;
   if (!reading.ok) said = `unreadable:${reading.reason.code}:${reading.name ?? ''}`;
   else {
