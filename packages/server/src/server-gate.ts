@@ -31,7 +31,7 @@ import {
 } from '@toolgate/core';
 import { refused, type Decision } from './decision.ts';
 import { createTail, pushFeed, type LedgerMove } from './feed.ts';
-import { createLedgerKeeper, type Draft } from './ledger-keeper.ts';
+import { createLedgerKeeper } from './ledger-keeper.ts';
 import type { Ledger, LedgerEvent } from './ledger/ledger.ts';
 import type { CallsTable } from './ledger/schema.ts';
 import { readRecord } from './stored-record.ts';
