@@ -23,8 +23,11 @@ export interface LedgerMove {
 export interface Tail {
   /** Receives every move committed after the call, in `seq` order, without gaps. */
   readonly subscribe: (listener: (moves: readonly LedgerMove[]) => void) => () => void;
-  /** The last `seq` committed now. */
-  readonly head: () => Promise<number>;
+  /**
+   * Resolves, once the tail follows the ledger, with the last `seq` it has read: every event after
+   * it reaches subscribers. A reader that subscribes and then awaits this misses nothing after it.
+   */
+  readonly ready: () => Promise<number>;
   readonly close: () => void;
 }
 
@@ -77,14 +80,12 @@ export function createTail(ledger: Ledger, onError: (error: unknown) => void): T
     }
   }
 
-  const head = () => ledger.head();
-
   return {
     subscribe(listener) {
       listeners.add(listener);
       if (stopWaking === undefined && !closed) {
         stopWaking = ledger.onCommitted(() => void pump());
-        starting ??= head().then(
+        starting ??= ledger.head().then(
           (seq) => {
             last ??= seq;
             void pump();
@@ -105,7 +106,11 @@ export function createTail(ledger: Ledger, onError: (error: unknown) => void): T
         }
       };
     },
-    head,
+    async ready() {
+      await starting;
+      if (last === undefined) throw new Error('the ledger could not be followed: its head could not be read');
+      return last;
+    },
     close() {
       closed = true;
       listeners.clear();

@@ -519,6 +519,8 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
       endings.set(id, list);
     });
     follow();
+    // Following from here on, an ending committed after this read is delivered, not missed.
+    await tail.ready();
     const known = await get(id);
     if (known === undefined || isTerminal(known.status)) {
       const list = endings.get(id);
@@ -717,7 +719,9 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
     });
     void (async () => {
       try {
-        cursor = after ?? (await tail.head());
+        // The tail follows from `start`; events up to it are in the ledger for the catch-up below.
+        const start = await tail.ready();
+        cursor = after ?? start;
         if (after !== undefined) {
           for (;;) {
             const page = await ledger.movesAfter(cursor, { session, limit: 500 });
