@@ -166,7 +166,7 @@ describeLedgers('approvals', (target) => {
 
     const runs: string[] = [];
     const reopened = createServerGate({ tools: [transfer(runs)], ledger: await store.open(), recover: false });
-    const waiting = (await reopened.calls('chat_a', 'alice')) as ToolCallRecord[];
+    const waiting = (await reopened.calls('chat_a', 'alice'));
     expect(waiting.map((call) => [call.id, call.status])).toEqual([['t1', 'awaiting_approval']]);
     expect(await reopened.approve('t1', { principal: 'alice', inputHash: hash })).toEqual({ ok: true });
     expect((await reopened.settled('t1'))?.status).toBe('committed');
