@@ -1,4 +1,4 @@
-import { defineTool, inputHash, type ToolCallRecord } from '@toolgate/core';
+import { defineTool, inputHash } from '@toolgate/core';
 import { expect, it } from 'vitest';
 import { createFakeClock } from '../../../core/test/support/clock.ts';
 import { createServerGate, type Ledger, type ServerGate, type ServerGateOptions } from '../../src/index.ts';
