@@ -59,8 +59,8 @@ export interface LedgerKeeper extends CallKeeper {
   readonly exclusive: <T>(id: string, work: () => Promise<T>) => Promise<T>;
   /** A move made inside a transaction the caller runs (approval, recovery); no fence needed. */
   readonly moveIn: (trx: Trx, row: CallsTable, event: CallEvent, actor: string, extra?: MoveExtra) => Promise<ToolCallRecord | undefined>;
-  /** Appends a refusal (`from === to`) to the audit trail for a call, naming who was refused. */
-  readonly refuse: (trx: Trx, row: CallsTable, actor: string, code: RefusalCode, message: string) => Promise<void>;
+  /** Appends a refusal (`from === to`) to the audit trail for a call, naming who was refused (or a recovery's note). */
+  readonly refuse: (trx: Trx, row: CallsTable, actor: string, code: RefusalCode | 'recovered', message: string) => Promise<void>;
   /** Reads a call's row inside a transaction, locking it on PostgreSQL. */
   readonly lock: (trx: Trx, id: string) => Promise<CallsTable | undefined>;
   /** This process now runs `id` under fencing token `fence` (an approval or a recovery claimed it). */
@@ -271,7 +271,7 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
     return next;
   }
 
-  async function refuse(trx: Trx, row: CallsTable, actor: string, code: RefusalCode, message: string): Promise<void> {
+  async function refuse(trx: Trx, row: CallsTable, actor: string, code: RefusalCode | 'recovered', message: string): Promise<void> {
     const record = readRecord(row.record);
     await ledger.appendEvent(trx, {
       callId: row.id,

@@ -283,6 +283,8 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
   const follow = () => {
     stopFollowing ??= tail.subscribe((moves) => {
       for (const { event, record } of moves) {
+        // Another process took over a call this one runs: look whether the claim is still ours.
+        if (event.reason?.code === 'recovered' && keeper.claims.has(record.id) && pipeline.running(record.id)) recheck(record.id);
         if (!isTerminal(event.to) || event.from === event.to) continue;
         if (pipeline.running(record.id) && keeper.claims.has(record.id) && event.from === 'executing') {
           void pipeline.stop(record.id, new DOMException(record.reason?.message ?? 'The call ended elsewhere.', 'AbortError'));
@@ -300,6 +302,31 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
   const unfollow = () => {
     stopFollowing?.();
     stopFollowing = undefined;
+  };
+  /**
+   * Follows a call this process runs, so that an ending committed elsewhere (a cancel, a takeover)
+   * stops its tool. Once the tail is reading, the call is looked at once more: an ending committed
+   * before the tail's first read would otherwise only be noticed at the next lease renewal.
+   */
+  const guard = (id: string) => {
+    follow();
+    void tail.ready().then(() => recheck(id), onError);
+  };
+  /** Stops this process's run of a call whose claim has passed to another process, or ended. */
+  const recheck = (id: string) => {
+    const claim = keeper.claims.get(id);
+    if (claim === undefined) return;
+    ledger.db
+      .selectFrom('toolgate_calls')
+      .select(['status', 'fence'])
+      .where('id', '=', id)
+      .executeTakeFirst()
+      .then((row) => {
+        if (keeper.claims.get(id) !== claim || (row?.status === 'executing' && row.fence === claim.fence)) return;
+        void pipeline.stop(id, new DOMException('Another process has taken this call over, or it ended elsewhere.', 'AbortError'));
+        keeper.release(id);
+      })
+      .catch(onError);
   };
 
   function untilResting(id: string): Promise<ToolCallRecord> {
@@ -368,7 +395,7 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
     if (!reading.ok) pipeline.reject(id, reading.reason, note);
     else pipeline.resolve(id, name, reading.proposal.arguments, reading.proposal.truncated === true, [], note);
     const call = await rest;
-    if (call.status === 'executing') follow();
+    if (call.status === 'executing') guard(id);
     return call;
   }
 
@@ -609,7 +636,7 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
       }),
     );
     if (outcome.started !== undefined) {
-      follow();
+      guard(id);
       pipeline.run(outcome.started as never, { actor: principal });
     }
     return outcome.decision;
@@ -785,7 +812,7 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
               .where('id', '=', row.id)
               .where('version', '=', row.version)
               .execute();
-            await keeper.refuse(trx, row, RECOVERY.actor, 'stale', `the process running this call stopped; running it again with the same idempotency key (${entry.tool.transactional === true ? 'transactional' : 'idempotent'} tool)`);
+            await keeper.refuse(trx, row, RECOVERY.actor, 'recovered', `the process running this call stopped; running it again with the same idempotency key (${entry.tool.transactional === true ? 'transactional' : 'idempotent'} tool)`);
             return { kind: 'rerun' as const, fence, key: row.idempotency_key, record: readRecord(row.record) };
           }
           const next = await keeper.moveIn(
@@ -802,7 +829,7 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
       );
       if (result?.kind === 'rerun') {
         keeper.claimed(found.id, result.fence, result.key);
-        follow();
+        guard(found.id);
         pipeline.run(result.record as never, RECOVERY);
         rerun.push(found.id);
       } else if (result?.kind === 'interrupted') interrupted.push(found.id);
