@@ -35,9 +35,12 @@ export interface Draft {
 }
 
 /** What this process holds on a call it runs: the fencing token of its claim, and the run's key. */
-interface Claim {
+export interface Claim {
   readonly fence: number;
   readonly idempotencyKey: string;
+  /** Whose call it is, so that a cancel can be checked without the database (which a transactional run may hold). */
+  readonly session: string;
+  readonly owner: string;
   renewal?: unknown;
   span?: ToolSpan;
 }
@@ -64,7 +67,7 @@ export interface LedgerKeeper extends CallKeeper {
   /** Reads a call's row inside a transaction, locking it on PostgreSQL. */
   readonly lock: (trx: Trx, id: string) => Promise<CallsTable | undefined>;
   /** This process now runs `id` under fencing token `fence` (an approval or a recovery claimed it). */
-  readonly claimed: (id: string, fence: number, idempotencyKey: string) => void;
+  readonly claimed: (id: string, claim: Claim) => void;
   readonly claims: ReadonlyMap<string, Claim>;
   /** Lets go of a call whose run this process stopped (a cancel, a lost lease). */
   readonly release: (id: string) => void;
@@ -267,7 +270,7 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
     if (Number(updated.numUpdatedRows) === 0) return undefined;
     await appendMove(trx, row.session, current, next, actor);
     await afterward(trx, next, row.session, columns.input_hash);
-    if (next.status === 'executing') claims.set(row.id, { fence: columns.fence, idempotencyKey: row.idempotency_key });
+    if (next.status === 'executing') claims.set(row.id, { fence: columns.fence, idempotencyKey: row.idempotency_key, session: row.session, owner: row.owner });
     return next;
   }
 
@@ -344,7 +347,7 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
     }
     drafts.delete(last.id);
     if (wrote === undefined) return undefined;
-    if (last.status === 'executing') claims.set(last.id, { fence: wrote.fence, idempotencyKey: wrote.key });
+    if (last.status === 'executing') claims.set(last.id, { fence: wrote.fence, idempotencyKey: wrote.key, session: draft.session, owner: draft.owner });
     written(last, previous);
     return last;
   }
@@ -459,7 +462,7 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
     moveIn,
     refuse,
     lock,
-    claimed: (id, fence, idempotencyKey) => claims.set(id, { fence, idempotencyKey }),
+    claimed: (id, claim) => claims.set(id, claim),
     claims,
     release: (id) => release(id),
     onMoved(listener) {

@@ -680,12 +680,14 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
       const next = await keeper.move(id, { type: 'cancel', reason: { code: 'user_cancelled', message } }, { actor: principal });
       if (next !== undefined) return { ok: true };
     }
-    const found = await forDecision(id, principal);
-    if ('ok' in found) return found;
-    if (found.row.status === 'executing' && pipeline.running(id)) {
-      // Stop the tool here first: its result is dropped, and a transaction it holds is rolled back.
+    const claim = keeper.claims.get(id);
+    if (claim !== undefined && pipeline.running(id) && (await mayView(principal, claim.session, claim.owner))) {
+      // Stop the tool here first, before reading the call: its result is dropped, and a transaction
+      // it holds is rolled back (on SQLite, that transaction holds the only connection).
       await pipeline.stop(id, new DOMException(message, 'AbortError'));
     }
+    const found = await forDecision(id, principal);
+    if ('ok' in found) return found;
     return keeper.exclusive(id, () =>
       ledger.transaction(async (trx) => {
         const row = await keeper.lock(trx, id);
@@ -828,7 +830,7 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
         }),
       );
       if (result?.kind === 'rerun') {
-        keeper.claimed(found.id, result.fence, result.key);
+        keeper.claimed(found.id, { fence: result.fence, idempotencyKey: result.key, session: found.session, owner: found.owner });
         guard(found.id);
         pipeline.run(result.record as never, RECOVERY);
         rerun.push(found.id);
