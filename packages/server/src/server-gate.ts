@@ -192,6 +192,10 @@ export interface ServerGate {
   readonly verify: Ledger['verify'];
   /** Stops this gate's timers and feeds (the ledger stays open: close it with `ledger.close()`). */
   readonly close: () => Promise<void>;
+  /** The registered tools, in the order given (for a provider's tool definitions). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own input and output
+  readonly tools: readonly ToolDefinition<any, any, any>[];
+  readonly limits: Limits;
 }
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -895,6 +899,8 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
     },
     turn,
     recover,
+    tools: options.tools,
+    limits,
     verify: () => ledger.verify(),
     async close() {
       closed = true;
