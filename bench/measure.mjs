@@ -63,3 +63,38 @@ export function report(label, { ratio, subjectUs, baselineUs }, target) {
 function fmt(us) {
   return us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : `${us.toFixed(2)} µs`;
 }
+
+/**
+ * {@link compare} for asynchronous workloads: `subject(n)` and `baseline(n)` return promises, and
+ * are awaited in alternating order, round by round.
+ */
+export async function compareAsync({ subject, baseline, n, rounds = 9, warmup = 2, statistic = 'median' }) {
+  const ratios = [];
+  const subjectTimes = [];
+  const baselineTimes = [];
+  for (let round = 0; round < rounds + warmup; round++) {
+    globalThis.gc?.();
+    await subject.prepare?.();
+    await baseline.prepare?.();
+    const flip = round % 2 === 0;
+    const first = flip ? subject : baseline;
+    const second = flip ? baseline : subject;
+    const t0 = performance.now();
+    await first(n);
+    const t1 = performance.now();
+    await second(n);
+    const t2 = performance.now();
+    const s = flip ? t1 - t0 : t2 - t1;
+    const b = flip ? t2 - t1 : t1 - t0;
+    if (round < warmup) continue;
+    ratios.push(s / b);
+    subjectTimes.push((s * 1000) / n);
+    baselineTimes.push((b * 1000) / n);
+  }
+  if (statistic === 'quartile') {
+    const subjectUs = quartile(subjectTimes);
+    const baselineUs = quartile(baselineTimes);
+    return { ratio: subjectUs / baselineUs, subjectUs, baselineUs };
+  }
+  return { ratio: median(ratios), subjectUs: median(subjectTimes), baselineUs: median(baselineTimes) };
+}

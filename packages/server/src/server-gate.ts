@@ -341,8 +341,15 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
     });
   }
 
+  // A session's owner never changes once written, so it is read from the ledger once per process.
+  const owners = new Map<string, string>();
+  /** The session's owner; with `principal`, a session nobody owns yet becomes theirs. */
   async function sessionOwner(session: string, principal?: string): Promise<string | undefined> {
-    if (principal !== undefined) {
+    const known = owners.get(session);
+    if (known !== undefined) return known;
+    const read = () => ledger.db.selectFrom('toolgate_sessions').select('owner').where('id', '=', session).executeTakeFirst();
+    let row = await read();
+    if (row === undefined && principal !== undefined) {
       await ledger.transaction((trx) =>
         trx
           .insertInto('toolgate_sessions')
@@ -350,8 +357,12 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
           .onConflict((conflict) => conflict.column('id').doNothing())
           .execute(),
       );
+      row = await read();
     }
-    const row = await ledger.db.selectFrom('toolgate_sessions').select('owner').where('id', '=', session).executeTakeFirst();
+    if (row !== undefined) {
+      if (owners.size >= 10_000) owners.delete(owners.keys().next().value as string);
+      owners.set(session, row.owner);
+    }
     return row?.owner;
   }
 
