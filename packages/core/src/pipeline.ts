@@ -336,17 +336,26 @@ export function createPipeline(host: PipelineHost): Pipeline {
     );
   }
 
+  /** Asks a person, or runs the call. Only a definite `false` (or no `needsApproval`) skips the person. */
   function ask(id: string, entry: ToolEntry, input: unknown, note: MoveNote): void {
     const { needsApproval } = entry.tool;
-    let ask: boolean;
+    const refuse = (error: unknown) => reject(id, { code: 'unauthorized', message: `needsApproval threw: ${messageOf(error)}` }, note);
+    let answer: unknown;
     try {
-      ask = typeof needsApproval === 'function' ? needsApproval(input) === true : needsApproval === true;
+      answer = typeof needsApproval === 'function' ? needsApproval(input) : (needsApproval ?? false);
     } catch (error) {
-      reject(id, { code: 'unauthorized', message: `needsApproval threw: ${messageOf(error)}` }, note);
+      refuse(error);
       return;
     }
-    if (ask) move(id, { type: 'await_approval' }, note);
-    else execute(id, note);
+    after(
+      answer,
+      (value) => {
+        if (value === true) move(id, { type: 'await_approval' }, note);
+        else if (value === false) execute(id, note);
+        else reject(id, { code: 'unauthorized', message: `needsApproval answered ${describeAnswer(value)}; it must answer true or false` }, note);
+      },
+      refuse,
+    );
   }
 
   function execute(id: string, note: MoveNote): void {
@@ -486,6 +495,10 @@ export function truncatedReason(message?: string): Reason<'truncated'> {
     code: 'truncated',
     message: message ?? 'the provider cut this call off at its output limit before the arguments were complete; nothing was run',
   };
+}
+
+function describeAnswer(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : textOf(value);
 }
 
 function unknownToolMessage(name: string, names: readonly string[]): string {

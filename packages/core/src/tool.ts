@@ -127,7 +127,12 @@ export interface ToolDefinition<I = any, O = any, S = any> {
   execute(input: I, ctx: ToolContext): MaybePromise<O | Cancel>;
   /** Returns the partial next state of the app store; applied in one `setState`, only on success. */
   commit?(state: S, output: O, input: I): Partial<S>;
-  readonly needsApproval?: boolean | ((input: I) => boolean);
+  /**
+   * Whether a person must approve the call: `true`, or a function of the validated input that may
+   * answer a Promise. Only a definite `false` runs the call without asking; a throw, a rejection or
+   * any answer but a boolean rejects it with `unauthorized`.
+   */
+  readonly needsApproval?: boolean | ((input: I) => MaybePromise<boolean>);
   /** `true` allows the call; `false` or a string (the reason) refuses it with `unauthorized`. */
   authorize?(input: I, ctx: AuthorizeContext<S>): MaybePromise<boolean | string>;
   /** Ends an executing call with `cancelled`/`timeout` after this many milliseconds. */
@@ -176,7 +181,7 @@ export interface ToolConfig<Schema extends ToolSchema, O, S = any> {
   readonly outputSchema?: ToolSchema;
   readonly execute: (input: InferSchema<Schema>, ctx: ToolContext) => MaybePromise<O | Cancel>;
   readonly commit?: (state: S, output: O, input: InferSchema<Schema>) => Partial<S>;
-  readonly needsApproval?: boolean | ((input: InferSchema<Schema>) => boolean);
+  readonly needsApproval?: boolean | ((input: InferSchema<Schema>) => MaybePromise<boolean>);
   readonly authorize?: (input: InferSchema<Schema>, ctx: AuthorizeContext<S>) => MaybePromise<boolean | string>;
   readonly timeoutMs?: number;
   readonly repair?: readonly RepairKind[];
