@@ -147,26 +147,20 @@ export interface Pipeline {
 }
 
 /**
- * One run of a tool, and the context the tool receives. Its AbortController is made on first use
- * of `signal`: most tools never read it, and making one per call is measurable in a long chat.
+ * One run of a tool as the pipeline sees it: `opening` while the keeper prepares it, `running`
+ * while the tool works, `taken` once its result went to the keeper's commit, `ended` when it will
+ * not commit. Its AbortController is made on first use of `signal`: most tools never read it, and
+ * making one per call is measurable in a long chat. The tool never sees this object, only a
+ * frozen context that reads the signal from it, so it cannot end its own run or hide from a stop.
  */
-class Execution implements ToolContext {
-  readonly call: { readonly id: string; readonly name: string };
-  readonly idempotencyKey: string;
-  readonly transaction: unknown;
+class Run {
+  stage: 'opening' | 'running' | 'taken' | 'ended' = 'opening';
+  scope: ExecutionScope | undefined = undefined;
   timer: unknown = undefined;
-  /** Set once the run is over for the pipeline (stopped, timed out, or its result taken). */
-  ended = false;
   #controller: AbortController | undefined = undefined;
   #abortReason: DOMException | undefined = undefined;
 
-  constructor(id: string, name: string, context: Partial<ToolContext> | undefined) {
-    this.call = { id, name };
-    this.idempotencyKey = context?.idempotencyKey ?? id;
-    this.transaction = context?.transaction;
-  }
-
-  get signal(): AbortSignal {
+  signal(): AbortSignal {
     if (this.#controller === undefined) {
       this.#controller = new AbortController();
       if (this.#abortReason !== undefined) this.#controller.abort(this.#abortReason);
@@ -174,11 +168,23 @@ class Execution implements ToolContext {
     return this.#controller.signal;
   }
 
-  /** Static, so that a tool cannot reach it through its context. */
-  static abort(execution: Execution, reason: DOMException): void {
-    execution.#abortReason = reason;
-    execution.#controller?.abort(reason);
+  abort(reason: DOMException): void {
+    if (this.#abortReason !== undefined) return;
+    this.#abortReason = reason;
+    this.#controller?.abort(reason);
   }
+}
+
+/** What a tool receives beside its input: frozen, so one tool cannot change what another sees. */
+function contextOf(run: Run, id: string, name: string, extra: Partial<ToolContext> | undefined): ToolContext {
+  return Object.freeze({
+    get signal() {
+      return run.signal();
+    },
+    call: Object.freeze({ id, name }),
+    idempotencyKey: extra?.idempotencyKey ?? id,
+    transaction: extra?.transaction,
+  });
 }
 
 /**
@@ -222,6 +228,24 @@ export function after<T>(value: MaybePromise<T>, then: (value: T) => void, fail:
     answered = true;
     fail(error);
   }
+}
+
+/**
+ * Calls `fn`, then `then` with its answer (awaited when it is a thenable), or `fail` when it throws
+ * or rejects: app code called where a throw must not escape.
+ *
+ * @example
+ * attempt(() => scope.abandon?.(), done, report);
+ */
+export function attempt<T>(fn: () => MaybePromise<T>, then: (value: T) => void, fail: (error: unknown) => void): void {
+  let value: MaybePromise<T>;
+  try {
+    value = fn();
+  } catch (error) {
+    fail(error);
+    return;
+  }
+  after(value, then, fail);
 }
 
 /**
@@ -365,99 +389,105 @@ export function createPipeline(host: PipelineHost): Pipeline {
   }
 
   function run(call: ExecutingCall, note: MoveNote): void {
+    const { id } = call;
     const entry = host.entry(call.name);
     if (entry === undefined) {
-      fail(call.id, 'tool_error', `no tool named "${call.name}" is registered on this gate any more`, note);
+      fail(id, 'tool_error', `no tool named "${call.name}" is registered on this gate any more`, note);
       return;
     }
-    after(
-      keeper.open(call, entry, note),
+    // One run per call in this process, whoever asks.
+    if (runs.has(id)) return;
+    const job = new Run();
+    runs.set(id, job);
+    attempt(
+      () => keeper.open(call, entry, note),
       (scope) => {
-        if (scope !== undefined) start(call, entry, scope, note);
+        if (scope === undefined) {
+          // The call moved on before it could start (a listener cancelled it as it began).
+          forget(id, job);
+          return;
+        }
+        if (job.stage !== 'opening') {
+          // Stopped while the keeper was opening it: the tool never starts; give back what was taken.
+          attempt(() => scope.abandon?.(), () => undefined, host.onError);
+          return;
+        }
+        start(call, entry, scope, job, note);
       },
-      (error) => fail(call.id, 'tool_error', `the call could not be started: ${messageOf(error)}`, note),
+      (error) => {
+        forget(id, job);
+        fail(id, 'tool_error', `the call could not be started: ${messageOf(error)}`, note);
+      },
     );
   }
 
-  function start(call: ExecutingCall, entry: ToolEntry, scope: ExecutionScope, note: MoveNote): void {
+  function forget(id: string, job: Run): void {
+    if (runs.get(id) === job) runs.delete(id);
+  }
+
+  function start(call: ExecutingCall, entry: ToolEntry, scope: ExecutionScope, job: Run, note: MoveNote): void {
     const { id } = call;
     const { tool } = entry;
-    const execution = new Execution(id, tool.name, scope.context);
-    /** Takes the run out of the pipeline's hands; false when it already was. */
-    const release = (): boolean => {
-      if (execution.ended) return false;
-      execution.ended = true;
-      running.delete(id);
-      if (execution.timer !== undefined) clock.clearTimeout(execution.timer);
-      return true;
-    };
-    /** Ends a run that will not commit; `then` runs once the scope has given back what it held. */
-    const end = (then: () => void): MaybePromise<void> => {
-      if (!release()) return;
-      if (scope.abandon === undefined) return then();
-      return new Promise<void>((done) =>
-        after(
-          scope.abandon?.(),
-          () => done(then()),
-          (error) => {
-            host.onError(error);
-            done(then());
-          },
-        ),
-      );
-    };
-    running.set(id, { execution, end });
+    job.stage = 'running';
+    job.scope = scope;
+    const failed = (message: string) => void end(job, id, () => fail(id, 'tool_error', message, note));
     if (tool.timeoutMs !== undefined) {
       const ms = tool.timeoutMs;
-      execution.timer = clock.setTimeout(() => {
-        if (execution.ended) return;
-        Execution.abort(execution, new DOMException(`The call timed out after ${ms} ms.`, 'TimeoutError'));
-        void end(() => cancelled(id, 'timeout', `the tool did not finish within ${ms} ms`, note));
+      job.timer = clock.setTimeout(() => {
+        if (job.stage !== 'running') return;
+        job.abort(new DOMException(`The call timed out after ${ms} ms.`, 'TimeoutError'));
+        void end(job, id, () => cancelled(id, 'timeout', `the tool did not finish within ${ms} ms`, note));
       }, ms);
     }
-    const failed = (message: string) => void end(() => fail(id, 'tool_error', message, note));
     let result: unknown;
     try {
-      result = tool.execute(call.input, execution);
+      result = tool.execute(call.input, contextOf(job, id, tool.name, scope.context));
     } catch (error) {
       failed(`the tool threw: ${messageOf(error)}`);
       return;
     }
-    after(
-      result,
-      (output) => {
-        // A result that arrives after a cancel or a timeout is dropped here.
-        if (execution.ended) return;
-        if (isCancel(output)) {
-          void end(() => cancelled(id, 'tool_cancelled', output.reason, note));
-          return;
+    after(result, receive, (error) => failed(`the tool failed: ${messageOf(error)}`));
+
+    function receive(output: unknown): void {
+      // A result that arrives after a cancel or a timeout is dropped here.
+      if (job.stage !== 'running') return;
+      let cancelReason: string | undefined;
+      try {
+        cancelReason = isCancel(output) ? textOf(output.reason) : undefined;
+      } catch (error) {
+        failed(`the tool's result could not be read: ${messageOf(error)}`);
+        return;
+      }
+      if (cancelReason !== undefined) {
+        const reason = cancelReason;
+        void end(job, id, () => cancelled(id, 'tool_cancelled', reason, note));
+        return;
+      }
+      if (entry.validateOutput === undefined) {
+        settle(output);
+        return;
+      }
+      check(entry.validateOutput, output, (verdict) => {
+        if (job.stage !== 'running') return;
+        if (verdict.ok) settle(verdict.value);
+        else {
+          const list = verdict.issues.map((issue) => `${issue.path || '(output)'} ${issue.message}`).join('; ');
+          void end(job, id, () => fail(id, 'output_invalid', `the tool's output does not match its output schema: ${list}`, note, verdict.issues));
         }
-        if (entry.validateOutput === undefined) {
-          settle(output);
-          return;
-        }
-        check(entry.validateOutput, output, (verdict) => {
-          if (execution.ended) return;
-          if (verdict.ok) settle(verdict.value);
-          else {
-            const list = verdict.issues.map((issue) => `${issue.path || '(output)'} ${issue.message}`).join('; ');
-            void end(() => fail(id, 'output_invalid', `the tool's output does not match its output schema: ${list}`, note, verdict.issues));
-          }
-        });
-      },
-      (error) => failed(`the tool failed: ${messageOf(error)}`),
-    );
+      });
+    }
 
     function settle(output: unknown): void {
-      // The result is taken: a stop from here on no longer ends the run; the keeper's commit decides.
-      release();
-      after(
-        scope.commit(call, output, note),
-        () => undefined,
+      // The result is taken: a stop from here on only aborts the signal; the keeper's commit decides.
+      job.stage = 'taken';
+      if (job.timer !== undefined) clock.clearTimeout(job.timer);
+      attempt(
+        () => scope.commit(call, output, note),
+        () => forget(id, job),
         (error) => {
+          forget(id, job);
           const failCommit = () => fail(id, 'commit_error', `the result could not be committed: ${messageOf(error)}`, note);
-          if (scope.abandon === undefined) failCommit();
-          else after(scope.abandon(), failCommit, (abandonError) => {
+          attempt(() => scope.abandon?.(), failCommit, (abandonError) => {
             host.onError(abandonError);
             failCommit();
           });
@@ -466,7 +496,30 @@ export function createPipeline(host: PipelineHost): Pipeline {
     }
   }
 
-  const running = new Map<string, { readonly execution: Execution; readonly end: (then: () => void) => MaybePromise<void> }>();
+  /**
+   * Ends a run that will not commit, once: `then` (the move that says why) runs after the scope has
+   * given back what it held. False-y (`undefined`) when the run had already ended or was taken.
+   */
+  function end(job: Run, id: string, then: () => void): MaybePromise<void> {
+    if (job.stage === 'ended' || job.stage === 'taken') return;
+    const { scope } = job;
+    job.stage = 'ended';
+    forget(id, job);
+    if (job.timer !== undefined) clock.clearTimeout(job.timer);
+    if (scope?.abandon === undefined) return then();
+    return new Promise<void>((done) =>
+      attempt(
+        () => scope.abandon?.(),
+        () => done(then()),
+        (error) => {
+          host.onError(error);
+          done(then());
+        },
+      ),
+    );
+  }
+
+  const runs = new Map<string, Run>();
 
   return {
     resolve,
@@ -474,12 +527,12 @@ export function createPipeline(host: PipelineHost): Pipeline {
     execute,
     run,
     reject,
-    running: (id) => running.has(id),
+    running: (id) => runs.has(id),
     stop(id, reason) {
-      const run = running.get(id);
-      if (run === undefined) return;
-      Execution.abort(run.execution, reason);
-      return run.end(() => undefined);
+      const job = runs.get(id);
+      if (job === undefined) return;
+      job.abort(reason);
+      return end(job, id, () => undefined);
     },
   };
 }

@@ -427,7 +427,7 @@ describe('approval and policy', () => {
     ['undefined', () => undefined, 'needsApproval answered undefined; it must answer true or false'],
   ])('rejects as unauthorized, and runs nothing, when needsApproval answers %s', async (_what, needsApproval, message) => {
     const execute = vi.fn(() => 'ran');
-    const tool = defineTool({ name: 'x', inputSchema: { type: 'object' }, needsApproval: needsApproval as () => boolean, execute });
+    const tool = defineTool({ name: 'x', inputSchema: { type: 'object' }, needsApproval: needsApproval as unknown as () => boolean, execute });
     const call = await createToolGate({ tools: [tool] }).run({ name: 'x', arguments: '{}' });
     expect(call.reason).toEqual({ code: 'unauthorized', message });
     expect(execute).not.toHaveBeenCalled();
