@@ -7,6 +7,7 @@ import { createPipeline, messageOf, truncatedReason, type CallKeeper, type MoveN
 import { readProposal } from './proposal.ts';
 import { isTerminal, type ProposalSource, type Repair, type SettledCall, type ToolCallRecord } from './record.ts';
 import { compileSchema, type JsonSchemaCompiler } from './schema.ts';
+import { textOf } from './text.ts';
 import type { ToolDefinition } from './tool.ts';
 import { toolResult, type ToolResultFormat, type ToolResultFormats } from './tool-result.ts';
 
@@ -114,9 +115,12 @@ export interface ToolGate {
   readonly get: (id: string) => ToolCallRecord | undefined;
   /** Runs a call that awaits approval. `false`, and nothing moves, when there is no such call. */
   readonly approve: (id: string) => boolean;
-  /** Cancels a call that awaits approval with `approval_denied`. */
+  /** Cancels a call that awaits approval with `approval_denied`; the reason is recorded as text, whatever it is. */
   readonly deny: (id: string, reason?: string) => boolean;
-  /** Cancels a call that has not ended with `user_cancelled`, aborting its tool if it is running. */
+  /**
+   * Cancels a call that has not ended with `user_cancelled`, aborting its tool if it is running; the
+   * reason is recorded as text. Refused (`false`) while the call's result is being written to the store.
+   */
   readonly cancel: (id: string, reason?: string) => boolean;
   /** The call records, as a read-only Zustand store. */
   readonly calls: ReadonlyStore<ToolCallsState>;
@@ -426,9 +430,10 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
     deny: (id, reason) =>
       batch(() => {
         if (records.get(id)?.status !== 'awaiting_approval') return false;
-        return move(id, { type: 'cancel', reason: { code: 'approval_denied', message: reason ?? 'a person denied this call' } }) !== undefined;
+        const message = reason === undefined ? 'a person denied this call' : textOf(reason);
+        return move(id, { type: 'cancel', reason: { code: 'approval_denied', message } }) !== undefined;
       }),
-    cancel: (id, reason) => batch(() => cancelCall(id, reason ?? 'the user cancelled this call')),
+    cancel: (id, reason) => batch(() => cancelCall(id, reason === undefined ? 'the user cancelled this call' : textOf(reason))),
     calls,
     subscribeCall(id, listener) {
       let set = watchers.get(id);

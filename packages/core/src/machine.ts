@@ -1,6 +1,7 @@
 import type {
   CancelledCode,
   FailedCode,
+  Issue,
   PendingCall,
   ProposalSource,
   Reason,
@@ -11,6 +12,7 @@ import type {
   ToolCallStatus,
   Transition,
 } from './record.ts';
+import { textOf } from './text.ts';
 
 /**
  * Everything that can happen to a call. The gate is the only sender; `transition` decides.
@@ -96,8 +98,9 @@ export function transition(
   const to = TARGET[event.type];
   const edge = ALLOWED_TRANSITIONS[call.status][to];
   if (edge === undefined) return undefined;
-  const reason = 'reason' in event ? event.reason : undefined;
-  if (edge !== true && (reason === undefined || !edge.includes(reason.code))) return undefined;
+  const given = 'reason' in event ? event.reason : undefined;
+  if (edge !== true && (given === undefined || !edge.includes(given.code))) return undefined;
+  const reason = given === undefined ? undefined : textReason(given);
   if (event.type === 'preview') return record(call, 'pending', at, call.history, undefined, undefined, undefined, event.preview, call.repairs);
 
   const step: Transition = reason === undefined ? { status: to, at } : { status: to, at, reason };
@@ -112,6 +115,24 @@ export function transition(
     default:
       return record(call, to, at, history, call.input, undefined, reason, undefined, call.repairs);
   }
+}
+
+/**
+ * A reason as the record keeps it: its message and each issue's path and message as text, whatever
+ * the sender passed (a model reads them, a person sees them), and frozen, so that no listener can
+ * change what the audit trail and the record say.
+ */
+function textReason(reason: Reason): Reason {
+  const message = typeof reason.message === 'string' ? reason.message : textOf(reason.message);
+  if (reason.issues === undefined) return Object.freeze({ code: reason.code, message });
+  const issues: readonly unknown[] = Array.isArray(reason.issues) ? reason.issues : [];
+  return Object.freeze({ code: reason.code, message, issues: Object.freeze(issues.map(textIssue)) });
+}
+
+function textIssue(issue: unknown): Issue {
+  const { path, message, keyword } = (typeof issue === 'object' && issue !== null ? issue : {}) as Partial<Record<keyof Issue, unknown>>;
+  const text = { path: typeof path === 'string' ? path : '', message: typeof message === 'string' ? message : textOf(message) };
+  return Object.freeze(typeof keyword === 'string' ? { ...text, keyword } : text);
 }
 
 /**

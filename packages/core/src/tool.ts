@@ -2,6 +2,7 @@ import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { ToolCallRecord } from './record.ts';
 import type { RepairKind } from './repair.ts';
+import { textOf } from './text.ts';
 
 /**
  * A plain JSON Schema object (draft 2020-12). Write it `as const`, or inline in `defineTool`,
@@ -56,7 +57,8 @@ export interface Cancel {
  * execute: ({ city }) => (city === 'restricted' ? cancel('location blocked by app policy') : lookUp(city))
  */
 export function cancel(reason = 'The tool cancelled this action.'): Cancel {
-  return { [CANCEL]: true, reason };
+  // A reason is text the model reads, whatever JavaScript caller passed something else.
+  return { [CANCEL]: true, reason: textOf(reason) };
 }
 
 /**
