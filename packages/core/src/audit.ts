@@ -1,3 +1,4 @@
+import { createDelivery, createListeners, type Delivery } from './listeners.ts';
 import type { Reason, Repair, ToolCallRecord, ToolCallStatus } from './record.ts';
 
 /**
@@ -46,33 +47,24 @@ export interface AuditWriter extends AuditLog {
 }
 
 /**
- * Creates an audit log that keeps at most `limit` events (the oldest are dropped first).
+ * Creates an audit log that keeps at most `limit` events (the oldest are dropped first). Listeners
+ * are told through `delivery`, so that an event raised by a listener reaches every listener after
+ * the one it was raised in.
  *
  * @example
  * const audit = createAuditLog(Infinity, console.error);
  */
-export function createAuditLog(limit: number, onError: (error: unknown) => void): AuditWriter {
+export function createAuditLog(limit: number, onError: (error: unknown) => void, delivery: Delivery = createDelivery()): AuditWriter {
   let events: AuditEvent[] = [];
-  const listeners = new Set<(event: AuditEvent) => void>();
+  const listeners = createListeners<[AuditEvent]>(delivery, onError);
   return {
     record(event) {
       events.push(event);
       // Trim in halves so that keeping a bounded log stays O(1) per event on average.
       if (events.length > limit * 2) events = events.slice(events.length - limit);
-      for (const listener of listeners) {
-        try {
-          listener(event);
-        } catch (error) {
-          onError(error);
-        }
-      }
+      listeners.emit(event);
     },
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => {
-        listeners.delete(listener);
-      };
-    },
+    subscribe: listeners.subscribe,
     export: () => (events.length > limit ? events.slice(events.length - limit) : events.slice()),
     size: () => Math.min(events.length, limit),
   };

@@ -1,7 +1,8 @@
-import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { StoreApi } from 'zustand/vanilla';
 import { systemClock, type Clock } from './clock.ts';
 import { auditEvent, createAuditLog, type AuditLog, type AuditWriter } from './audit.ts';
 import { DEFAULT_LIMITS, type Limits } from './limits.ts';
+import { createDelivery, createListeners, type Listeners } from './listeners.ts';
 import { createPending, transition, type CallEvent } from './machine.ts';
 import { createPipeline, messageOf, truncatedReason, type CallKeeper, type MoveNote, type ToolEntry } from './pipeline.ts';
 import { readProposal } from './proposal.ts';
@@ -173,8 +174,17 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
   const limits: Limits = { ...DEFAULT_LIMITS, ...options.limits };
   const clock = options.clock ?? systemClock;
   const store = options.store;
-  const onError = options.onError ?? ((error: unknown) => console.error(error));
-  const audit: AuditWriter = createAuditLog(options.audit?.limit ?? Infinity, onError);
+  const report = options.onError ?? ((error: unknown) => console.error(error));
+  const onError = (error: unknown): void => {
+    try {
+      report(error);
+    } catch {
+      // The app's own error handler threw: there is nowhere left to report to, and the call goes on.
+    }
+  };
+  // One order for every listener of this gate, so that each hears events in the order they happened.
+  const delivery = createDelivery();
+  const audit: AuditWriter = createAuditLog(options.audit?.limit ?? Infinity, onError, delivery);
   const retain = options.retain?.settled ?? Infinity;
   let idCounter = 0;
   const generateId = options.generateId ?? (() => `tg_${++idCounter}`);
@@ -204,8 +214,10 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
   const settledOrder = new Set<string>();
   let version = 0;
   const initial: ToolCallsState = { records, version, changed: [] };
-  const watchers = new Map<string, Set<() => void>>();
-  const calls = createStore<ToolCallsState>()(() => initial);
+  let state = initial;
+  const subscribers = createListeners<[ToolCallsState, ToolCallsState]>(delivery, onError);
+  const watchers = new Map<string, Listeners<[]>>();
+  const calls: ReadonlyStore<ToolCallsState> = { getState: () => state, getInitialState: () => initial, subscribe: subscribers.subscribe };
 
   const lookup = (id: string): ToolCallRecord | undefined => records.get(id) ?? evicted.get(id);
 
@@ -225,32 +237,23 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
     if (dirty[dirty.length - 1] !== id && !dirty.includes(id)) dirty.push(id);
   }
   function flush(): void {
+    if (dirty.length === 0) return;
     const changed = dirty;
     dirty = [];
-    try {
-      calls.setState({ records, version: ++version, changed }, true);
-    } catch (error) {
-      // A subscriber threw; the record has moved all the same, and the call goes on.
-      onError(error);
-    }
-    for (const id of changed) {
-      for (const listener of watchers.get(id) ?? []) {
-        try {
-          listener();
-        } catch (error) {
-          onError(error);
-        }
-      }
-    }
+    const previous = state;
+    state = { records, version: ++version, changed };
+    subscribers.emit(state, previous);
+    for (const id of changed) watchers.get(id)?.emit();
   }
 
   function write(next: ToolCallRecord, from: ToolCallRecord | undefined, repairs?: readonly Repair[]): void {
     records.set(next.id, next);
+    // The audit trail first: a listener told below may move the call again, and its event comes after this one.
+    if (from === undefined || from.status !== next.status) audit.record(auditEvent(next, from, repairs));
     const terminal = isTerminal(next.status);
     if (terminal) evictBeyondRetention(next.id);
     touch(next.id);
     if (depth === 0) flush();
-    if (from === undefined || from.status !== next.status) audit.record(auditEvent(next, from, repairs));
     if (terminal) settle(next as SettledCall);
   }
 
@@ -436,12 +439,13 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
     cancel: (id, reason) => batch(() => cancelCall(id, reason === undefined ? 'the user cancelled this call' : textOf(reason))),
     calls,
     subscribeCall(id, listener) {
-      let set = watchers.get(id);
-      if (set === undefined) watchers.set(id, (set = new Set()));
-      set.add(listener);
+      let listeners = watchers.get(id);
+      if (listeners === undefined) watchers.set(id, (listeners = createListeners<[]>(delivery, onError)));
+      const unsubscribe = listeners.subscribe(listener);
+      const own = listeners;
       return () => {
-        set.delete(listener);
-        if (set.size === 0 && watchers.get(id) === set) watchers.delete(id);
+        unsubscribe();
+        if (own.size() === 0 && watchers.get(id) === own) watchers.delete(id);
       };
     },
     toolResult(id, format) {
