@@ -296,9 +296,14 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
     return next;
   }
 
-  let committing: string | undefined;
+  // The calls whose change is being written to the store now. A set, not one id: a store subscriber
+  // may approve another call whose sync tool commits inside this write.
+  const committing = new Set<string>();
 
-  /** Writes a verified output to the app's store (one `setState`), then moves the call to `committed`. */
+  /**
+   * Writes a verified output to the app's store (one `setState`), then moves the call to `committed`;
+   * the call is `committed` exactly when its change is in the store.
+   */
   function commit(id: string, tool: ToolDefinition, input: unknown, output: unknown): ToolCallRecord | undefined {
     if (tool.commit !== undefined && store !== undefined) {
       let partial: unknown;
@@ -307,21 +312,34 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
       } catch (error) {
         return fail(id, `commit threw: ${messageOf(error)}`);
       }
-      if (typeof partial !== 'object' || partial === null || typeof (partial as { then?: unknown }).then === 'function') {
-        return fail(id, 'commit must return the partial next state as a plain object (not a Promise)');
+      let plain: boolean;
+      try {
+        plain = isPlainObject(partial);
+      } catch (error) {
+        return fail(id, `commit must return the partial next state as a plain object; what it returned cannot be read: ${messageOf(error)}`);
+      }
+      if (!plain) {
+        return fail(id, `commit must return the partial next state as a plain object, not ${kindOf(partial)}`);
       }
       // `commit` is app code: it may have cancelled the call itself.
       if (records.get(id)?.status !== 'executing') return undefined;
-      // From here the store is written: a subscriber that cancels this call now is refused, so the
-      // record can never say `cancelled` about a change the store already holds.
-      committing = id;
+      // From here the store is written: a cancel of this call is refused until the call is
+      // `committed`, so the record can never say `cancelled` about a change the store holds.
+      committing.add(id);
       try {
-        store.setState(partial as Partial<S>);
-      } catch (error) {
-        // The state changed before a subscriber threw: the commit happened, the listener is the app's bug.
-        onError(error);
+        const before = store.getState();
+        try {
+          store.setState(partial as Partial<S>);
+        } catch (error) {
+          // A store's state is a new object after each write (Zustand's is): the same object means
+          // the write never happened (a refusing store, a getter on the partial that threw), and the
+          // call did not commit. A new one means a subscriber threw after it: that is the app's bug.
+          if (store.getState() === before) return fail(id, `the store refused the write: ${messageOf(error)}`);
+          onError(error);
+        }
+        return move(id, { type: 'commit', output });
       } finally {
-        committing = undefined;
+        committing.delete(id);
       }
     }
     return move(id, { type: 'commit', output });
@@ -370,7 +388,7 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
 
   function cancelCall(id: string, message: string): boolean {
     const call = records.get(id);
-    if (call === undefined || isTerminal(call.status) || id === committing) return false;
+    if (call === undefined || isTerminal(call.status) || committing.has(id)) return false;
     void pipeline.stop(id, new DOMException(message, 'AbortError'));
     return move(id, { type: 'cancel', reason: { code: 'user_cancelled', message } }) !== undefined;
   }
@@ -479,6 +497,25 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
         }),
     },
   };
+}
+
+/** Whether `value` is an object literal (or has no prototype), as a partial state must be. */
+function isPlainObject(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value !== 'object') return `a ${typeof value}`;
+  try {
+    if (Array.isArray(value)) return 'an array';
+    const name: unknown = (value as { constructor?: { name?: unknown } }).constructor?.name;
+    return typeof name === 'string' && name !== '' ? `a ${name}` : 'an object with a prototype';
+  } catch {
+    return 'an object that cannot be read';
+  }
 }
 
 /** The browser gate has one person in front of it; the server gate names each actor. */
