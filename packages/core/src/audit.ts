@@ -78,11 +78,12 @@ export function createAuditLog(limit: number, onError: (error: unknown) => void,
  */
 export function auditEvent(call: ToolCallRecord, from: ToolCallRecord | undefined, repairs?: readonly Repair[]): AuditEvent {
   const event = { callId: call.id, name: call.name, from: from === undefined ? null : from.status, to: call.status, at: call.updatedAt };
+  // The reason is the record's own, frozen; so is the event, so that no listener can rewrite the trail.
   const reason = call.history[call.history.length - 1]?.reason;
-  if (reason === undefined && (repairs === undefined || repairs.length === 0)) return event;
-  return {
+  if (reason === undefined && (repairs === undefined || repairs.length === 0)) return Object.freeze(event);
+  return Object.freeze({
     ...event,
     ...(reason === undefined ? {} : { reason }),
-    ...(repairs === undefined || repairs.length === 0 ? {} : { repairs }),
-  };
+    ...(repairs === undefined || repairs.length === 0 ? {} : { repairs: Object.isFrozen(repairs) ? repairs : Object.freeze(repairs.map((repair) => Object.freeze({ ...repair }))) }),
+  });
 }

@@ -265,7 +265,7 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
       settledOrder.delete(oldId);
       const old = records.get(oldId);
       records.delete(oldId);
-      if (old !== undefined) evicted.set(oldId, { ...old, input: undefined, output: undefined, evicted: true } as SettledCall);
+      if (old !== undefined) evicted.set(oldId, Object.freeze({ ...old, input: undefined, output: undefined, evicted: true }) as SettledCall);
       touch(oldId);
     }
   }
@@ -292,7 +292,7 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
     if (current === undefined) return undefined;
     const next = transition(current, event, clock.now());
     if (next === undefined) return undefined;
-    write(next, current, event.type === 'validate' ? event.repairs : undefined);
+    write(next, current, event.type === 'validate' ? next.repairs : undefined);
     return next;
   }
 

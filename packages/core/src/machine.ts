@@ -103,11 +103,11 @@ export function transition(
   const reason = given === undefined ? undefined : textReason(given);
   if (event.type === 'preview') return record(call, 'pending', at, call.history, undefined, undefined, undefined, event.preview, call.repairs);
 
-  const step: Transition = reason === undefined ? { status: to, at } : { status: to, at, reason };
-  const history = [...call.history, step];
+  const step: Transition = Object.freeze(reason === undefined ? { status: to, at } : { status: to, at, reason });
+  const history = Object.freeze([...call.history, step]);
   switch (event.type) {
     case 'validate': {
-      const repairs = event.repairs === undefined || event.repairs.length === 0 ? call.repairs : event.repairs;
+      const repairs = event.repairs === undefined || event.repairs.length === 0 ? call.repairs : frozenRepairs(event.repairs);
       return record(call, 'validated', at, history, event.input, undefined, undefined, undefined, repairs);
     }
     case 'commit':
@@ -135,6 +135,10 @@ function textIssue(issue: unknown): Issue {
   return Object.freeze(typeof keyword === 'string' ? { ...text, keyword } : text);
 }
 
+function frozenRepairs(repairs: readonly Repair[]): readonly Repair[] {
+  return Object.freeze(repairs.map((repair) => Object.freeze({ kind: textOf(repair.kind), path: textOf(repair.path), message: textOf(repair.message) })));
+}
+
 /**
  * Builds a record with every key in one order, so that all records share one hidden class: a
  * gate in a long chat makes several per call, and spreading conditional keys was measurably slow.
@@ -150,7 +154,9 @@ function record(
   preview: unknown,
   repairs: readonly Repair[] | undefined,
 ): ToolCallRecord {
-  return {
+  // Frozen, as the input and output in it are (the pipeline snapshots them once, on the way in): a
+  // record is a snapshot no one can change. `preview` is only a draft and stays as the reader made it.
+  return Object.freeze({
     id: call.id,
     name: call.name,
     source: call.source,
@@ -166,7 +172,7 @@ function record(
     preview,
     repairs,
     evicted: false,
-  } as ToolCallRecord;
+  }) as ToolCallRecord;
 }
 
 /**
@@ -183,7 +189,7 @@ export function createPending(init: {
   readonly turn: string | undefined;
   readonly at: number;
 }): PendingCall {
-  return {
+  return Object.freeze({
     id: init.id,
     name: init.name,
     source: init.source,
@@ -192,12 +198,12 @@ export function createPending(init: {
     createdAt: init.at,
     updatedAt: init.at,
     status: 'pending',
-    history: [{ status: 'pending', at: init.at }],
+    history: Object.freeze([Object.freeze({ status: 'pending', at: init.at } as const)]),
     input: undefined,
     output: undefined,
     reason: undefined,
     preview: undefined,
     repairs: undefined,
     evicted: false,
-  };
+  });
 }

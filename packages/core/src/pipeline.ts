@@ -14,6 +14,7 @@ import type {
   ToolCallRecord,
 } from './record.ts';
 import { repairValues } from './repair.ts';
+import { freezeOwn, ownCopy, snapshot } from './snapshot.ts';
 import type { Validate, ValidationResult } from './schema.ts';
 import { textOf } from './text.ts';
 import { isCancel, type ToolContext, type ToolDefinition } from './tool.ts';
@@ -151,7 +152,7 @@ export interface Pipeline {
  * while the tool works, `taken` once its result went to the keeper's commit, `ended` when it will
  * not commit. Its AbortController is made on first use of `signal`: most tools never read it, and
  * making one per call is measurable in a long chat. The tool never sees this object, only a
- * frozen context that reads the signal from it, so it cannot end its own run or hide from a stop.
+ * context that reads the signal from it, so it cannot end its own run or hide from a stop.
  */
 class Run {
   stage: 'opening' | 'running' | 'taken' | 'ended' = 'opening';
@@ -175,16 +176,26 @@ class Run {
   }
 }
 
-/** What a tool receives beside its input: frozen, so one tool cannot change what another sees. */
-function contextOf(run: Run, id: string, name: string, extra: Partial<ToolContext> | undefined): ToolContext {
-  return Object.freeze({
-    get signal() {
-      return run.signal();
-    },
-    call: Object.freeze({ id, name }),
-    idempotencyKey: extra?.idempotencyKey ?? id,
-    transaction: extra?.transaction,
-  });
+/**
+ * What a tool receives beside its input. It reads the signal from its run but holds nothing the
+ * pipeline acts on: whatever a tool writes to its context changes only its own view of it.
+ */
+class Context implements ToolContext {
+  readonly call: { readonly id: string; readonly name: string };
+  readonly idempotencyKey: string;
+  readonly transaction: unknown;
+  readonly #run: Run;
+
+  constructor(run: Run, id: string, name: string, extra: Partial<ToolContext> | undefined) {
+    this.#run = run;
+    this.call = { id, name };
+    this.idempotencyKey = extra?.idempotencyKey ?? id;
+    this.transaction = extra?.transaction;
+  }
+
+  get signal(): AbortSignal {
+    return this.#run.signal();
+  }
 }
 
 /**
@@ -292,14 +303,14 @@ export function createPipeline(host: PipelineHost): Pipeline {
     }
     const read = args;
     check(entry.validateInput, read.value, (first) => {
-      if (first.ok) return accept(id, [...earlier, ...read.repairs], first.value, note);
+      if (first.ok) return accept(id, [...earlier, ...read.repairs], first.value, first.value === read.value, note);
       const repaired = repairValues(read.value, first.issues, allowed, limits);
       if (repaired === undefined) return rejectInvalid(id, name, first.issues, note);
       // Decoded strings are new structure: the same depth and `__proto__` rules apply to them.
       const checked = copyValue(repaired.value, { maxArgumentChars: Infinity, maxDepth: limits.maxDepth });
       if (checked.kind !== 'ok') return reject(id, problemReason(checked, limits), note);
       check(entry.validateInput, repaired.value, (second) => {
-        if (second.ok) accept(id, [...earlier, ...read.repairs, ...repaired.repairs], second.value, note);
+        if (second.ok) accept(id, [...earlier, ...read.repairs, ...repaired.repairs], second.value, second.value === repaired.value, note);
         else rejectInvalid(id, name, first.issues, note);
       });
     });
@@ -325,7 +336,23 @@ export function createPipeline(host: PipelineHost): Pipeline {
     reject(id, { code: 'invalid_arguments', message: `the arguments of "${name}" do not match its schema: ${list}`, issues }, note);
   }
 
-  function accept(id: string, repairs: readonly Repair[], input: unknown, note: MoveNote): void {
+  /**
+   * Records the validated value frozen, once: what a person approves and the tool runs is what was
+   * validated, whatever app code does to the record meanwhile. A value the gate made (arguments it
+   * parsed or copied, which no one else holds) is frozen in place; a validator's own answer is
+   * copied first. The tool gets a copy of its own, kept aside until it runs.
+   */
+  function accept(id: string, repairs: readonly Repair[], value: unknown, owned: boolean, note: MoveNote): void {
+    let input: unknown;
+    try {
+      // The tool's copy first, from the value as the validator answered it; then the record's.
+      const mine = ownCopy(value);
+      input = owned ? freezeOwn(value) : snapshot(value);
+      if (typeof input === 'object' && input !== null) forTool.set(input, mine);
+    } catch (error) {
+      reject(id, { code: 'invalid_arguments', message: `the value the validator answered could not be read: ${messageOf(error)}` }, note);
+      return;
+    }
     const event: CallEvent = repairs.length === 0 ? { type: 'validate', input } : { type: 'validate', input, repairs };
     move(id, event, note, (validated) => {
       if (validated !== undefined) authorize(validated, note);
@@ -441,7 +468,7 @@ export function createPipeline(host: PipelineHost): Pipeline {
     }
     let result: unknown;
     try {
-      result = tool.execute(call.input, contextOf(job, id, tool.name, scope.context));
+      result = tool.execute(toolInput(call.input), new Context(job, id, tool.name, scope.context));
     } catch (error) {
       failed(`the tool threw: ${messageOf(error)}`);
       return;
@@ -477,7 +504,16 @@ export function createPipeline(host: PipelineHost): Pipeline {
       });
     }
 
-    function settle(output: unknown): void {
+    function settle(result: unknown): void {
+      // A frozen copy, made once, is what the record keeps and `commit` sees: a tool that changes its
+      // object after returning it changes neither.
+      let output: unknown;
+      try {
+        output = snapshot(result);
+      } catch (error) {
+        failed(`the tool's output could not be read: ${messageOf(error)}`);
+        return;
+      }
       // The result is taken: a stop from here on only aborts the signal; the keeper's commit decides.
       job.stage = 'taken';
       if (job.timer !== undefined) clock.clearTimeout(job.timer);
@@ -520,6 +556,18 @@ export function createPipeline(host: PipelineHost): Pipeline {
   }
 
   const runs = new Map<string, Run>();
+
+  // The tool's own copy of each validated input, by the record's frozen one; taken when it runs.
+  const forTool = new WeakMap<object, unknown>();
+
+  /** The input a tool runs with: its own copy, so that it cannot change the record's. */
+  function toolInput(input: unknown): unknown {
+    if (typeof input !== 'object' || input === null) return input;
+    const kept = forTool.get(input);
+    if (kept === undefined) return ownCopy(input);
+    forTool.delete(input);
+    return kept;
+  }
 
   return {
     resolve,

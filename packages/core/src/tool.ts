@@ -127,7 +127,10 @@ export interface ToolDefinition<I = any, O = any, S = any> {
   // Method syntax on purpose: it lets a list of tools with different inputs and outputs (a tool
   // that only ever cancels has output `never`) share one `ToolDefinition<any, any, S>[]` type.
   execute(input: I, ctx: ToolContext): MaybePromise<O | Cancel>;
-  /** Returns the partial next state of the app store; applied in one `setState`, only on success. */
+  /**
+   * Returns the partial next state of the app store, as a plain object; applied in one `setState`,
+   * only on success. `output` and `input` are the record's own, frozen.
+   */
   commit?(state: S, output: O, input: I): Partial<S>;
   /**
    * Whether a person must approve the call: `true`, or a function of the validated input that may
