@@ -1,4 +1,5 @@
 import type { SettledCall } from './record.ts';
+import { textOf } from './text.ts';
 
 /**
  * The text a model reads about a settled call: the output for a committed call; otherwise the
@@ -56,6 +57,18 @@ export function outputText(output: unknown): string {
     // `undefined`, functions and symbols have no JSON; a tool that returns one just "did it".
     return JSON.stringify(output) ?? 'Done.';
   } catch (error) {
-    return `The tool finished, but its output cannot be shown as JSON (${(error as Error).message}).`;
+    return unsendableText(error);
   }
+}
+
+/**
+ * What the model reads about a committed output that JSON cannot carry (a BigInt, a cycle): the
+ * tool did finish, and why its output cannot be shown.
+ *
+ * @example
+ * unsendableText(new TypeError('Do not know how to serialize a BigInt'));
+ * // 'The tool finished, but its output cannot be sent as JSON (Do not know how to serialize a BigInt).'
+ */
+export function unsendableText(error: unknown): string {
+  return `The tool finished, but its output cannot be sent as JSON (${textOf(error)}).`;
 }
