@@ -7,6 +7,7 @@ export {
   type ReadonlyStore,
   type StreamOpen,
   type ToolCallsState,
+  type ToolProblem,
   type ToolGate,
   type ToolGateOptions,
 } from './gate.ts';

@@ -4,10 +4,10 @@ import { auditEvent, createAuditLog, type AuditLog, type AuditWriter } from './a
 import { DEFAULT_LIMITS, type Limits } from './limits.ts';
 import { createDelivery, createListeners, type Listeners } from './listeners.ts';
 import { createPending, transition, type CallEvent } from './machine.ts';
-import { createPipeline, messageOf, truncatedReason, type CallKeeper, type MoveNote, type ToolEntry } from './pipeline.ts';
+import { compileEntry, createPipeline, messageOf, truncatedReason, type CallKeeper, type MoveNote, type ToolEntry } from './pipeline.ts';
 import { readProposal } from './proposal.ts';
 import { isTerminal, type ProposalSource, type Repair, type SettledCall, type ToolCallRecord } from './record.ts';
-import { compileSchema, type JsonSchemaCompiler } from './schema.ts';
+import type { JsonSchemaCompiler } from './schema.ts';
 import { textOf } from './text.ts';
 import type { ToolDefinition } from './tool.ts';
 import { toolResult, type ToolResultFormat, type ToolResultFormats } from './tool-result.ts';
@@ -136,6 +136,13 @@ export interface ToolGate {
   readonly audit: AuditLog;
   /** The registered tools, in the order given. */
   readonly tools: readonly ToolDefinition[];
+  /**
+   * Compiles every tool's schemas now (otherwise each tool's are compiled on its first call) and
+   * lists each tool that cannot be used because a schema of it does not compile; empty when all
+   * compile. It never throws: call it at start-up or in a test, and fail there if it lists anything.
+   * A call of such a tool is rejected with `tool_unavailable` whether or not `check` was called.
+   */
+  readonly check: () => readonly ToolProblem[];
   /** The limits in force, so that stream readers can stop buffering a call that is already too large. */
   readonly limits: Limits;
   /** For provider stream readers: calls that appear before their arguments are complete. */
@@ -149,6 +156,18 @@ export interface ToolGate {
     /** The provider cut the call off: reject it with `truncated`. */
     readonly truncate: (id: string, message?: string) => ToolCallRecord | undefined;
   };
+}
+
+/**
+ * A tool that cannot be used, as `gate.check()` lists it: its name, and why (which of its schemas
+ * does not compile, and the compiler's words).
+ *
+ * @example
+ * const problem: ToolProblem = { tool: 'search', message: 'the input schema of tool "search" does not compile: …' };
+ */
+export interface ToolProblem {
+  readonly tool: string;
+  readonly message: string;
 }
 
 /** What a call has while it is open that is not part of its record; dropped when it settles. */
@@ -189,23 +208,28 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
   let idCounter = 0;
   const generateId = options.generateId ?? (() => `tg_${++idCounter}`);
 
-  const entries = new Map<string, ToolEntry>();
+  const tools = new Map<string, ToolDefinition>();
   for (const tool of options.tools) {
-    if (entries.has(tool.name)) throw new Error(`createToolGate: two tools are named "${tool.name}"; tool names must be unique.`);
+    if (tools.has(tool.name)) throw new Error(`createToolGate: two tools are named "${tool.name}"; tool names must be unique.`);
     if (tool.commit && !store) {
       throw new Error(`createToolGate: tool "${tool.name}" has a commit but the gate has no store; pass your Zustand store as \`store\`.`);
     }
-    let validateInput: ToolEntry['validateInput'];
-    let validateOutput: ToolEntry['validateOutput'];
-    try {
-      validateInput = compileSchema(tool.inputSchema, compileJson);
-      validateOutput = tool.outputSchema === undefined ? undefined : compileSchema(tool.outputSchema, compileJson);
-    } catch (error) {
-      throw new Error(`createToolGate: the schema of tool "${tool.name}" does not compile: ${(error as Error).message}`, { cause: error });
-    }
-    entries.set(tool.name, { tool, validateInput, validateOutput });
+    tools.set(tool.name, tool);
   }
-  const toolNames = [...entries.keys()];
+  const toolNames = [...tools.keys()];
+  // A tool's schemas are compiled on its first call, or all at once by `check()`: compiling takes
+  // milliseconds a schema, and an MCP server can list hundreds of tools the model never calls.
+  const entries = new Map<string, ToolEntry>();
+  function entry(name: string): ToolEntry | undefined {
+    let found = entries.get(name);
+    if (found === undefined) {
+      const tool = tools.get(name);
+      if (tool === undefined) return undefined;
+      found = compileEntry(tool, compileJson);
+      entries.set(name, found);
+    }
+    return found;
+  }
 
   const records = new Map<string, ToolCallRecord>();
   const evicted = new Map<string, SettledCall>();
@@ -358,7 +382,7 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
     limits,
     clock,
     onError,
-    entry: (name) => entries.get(name),
+    entry,
     toolNames: () => toolNames,
     keeper,
     state: () => store?.getState(),
@@ -444,7 +468,7 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
     approve: (id) =>
       batch(() => {
         const call = records.get(id);
-        if (call?.status !== 'awaiting_approval' || !entries.has(call.name)) return false;
+        if (call?.status !== 'awaiting_approval' || !tools.has(call.name)) return false;
         pipeline.execute(id, BROWSER);
         return true;
       }),
@@ -476,6 +500,11 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
     },
     audit,
     tools: options.tools,
+    check: () =>
+      toolNames.flatMap((name) => {
+        const problem = entry(name)?.problem;
+        return problem === undefined ? [] : [{ tool: name, message: problem }];
+      }),
     limits,
     stream: {
       open(init) {

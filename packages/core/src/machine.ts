@@ -57,7 +57,7 @@ export const ALLOWED_TRANSITIONS: Readonly<
   pending: {
     pending: true,
     validated: true,
-    rejected: ['invalid_json', 'invalid_shape', 'unknown_tool', 'invalid_arguments', 'too_large', 'too_deep', 'truncated'],
+    rejected: ['invalid_json', 'invalid_shape', 'unknown_tool', 'tool_unavailable', 'invalid_arguments', 'too_large', 'too_deep', 'truncated'],
     cancelled: ['user_cancelled'],
   },
   validated: {

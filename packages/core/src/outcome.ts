@@ -38,6 +38,7 @@ const REJECTED_NEXT = {
   invalid_json: 'Send the arguments again as one valid JSON object and call $tool again.',
   invalid_shape: 'Send one tool call with a tool name and a JSON object of arguments.',
   unknown_tool: 'Call one of the registered tools instead.',
+  tool_unavailable: 'Do not call $tool again; it cannot be used until the app is fixed.',
   invalid_arguments: 'Correct the arguments and call $tool again.',
   too_large: 'Send smaller arguments.',
   too_deep: 'Send arguments that nest less deeply.',

@@ -15,7 +15,7 @@ import type {
 } from './record.ts';
 import { repairValues } from './repair.ts';
 import { freezeOwn, ownCopy, snapshot } from './snapshot.ts';
-import type { Validate, ValidationResult } from './schema.ts';
+import { compileSchema, type JsonSchemaCompiler, type Validate, type ValidationResult } from './schema.ts';
 import { textOf } from './text.ts';
 import { isCancel, type ToolContext, type ToolDefinition } from './tool.ts';
 
@@ -38,6 +38,33 @@ export interface ToolEntry {
   readonly tool: ToolDefinition;
   readonly validateInput: Validate;
   readonly validateOutput: Validate | undefined;
+  /**
+   * Why the tool cannot be used (a schema of it does not compile), naming the tool; a call of it
+   * is rejected with `tool_unavailable` before anything runs.
+   */
+  readonly problem?: string;
+}
+
+/**
+ * Compiles a tool's schemas into its entry. A schema that does not compile does not throw: the
+ * entry carries the problem, so that a gate can be built before its schemas are compiled (on a
+ * tool's first call) and a broken tool refuses its calls while the others work.
+ *
+ * @example
+ * const entry = compileEntry(charge, ajvJsonSchema);
+ * if (entry.problem) console.error(entry.problem);
+ */
+export function compileEntry(tool: ToolDefinition, compileJson: JsonSchemaCompiler): ToolEntry {
+  let part = 'input';
+  try {
+    const validateInput = compileSchema(tool.inputSchema, compileJson);
+    part = 'output';
+    const validateOutput = tool.outputSchema === undefined ? undefined : compileSchema(tool.outputSchema, compileJson);
+    return { tool, validateInput, validateOutput };
+  } catch (error) {
+    const problem = `the ${part} schema of tool "${tool.name}" does not compile: ${messageOf(error)}`;
+    return { tool, validateInput: () => ({ ok: false, issues: [{ path: '', message: problem }] }), validateOutput: undefined, problem };
+  }
 }
 
 /**
@@ -284,6 +311,10 @@ export function createPipeline(host: PipelineHost): Pipeline {
           ? parallelWrapperReason(raw, limits)
           : { code: 'unknown_tool', message: unknownToolMessage(name, host.toolNames()) };
       reject(id, reason, note);
+      return;
+    }
+    if (entry.problem !== undefined) {
+      reject(id, { code: 'tool_unavailable', message: entry.problem }, note);
       return;
     }
     if (truncated) {

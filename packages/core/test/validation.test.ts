@@ -211,9 +211,11 @@ describe('the model is told what was expected', () => {
 });
 
 describe('schemas that cannot work', () => {
-  it('throws when a tool schema does not compile, naming the tool', () => {
+  it('reports a tool schema that does not compile, naming the tool, from gate.check() and at the first call', async () => {
     const tool = defineTool({ name: 'bad', inputSchema: { type: 'object', properties: { a: { type: 'nonsense' } } } as unknown as ToolSchema, execute: () => 1 });
-    expect(() => createToolGate({ tools: [tool] })).toThrow(/schema of tool "bad" does not compile/);
+    const gate = createToolGate({ tools: [tool] });
+    expect(gate.check()).toEqual([{ tool: 'bad', message: expect.stringMatching(/^the input schema of tool "bad" does not compile/) as string }]);
+    expect((await gate.run({ name: 'bad', arguments: '{}' })).reason?.code).toBe('tool_unavailable');
   });
 });
 
