@@ -165,10 +165,12 @@ export interface Pipeline {
   /**
    * Stops the local run of a call, if there is one: aborts its signal and drops its result. Settles
    * once the keeper has given back what the run held (a transaction), so the caller's own move
-   * (`cancelled`) comes after it.
+   * (`cancelled`) comes after it. A run stopped while the keeper opens it never starts its tool; a
+   * run whose result is already on its way to the keeper's `commit` only has its signal aborted
+   * (the keeper's commit decides).
    */
   readonly stop: (id: string, reason: DOMException) => MaybePromise<void>;
-  /** Whether this pipeline is running the call's tool now. */
+  /** Whether this pipeline holds a run of the call now: opening it, running its tool, or committing its result. */
   readonly running: (id: string) => boolean;
   /** Rejects a call with a reason (a pending call the caller could not read, a truncated stream). */
   readonly reject: (id: string, reason: Reason<RejectedCode>, note: MoveNote) => void;
