@@ -16,8 +16,9 @@ export function snapshot<T>(value: T): T {
 }
 
 /**
- * Freezes, in place, a value that the gate made and no one else holds (arguments it parsed or
- * copied): cheaper than a frozen copy, which matters for large arguments. Returns the value.
+ * Freezes, in place, a tree of plain data that the gate made and no one else holds (arguments it
+ * parsed or copied: objects, arrays and primitives, no cycles): cheaper than a frozen copy, which
+ * matters for large arguments. Returns the value.
  *
  * @example
  * const input = freezeOwn(JSON.parse(text));
@@ -28,25 +29,18 @@ export function freezeOwn<T>(value: T): T {
 }
 
 function freezeTree(node: object): void {
-  if (Object.isFrozen(node)) return;
   if (Array.isArray(node)) {
     for (let i = 0; i < node.length; i++) {
       const item: unknown = node[i];
       if (typeof item === 'object' && item !== null) freezeTree(item);
     }
   } else {
-    const proto: unknown = Object.getPrototypeOf(node);
-    if (proto !== Object.prototype && proto !== null) {
-      if (node instanceof Date) times.set(node, node.getTime());
-      else return;
-    }
-    const keys = Object.keys(node);
-    for (let i = 0; i < keys.length; i++) {
-      const item: unknown = (node as Record<string, unknown>)[keys[i] as string];
-      if (typeof item === 'object' && item !== null) freezeTree(item);
+    // `for…in` over parsed JSON is the fastest walk V8 has; `hasOwn` skips anything inherited.
+    for (const key in node) {
+      const item: unknown = (node as Record<string, unknown>)[key];
+      if (typeof item === 'object' && item !== null && Object.hasOwn(node, key)) freezeTree(item);
     }
   }
-  // Children first, so that a frozen object is one whose whole tree is frozen.
   Object.freeze(node);
 }
 
@@ -119,11 +113,9 @@ function copy(node: object, walk: Walk, depth: number): unknown {
     }
     return walk.freeze ? Object.freeze(out) : out;
   }
-  const keys = Object.keys(out);
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i] as string;
+  for (const key in out) {
     const item: unknown = out[key];
-    if (typeof item !== 'object' || item === null) continue;
+    if (typeof item !== 'object' || item === null || !Object.hasOwn(out, key)) continue;
     const copied = copy(item, walk, depth + 1);
     if (copied === TOO_BIG) return TOO_BIG;
     // Assigning `__proto__` would set the copy's prototype instead of the key's value.
