@@ -12,6 +12,7 @@ export {
   type ToolGateOptions,
 } from './gate.ts';
 export { copyValue, DEFAULT_LIMITS, resolveLimits, type Limits } from './limits.ts';
+export { createToolRegistry, type ToolProblem, type ToolRegistry } from './registry.ts';
 export { ALLOWED_TRANSITIONS, createPending, transition, type CallEvent } from './machine.ts';
 export { outcomeText, outputText } from './outcome.ts';
 export { readProposal, type Proposal, type ProposalReading } from './proposal.ts';

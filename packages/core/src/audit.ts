@@ -1,3 +1,4 @@
+import { createDelivery, createListeners, type Delivery } from './listeners.ts';
 import type { Reason, Repair, ToolCallRecord, ToolCallStatus } from './record.ts';
 
 /**
@@ -46,33 +47,24 @@ export interface AuditWriter extends AuditLog {
 }
 
 /**
- * Creates an audit log that keeps at most `limit` events (the oldest are dropped first).
+ * Creates an audit log that keeps at most `limit` events (the oldest are dropped first). Listeners
+ * are told through `delivery`, so that an event raised by a listener reaches every listener after
+ * the one it was raised in.
  *
  * @example
  * const audit = createAuditLog(Infinity, console.error);
  */
-export function createAuditLog(limit: number, onError: (error: unknown) => void): AuditWriter {
+export function createAuditLog(limit: number, onError: (error: unknown) => void, delivery: Delivery = createDelivery()): AuditWriter {
   let events: AuditEvent[] = [];
-  const listeners = new Set<(event: AuditEvent) => void>();
+  const listeners = createListeners<[AuditEvent]>(delivery, onError);
   return {
     record(event) {
       events.push(event);
       // Trim in halves so that keeping a bounded log stays O(1) per event on average.
       if (events.length > limit * 2) events = events.slice(events.length - limit);
-      for (const listener of listeners) {
-        try {
-          listener(event);
-        } catch (error) {
-          onError(error);
-        }
-      }
+      listeners.emit(event);
     },
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => {
-        listeners.delete(listener);
-      };
-    },
+    subscribe: listeners.subscribe,
     export: () => (events.length > limit ? events.slice(events.length - limit) : events.slice()),
     size: () => Math.min(events.length, limit),
   };
@@ -86,11 +78,12 @@ export function createAuditLog(limit: number, onError: (error: unknown) => void)
  */
 export function auditEvent(call: ToolCallRecord, from: ToolCallRecord | undefined, repairs?: readonly Repair[]): AuditEvent {
   const event = { callId: call.id, name: call.name, from: from === undefined ? null : from.status, to: call.status, at: call.updatedAt };
+  // The reason is the record's own, frozen; so is the event, so that no listener can rewrite the trail.
   const reason = call.history[call.history.length - 1]?.reason;
-  if (reason === undefined && (repairs === undefined || repairs.length === 0)) return event;
-  return {
+  if (reason === undefined && (repairs === undefined || repairs.length === 0)) return Object.freeze(event);
+  return Object.freeze({
     ...event,
     ...(reason === undefined ? {} : { reason }),
-    ...(repairs === undefined || repairs.length === 0 ? {} : { repairs }),
-  };
+    ...(repairs === undefined || repairs.length === 0 ? {} : { repairs: Object.isFrozen(repairs) ? repairs : Object.freeze(repairs.map((repair) => Object.freeze({ ...repair }))) }),
+  });
 }

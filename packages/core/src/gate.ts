@@ -1,13 +1,16 @@
-import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { StoreApi } from 'zustand/vanilla';
 import { systemClock, type Clock } from './clock.ts';
 import { auditEvent, createAuditLog, type AuditLog, type AuditWriter } from './audit.ts';
 import type { CallRequest } from './call-request.ts';
 import { resolveLimits, type Limits } from './limits.ts';
+import { createDelivery, createListeners, type Listeners } from './listeners.ts';
 import { createPending, transition, type CallEvent } from './machine.ts';
-import { createPipeline, messageOf, truncatedReason, type CallKeeper, type MoveNote, type ToolEntry } from './pipeline.ts';
+import { createPipeline, messageOf, truncatedReason, type CallKeeper, type MoveNote } from './pipeline.ts';
 import { readProposal } from './proposal.ts';
+import { createToolRegistry, type ToolProblem } from './registry.ts';
 import { isTerminal, type ProposalSource, type Repair, type SettledCall, type ToolCallRecord } from './record.ts';
-import { compileSchema, type JsonSchemaCompiler } from './schema.ts';
+import type { JsonSchemaCompiler } from './schema.ts';
+import { textOf } from './text.ts';
 import type { ToolDefinition } from './tool.ts';
 import { toolResult, type ToolResultFormat, type ToolResultFormats } from './tool-result.ts';
 
@@ -115,9 +118,12 @@ export interface ToolGate {
   readonly get: (id: string) => ToolCallRecord | undefined;
   /** Runs a call that awaits approval. `false`, and nothing moves, when there is no such call. */
   readonly approve: (id: string) => boolean;
-  /** Cancels a call that awaits approval with `approval_denied`. */
+  /** Cancels a call that awaits approval with `approval_denied`; the reason is recorded as text, whatever it is. */
   readonly deny: (id: string, reason?: string) => boolean;
-  /** Cancels a call that has not ended with `user_cancelled`, aborting its tool if it is running. */
+  /**
+   * Cancels a call that has not ended with `user_cancelled`, aborting its tool if it is running; the
+   * reason is recorded as text. Refused (`false`) while the call's result is being written to the store.
+   */
   readonly cancel: (id: string, reason?: string) => boolean;
   /** The call records, as a read-only Zustand store. */
   readonly calls: ReadonlyStore<ToolCallsState>;
@@ -138,6 +144,13 @@ export interface ToolGate {
   readonly audit: AuditLog;
   /** The registered tools, in the order given. */
   readonly tools: readonly ToolDefinition[];
+  /**
+   * Compiles every tool's schemas now (otherwise each tool's are compiled on its first call) and
+   * lists each tool that cannot be used because a schema of it does not compile; empty when all
+   * compile. It never throws: call it at start-up or in a test, and fail there if it lists anything.
+   * A call of such a tool is rejected with `tool_unavailable` whether or not `check` was called.
+   */
+  readonly check: () => readonly ToolProblem[];
   /** The limits in force, so that stream readers can stop buffering a call that is already too large. */
   readonly limits: Limits;
   /** For provider stream readers: calls that appear before their arguments are complete. */
@@ -176,29 +189,28 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
   const limits: Limits = resolveLimits(options.limits);
   const clock = options.clock ?? systemClock;
   const store = options.store;
-  const onError = options.onError ?? ((error: unknown) => console.error(error));
-  const audit: AuditWriter = createAuditLog(options.audit?.limit ?? Infinity, onError);
+  const report = options.onError ?? ((error: unknown) => console.error(error));
+  const onError = (error: unknown): void => {
+    try {
+      report(error);
+    } catch {
+      // The app's own error handler threw: there is nowhere left to report to, and the call goes on.
+    }
+  };
+  // One order for every listener of this gate, so that each hears events in the order they happened.
+  const delivery = createDelivery();
+  const audit: AuditWriter = createAuditLog(options.audit?.limit ?? Infinity, onError, delivery);
   const retain = options.retain?.settled ?? Infinity;
   let idCounter = 0;
   const generateId = options.generateId ?? (() => `tg_${++idCounter}`);
 
-  const entries = new Map<string, ToolEntry>();
+  const registry = createToolRegistry(options.tools, compileJson, 'createToolGate');
   for (const tool of options.tools) {
-    if (entries.has(tool.name)) throw new Error(`createToolGate: two tools are named "${tool.name}"; tool names must be unique.`);
     if (tool.commit && !store) {
       throw new Error(`createToolGate: tool "${tool.name}" has a commit but the gate has no store; pass your Zustand store as \`store\`.`);
     }
-    let validateInput: ToolEntry['validateInput'];
-    let validateOutput: ToolEntry['validateOutput'];
-    try {
-      validateInput = compileSchema(tool.inputSchema, compileJson);
-      validateOutput = tool.outputSchema === undefined ? undefined : compileSchema(tool.outputSchema, compileJson);
-    } catch (error) {
-      throw new Error(`createToolGate: the schema of tool "${tool.name}" does not compile: ${(error as Error).message}`, { cause: error });
-    }
-    entries.set(tool.name, { tool, validateInput, validateOutput });
   }
-  const toolNames = [...entries.keys()];
+  const { entry } = registry;
 
   const records = new Map<string, ToolCallRecord>();
   const evicted = new Map<string, SettledCall>();
@@ -207,8 +219,10 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
   const settledOrder = new Set<string>();
   let version = 0;
   const initial: ToolCallsState = { records, version, changed: [] };
-  const watchers = new Map<string, Set<() => void>>();
-  const calls = createStore<ToolCallsState>()(() => initial);
+  let state = initial;
+  const subscribers = createListeners<[ToolCallsState, ToolCallsState]>(delivery, onError);
+  const watchers = new Map<string, Listeners<[]>>();
+  const calls: ReadonlyStore<ToolCallsState> = { getState: () => state, getInitialState: () => initial, subscribe: subscribers.subscribe };
 
   const lookup = (id: string): ToolCallRecord | undefined => records.get(id) ?? evicted.get(id);
 
@@ -228,32 +242,23 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
     if (dirty[dirty.length - 1] !== id && !dirty.includes(id)) dirty.push(id);
   }
   function flush(): void {
+    if (dirty.length === 0) return;
     const changed = dirty;
     dirty = [];
-    try {
-      calls.setState({ records, version: ++version, changed }, true);
-    } catch (error) {
-      // A subscriber threw; the record has moved all the same, and the call goes on.
-      onError(error);
-    }
-    for (const id of changed) {
-      for (const listener of watchers.get(id) ?? []) {
-        try {
-          listener();
-        } catch (error) {
-          onError(error);
-        }
-      }
-    }
+    const previous = state;
+    state = { records, version: ++version, changed };
+    subscribers.emit(state, previous);
+    for (const id of changed) watchers.get(id)?.emit();
   }
 
   function write(next: ToolCallRecord, from: ToolCallRecord | undefined, repairs?: readonly Repair[]): void {
     records.set(next.id, next);
+    // The audit trail first: a listener told below may move the call again, and its event comes after this one.
+    if (from === undefined || from.status !== next.status) audit.record(auditEvent(next, from, repairs));
     const terminal = isTerminal(next.status);
     if (terminal) evictBeyondRetention(next.id);
     touch(next.id);
     if (depth === 0) flush();
-    if (from === undefined || from.status !== next.status) audit.record(auditEvent(next, from, repairs));
     if (terminal) settle(next as SettledCall);
   }
 
@@ -265,7 +270,7 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
       settledOrder.delete(oldId);
       const old = records.get(oldId);
       records.delete(oldId);
-      if (old !== undefined) evicted.set(oldId, { ...old, input: undefined, output: undefined, evicted: true } as SettledCall);
+      if (old !== undefined) evicted.set(oldId, Object.freeze({ ...old, input: undefined, output: undefined, evicted: true }) as SettledCall);
       touch(oldId);
     }
   }
@@ -292,13 +297,18 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
     if (current === undefined) return undefined;
     const next = transition(current, event, clock.now());
     if (next === undefined) return undefined;
-    write(next, current, event.type === 'validate' ? event.repairs : undefined);
+    write(next, current, event.type === 'validate' ? next.repairs : undefined);
     return next;
   }
 
-  let committing: string | undefined;
+  // The calls whose change is being written to the store now. A set, not one id: a store subscriber
+  // may approve another call whose sync tool commits inside this write.
+  const committing = new Set<string>();
 
-  /** Writes a verified output to the app's store (one `setState`), then moves the call to `committed`. */
+  /**
+   * Writes a verified output to the app's store (one `setState`), then moves the call to `committed`;
+   * the call is `committed` exactly when its change is in the store.
+   */
   function commit(id: string, tool: ToolDefinition, input: unknown, output: unknown): ToolCallRecord | undefined {
     if (tool.commit !== undefined && store !== undefined) {
       let partial: unknown;
@@ -307,21 +317,34 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
       } catch (error) {
         return fail(id, `commit threw: ${messageOf(error)}`);
       }
-      if (typeof partial !== 'object' || partial === null || typeof (partial as { then?: unknown }).then === 'function') {
-        return fail(id, 'commit must return the partial next state as a plain object (not a Promise)');
+      let plain: boolean;
+      try {
+        plain = isPlainObject(partial);
+      } catch (error) {
+        return fail(id, `commit must return the partial next state as a plain object; what it returned cannot be read: ${messageOf(error)}`);
+      }
+      if (!plain) {
+        return fail(id, `commit must return the partial next state as a plain object, not ${kindOf(partial)}`);
       }
       // `commit` is app code: it may have cancelled the call itself.
       if (records.get(id)?.status !== 'executing') return undefined;
-      // From here the store is written: a subscriber that cancels this call now is refused, so the
-      // record can never say `cancelled` about a change the store already holds.
-      committing = id;
+      // From here the store is written: a cancel of this call is refused until the call is
+      // `committed`, so the record can never say `cancelled` about a change the store holds.
+      committing.add(id);
       try {
-        store.setState(partial as Partial<S>);
-      } catch (error) {
-        // The state changed before a subscriber threw: the commit happened, the listener is the app's bug.
-        onError(error);
+        const before = store.getState();
+        try {
+          store.setState(partial as Partial<S>);
+        } catch (error) {
+          // A store's state is a new object after each write (Zustand's is): the same object means
+          // the write never happened (a refusing store, a getter on the partial that threw), and the
+          // call did not commit. A new one means a subscriber threw after it: that is the app's bug.
+          if (store.getState() === before) return fail(id, `the store refused the write: ${messageOf(error)}`);
+          onError(error);
+        }
+        return move(id, { type: 'commit', output });
       } finally {
-        committing = undefined;
+        committing.delete(id);
       }
     }
     return move(id, { type: 'commit', output });
@@ -340,8 +363,8 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
     limits,
     clock,
     onError,
-    entry: (name) => entries.get(name),
-    toolNames: () => toolNames,
+    entry,
+    toolNames: () => registry.names,
     keeper,
     state: () => store?.getState(),
   });
@@ -370,7 +393,7 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
 
   function cancelCall(id: string, message: string): boolean {
     const call = records.get(id);
-    if (call === undefined || isTerminal(call.status) || id === committing) return false;
+    if (call === undefined || isTerminal(call.status) || committing.has(id)) return false;
     void pipeline.stop(id, new DOMException(message, 'AbortError'));
     return move(id, { type: 'cancel', reason: { code: 'user_cancelled', message } }) !== undefined;
   }
@@ -426,24 +449,26 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
     approve: (id) =>
       batch(() => {
         const call = records.get(id);
-        if (call?.status !== 'awaiting_approval' || !entries.has(call.name)) return false;
+        if (call?.status !== 'awaiting_approval' || registry.entry(call.name) === undefined) return false;
         pipeline.execute(id, BROWSER);
         return true;
       }),
     deny: (id, reason) =>
       batch(() => {
         if (records.get(id)?.status !== 'awaiting_approval') return false;
-        return move(id, { type: 'cancel', reason: { code: 'approval_denied', message: reason ?? 'a person denied this call' } }) !== undefined;
+        const message = reason === undefined ? 'a person denied this call' : textOf(reason);
+        return move(id, { type: 'cancel', reason: { code: 'approval_denied', message } }) !== undefined;
       }),
-    cancel: (id, reason) => batch(() => cancelCall(id, reason ?? 'the user cancelled this call')),
+    cancel: (id, reason) => batch(() => cancelCall(id, reason === undefined ? 'the user cancelled this call' : textOf(reason))),
     calls,
     subscribeCall(id, listener) {
-      let set = watchers.get(id);
-      if (set === undefined) watchers.set(id, (set = new Set()));
-      set.add(listener);
+      let listeners = watchers.get(id);
+      if (listeners === undefined) watchers.set(id, (listeners = createListeners<[]>(delivery, onError)));
+      const unsubscribe = listeners.subscribe(listener);
+      const own = listeners;
       return () => {
-        set.delete(listener);
-        if (set.size === 0 && watchers.get(id) === set) watchers.delete(id);
+        unsubscribe();
+        if (own.size() === 0 && watchers.get(id) === own) watchers.delete(id);
       };
     },
     toolResult(id, format) {
@@ -456,6 +481,7 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
     },
     audit,
     tools: options.tools,
+    check: registry.check,
     limits,
     stream: {
       open(init) {
@@ -477,6 +503,25 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
         }),
     },
   };
+}
+
+/** Whether `value` is an object literal (or has no prototype), as a partial state must be. */
+function isPlainObject(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value !== 'object') return `a ${typeof value}`;
+  try {
+    if (Array.isArray(value)) return 'an array';
+    const name: unknown = (value as { constructor?: { name?: unknown } }).constructor?.name;
+    return typeof name === 'string' && name !== '' ? `a ${name}` : 'an object with a prototype';
+  } catch {
+    return 'an object that cannot be read';
+  }
 }
 
 /** The browser gate has one person in front of it; the server gate names each actor. */

@@ -1,6 +1,7 @@
 import type {
   CancelledCode,
   FailedCode,
+  Issue,
   PendingCall,
   ProposalSource,
   Reason,
@@ -11,6 +12,7 @@ import type {
   ToolCallStatus,
   Transition,
 } from './record.ts';
+import { textOf } from './text.ts';
 
 /**
  * Everything that can happen to a call. The gate is the only sender; `transition` decides.
@@ -55,7 +57,7 @@ export const ALLOWED_TRANSITIONS: Readonly<
   pending: {
     pending: true,
     validated: true,
-    rejected: ['invalid_json', 'invalid_shape', 'unknown_tool', 'invalid_arguments', 'too_large', 'too_deep', 'truncated'],
+    rejected: ['invalid_json', 'invalid_shape', 'unknown_tool', 'tool_unavailable', 'invalid_arguments', 'too_large', 'too_deep', 'truncated'],
     cancelled: ['user_cancelled'],
   },
   validated: {
@@ -96,15 +98,16 @@ export function transition(
   const to = TARGET[event.type];
   const edge = ALLOWED_TRANSITIONS[call.status][to];
   if (edge === undefined) return undefined;
-  const reason = 'reason' in event ? event.reason : undefined;
-  if (edge !== true && (reason === undefined || !edge.includes(reason.code))) return undefined;
+  const given = 'reason' in event ? event.reason : undefined;
+  if (edge !== true && (given === undefined || !edge.includes(given.code))) return undefined;
+  const reason = given === undefined ? undefined : textReason(given);
   if (event.type === 'preview') return record(call, 'pending', at, call.history, undefined, undefined, undefined, event.preview, call.repairs);
 
-  const step: Transition = reason === undefined ? { status: to, at } : { status: to, at, reason };
-  const history = [...call.history, step];
+  const step: Transition = Object.freeze(reason === undefined ? { status: to, at } : { status: to, at, reason });
+  const history = Object.freeze([...call.history, step]);
   switch (event.type) {
     case 'validate': {
-      const repairs = event.repairs === undefined || event.repairs.length === 0 ? call.repairs : event.repairs;
+      const repairs = event.repairs === undefined || event.repairs.length === 0 ? call.repairs : frozenRepairs(event.repairs);
       return record(call, 'validated', at, history, event.input, undefined, undefined, undefined, repairs);
     }
     case 'commit':
@@ -112,6 +115,28 @@ export function transition(
     default:
       return record(call, to, at, history, call.input, undefined, reason, undefined, call.repairs);
   }
+}
+
+/**
+ * A reason as the record keeps it: its message and each issue's path and message as text, whatever
+ * the sender passed (a model reads them, a person sees them), and frozen, so that no listener can
+ * change what the audit trail and the record say.
+ */
+function textReason(reason: Reason): Reason {
+  const message = typeof reason.message === 'string' ? reason.message : textOf(reason.message);
+  if (reason.issues === undefined) return Object.freeze({ code: reason.code, message });
+  const issues: readonly unknown[] = Array.isArray(reason.issues) ? reason.issues : [];
+  return Object.freeze({ code: reason.code, message, issues: Object.freeze(issues.map(textIssue)) });
+}
+
+function textIssue(issue: unknown): Issue {
+  const { path, message, keyword } = (typeof issue === 'object' && issue !== null ? issue : {}) as Partial<Record<keyof Issue, unknown>>;
+  const text = { path: typeof path === 'string' ? path : '', message: typeof message === 'string' ? message : textOf(message) };
+  return Object.freeze(typeof keyword === 'string' ? { ...text, keyword } : text);
+}
+
+function frozenRepairs(repairs: readonly Repair[]): readonly Repair[] {
+  return Object.freeze(repairs.map((repair) => Object.freeze({ kind: textOf(repair.kind), path: textOf(repair.path), message: textOf(repair.message) })));
 }
 
 /**
@@ -129,7 +154,9 @@ function record(
   preview: unknown,
   repairs: readonly Repair[] | undefined,
 ): ToolCallRecord {
-  return {
+  // Frozen, as the input and output in it are (the pipeline snapshots them once, on the way in): a
+  // record is a snapshot no one can change. `preview` is only a draft and stays as the reader made it.
+  return Object.freeze({
     id: call.id,
     name: call.name,
     source: call.source,
@@ -145,7 +172,7 @@ function record(
     preview,
     repairs,
     evicted: false,
-  } as ToolCallRecord;
+  }) as ToolCallRecord;
 }
 
 /**
@@ -162,7 +189,7 @@ export function createPending(init: {
   readonly turn: string | undefined;
   readonly at: number;
 }): PendingCall {
-  return {
+  return Object.freeze({
     id: init.id,
     name: init.name,
     source: init.source,
@@ -171,12 +198,12 @@ export function createPending(init: {
     createdAt: init.at,
     updatedAt: init.at,
     status: 'pending',
-    history: [{ status: 'pending', at: init.at }],
+    history: Object.freeze([Object.freeze({ status: 'pending', at: init.at } as const)]),
     input: undefined,
     output: undefined,
     reason: undefined,
     preview: undefined,
     repairs: undefined,
     evicted: false,
-  };
+  });
 }

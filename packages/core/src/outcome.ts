@@ -1,4 +1,5 @@
 import type { SettledCall } from './record.ts';
+import { textOf } from './text.ts';
 
 /**
  * The text a model reads about a settled call: the output for a committed call; otherwise the
@@ -41,6 +42,7 @@ const REJECTED_NEXT = {
   invalid_json: 'Send the arguments again as one valid JSON object and call $tool again.',
   invalid_shape: 'Send one tool call with a tool name and a JSON object of arguments.',
   unknown_tool: 'Call one of the registered tools instead.',
+  tool_unavailable: 'Do not call $tool again; it cannot be used until the app is fixed.',
   invalid_arguments: 'Correct the arguments and call $tool again.',
   too_large: 'Send smaller arguments.',
   too_deep: 'Send arguments that nest less deeply.',
@@ -61,6 +63,18 @@ export function outputText(output: unknown): string {
     // `undefined`, functions and symbols have no JSON; a tool that returns one just "did it".
     return JSON.stringify(output) ?? 'Done.';
   } catch (error) {
-    return `The tool finished, but its output cannot be shown as JSON (${(error as Error).message}).`;
+    return unsendableText(error);
   }
+}
+
+/**
+ * What the model reads about a committed output that JSON cannot carry (a BigInt, a cycle): the
+ * tool did finish, and why its output cannot be shown.
+ *
+ * @example
+ * unsendableText(new TypeError('Do not know how to serialize a BigInt'));
+ * // 'The tool finished, but its output cannot be sent as JSON (Do not know how to serialize a BigInt).'
+ */
+export function unsendableText(error: unknown): string {
+  return `The tool finished, but its output cannot be sent as JSON (${textOf(error)}).`;
 }

@@ -14,7 +14,9 @@ import type {
   ToolCallRecord,
 } from './record.ts';
 import { repairValues } from './repair.ts';
-import type { Validate, ValidationResult } from './schema.ts';
+import { freezeOwn, ownCopy, snapshot } from './snapshot.ts';
+import { compileSchema, type JsonSchemaCompiler, type Validate, type ValidationResult } from './schema.ts';
+import { textOf } from './text.ts';
 import { isCancel, type ToolContext, type ToolDefinition } from './tool.ts';
 
 /**
@@ -36,6 +38,33 @@ export interface ToolEntry {
   readonly tool: ToolDefinition;
   readonly validateInput: Validate;
   readonly validateOutput: Validate | undefined;
+  /**
+   * Why the tool cannot be used (a schema of it does not compile), naming the tool; a call of it
+   * is rejected with `tool_unavailable` before anything runs.
+   */
+  readonly problem?: string;
+}
+
+/**
+ * Compiles a tool's schemas into its entry. A schema that does not compile does not throw: the
+ * entry carries the problem, so that a gate can be built before its schemas are compiled (on a
+ * tool's first call) and a broken tool refuses its calls while the others work.
+ *
+ * @example
+ * const entry = compileEntry(charge, ajvJsonSchema);
+ * if (entry.problem) console.error(entry.problem);
+ */
+export function compileEntry(tool: ToolDefinition, compileJson: JsonSchemaCompiler): ToolEntry {
+  let part = 'input';
+  try {
+    const validateInput = compileSchema(tool.inputSchema, compileJson);
+    part = 'output';
+    const validateOutput = tool.outputSchema === undefined ? undefined : compileSchema(tool.outputSchema, compileJson);
+    return { tool, validateInput, validateOutput };
+  } catch (error) {
+    const problem = `the ${part} schema of tool "${tool.name}" does not compile: ${messageOf(error)}`;
+    return { tool, validateInput: () => ({ ok: false, issues: [{ path: '', message: problem }] }), validateOutput: undefined, problem };
+  }
 }
 
 /**
@@ -136,36 +165,32 @@ export interface Pipeline {
   /**
    * Stops the local run of a call, if there is one: aborts its signal and drops its result. Settles
    * once the keeper has given back what the run held (a transaction), so the caller's own move
-   * (`cancelled`) comes after it.
+   * (`cancelled`) comes after it. A run stopped while the keeper opens it never starts its tool; a
+   * run whose result is already on its way to the keeper's `commit` only has its signal aborted
+   * (the keeper's commit decides).
    */
   readonly stop: (id: string, reason: DOMException) => MaybePromise<void>;
-  /** Whether this pipeline is running the call's tool now. */
+  /** Whether this pipeline holds a run of the call now: opening it, running its tool, or committing its result. */
   readonly running: (id: string) => boolean;
   /** Rejects a call with a reason (a pending call the caller could not read, a truncated stream). */
   readonly reject: (id: string, reason: Reason<RejectedCode>, note: MoveNote) => void;
 }
 
 /**
- * One run of a tool, and the context the tool receives. Its AbortController is made on first use
- * of `signal`: most tools never read it, and making one per call is measurable in a long chat.
+ * One run of a tool as the pipeline sees it: `opening` while the keeper prepares it, `running`
+ * while the tool works, `taken` once its result went to the keeper's commit, `ended` when it will
+ * not commit. Its AbortController is made on first use of `signal`: most tools never read it, and
+ * making one per call is measurable in a long chat. The tool never sees this object, only a
+ * context that reads the signal from it, so it cannot end its own run or hide from a stop.
  */
-class Execution implements ToolContext {
-  readonly call: { readonly id: string; readonly name: string };
-  readonly idempotencyKey: string;
-  readonly transaction: unknown;
+class Run {
+  stage: 'opening' | 'running' | 'taken' | 'ended' = 'opening';
+  scope: ExecutionScope | undefined = undefined;
   timer: unknown = undefined;
-  /** Set once the run is over for the pipeline (stopped, timed out, or its result taken). */
-  ended = false;
   #controller: AbortController | undefined = undefined;
   #abortReason: DOMException | undefined = undefined;
 
-  constructor(id: string, name: string, context: Partial<ToolContext> | undefined) {
-    this.call = { id, name };
-    this.idempotencyKey = context?.idempotencyKey ?? id;
-    this.transaction = context?.transaction;
-  }
-
-  get signal(): AbortSignal {
+  signal(): AbortSignal {
     if (this.#controller === undefined) {
       this.#controller = new AbortController();
       if (this.#abortReason !== undefined) this.#controller.abort(this.#abortReason);
@@ -173,10 +198,32 @@ class Execution implements ToolContext {
     return this.#controller.signal;
   }
 
-  /** Static, so that a tool cannot reach it through its context. */
-  static abort(execution: Execution, reason: DOMException): void {
-    execution.#abortReason = reason;
-    execution.#controller?.abort(reason);
+  abort(reason: DOMException): void {
+    if (this.#abortReason !== undefined) return;
+    this.#abortReason = reason;
+    this.#controller?.abort(reason);
+  }
+}
+
+/**
+ * What a tool receives beside its input. It reads the signal from its run but holds nothing the
+ * pipeline acts on: whatever a tool writes to its context changes only its own view of it.
+ */
+class Context implements ToolContext {
+  readonly call: { readonly id: string; readonly name: string };
+  readonly idempotencyKey: string;
+  readonly transaction: unknown;
+  readonly #run: Run;
+
+  constructor(run: Run, id: string, name: string, extra: Partial<ToolContext> | undefined) {
+    this.#run = run;
+    this.call = { id, name };
+    this.idempotencyKey = extra?.idempotencyKey ?? id;
+    this.transaction = extra?.transaction;
+  }
+
+  get signal(): AbortSignal {
+    return this.#run.signal();
   }
 }
 
@@ -224,6 +271,24 @@ export function after<T>(value: MaybePromise<T>, then: (value: T) => void, fail:
 }
 
 /**
+ * Calls `fn`, then `then` with its answer (awaited when it is a thenable), or `fail` when it throws
+ * or rejects: app code called where a throw must not escape.
+ *
+ * @example
+ * attempt(() => scope.abandon?.(), done, report);
+ */
+export function attempt<T>(fn: () => MaybePromise<T>, then: (value: T) => void, fail: (error: unknown) => void): void {
+  let value: MaybePromise<T>;
+  try {
+    value = fn();
+  } catch (error) {
+    fail(error);
+    return;
+  }
+  after(value, then, fail);
+}
+
+/**
  * Builds the pipeline over a keeper.
  *
  * @example
@@ -250,6 +315,10 @@ export function createPipeline(host: PipelineHost): Pipeline {
       reject(id, reason, note);
       return;
     }
+    if (entry.problem !== undefined) {
+      reject(id, { code: 'tool_unavailable', message: entry.problem }, note);
+      return;
+    }
     if (truncated) {
       reject(id, truncatedReason(), note);
       return;
@@ -267,29 +336,32 @@ export function createPipeline(host: PipelineHost): Pipeline {
     }
     const read = args;
     check(entry.validateInput, read.value, (first) => {
-      if (first.ok) return accept(id, [...earlier, ...read.repairs], first.value, note);
+      if (first.ok) return accept(id, [...earlier, ...read.repairs], first.value, first.value === read.value, note);
       const repaired = repairValues(read.value, first.issues, allowed, limits);
       if (repaired === undefined) return rejectInvalid(id, name, first.issues, note);
       // Decoded strings are new structure: the same depth and `__proto__` rules apply to them.
       const checked = copyValue(repaired.value, { maxArgumentChars: Infinity, maxDepth: limits.maxDepth });
       if (checked.kind !== 'ok') return reject(id, problemReason(checked, limits), note);
       check(entry.validateInput, repaired.value, (second) => {
-        if (second.ok) accept(id, [...earlier, ...read.repairs, ...repaired.repairs], second.value, note);
+        if (second.ok) accept(id, [...earlier, ...read.repairs, ...repaired.repairs], second.value, second.value === repaired.value, note);
         else rejectInvalid(id, name, first.issues, note);
       });
     });
   }
 
-  /** Runs a check that may be async, and turns a validator that throws into issues. */
+  /**
+   * Runs a check that may be async (a thenable of any realm is awaited). A validator that throws,
+   * rejects or answers anything but a well-formed result refuses the value, with issues that say so.
+   */
   function check(validate: Validate, value: unknown, then: (result: ValidationResult) => void): void {
-    let result: MaybePromise<ValidationResult>;
+    let result: unknown;
     try {
       result = validate(value);
     } catch (error) {
       then(thrownIssue(error));
       return;
     }
-    after(result, then, (error) => then(thrownIssue(error)));
+    after(result, (answer) => then(verdictOf(answer)), (error) => then(thrownIssue(error)));
   }
 
   function rejectInvalid(id: string, name: string, issues: readonly Issue[], note: MoveNote): void {
@@ -297,7 +369,23 @@ export function createPipeline(host: PipelineHost): Pipeline {
     reject(id, { code: 'invalid_arguments', message: `the arguments of "${name}" do not match its schema: ${list}`, issues }, note);
   }
 
-  function accept(id: string, repairs: readonly Repair[], input: unknown, note: MoveNote): void {
+  /**
+   * Records the validated value frozen, once: what a person approves and the tool runs is what was
+   * validated, whatever app code does to the record meanwhile. A value the gate made (arguments it
+   * parsed or copied, which no one else holds) is frozen in place; a validator's own answer is
+   * copied first. The tool gets a copy of its own, kept aside until it runs.
+   */
+  function accept(id: string, repairs: readonly Repair[], value: unknown, owned: boolean, note: MoveNote): void {
+    let input: unknown;
+    try {
+      // The tool's copy first, from the value as the validator answered it; then the record's.
+      const mine = ownCopy(value);
+      input = owned ? freezeOwn(value) : snapshot(value);
+      if (typeof input === 'object' && input !== null) forTool.set(input, mine);
+    } catch (error) {
+      reject(id, { code: 'invalid_arguments', message: `the value the validator answered could not be read: ${messageOf(error)}` }, note);
+      return;
+    }
     const event: CallEvent = repairs.length === 0 ? { type: 'validate', input } : { type: 'validate', input, repairs };
     move(id, event, note, (validated) => {
       if (validated !== undefined) authorize(validated, note);
@@ -332,17 +420,26 @@ export function createPipeline(host: PipelineHost): Pipeline {
     );
   }
 
+  /** Asks a person, or runs the call. Only a definite `false` (or no `needsApproval`) skips the person. */
   function ask(id: string, entry: ToolEntry, input: unknown, note: MoveNote): void {
     const { needsApproval } = entry.tool;
-    let ask: boolean;
+    const refuse = (error: unknown) => reject(id, { code: 'unauthorized', message: `needsApproval threw: ${messageOf(error)}` }, note);
+    let answer: unknown;
     try {
-      ask = typeof needsApproval === 'function' ? needsApproval(input) === true : needsApproval === true;
+      answer = typeof needsApproval === 'function' ? needsApproval(input) : (needsApproval ?? false);
     } catch (error) {
-      reject(id, { code: 'unauthorized', message: `needsApproval threw: ${messageOf(error)}` }, note);
+      refuse(error);
       return;
     }
-    if (ask) move(id, { type: 'await_approval' }, note);
-    else execute(id, note);
+    after(
+      answer,
+      (value) => {
+        if (value === true) move(id, { type: 'await_approval' }, note);
+        else if (value === false) execute(id, note);
+        else reject(id, { code: 'unauthorized', message: `needsApproval answered ${describeAnswer(value)}; it must answer true or false` }, note);
+      },
+      refuse,
+    );
   }
 
   function execute(id: string, note: MoveNote): void {
@@ -352,99 +449,114 @@ export function createPipeline(host: PipelineHost): Pipeline {
   }
 
   function run(call: ExecutingCall, note: MoveNote): void {
+    const { id } = call;
     const entry = host.entry(call.name);
     if (entry === undefined) {
-      fail(call.id, 'tool_error', `no tool named "${call.name}" is registered on this gate any more`, note);
+      fail(id, 'tool_error', `no tool named "${call.name}" is registered on this gate any more`, note);
       return;
     }
-    after(
-      keeper.open(call, entry, note),
+    // One run per call in this process, whoever asks.
+    if (runs.has(id)) return;
+    const job = new Run();
+    runs.set(id, job);
+    attempt(
+      () => keeper.open(call, entry, note),
       (scope) => {
-        if (scope !== undefined) start(call, entry, scope, note);
+        if (scope === undefined) {
+          // The call moved on before it could start (a listener cancelled it as it began).
+          forget(id, job);
+          return;
+        }
+        if (job.stage !== 'opening') {
+          // Stopped while the keeper was opening it: the tool never starts; give back what was taken.
+          attempt(() => scope.abandon?.(), () => undefined, host.onError);
+          return;
+        }
+        start(call, entry, scope, job, note);
       },
-      (error) => fail(call.id, 'tool_error', `the call could not be started: ${messageOf(error)}`, note),
+      (error) => {
+        forget(id, job);
+        fail(id, 'tool_error', `the call could not be started: ${messageOf(error)}`, note);
+      },
     );
   }
 
-  function start(call: ExecutingCall, entry: ToolEntry, scope: ExecutionScope, note: MoveNote): void {
+  function forget(id: string, job: Run): void {
+    if (runs.get(id) === job) runs.delete(id);
+  }
+
+  function start(call: ExecutingCall, entry: ToolEntry, scope: ExecutionScope, job: Run, note: MoveNote): void {
     const { id } = call;
     const { tool } = entry;
-    const execution = new Execution(id, tool.name, scope.context);
-    /** Takes the run out of the pipeline's hands; false when it already was. */
-    const release = (): boolean => {
-      if (execution.ended) return false;
-      execution.ended = true;
-      running.delete(id);
-      if (execution.timer !== undefined) clock.clearTimeout(execution.timer);
-      return true;
-    };
-    /** Ends a run that will not commit; `then` runs once the scope has given back what it held. */
-    const end = (then: () => void): MaybePromise<void> => {
-      if (!release()) return;
-      if (scope.abandon === undefined) return then();
-      return new Promise<void>((done) =>
-        after(
-          scope.abandon?.(),
-          () => done(then()),
-          (error) => {
-            host.onError(error);
-            done(then());
-          },
-        ),
-      );
-    };
-    running.set(id, { execution, end });
+    job.stage = 'running';
+    job.scope = scope;
+    const failed = (message: string) => void end(job, id, () => fail(id, 'tool_error', message, note));
     if (tool.timeoutMs !== undefined) {
       const ms = tool.timeoutMs;
-      execution.timer = clock.setTimeout(() => {
-        if (execution.ended) return;
-        Execution.abort(execution, new DOMException(`The call timed out after ${ms} ms.`, 'TimeoutError'));
-        void end(() => cancelled(id, 'timeout', `the tool did not finish within ${ms} ms`, note));
+      job.timer = clock.setTimeout(() => {
+        if (job.stage !== 'running') return;
+        job.abort(new DOMException(`The call timed out after ${ms} ms.`, 'TimeoutError'));
+        void end(job, id, () => cancelled(id, 'timeout', `the tool did not finish within ${ms} ms`, note));
       }, ms);
     }
-    const failed = (message: string) => void end(() => fail(id, 'tool_error', message, note));
     let result: unknown;
     try {
-      result = tool.execute(call.input, execution);
+      result = tool.execute(toolInput(call.input), new Context(job, id, tool.name, scope.context));
     } catch (error) {
       failed(`the tool threw: ${messageOf(error)}`);
       return;
     }
-    after(
-      result,
-      (output) => {
-        // A result that arrives after a cancel or a timeout is dropped here.
-        if (execution.ended) return;
-        if (isCancel(output)) {
-          void end(() => cancelled(id, 'tool_cancelled', output.reason, note));
-          return;
-        }
-        if (entry.validateOutput === undefined) {
-          settle(output);
-          return;
-        }
-        check(entry.validateOutput, output, (verdict) => {
-          if (execution.ended) return;
-          if (verdict.ok) settle(verdict.value);
-          else {
-            const list = verdict.issues.map((issue) => `${issue.path || '(output)'} ${issue.message}`).join('; ');
-            void end(() => fail(id, 'output_invalid', `the tool's output does not match its output schema: ${list}`, note, verdict.issues));
-          }
-        });
-      },
-      (error) => failed(`the tool failed: ${messageOf(error)}`),
-    );
+    after(result, receive, (error) => failed(`the tool failed: ${messageOf(error)}`));
 
-    function settle(output: unknown): void {
-      // The result is taken: a stop from here on no longer ends the run; the keeper's commit decides.
-      release();
-      after(
-        scope.commit(call, output, note),
-        () => undefined,
+    function receive(output: unknown): void {
+      // A result that arrives after a cancel or a timeout is dropped here.
+      if (job.stage !== 'running') return;
+      let cancelReason: string | undefined;
+      try {
+        cancelReason = isCancel(output) ? textOf(output.reason) : undefined;
+      } catch (error) {
+        failed(`the tool's result could not be read: ${messageOf(error)}`);
+        return;
+      }
+      if (cancelReason !== undefined) {
+        const reason = cancelReason;
+        void end(job, id, () => cancelled(id, 'tool_cancelled', reason, note));
+        return;
+      }
+      if (entry.validateOutput === undefined) {
+        settle(output);
+        return;
+      }
+      check(entry.validateOutput, output, (verdict) => {
+        if (job.stage !== 'running') return;
+        if (verdict.ok) settle(verdict.value);
+        else {
+          const list = verdict.issues.map((issue) => `${issue.path || '(output)'} ${issue.message}`).join('; ');
+          void end(job, id, () => fail(id, 'output_invalid', `the tool's output does not match its output schema: ${list}`, note, verdict.issues));
+        }
+      });
+    }
+
+    function settle(result: unknown): void {
+      // A frozen copy, made once, is what the record keeps and `commit` sees: a tool that changes its
+      // object after returning it changes neither.
+      let output: unknown;
+      try {
+        output = snapshot(result);
+      } catch (error) {
+        failed(`the tool's output could not be read: ${messageOf(error)}`);
+        return;
+      }
+      // The result is taken: a stop from here on only aborts the signal; the keeper's commit decides.
+      job.stage = 'taken';
+      if (job.timer !== undefined) clock.clearTimeout(job.timer);
+      attempt(
+        () => scope.commit(call, output, note),
+        () => forget(id, job),
         (error) => {
+          forget(id, job);
           const failCommit = () => fail(id, 'commit_error', `the result could not be committed: ${messageOf(error)}`, note);
-          if (scope.abandon === undefined) failCommit();
-          else after(scope.abandon(), failCommit, (abandonError) => {
+          attempt(() => scope.abandon?.(), failCommit, (abandonError) => {
             host.onError(abandonError);
             failCommit();
           });
@@ -453,7 +565,42 @@ export function createPipeline(host: PipelineHost): Pipeline {
     }
   }
 
-  const running = new Map<string, { readonly execution: Execution; readonly end: (then: () => void) => MaybePromise<void> }>();
+  /**
+   * Ends a run that will not commit, once: `then` (the move that says why) runs after the scope has
+   * given back what it held. False-y (`undefined`) when the run had already ended or was taken.
+   */
+  function end(job: Run, id: string, then: () => void): MaybePromise<void> {
+    if (job.stage === 'ended' || job.stage === 'taken') return;
+    const { scope } = job;
+    job.stage = 'ended';
+    forget(id, job);
+    if (job.timer !== undefined) clock.clearTimeout(job.timer);
+    if (scope?.abandon === undefined) return then();
+    return new Promise<void>((done) =>
+      attempt(
+        () => scope.abandon?.(),
+        () => done(then()),
+        (error) => {
+          host.onError(error);
+          done(then());
+        },
+      ),
+    );
+  }
+
+  const runs = new Map<string, Run>();
+
+  // The tool's own copy of each validated input, by the record's frozen one; taken when it runs.
+  const forTool = new WeakMap<object, unknown>();
+
+  /** The input a tool runs with: its own copy, so that it cannot change the record's. */
+  function toolInput(input: unknown): unknown {
+    if (typeof input !== 'object' || input === null) return input;
+    const kept = forTool.get(input);
+    if (kept === undefined) return ownCopy(input);
+    forTool.delete(input);
+    return kept;
+  }
 
   return {
     resolve,
@@ -461,12 +608,12 @@ export function createPipeline(host: PipelineHost): Pipeline {
     execute,
     run,
     reject,
-    running: (id) => running.has(id),
+    running: (id) => runs.has(id),
     stop(id, reason) {
-      const run = running.get(id);
-      if (run === undefined) return;
-      Execution.abort(run.execution, reason);
-      return run.end(() => undefined);
+      const job = runs.get(id);
+      if (job === undefined) return;
+      job.abort(reason);
+      return end(job, id, () => undefined);
     },
   };
 }
@@ -484,6 +631,10 @@ export function truncatedReason(message?: string): Reason<'truncated'> {
   };
 }
 
+function describeAnswer(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : textOf(value);
+}
+
 function unknownToolMessage(name: string, names: readonly string[]): string {
   const shown = names.slice(0, 20).map((n) => `"${n}"`).join(', ');
   const more = names.length > 20 ? `, and ${names.length - 20} more` : '';
@@ -497,17 +648,41 @@ function thrownIssue(error: unknown): ValidationResult {
 }
 
 /**
+ * A validator's answer, trusted only when it is well formed: `{ ok: true, value }` is a success,
+ * `{ ok: false, issues: [...] }` a failure; anything else (a custom JSON Schema compiler's `ok: 'yes'`,
+ * `{ ok: true }` without a value, `null`) is a failure that says what the validator answered.
+ */
+function verdictOf(answer: unknown): ValidationResult {
+  try {
+    if (typeof answer === 'object' && answer !== null) {
+      const { ok } = answer as { ok?: unknown };
+      if (ok === true && 'value' in answer) return { ok: true, value: (answer).value };
+      const issues: unknown = ok === false ? (answer as { issues?: unknown }).issues : undefined;
+      if (Array.isArray(issues) && issues.length > 0) return { ok: false, issues: issues.map(issueOf) };
+      if (Array.isArray(issues)) return refusedIssue('the validator refused the value without saying why');
+    }
+    return refusedIssue('the validator answered neither { ok: true, value } nor { ok: false, issues }');
+  } catch (error) {
+    return thrownIssue(error);
+  }
+}
+
+function issueOf(issue: unknown): Issue {
+  const { path, message, keyword } = (typeof issue === 'object' && issue !== null ? issue : {}) as Partial<Record<keyof Issue, unknown>>;
+  const base = { path: typeof path === 'string' ? path : '', message: typeof message === 'string' ? message : textOf(message) };
+  return typeof keyword === 'string' ? { ...base, keyword } : base;
+}
+
+function refusedIssue(message: string): ValidationResult {
+  return { ok: false, issues: [{ path: '', message }] };
+}
+
+/**
  * A readable message for anything thrown.
  *
  * @example
  * messageOf(new Error('boom')); // 'boom'
  */
 export function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  if (typeof error === 'string') return error;
-  try {
-    return JSON.stringify(error) ?? String(error);
-  } catch {
-    return String(error);
-  }
+  return textOf(error);
 }

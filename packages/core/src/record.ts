@@ -32,6 +32,7 @@ export type RejectedCode =
   | 'invalid_json'
   | 'invalid_shape'
   | 'unknown_tool'
+  | 'tool_unavailable'
   | 'invalid_arguments'
   | 'too_large'
   | 'too_deep'

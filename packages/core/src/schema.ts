@@ -1,5 +1,6 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { Issue } from './record.ts';
+import { textOf } from './text.ts';
 import type { JsonSchemaObject, ToolSchema } from './tool.ts';
 
 /**
@@ -55,29 +56,58 @@ export function isStandardSchema(schema: unknown): schema is StandardSchemaV1 {
 }
 
 /**
- * Compiles a tool's schema into one check, whichever kind it is.
+ * Compiles a tool's schema into one check, whichever kind it is. A Standard Schema's answer counts
+ * as a success only when it is one by the spec (no `issues`, and a `value`); a thenable of any
+ * realm is awaited. Throws when the schema cannot be used (a JSON Schema that does not compile, a
+ * Standard Schema without a `validate` function).
  *
  * @example
  * const check = compileSchema(z.object({ q: z.string() }), ajvJsonSchema);
  */
 export function compileSchema(schema: ToolSchema, compileJson: JsonSchemaCompiler): Validate {
   if (!isStandardSchema(schema)) return compileJson(schema);
-  const standard = schema['~standard'];
+  const standard: unknown = schema['~standard'];
+  const validate: unknown = typeof standard === 'object' && standard !== null ? (standard as { validate?: unknown }).validate : undefined;
+  if (typeof validate !== 'function') throw new TypeError('its `~standard` property has no `validate` function');
   return (value) => {
-    const result = standard.validate(value);
-    return result instanceof Promise ? result.then(fromStandard) : fromStandard(result);
+    const result: unknown = validate.call(standard, value);
+    // A Promise made in another realm (an iframe, a vm context) is not `instanceof Promise` here.
+    return isThenable(result) ? Promise.resolve(result).then(fromStandard) : fromStandard(result);
   };
 }
 
-function fromStandard(result: StandardSchemaV1.Result<unknown>): ValidationResult {
-  if (result.issues === undefined) return { ok: true, value: result.value };
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
+function fromStandard(result: unknown): ValidationResult {
+  if (typeof result !== 'object' || result === null) return refused('the validator answered no result');
+  const { issues } = result as { issues?: unknown };
+  if (issues === undefined) {
+    if (!('value' in result)) return refused('the validator answered neither a value nor issues');
+    return { ok: true, value: (result).value };
+  }
+  if (!Array.isArray(issues)) return refused('the validator answered issues that are not a list');
+  if (issues.length === 0) return refused('the validator refused the value without saying why');
   return {
     ok: false,
-    issues: result.issues.map((issue) => ({
-      path: pointerOf(issue.path ?? []),
-      message: issue.message,
-    })),
+    issues: issues.map((issue: unknown) => {
+      const { path, message } = (typeof issue === 'object' && issue !== null ? issue : {}) as { path?: unknown; message?: unknown };
+      return { path: pathOf(path), message: typeof message === 'string' ? message : textOf(message) };
+    }),
   };
+}
+
+function pathOf(path: unknown): string {
+  try {
+    return Array.isArray(path) ? pointerOf(path as PathSegment[]) : '';
+  } catch {
+    return ''; // a path of segments that cannot be read still leaves the message to tell
+  }
+}
+
+function refused(message: string): ValidationResult {
+  return { ok: false, issues: [{ path: '', message }] };
 }
 
 type PathSegment = PropertyKey | StandardSchemaV1.PathSegment;

@@ -2,6 +2,7 @@ import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { ToolCallRecord } from './record.ts';
 import type { RepairKind } from './repair.ts';
+import { textOf } from './text.ts';
 
 /**
  * A plain JSON Schema object (draft 2020-12). Write it `as const`, or inline in `defineTool`,
@@ -56,7 +57,8 @@ export interface Cancel {
  * execute: ({ city }) => (city === 'restricted' ? cancel('location blocked by app policy') : lookUp(city))
  */
 export function cancel(reason = 'The tool cancelled this action.'): Cancel {
-  return { [CANCEL]: true, reason };
+  // A reason is text the model reads, whatever JavaScript caller passed something else.
+  return { [CANCEL]: true, reason: textOf(reason) };
 }
 
 /**
@@ -125,9 +127,17 @@ export interface ToolDefinition<I = any, O = any, S = any> {
   // Method syntax on purpose: it lets a list of tools with different inputs and outputs (a tool
   // that only ever cancels has output `never`) share one `ToolDefinition<any, any, S>[]` type.
   execute(input: I, ctx: ToolContext): MaybePromise<O | Cancel>;
-  /** Returns the partial next state of the app store; applied in one `setState`, only on success. */
+  /**
+   * Returns the partial next state of the app store, as a plain object; applied in one `setState`,
+   * only on success. `output` and `input` are the record's own, frozen.
+   */
   commit?(state: S, output: O, input: I): Partial<S>;
-  readonly needsApproval?: boolean | ((input: I) => boolean);
+  /**
+   * Whether a person must approve the call: `true`, or a function of the validated input that may
+   * answer a Promise. Only a definite `false` runs the call without asking; a throw, a rejection or
+   * any answer but a boolean rejects it with `unauthorized`.
+   */
+  readonly needsApproval?: boolean | ((input: I) => MaybePromise<boolean>);
   /** `true` allows the call; `false` or a string (the reason) refuses it with `unauthorized`. */
   authorize?(input: I, ctx: AuthorizeContext<S>): MaybePromise<boolean | string>;
   /** Ends an executing call with `cancelled`/`timeout` after this many milliseconds. */
@@ -176,7 +186,7 @@ export interface ToolConfig<Schema extends ToolSchema, O, S = any> {
   readonly outputSchema?: ToolSchema;
   readonly execute: (input: InferSchema<Schema>, ctx: ToolContext) => MaybePromise<O | Cancel>;
   readonly commit?: (state: S, output: O, input: InferSchema<Schema>) => Partial<S>;
-  readonly needsApproval?: boolean | ((input: InferSchema<Schema>) => boolean);
+  readonly needsApproval?: boolean | ((input: InferSchema<Schema>) => MaybePromise<boolean>);
   readonly authorize?: (input: InferSchema<Schema>, ctx: AuthorizeContext<S>) => MaybePromise<boolean | string>;
   readonly timeoutMs?: number;
   readonly repair?: readonly RepairKind[];

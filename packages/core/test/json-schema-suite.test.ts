@@ -213,6 +213,8 @@ async function throughGate(compiler: JsonSchemaCompiler, schema: JsonSchemaObjec
   }
   const call = await gate.run({ name: 't', arguments: JSON.stringify(data) });
   if (call.status === 'committed') return 'valid';
+  // A schema that does not compile refuses every call of its tool (the gate compiles it on first use).
+  if (call.reason?.code === 'tool_unavailable') return 'error';
   const issues = call.reason?.issues ?? [];
   if (issues.some((issue) => issue.keyword === 'forbidden')) return 'forbidden key';
   if (issues.some((issue) => issue.message.startsWith('the validator threw'))) return 'error';

@@ -266,6 +266,8 @@ describe.each([
       { path: '/ship_to/zip', keyword: 'pattern', message: 'must match the pattern ^[0-9]{5}$ (got string "N1")' },
     ]);
     const tool = defineTool({ name: 't', inputSchema: schema, execute: () => 1 });
-    expect(() => createToolGate({ tools: [tool], jsonSchema: create() })).toThrow(/does not compile/);
+    const unaware = createToolGate({ tools: [tool], jsonSchema: create() });
+    expect(unaware.check()).toEqual([{ tool: 't', message: expect.stringMatching(/does not compile/) }]);
+    expect(unaware.propose({ name: 't', arguments: '{}' }).reason).toMatchObject({ code: 'tool_unavailable' });
   });
 });

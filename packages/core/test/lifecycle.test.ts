@@ -402,6 +402,50 @@ describe('approval and policy', () => {
     expect(execute).not.toHaveBeenCalled();
   });
 
+  it('waits for an async needsApproval and asks a person when it resolves true', async () => {
+    const execute = vi.fn(() => 'ran');
+    const verdict = deferred<boolean>();
+    const tool = defineTool({ name: 'x', inputSchema: { type: 'object' }, needsApproval: () => verdict.promise, execute });
+    const gate = createToolGate({ tools: [tool] });
+    expect(gate.propose({ id: 'a', name: 'x', arguments: '{}' }).status).toBe('validated');
+    verdict.resolve(true);
+    await verdict.promise;
+    expect(gate.get('a')?.status).toBe('awaiting_approval');
+    expect(execute).not.toHaveBeenCalled();
+  });
+
+  it('runs a call without asking only when an async needsApproval resolves false', async () => {
+    const tool = defineTool({ name: 'x', inputSchema: { type: 'object' }, needsApproval: async () => false, execute: () => 'ran' });
+    expect(await createToolGate({ tools: [tool] }).run({ name: 'x', arguments: '{}' })).toMatchObject({ status: 'committed', output: 'ran' });
+  });
+
+  it.each([
+    ['a rejected promise', () => Promise.reject(new Error('policy service down')), 'needsApproval threw: policy service down'],
+    ['a promise of undefined', async () => undefined, 'needsApproval answered undefined; it must answer true or false'],
+    ['a promise of a string', async () => 'no', 'needsApproval answered "no"; it must answer true or false'],
+    ['a thenable from another realm that resolves 0', () => ({ then: (resolve: (value: unknown) => void) => resolve(0) }), 'needsApproval answered 0; it must answer true or false'],
+    ['undefined', () => undefined, 'needsApproval answered undefined; it must answer true or false'],
+  ])('rejects as unauthorized, and runs nothing, when needsApproval answers %s', async (_what, needsApproval, message) => {
+    const execute = vi.fn(() => 'ran');
+    const tool = defineTool({ name: 'x', inputSchema: { type: 'object' }, needsApproval: needsApproval as unknown as () => boolean, execute });
+    const call = await createToolGate({ tools: [tool] }).run({ name: 'x', arguments: '{}' });
+    expect(call.reason).toEqual({ code: 'unauthorized', message });
+    expect(execute).not.toHaveBeenCalled();
+  });
+
+  it('does not run a call cancelled while an async needsApproval is pending', async () => {
+    const verdict = deferred<boolean>();
+    const execute = vi.fn(() => 'ran');
+    const tool = defineTool({ name: 'x', inputSchema: { type: 'object' }, needsApproval: () => verdict.promise, execute });
+    const gate = createToolGate({ tools: [tool] });
+    gate.propose({ id: 'a', name: 'x', arguments: '{}' });
+    expect(gate.cancel('a')).toBe(true);
+    verdict.resolve(false);
+    await verdict.promise;
+    expect(gate.get('a')?.status).toBe('cancelled');
+    expect(execute).not.toHaveBeenCalled();
+  });
+
   it('a needsApproval that throws fails closed', () => {
     const tool = defineTool({
       name: 'x',

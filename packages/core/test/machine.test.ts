@@ -12,7 +12,7 @@ import {
 } from '../src/index.ts';
 
 const STATUSES: ToolCallStatus[] = ['pending', 'validated', 'awaiting_approval', 'executing', 'committed', 'cancelled', 'rejected', 'failed'];
-const REJECTED: RejectedCode[] = ['invalid_json', 'invalid_shape', 'unknown_tool', 'invalid_arguments', 'too_large', 'too_deep', 'unauthorized', 'truncated', 'id_conflict'];
+const REJECTED: RejectedCode[] = ['invalid_json', 'invalid_shape', 'unknown_tool', 'tool_unavailable', 'invalid_arguments', 'too_large', 'too_deep', 'unauthorized', 'truncated', 'id_conflict'];
 const CANCELLED: CancelledCode[] = ['tool_cancelled', 'user_cancelled', 'approval_denied', 'approval_expired', 'timeout'];
 const FAILED: FailedCode[] = ['tool_error', 'output_invalid', 'commit_error', 'interrupted'];
 
@@ -55,7 +55,7 @@ function everyEvent(): { event: CallEvent; to: ToolCallStatus; code?: string }[]
 const EXPECTED = new Set([
   'pending→pending',
   'pending→validated',
-  ...['invalid_json', 'invalid_shape', 'unknown_tool', 'invalid_arguments', 'too_large', 'too_deep', 'truncated'].map((c) => `pending→rejected:${c}`),
+  ...['invalid_json', 'invalid_shape', 'unknown_tool', 'tool_unavailable', 'invalid_arguments', 'too_large', 'too_deep', 'truncated'].map((c) => `pending→rejected:${c}`),
   'pending→cancelled:user_cancelled',
   'validated→awaiting_approval',
   'validated→executing',

@@ -55,8 +55,10 @@ describe('precompiledJsonSchema', () => {
 
   it('says what to do when a schema has no $id or no generated validator', () => {
     const noId = defineTool({ name: 'x', inputSchema: { type: 'object' }, execute: () => 1 });
-    expect(() => createToolGate({ tools: [noId], jsonSchema: precompiledJsonSchema(validators) })).toThrow(/give each JSON Schema an `\$id`/);
     const unknown = defineTool({ name: 'y', inputSchema: { $id: 'refund', type: 'object' }, execute: () => 1 });
-    expect(() => createToolGate({ tools: [unknown], jsonSchema: precompiledJsonSchema(validators) })).toThrow(/no generated validator for schema "refund" \(have: charge\)/);
+    const problems = createToolGate({ tools: [noId, unknown], jsonSchema: precompiledJsonSchema(validators) }).check();
+    expect(problems.map((problem) => problem.tool)).toEqual(['x', 'y']);
+    expect(problems[0]?.message).toMatch(/give each JSON Schema an `\$id`/);
+    expect(problems[1]?.message).toMatch(/no generated validator for schema "refund" \(have: charge\)/);
   });
 });

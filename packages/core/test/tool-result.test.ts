@@ -125,4 +125,34 @@ describe('gate.toolResult', () => {
     expect(() => gate.toolResult('s', 'openai-chat')).toThrow(/is executing; answer it once it has settled/);
     expect(() => gate.toolResult('nope', 'openai-chat')).toThrow(/no call with id "nope"/);
   });
+
+  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty', 'OpenAI-Chat', 42])('throws a clear error for the unknown format %s', async (format) => {
+    const gate = await mixedTurn();
+    expect(() => gate.toolResult('ok', format as 'openai-chat')).toThrow(
+      /unknown format .*; use one of openai-chat, openai-responses, anthropic, gemini, mcp, ai-sdk/,
+    );
+  });
+
+  const formats = ['openai-chat', 'openai-responses', 'anthropic', 'gemini', 'mcp', 'ai-sdk'] as const;
+
+  it.each(formats)('%s: answers a committed call whose output cannot be sent as JSON, saying so', async (format) => {
+    const cyclic: Record<string, unknown> = { id: 1 };
+    cyclic['self'] = cyclic;
+    const gate = createToolGate({
+      tools: [
+        defineTool({ name: 'big', inputSchema: { type: 'object' }, execute: () => ({ total: 10n ** 20n }) }),
+        defineTool({ name: 'loop', inputSchema: { type: 'object' }, execute: () => cyclic }),
+        defineTool({ name: 'raw', inputSchema: { type: 'object' }, execute: () => 7n }),
+      ],
+    });
+    for (const name of ['big', 'loop', 'raw']) {
+      const call = await gate.run({ id: name, name, arguments: '{}' });
+      expect(call.status).toBe('committed');
+      const answer = gate.toolResult(name, format);
+      // What the app sends the provider must serialise, and the model must hear what happened.
+      const sent = JSON.stringify(answer);
+      expect(sent).toMatch(/The tool finished, but its output cannot be sent as JSON/);
+    }
+  });
 });
+

@@ -144,6 +144,64 @@ describe('Standard Schema', () => {
   });
 });
 
+describe('a validator is trusted only when it says yes', () => {
+  /** A Standard Schema that answers with `answer(value)`, whatever that is. */
+  const answering = (answer: (value: unknown) => unknown): ToolSchema =>
+    ({ '~standard': { version: 1, vendor: 'odd', validate: answer } }) as unknown as ToolSchema;
+
+  async function run(schema: ToolSchema, jsonSchema?: JsonSchemaCompiler) {
+    let ran: unknown = 'never';
+    const tool = defineTool({ name: 't', inputSchema: schema, execute: (input) => (ran = input) });
+    const call = await createToolGate({ tools: [tool], ...(jsonSchema ? { jsonSchema } : {}) }).run({ name: 't', arguments: '{"a":1}' });
+    return { call, ran };
+  }
+
+  it('waits for a thenable from another realm and commits the value it resolves to', async () => {
+    // A Promise from an iframe or a vm context is not `instanceof Promise` here.
+    const { call, ran } = await run(answering((value) => ({ then: (resolve: (result: unknown) => void) => resolve({ value: { ...(value as object), checked: true } }) })));
+    expect(call).toMatchObject({ status: 'committed', input: { a: 1, checked: true } });
+    expect(ran).toEqual({ a: 1, checked: true });
+  });
+
+  it('rejects with the issues a thenable from another realm resolves to', async () => {
+    const { call, ran } = await run(answering(() => ({ then: (resolve: (result: unknown) => void) => resolve({ issues: [{ message: 'nope', path: ['a'] }] }) })));
+    expect(call.reason).toMatchObject({ code: 'invalid_arguments', issues: [{ path: '/a', message: 'nope' }] });
+    expect(ran).toBe('never');
+  });
+
+  it.each([
+    ['neither value nor issues', () => ({})],
+    ['a thenable that resolves to neither', () => ({ then: (resolve: (result: unknown) => void) => resolve({}) })],
+    ['nothing at all', () => undefined],
+    ['issues that are not a list', () => ({ issues: 'wrong' })],
+    ['a thenable whose then throws', () => ({ then: () => { throw new Error('realm gone'); } })],
+  ])('rejects a Standard Schema answer with %s, and runs nothing', async (_what, answer) => {
+    const { call, ran } = await run(answering(answer));
+    expect(call.status).toBe('rejected');
+    expect(call.reason?.code).toBe('invalid_arguments');
+    expect(call.reason?.message).toMatch(/validator/);
+    expect(ran).toBe('never');
+  });
+
+  it('rejects an empty list of issues as a failure that does not say why', async () => {
+    const { call } = await run(answering(() => ({ issues: [] })));
+    expect(call.reason?.issues).toEqual([{ path: '', message: 'the validator refused the value without saying why' }]);
+  });
+
+  it.each([
+    ['ok: "yes"', { ok: 'yes', value: { a: 2 } }],
+    ['ok: true without a value', { ok: true }],
+    ['ok: false without issues', { ok: false }],
+    ['null', null],
+  ])('does not run a call a JSON Schema compiler answers %s for', async (_what, answer) => {
+    const compiler: JsonSchemaCompiler = () => () => answer as never;
+    const { call, ran } = await run({ type: 'object' }, compiler);
+    expect(call.status).toBe('rejected');
+    expect(call.reason?.message).toMatch(/validator/);
+    expect(ran).toBe('never');
+  });
+});
+
 describe('the model is told what was expected', () => {
   it('names the tool, every offending path and what was expected in the reason message', async () => {
     const tool = defineTool({ name: 'charge', inputSchema: order, execute: () => 'ok' });
@@ -153,9 +211,11 @@ describe('the model is told what was expected', () => {
 });
 
 describe('schemas that cannot work', () => {
-  it('throws when a tool schema does not compile, naming the tool', () => {
+  it('reports a tool schema that does not compile, naming the tool, from gate.check() and at the first call', async () => {
     const tool = defineTool({ name: 'bad', inputSchema: { type: 'object', properties: { a: { type: 'nonsense' } } } as unknown as ToolSchema, execute: () => 1 });
-    expect(() => createToolGate({ tools: [tool] })).toThrow(/schema of tool "bad" does not compile/);
+    const gate = createToolGate({ tools: [tool] });
+    expect(gate.check()).toEqual([{ tool: 'bad', message: expect.stringMatching(/^the input schema of tool "bad" does not compile/) as string }]);
+    expect((await gate.run({ name: 'bad', arguments: '{}' })).reason?.code).toBe('tool_unavailable');
   });
 });
 

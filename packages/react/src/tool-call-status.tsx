@@ -61,6 +61,19 @@ type Action = 'approve' | 'deny' | 'cancel';
 const SENDING = { approve: 'approving', deny: 'denying', cancel: 'cancelling' } as const;
 const REFUSED = { approve: 'approveRefused', deny: 'denyRefused', cancel: 'cancelRefused' } as const;
 
+/**
+ * Only text reaches the page: a record from elsewhere (a saved transcript, a server) or a label may
+ * hold anything, and an object would throw or, shaped like an element, render as one.
+ */
+const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+/** The word for a status or an action: the given label when it is text, else the default. */
+function wordFor(labels: ToolCallStatusLabels, key: unknown): string {
+  if (typeof key !== 'string' || !Object.hasOwn(LABELS, key)) return text(key) ?? '';
+  const word = key as keyof ToolCallStatusLabels;
+  return text(labels[word]) ?? LABELS[word];
+}
+
 interface Part {
   readonly call: ToolCallRecord | undefined;
   readonly request: CallRequest | undefined;
@@ -105,7 +118,8 @@ export interface ToolCallStatusProps extends Omit<ComponentPropsWithoutRef<'div'
  * Without children it shows the label, the reason (each offending argument path when there are
  * issues), and Approve/Deny while the call awaits approval or Cancel while it runs. With children,
  * compose the parts yourself: {@link ToolCallStatusLabel}, {@link ToolCallStatusReason},
- * {@link ToolCallStatusActions}, or your own markup. Everything is rendered as text, never as HTML.
+ * {@link ToolCallStatusActions}, or your own markup. Everything is rendered as text, never as HTML,
+ * and only strings are rendered: a reason or name that is not one (in a record made elsewhere) is left out.
  * Style it through the attributes, or import `@toolgate/react/styles.css`.
  *
  * @example
@@ -135,9 +149,9 @@ export const ToolCallStatus = memo(
           aria-live="polite"
           tabIndex={-1}
           data-toolgate="call"
-          data-status={call?.status}
-          data-reason={call?.reason?.code}
-          data-request={request?.state}
+          data-status={text(call?.status)}
+          data-reason={text(call?.reason?.code)}
+          data-request={text(request?.state)}
           {...props}
           ref={root}
         >
@@ -175,8 +189,8 @@ export const ToolCallStatusLabel = forwardRef<HTMLSpanElement, ComponentPropsWit
     <span data-toolgate="label" {...props} id={labelId} ref={ref}>
       {children ?? (
         <>
-          <span data-toolgate="tool">{call.name || 'Tool call'}</span>{' '}
-          <span data-toolgate="state">{call.reason?.code === 'approval_denied' ? labels.denied : labels[call.status]}</span>
+          <span data-toolgate="tool">{text(call.name) || 'Tool call'}</span>{' '}
+          <span data-toolgate="state">{wordFor(labels, call.reason?.code === 'approval_denied' ? 'denied' : call.status)}</span>
         </>
       )}
     </span>
@@ -196,22 +210,26 @@ export const ToolCallStatusReason = forwardRef<HTMLDivElement, ComponentPropsWit
   ref,
 ) {
   const { call } = usePart('ToolCallStatusReason');
-  const reason = call?.reason;
-  if (reason === undefined) return null;
-  const whole = reason.code === 'output_invalid' ? '(output)' : '(arguments)';
+  const reason: unknown = call?.reason;
+  if (typeof reason !== 'object' || reason === null) return null;
+  const { code, message, issues } = reason as { code?: unknown; message?: unknown; issues?: unknown };
+  const whole = code === 'output_invalid' ? '(output)' : '(arguments)';
   return (
-    <div data-toolgate="reason" data-code={reason.code} {...props} ref={ref}>
+    <div data-toolgate="reason" data-code={text(code)} {...props} ref={ref}>
       {children ??
-        (reason.issues?.length ? (
+        (Array.isArray(issues) && issues.length > 0 ? (
           <ul>
-            {reason.issues.map((issue, i) => (
-              <li key={i}>
-                <code>{issue.path || whole}</code> {issue.message}
-              </li>
-            ))}
+            {issues.map((issue: unknown, i) => {
+              const { path, message: says } = (typeof issue === 'object' && issue !== null ? issue : {}) as { path?: unknown; message?: unknown };
+              return (
+                <li key={i}>
+                  <code>{text(path) || whole}</code> {text(says)}
+                </li>
+              );
+            })}
           </ul>
         ) : (
-          reason.message
+          text(message)
         ))}
     </div>
   );
@@ -286,7 +304,7 @@ export const ToolCallStatusActions = forwardRef<HTMLDivElement, ComponentPropsWi
       aria-disabled={sending !== undefined || undefined}
       onClick={() => sending === undefined && controls[action]()}
     >
-      {sending === action ? labels[SENDING[action]] : labels[action]}
+      {sending === action ? wordFor(labels, SENDING[action]) : wordFor(labels, action)}
     </button>
   );
   return (

@@ -245,6 +245,60 @@ describe('<ToolCallStatus> never renders model or tool text as HTML', () => {
   });
 });
 
+describe('<ToolCallStatus> renders only text', () => {
+  // What React 19 and React 18 each take for an element.
+  const elementOf = (kind: string) => ({ $$typeof: Symbol.for(kind), type: 'img', key: null, ref: null, props: { src: 'x' }, _owner: null, _store: {} });
+  const element = elementOf('react.transitional.element');
+  const legacyElement = elementOf('react.element');
+
+  it('shows a cancel reason given as an object as text, through the gate', () => {
+    const shop = createShop();
+    const { status } = proposeCharge(shop);
+    act(() => {
+      shop.gate.cancel('call_1', { code: 42 } as unknown as string);
+    });
+    expect(status).toHaveAttribute('data-status', 'cancelled');
+    expect(status).toHaveTextContent('{"code":42}');
+  });
+
+  it('shows a deny reason given as an element-like object as text, never as an element', () => {
+    const shop = createShop();
+    const { status } = proposeCharge(shop);
+    act(() => {
+      shop.gate.deny('call_1', element as unknown as string);
+    });
+    expect(status).toHaveAttribute('data-reason', 'approval_denied');
+    expect(status.querySelector('img')).toBeNull();
+  });
+
+  it.each([
+    ['an object message', { code: 'tool_error', message: { code: 42 } }],
+    ['an element-like message', { code: 'tool_error', message: element }],
+    ['a React 18 element-like message', { code: 'tool_error', message: legacyElement }],
+    ['issues that are not a list', { code: 'output_invalid', message: 'bad', issues: { length: 1 } }],
+    ['an issue that is not an object', { code: 'output_invalid', message: 'bad', issues: [null, { path: element, message: legacyElement }] }],
+  ])('does not throw or render an element for a record from elsewhere with %s', (_what, reason) => {
+    const shop = createShop();
+    const saved = { ...createShop().gate.propose(openaiCall('call_x', 'add_item', { sku: 'socks' })), status: 'failed', reason } as never;
+    renderWithGate(shop.gate, <ToolCallStatus call={saved} />);
+    const status = screen.getByRole('status');
+    expect(status).toHaveAttribute('data-status', 'failed');
+    expect(status).toHaveTextContent('add_item Failed');
+    expect(status.querySelector('img')).toBeNull();
+    expect(status).not.toHaveTextContent('[object Object]');
+  });
+
+  it('shows no code, name or label that is not text', () => {
+    const shop = createShop();
+    const saved = { ...createShop().gate.propose(openaiCall('call_x', 'add_item', { sku: 'socks' })), name: element, status: 'failed', reason: { code: element, message: 'bad' } } as never;
+    renderWithGate(shop.gate, <ToolCallStatus call={saved} labels={{ failed: element as unknown as string }} />);
+    const status = screen.getByRole('status');
+    expect(status).not.toHaveAttribute('data-reason');
+    expect(status).toHaveTextContent('Tool call Failed');
+    expect(status.querySelector('img')).toBeNull();
+  });
+});
+
 describe('<ToolCallStatus> props and parts', () => {
   it('takes the record itself and still follows the live call', async () => {
     const shop = createShop();

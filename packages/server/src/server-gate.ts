@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import {
   ajvJsonSchema,
   canonicalJson,
-  compileSchema,
+  createToolRegistry,
   copyValue,
   createPending,
   createPipeline,
@@ -25,7 +25,7 @@ import {
   type StreamGate,
   type ToolCallRecord,
   type ToolDefinition,
-  type ToolEntry,
+  type ToolProblem,
   type ToolResultFormat,
   type ToolResultFormats,
 } from '@toolgate/core';
@@ -192,6 +192,11 @@ export interface ServerGate {
   readonly verify: Ledger['verify'];
   /** Stops this gate's timers and feeds (the ledger stays open: close it with `ledger.close()`). */
   readonly close: () => Promise<void>;
+  /**
+   * Compiles every tool's schemas (each is otherwise compiled on its tool's first call) and lists
+   * the tools whose schemas do not compile; a call of such a tool is rejected with `tool_unavailable`.
+   */
+  readonly check: () => readonly ToolProblem[];
   /** The registered tools, in the order given (for a provider's tool definitions). */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own input and output
   readonly tools: readonly ToolDefinition<any, any, any>[];
@@ -225,22 +230,9 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
   const generateId = options.generateId ?? (() => randomUUID());
   const canSeeSession = options.canSee ?? ((principal, session) => principal === session.owner);
   const canApprove = options.canApprove ?? ((principal, call) => principal === call.owner);
-  const compileJson = options.jsonSchema ?? ajvJsonSchema;
 
-  const entries = new Map<string, ToolEntry>();
-  for (const tool of options.tools) {
-    if (entries.has(tool.name)) throw new Error(`createServerGate: two tools are named "${tool.name}"; tool names must be unique.`);
-    try {
-      entries.set(tool.name, {
-        tool,
-        validateInput: compileSchema(tool.inputSchema, compileJson),
-        validateOutput: tool.outputSchema === undefined ? undefined : compileSchema(tool.outputSchema, compileJson),
-      });
-    } catch (error) {
-      throw new Error(`createServerGate: the schema of tool "${tool.name}" does not compile: ${messageOf(error)}`, { cause: error });
-    }
-  }
-  const toolNames = [...entries.keys()];
+  const registry = createToolRegistry(options.tools, options.jsonSchema ?? ajvJsonSchema, 'createServerGate');
+  const { entry } = registry;
 
   /** Callers waiting for a call to reach a resting point (`propose`), or to end (`settled`). */
   const resting = new Map<string, { resolve: (call: ToolCallRecord) => void; reject: (error: unknown) => void }[]>();
@@ -254,7 +246,7 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
     instance,
     onError,
     newKey: () => randomUUID(),
-    transactional: (name) => entries.get(name)?.tool.transactional === true,
+    transactional: (name) => entry(name)?.tool.transactional === true,
     onMoveFailed(id, error) {
       const waiting = resting.get(id);
       if (waiting === undefined) return onError(error);
@@ -275,8 +267,8 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
     limits,
     clock,
     onError,
-    entry: (name) => entries.get(name),
-    toolNames: () => toolNames,
+    entry,
+    toolNames: () => registry.names,
     keeper,
     state: () => undefined,
   });
@@ -814,8 +806,8 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
       .execute();
     for (const found of stale) {
       if (keeper.claims.has(found.id) || keeper.drafts.has(found.id)) continue;
-      const entry = entries.get(found.tool);
-      const again = entry !== undefined && found.status === 'executing' && (entry.tool.idempotent === true || entry.tool.transactional === true);
+      const tool = entry(found.tool)?.tool;
+      const again = tool !== undefined && found.status === 'executing' && (tool.idempotent === true || tool.transactional === true);
       const result = await keeper.exclusive(found.id, () =>
         ledger.transaction(async (trx) => {
           const row = await keeper.lock(trx, found.id);
@@ -829,7 +821,7 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
               .where('id', '=', row.id)
               .where('version', '=', row.version)
               .execute();
-            await keeper.refuse(trx, row, RECOVERY.actor, 'recovered', `the process running this call stopped; running it again with the same idempotency key (${entry.tool.transactional === true ? 'transactional' : 'idempotent'} tool)`);
+            await keeper.refuse(trx, row, RECOVERY.actor, 'recovered', `the process running this call stopped; running it again with the same idempotency key (${tool?.transactional === true ? 'transactional' : 'idempotent'} tool)`);
             return { kind: 'rerun' as const, fence, key: row.idempotency_key, record: readRecord(row.record) };
           }
           const next = await keeper.moveIn(
@@ -912,6 +904,7 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
     recover,
     tools: options.tools,
     limits,
+    check: registry.check,
     verify: () => ledger.verify(),
     async close() {
       closed = true;

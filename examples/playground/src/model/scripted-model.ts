@@ -3,7 +3,7 @@ import type { ScriptedTurn } from './chat-chunks.ts';
 import { SCENARIOS, type ConversationView, type Scenario, type ToolReply } from './scenarios.ts';
 
 const REASON_CODE =
-  /\b(invalid_json|invalid_shape|unknown_tool|invalid_arguments|too_large|too_deep|unauthorized|truncated|tool_cancelled|user_cancelled|approval_denied|timeout|tool_error|output_invalid|commit_error)\b/;
+  /\b(invalid_json|invalid_shape|unknown_tool|tool_unavailable|invalid_arguments|too_large|too_deep|unauthorized|truncated|tool_cancelled|user_cancelled|approval_denied|timeout|tool_error|output_invalid|commit_error)\b/;
 
 const KEYWORDS: readonly (readonly [RegExp, Scenario['id']])[] = [
   [/\b(flood|200|stock)\b/i, 'flood'],
