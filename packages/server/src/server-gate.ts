@@ -209,8 +209,11 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
   }
   const toolNames = [...entries.keys()];
 
-  /** Callers waiting for a call to reach a resting point (`propose`), or to end (`settled`). */
-  const resting = new Map<string, { resolve: (call: ToolCallRecord) => void; reject: (error: unknown) => void }[]>();
+  /**
+   * Callers waiting for a call to reach a resting point (`propose`), or to end (`settled`). A
+   * resting waiter gets `undefined` when another instance wrote the call first: it reads that one.
+   */
+  const resting = new Map<string, { resolve: (call: ToolCallRecord | undefined) => void; reject: (error: unknown) => void }[]>();
   const endings = new Map<string, ((call: SettledCall) => void)[]>();
 
   const keeper = createLedgerKeeper({
@@ -227,6 +230,11 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
       if (waiting === undefined) return onError(error);
       resting.delete(id);
       for (const { reject } of waiting) reject(error);
+    },
+    onTaken(id) {
+      const waiting = resting.get(id);
+      resting.delete(id);
+      for (const { resolve } of waiting ?? []) resolve(undefined);
     },
     onLeaseLost: (id) => void pipeline.stop(id, new DOMException('This process lost its claim on the call.', 'AbortError')),
   });
@@ -273,7 +281,7 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
     stopFollowing = undefined;
   };
 
-  function untilResting(id: string): Promise<ToolCallRecord> {
+  function untilResting(id: string): Promise<ToolCallRecord | undefined> {
     return new Promise((resolve, reject) => {
       const list = resting.get(id) ?? [];
       list.push({ resolve, reject });
@@ -317,7 +325,7 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
     const proposalHash = hashProposal(reading, limits);
 
     const known = await keeper.read(id);
-    if (known !== undefined) return answerKnown(id, known.draft ? await untilResting(id).catch(() => known.record) : known.record, proposalHash, session, principal);
+    if (known !== undefined) return answerKnown(id, known.draft ? ((await untilResting(id).catch(() => undefined)) ?? known.record) : known.record, proposalHash, session, principal);
 
     const owner = (await sessionOwner(session, principal)) ?? principal;
     if (!(await mayView(principal, session, owner))) {
@@ -327,13 +335,15 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
     const source = reading.ok ? reading.proposal.source : reading.source;
     const record = createPending({ id, name, source, generatedId: proposeOptions.id === undefined && !(reading.ok ? reading.proposal.id : reading.id), turn: proposeOptions.turn, at: clock.now() });
     const draft: Draft = { record, session, owner, proposalHash, moves: [{ from: undefined, to: record, actor: principal }] };
-    if (keeper.drafts.has(id)) return answerKnown(id, await untilResting(id), proposalHash, session, principal);
+    if (keeper.drafts.has(id)) return answerKnown(id, (await untilResting(id)) ?? record, proposalHash, session, principal);
     keeper.draft(draft);
     const rest = untilResting(id);
     const note: MoveNote = { actor: principal };
     if (!reading.ok) pipeline.reject(id, reading.reason, note);
     else pipeline.resolve(id, name, reading.proposal.arguments, reading.proposal.truncated === true, [], note);
     const call = await rest;
+    // Another instance wrote this id first: answer as for an id proposed again.
+    if (call === undefined) return answerKnown(id, record, proposalHash, session, principal);
     if (call.id === id && call.status === 'executing') follow();
     return call;
   }
