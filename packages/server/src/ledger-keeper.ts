@@ -460,7 +460,7 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
     async read(id) {
       const draft = drafts.get(id);
       if (draft !== undefined) return { record: draft.record, session: draft.session, owner: draft.owner, proposalHash: draft.proposalHash, draft: true };
-      const row = await ledger.db.selectFrom('toolgate_calls').select(['record', 'session', 'owner', 'proposal_hash']).where('id', '=', id).executeTakeFirst();
+      const row = await ledger.read((db) => db.selectFrom('toolgate_calls').select(['record', 'session', 'owner', 'proposal_hash']).where('id', '=', id).executeTakeFirst());
       return row === undefined ? undefined : { record: readRecord(row.record), session: row.session, owner: row.owner, proposalHash: row.proposal_hash, draft: false };
     },
     exclusive,

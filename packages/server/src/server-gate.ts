@@ -299,7 +299,7 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
           .execute(),
       );
     }
-    const row = await ledger.db.selectFrom('toolgate_sessions').select('owner').where('id', '=', session).executeTakeFirst();
+    const row = await ledger.read((db) => db.selectFrom('toolgate_sessions').select('owner').where('id', '=', session).executeTakeFirst());
     return row?.owner;
   }
 
@@ -350,7 +350,7 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
 
   /** The same id again: the same call, or a refusal when it carries other arguments. */
   async function answerKnown(id: string, record: ToolCallRecord, proposalHash: string, session: string, principal: string): Promise<ToolCallRecord> {
-    const stored = await ledger.db.selectFrom('toolgate_calls').selectAll().where('id', '=', id).executeTakeFirst();
+    const stored = await ledger.read((db) => db.selectFrom('toolgate_calls').selectAll().where('id', '=', id).executeTakeFirst());
     if (stored === undefined) return record;
     if (stored.proposal_hash === proposalHash && stored.session === session) return readRecord(stored.record);
     const message =
@@ -397,7 +397,7 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
   /** Reads a call for a decision and checks that the principal may see it. */
   async function forDecision(id: string, principal: unknown): Promise<{ row: CallsTable; info: CallInfo } | Decision> {
     if (typeof principal !== 'string' || principal === '') return refused('forbidden', 'no principal: only an authenticated user can decide a call');
-    const row = await ledger.db.selectFrom('toolgate_calls').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await ledger.read((db) => db.selectFrom('toolgate_calls').selectAll().where('id', '=', id).executeTakeFirst());
     if (row === undefined) return refused('not_found');
     if (!(await mayView(principal, row.session, row.owner))) {
       await audit(id, principal, 'forbidden', `"${principal}" may not see session "${row.session}"`);
@@ -623,12 +623,9 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
     const rerun: string[] = [];
     const interrupted: string[] = [];
     const expired: string[] = [];
-    const stale = await ledger.db
-      .selectFrom('toolgate_calls')
-      .selectAll()
-      .where('status', 'in', ['pending', 'validated', 'executing'])
-      .where('lease_expires_at', '<', now)
-      .execute();
+    const stale = await ledger.read((db) =>
+      db.selectFrom('toolgate_calls').selectAll().where('status', 'in', ['pending', 'validated', 'executing']).where('lease_expires_at', '<', now).execute(),
+    );
     for (const found of stale) {
       if (keeper.claims.has(found.id) || keeper.drafts.has(found.id)) continue;
       const entry = entries.get(found.tool);
@@ -668,12 +665,7 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
         rerun.push(found.id);
       } else if (result?.kind === 'interrupted') interrupted.push(found.id);
     }
-    const waiting = await ledger.db
-      .selectFrom('toolgate_approvals')
-      .select('call_id')
-      .where('decision', 'is', null)
-      .where('expires_at', '<=', now)
-      .execute();
+    const waiting = await ledger.read((db) => db.selectFrom('toolgate_approvals').select('call_id').where('decision', 'is', null).where('expires_at', '<=', now).execute());
     for (const { call_id: id } of waiting) {
       const next = await keeper.exclusive(id, () =>
         ledger.transaction(async (trx) => {
