@@ -17,7 +17,6 @@ const KILLS = 100;
 type Plan = { readonly at: 'point'; readonly point: KillPoint; readonly tool: Kind; readonly nth: number } | { readonly at: 'random'; readonly afterMs: number };
 
 interface Kill {
-  readonly generation: number;
   readonly at: KillPoint | 'random';
   /** The kind of tool whose call reached the kill point. */
   readonly tool?: Kind;
@@ -58,28 +57,33 @@ describeLedgers(
         const effectsPath = join(scratchDirectory(), `effects-${randomBytes(6).toString('hex')}.db`);
         const where = `${target.dialect}:${store.location}`;
 
+        // Two app servers at a time, each killed again and again: each one's recovery also takes
+        // over the calls the other one left running.
         const kills: Kill[] = [];
         const queue = plans();
-        for (let generation = 1; queue.length > 0 || (kills.length < KILLS && generation < 400); generation += 1) {
-          const plan = queue.shift() ?? { at: 'random', afterMs: Math.random() * 500 };
-          const args = [where, effectsPath, String(generation), String(CALLS)];
-          const child = program.start(args, plan.at === 'point' ? { env: { TOOLGATE_KILL: `${plan.point}:${plan.tool}:${plan.nth}` } } : {});
-          if (plan.at === 'random') {
-            await child.line((message) => message.ready === true).catch(() => undefined);
-            await delay(plan.afterMs);
-            child.kill('SIGKILL');
+        const lane = async (name: string) => {
+          for (let generation = 1; queue.length > 0 || (kills.length < KILLS && generation < 200); generation += 1) {
+            const plan = queue.shift() ?? { at: 'random', afterMs: Math.random() * 500 };
+            const args = [where, effectsPath, name, String(generation), String(CALLS)];
+            const child = program.start(args, plan.at === 'point' ? { env: { TOOLGATE_KILL: `${plan.point}:${plan.tool}:${plan.nth}` } } : {});
+            if (plan.at === 'random') {
+              await child.line((message) => message.ready === true).catch(() => undefined);
+              await delay(plan.afterMs);
+              child.kill('SIGKILL');
+            }
+            const exit = await child.exited;
+            if (exit.signal !== 'SIGKILL') {
+              // Not killed: it must have finished its calls and closed cleanly.
+              expect({ code: exit.code, stderr: exit.stderr }).toEqual({ code: 0, stderr: '' });
+              continue;
+            }
+            const said = child.lines.find((message) => 'killed' in message);
+            expect(plan.at === 'random' || said !== undefined, `${name}g${generation} died without reaching its kill point:\n${exit.stderr}`).toBe(true);
+            const cut = await openCalls(ledger, `${name}g${generation}`);
+            kills.push(plan.at === 'point' ? { at: plan.point, tool: plan.tool, cut } : { at: 'random', cut });
           }
-          const exit = await child.exited;
-          if (exit.signal !== 'SIGKILL') {
-            // Not killed: it must have finished its calls and closed cleanly.
-            expect({ code: exit.code, stderr: exit.stderr }).toEqual({ code: 0, stderr: '' });
-            continue;
-          }
-          const said = child.lines.find((message) => 'killed' in message);
-          expect(plan.at === 'random' || said !== undefined, `generation ${generation} died without reaching its kill point:\n${exit.stderr}`).toBe(true);
-          const cut = await openCalls(ledger, `gen-${generation}`);
-          kills.push(plan.at === 'point' ? { generation, at: plan.point, tool: plan.tool, cut } : { generation, at: 'random', cut });
-        }
+        };
+        await Promise.all([lane('a'), lane('b')]);
 
         // The last restart: every lease a killed process held runs out, and recovery settles its calls.
         const effects = openEffects(effectsPath);

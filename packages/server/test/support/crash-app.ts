@@ -197,4 +197,4 @@ export function reachingLedger(ledger: Ledger, reach: Reach): Ledger {
 }
 
 /** How long an app server's claim on a running call lasts: short, so that a restart takes over soon. */
-export const LEASE_MS = 300;
+export const LEASE_MS = 200;

@@ -1,7 +1,7 @@
 // An app server that gets killed. Runs a server gate over the ledger given as `sqlite:<path>` or
 // `postgres:<url>`, with the crash app's tools (effects in the file `effects`); proposes the
-// `count` calls of its generation `g<generation>_<n>`, and the previous generation's again, as a
-// client does when its server died under it; approves the calls that wait for a person; and says
+// `count` calls of its generation, `<lane>g<generation>_<n>`, and the previous generation's of its
+// lane again, as a client does when its server died under it; approves the calls that wait for a person; and says
 // `done` once every one of them has settled. With `TOOLGATE_KILL=<point>:<tool>:<n>` it kills
 // itself at that point (see crash-app.ts); otherwise the test may kill it at any instant.
 import { inputHash } from '@toolgate/core';
@@ -9,7 +9,7 @@ import { createServerGate } from '../../../src/index.ts';
 import { crashTools, KINDS, killSwitch, LEASE_MS, openLedger, reachingJsonSchema, reachingLedger } from '../crash-app.ts';
 import { openEffects } from '../effects.ts';
 
-const [where = '', effectsPath = '', generation = '1', count = '8'] = process.argv.slice(2);
+const [where = '', effectsPath = '', lane = 'a', generation = '1', count = '8'] = process.argv.slice(2);
 const reach = killSwitch(process.env.TOOLGATE_KILL);
 const ledger = reachingLedger(await openLedger(where), reach);
 const effects = openEffects(effectsPath);
@@ -18,13 +18,13 @@ const gate = createServerGate({
   ledger,
   leaseMs: LEASE_MS,
   jsonSchema: reachingJsonSchema(reach),
-  instance: `gen-${generation}`,
+  instance: `${lane}g${generation}`,
 });
 
 const calls: { id: string; tool: string; n: number }[] = [];
 for (const g of [Number(generation) - 1, Number(generation)]) {
   if (g < 1) continue;
-  for (let n = 0; n < Number(count); n += 1) calls.push({ id: `g${g}_${n}`, tool: KINDS[n % KINDS.length] ?? 'plain', n });
+  for (let n = 0; n < Number(count); n += 1) calls.push({ id: `${lane}g${g}_${n}`, tool: KINDS[n % KINDS.length] ?? 'plain', n });
 }
 calls.sort(() => Math.random() - 0.5);
 console.log(JSON.stringify({ ready: true }));
