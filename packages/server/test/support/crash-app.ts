@@ -66,7 +66,7 @@ export function killSwitch(spec: string | undefined): Reach {
 }
 
 /** Opens the ledger named `sqlite:<path>` or `postgres:<connection string>`. */
-export function openLedger(where: string): Promise<Ledger> {
+export function ledgerAt(where: string): Promise<Ledger> {
   if (where.startsWith('sqlite:')) return sqliteLedger({ path: where.slice('sqlite:'.length) });
   if (where.startsWith('postgres:')) return postgresLedger({ connectionString: where.slice('postgres:'.length) });
   throw new Error(`expected sqlite:<path> or postgres:<url>, got ${where}`);

@@ -6,12 +6,12 @@
 // itself at that point (see crash-app.ts); otherwise the test may kill it at any instant.
 import { inputHash } from '@toolgate/core';
 import { createServerGate } from '../../../src/index.ts';
-import { crashTools, KINDS, killSwitch, LEASE_MS, openLedger, reachingJsonSchema, reachingLedger } from '../crash-app.ts';
+import { crashTools, KINDS, killSwitch, LEASE_MS, ledgerAt, reachingJsonSchema, reachingLedger } from '../crash-app.ts';
 import { openEffects } from '../effects.ts';
 
 const [where = '', effectsPath = '', lane = 'a', generation = '1', count = '8'] = process.argv.slice(2);
 const reach = killSwitch(process.env.TOOLGATE_KILL);
-const ledger = reachingLedger(await openLedger(where), reach);
+const ledger = reachingLedger(await ledgerAt(where), reach);
 const effects = openEffects(effectsPath);
 const gate = createServerGate({
   tools: crashTools(effects, reach),

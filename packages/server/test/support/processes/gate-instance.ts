@@ -13,12 +13,12 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { createInterface } from 'node:readline';
 import { createServerGate, type LedgerEvent } from '../../../src/index.ts';
-import { crashTools, openLedger, watchLedger } from '../crash-app.ts';
+import { crashTools, ledgerAt, watchLedger } from '../crash-app.ts';
 import { openEffects } from '../effects.ts';
 
 const [where = '', effectsPath = '', name = 'app', ...sessions] = process.argv.slice(2);
 const appended: number[] = [];
-const ledger = watchLedger(await openLedger(where), { committed: (events) => appended.push(...events.map((event) => event.seq)) });
+const ledger = watchLedger(await ledgerAt(where), { committed: (events) => appended.push(...events.map((event) => event.seq)) });
 const effects = openEffects(effectsPath);
 const gate = createServerGate({ tools: crashTools(effects, () => undefined), ledger, leaseMs: 2000, instance: name });
 const principal = 'alice';
