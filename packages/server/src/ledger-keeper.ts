@@ -111,6 +111,11 @@ export interface LedgerKeeperOptions {
    * not happen; the pipeline stops there, and the gate tells whoever waits on the call.
    */
   readonly onMoveFailed: (id: string, error: unknown) => void;
+  /**
+   * Another instance wrote the call first (the same id was proposed to both at once): this
+   * process's draft is dropped unwritten, and whoever waits on it must read the call that was stored.
+   */
+  readonly onTaken: (id: string) => void;
   /** This process lost the lease on a call it runs: stop its tool, drop its result. */
   readonly onLeaseLost: (id: string) => void;
   /** Whether a tool runs inside the ledger's transaction. */
@@ -346,7 +351,10 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
       throw error;
     }
     drafts.delete(last.id);
-    if (wrote === undefined) return undefined;
+    if (wrote === undefined) {
+      options.onTaken(last.id);
+      return undefined;
+    }
     if (last.status === 'executing') claims.set(last.id, { fence: wrote.fence, idempotencyKey: wrote.key, session: draft.session, owner: draft.owner });
     written(last, previous);
     return last;
@@ -455,7 +463,7 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
     async read(id) {
       const draft = drafts.get(id);
       if (draft !== undefined) return { record: draft.record, session: draft.session, owner: draft.owner, proposalHash: draft.proposalHash, draft: true };
-      const row = await ledger.db.selectFrom('toolgate_calls').select(['record', 'session', 'owner', 'proposal_hash']).where('id', '=', id).executeTakeFirst();
+      const row = await ledger.read((db) => db.selectFrom('toolgate_calls').select(['record', 'session', 'owner', 'proposal_hash']).where('id', '=', id).executeTakeFirst());
       return row === undefined ? undefined : { record: readRecord(row.record), session: row.session, owner: row.owner, proposalHash: row.proposal_hash, draft: false };
     },
     exclusive,

@@ -234,8 +234,11 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
   const registry = createToolRegistry(options.tools, options.jsonSchema ?? ajvJsonSchema, 'createServerGate');
   const { entry } = registry;
 
-  /** Callers waiting for a call to reach a resting point (`propose`), or to end (`settled`). */
-  const resting = new Map<string, { resolve: (call: ToolCallRecord) => void; reject: (error: unknown) => void }[]>();
+  /**
+   * Callers waiting for a call to reach a resting point (`propose`), or to end (`settled`). A
+   * resting waiter gets `undefined` when another instance wrote the call first: it reads that one.
+   */
+  const resting = new Map<string, { resolve: (call: ToolCallRecord | undefined) => void; reject: (error: unknown) => void }[]>();
   const endings = new Map<string, ((call: SettledCall) => void)[]>();
 
   const keeper = createLedgerKeeper({
@@ -252,6 +255,11 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
       if (waiting === undefined) return onError(error);
       resting.delete(id);
       for (const { reject } of waiting) reject(error);
+    },
+    onTaken(id) {
+      const waiting = resting.get(id);
+      resting.delete(id);
+      for (const { resolve } of waiting ?? []) resolve(undefined);
     },
     onLeaseLost: (id) => void pipeline.stop(id, new DOMException('This process lost its claim on the call.', 'AbortError')),
   });
@@ -325,7 +333,7 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
       .catch(onError);
   };
 
-  function untilResting(id: string): Promise<ToolCallRecord> {
+  function untilResting(id: string): Promise<ToolCallRecord | undefined> {
     return new Promise((resolve, reject) => {
       const list = resting.get(id) ?? [];
       list.push({ resolve, reject });
@@ -339,7 +347,7 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
   async function sessionOwner(session: string, principal?: string): Promise<string | undefined> {
     const known = owners.get(session);
     if (known !== undefined) return known;
-    const read = () => ledger.db.selectFrom('toolgate_sessions').select('owner').where('id', '=', session).executeTakeFirst();
+    const read = () => ledger.read((db) => db.selectFrom('toolgate_sessions').select('owner').where('id', '=', session).executeTakeFirst());
     let row = await read();
     if (row === undefined && principal !== undefined) {
       await ledger.transaction((trx) =>
@@ -386,22 +394,24 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
     const proposalHash = hashProposal(reading, limits);
 
     const known = await keeper.read(id);
-    if (known !== undefined) return answerKnown(id, known.draft ? await untilResting(id).catch(() => known.record) : known.record, proposalHash, session, principal);
+    if (known !== undefined) return answerKnown(id, known.draft ? ((await untilResting(id).catch(() => undefined)) ?? known.record) : known.record, proposalHash, session, principal);
 
     const owner = (await sessionOwner(session, principal)) ?? principal;
     if (!(await mayView(principal, session, owner))) {
       return localRejection(id, reading, { code: 'unauthorized', message: `"${principal}" may not propose calls in session "${session}"` });
     }
-    if (keeper.drafts.has(id)) return answerKnown(id, await untilResting(id), proposalHash, session, principal);
     const name = reading.ok ? reading.proposal.name : (reading.name ?? '');
     const source = reading.ok ? reading.proposal.source : reading.source;
     const record = createPending({ id, name, source, generatedId: proposeOptions.id === undefined && said === undefined, turn: proposeOptions.turn, at: clock.now() });
+    if (keeper.drafts.has(id)) return answerKnown(id, (await untilResting(id)) ?? record, proposalHash, session, principal);
     keeper.draft({ record, session, owner, proposalHash, moves: [{ from: undefined, to: record, actor: principal }] });
     const rest = untilResting(id);
     const note: MoveNote = { actor: principal };
     if (!reading.ok) pipeline.reject(id, reading.reason, note);
     else pipeline.resolve(id, name, reading.proposal.arguments, reading.proposal.truncated === true, [], note);
     const call = await rest;
+    // Another instance wrote this id first: answer as for an id proposed again.
+    if (call === undefined) return answerKnown(id, record, proposalHash, session, principal);
     if (call.status === 'executing') guard(id);
     return call;
   }
@@ -519,7 +529,7 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
 
   /** The same id again: the same call, or a refusal when it carries other arguments. */
   async function answerKnown(id: string, record: ToolCallRecord, proposalHash: string, session: string, principal: string): Promise<ToolCallRecord> {
-    const stored = await ledger.db.selectFrom('toolgate_calls').selectAll().where('id', '=', id).executeTakeFirst();
+    const stored = await ledger.read((db) => db.selectFrom('toolgate_calls').selectAll().where('id', '=', id).executeTakeFirst());
     if (stored === undefined) return record;
     if (stored.proposal_hash === proposalHash && stored.session === session) return readRecord(stored.record);
     const message =
@@ -568,7 +578,7 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
   /** Reads a call for a decision and checks that the principal may see it. */
   async function forDecision(id: string, principal: unknown): Promise<{ row: CallsTable; info: CallInfo } | Decision> {
     if (typeof principal !== 'string' || principal === '') return refused('forbidden', 'no principal: only an authenticated user can decide a call');
-    const row = await ledger.db.selectFrom('toolgate_calls').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await ledger.read((db) => db.selectFrom('toolgate_calls').selectAll().where('id', '=', id).executeTakeFirst());
     if (row === undefined) return refused('not_found');
     if (!(await mayView(principal, row.session, row.owner))) {
       await audit(id, principal, 'forbidden', `"${principal}" may not see session "${row.session}"`);
@@ -798,12 +808,9 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
     const rerun: string[] = [];
     const interrupted: string[] = [];
     const expired: string[] = [];
-    const stale = await ledger.db
-      .selectFrom('toolgate_calls')
-      .selectAll()
-      .where('status', 'in', ['pending', 'validated', 'executing'])
-      .where('lease_expires_at', '<', now)
-      .execute();
+    const stale = await ledger.read((db) =>
+      db.selectFrom('toolgate_calls').selectAll().where('status', 'in', ['pending', 'validated', 'executing']).where('lease_expires_at', '<', now).execute(),
+    );
     for (const found of stale) {
       if (keeper.claims.has(found.id) || keeper.drafts.has(found.id)) continue;
       const tool = entry(found.tool)?.tool;
@@ -843,12 +850,7 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
         rerun.push(found.id);
       } else if (result?.kind === 'interrupted') interrupted.push(found.id);
     }
-    const waiting = await ledger.db
-      .selectFrom('toolgate_approvals')
-      .select('call_id')
-      .where('decision', 'is', null)
-      .where('expires_at', '<=', now)
-      .execute();
+    const waiting = await ledger.read((db) => db.selectFrom('toolgate_approvals').select('call_id').where('decision', 'is', null).where('expires_at', '<=', now).execute());
     for (const { call_id: id } of waiting) {
       const next = await keeper.exclusive(id, () =>
         ledger.transaction(async (trx) => {

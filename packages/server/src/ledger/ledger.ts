@@ -96,6 +96,14 @@ export interface Ledger {
    */
   readonly db: Kysely<LedgerDatabase>;
   /**
+   * Runs a read through the query layer, outside any transaction, answering as `eventsAfter`
+   * does: a database that cannot be used is a `LedgerError` (`ledger_unavailable`), not the
+   * driver's own error. The server gate reads calls and sessions with it.
+   *
+   * @internal
+   */
+  readonly read: <T>(query: (db: Kysely<LedgerDatabase>) => Promise<T>) => Promise<T>;
+  /**
    * Runs `work` in one transaction and commits it, or rolls everything back if it throws. A lock
    * or serialization conflict (SQLITE_BUSY, PostgreSQL's serialization_failure or deadlock) runs
    * `work` again, a few times, so `work` must not have effects outside the transaction. A database
@@ -428,7 +436,9 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
     return closing;
   };
 
-  return { dialect, db, transaction, appendEvent, eventsAfter, movesAfter, head, snapshot, begin, onCommitted, verify, close };
+  const readWith = <T>(query: (db: Kysely<LedgerDatabase>) => Promise<T>) => read('ledger.read', () => query(db));
+
+  return { dialect, db, read: readWith, transaction, appendEvent, eventsAfter, movesAfter, head, snapshot, begin, onCommitted, verify, close };
 }
 
 async function migrate({ db }: LedgerBackend): Promise<void> {
