@@ -320,11 +320,8 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
   const recheck = (id: string) => {
     const claim = keeper.claims.get(id);
     if (claim === undefined) return;
-    ledger.db
-      .selectFrom('toolgate_calls')
-      .select(['status', 'fence'])
-      .where('id', '=', id)
-      .executeTakeFirst()
+    ledger
+      .read((db) => db.selectFrom('toolgate_calls').select(['status', 'fence']).where('id', '=', id).executeTakeFirst())
       .then((row) => {
         if (keeper.claims.get(id) !== claim || (row?.status === 'executing' && row.fence === claim.fence)) return;
         void pipeline.stop(id, new DOMException('Another process has taken this call over, or it ended elsewhere.', 'AbortError'));
