@@ -251,8 +251,10 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
   const tail = createTail(ledger, onError);
   // One subscription settles waiters and stops local runs that another instance ended.
   let stopFollowing: (() => void) | undefined;
+  let following: Promise<number> | undefined;
   const follow = () => {
-    stopFollowing ??= tail.subscribe((moves) => {
+    if (stopFollowing !== undefined) return;
+    const subscription = tail.subscribe((moves) => {
       for (const { event, record } of moves) {
         if (!isTerminal(event.to) || event.from === event.to) continue;
         if (pipeline.running(record.id) && keeper.claims.has(record.id) && event.from === 'executing') {
@@ -267,6 +269,10 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
       }
       if (endings.size === 0 && keeper.claims.size === 0) unfollow();
     });
+    stopFollowing = subscription.stop;
+    following = subscription.from;
+    // A tail that could not start (the ledger was out of reach) is let go: the next waiter starts it again.
+    following.catch(() => stopFollowing === subscription.stop && unfollow());
   };
   const unfollow = () => {
     stopFollowing?.();
@@ -374,6 +380,8 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
       endings.set(id, list);
     });
     follow();
+    // Read the call once the tail follows: a move after `following` reaches the waiter, the read sees the rest.
+    await following;
     const known = await get(id);
     if (known === undefined || isTerminal(known.status)) {
       const list = endings.get(id);
@@ -565,14 +573,17 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
         }
       }).catch((error: unknown) => feed.fail(error));
     };
-    stop = tail.subscribe((items) => {
+    const tailing = tail.subscribe((items) => {
       const mine = items.filter((item) => item.event.session === session);
       if (live) deliver(mine);
       else queued.push(...mine);
     });
+    stop = tailing.stop;
     void (async () => {
       try {
-        cursor = after ?? (await tail.head());
+        // Catch up only once the tail has a starting point, so that the two meet without a gap.
+        const from = await tailing.from;
+        cursor = after ?? from;
         if (after !== undefined) {
           for (;;) {
             const page = await ledger.movesAfter(cursor, { session, limit: 500 });
