@@ -116,7 +116,7 @@ async function aliceSession(gate: ServerGate): Promise<{ big: ToolCallRecord; do
   return { big, done, run };
 }
 
-const json = async (response: Response) => ({ status: response.status, body: (await response.json()) as unknown });
+const json = async (response: Response) => ({ status: response.status, body: (await response.json()) });
 /** A JSON error body: its code, and its message (any string when not given). */
 const error = (code: string, message?: string | RegExp) => ({
   error: { code, message: message === undefined ? (expect.any(String) as unknown) : typeof message === 'string' ? message : (expect.stringMatching(message) as unknown) },
@@ -194,7 +194,7 @@ describeLedgers(
         const hash = await inputHash(big.input);
         const approve = `${base}/calls/big/approve`;
         const send = (url: string, init: RequestInit) => fetch(url, init).then(json);
-        const postRaw = (url: string, principal: string | undefined, body: BodyInit, headers: Record<string, string> = {}) =>
+        const postRaw = (url: string, principal: string | undefined, body: string, headers: Record<string, string> = {}) =>
           send(url, { method: 'POST', headers: as(principal, { 'content-type': 'application/json', ...headers }), body });
         const cases: [string, () => Promise<{ status: number; body: unknown }>, number, ReturnType<typeof error>][] = [
           ['no principal: GET calls', () => send(`${base}/sessions/s1/calls`, {}), 401, error('unauthenticated', 'sign in first: this request carries no principal')],
@@ -301,7 +301,7 @@ describeLedgers(
           headers: as('alice', { 'content-type': 'application/json' }),
           body: upload.body,
           duplex: 'half',
-        } as RequestInit);
+        });
         expect(await json(response)).toEqual({ status: 413, body: error('too_large', 'the body may be at most 1024 bytes') });
         // Answered long before the upload could end, and then the server closes the connection.
         expect(upload.pulled()).toBeLessThan(upload.total);
@@ -321,7 +321,7 @@ describeLedgers(
           headers: as('alice', { 'content-type': 'application/json' }),
           body: upload.body,
           duplex: 'half',
-        } as RequestInit);
+        });
         expect(await json(await handler(request))).toEqual({ status: 413, body: error('too_large') });
         // 1024 bytes are 11 chunks of 100: the 11th passes the limit, and reading stops there.
         expect(upload.pulled()).toBe(1100);
@@ -334,7 +334,7 @@ describeLedgers(
             headers: as('alice', { 'content-type': 'application/json', 'content-length': '1025' }),
             body: declared.body,
             duplex: 'half',
-          } as RequestInit),
+          }),
         );
         expect(refused.status).toBe(413);
         expect(declared.pulled()).toBe(0);
@@ -351,7 +351,7 @@ describeLedgers(
             controller.close();
           },
         });
-        const response = await fetch(`${base}/calls/big/approve`, { method: 'POST', headers: as('alice', { 'content-type': 'application/json' }), body, duplex: 'half' } as RequestInit);
+        const response = await fetch(`${base}/calls/big/approve`, { method: 'POST', headers: as('alice', { 'content-type': 'application/json' }), body, duplex: 'half' });
         expect(await json(response)).toEqual({ status: 200, body: { ok: true } });
       });
     });
@@ -416,7 +416,7 @@ describeLedgers(
         await first.until(() => first.moves().length >= 100);
         first.close();
         await first.ended;
-        const lastId = first.messages.at(-1)?.id;
+        const lastId = first.messages.at(-1)?.id ?? '';
         reconnect();
         const second = await openFeed(`${base}/sessions/s1/events`, { principal: 'alice', lastEventId: lastId });
         cleanup.push(() => second.close());
@@ -526,7 +526,11 @@ function counter() {
   return {
     add() {
       count += 1;
-      for (const waiter of [...waiting]) if (count >= waiter.n) (waiting.delete(waiter), waiter.resolve());
+      for (const waiter of [...waiting]) {
+        if (count < waiter.n) continue;
+        waiting.delete(waiter);
+        waiter.resolve();
+      }
     },
     reaches: (n: number) => (count >= n ? Promise.resolve() : new Promise<void>((resolve) => waiting.add({ n, resolve }))),
   };

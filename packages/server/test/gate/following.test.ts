@@ -100,7 +100,9 @@ describeLedgers('following the ledger while it moves', (target) => {
     const first = await gate.propose({ id: 'c1', name: 'charge', arguments: { amount_cents: 9000 } }, { session: 's1', principal: 'alice' });
     const seen: LedgerMove[] = [];
     const feed = gate.moves('s1', { principal: 'alice', after: 0 });
-    cleanup.push(() => void feed.return());
+    cleanup.push(async () => {
+      await feed.return?.();
+    });
     const reading = (async () => {
       for await (const move of feed) {
         seen.push(move);

@@ -21,7 +21,8 @@ export interface Served {
 
 /** Serves `handler` as Node's http and Express would: through `getRequestListener`. */
 export async function serve(handler: (request: Request) => Promise<Response>): Promise<Served> {
-  const server = createServer(getRequestListener(handler));
+  const listener = getRequestListener(handler);
+  const server = createServer((incoming, outgoing) => void listener(incoming, outgoing));
   const sockets = new Set<Socket>();
   // Node's fetch may open a spare connection after one it aborted: only those that carried a request count.
   server.on('request', ({ socket }: { socket: Socket }) => {
