@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Builds @toolgate/core, then runs every `*.bench.mjs` here against the built output, one after
-// another, so each measures what users install. Pass names to run only some: `pnpm bench gate`.
+// Builds @toolgate/core and @toolgate/server, then runs every `*.bench.mjs` here against the built
+// output, one after another, so each measures what users install. Pass names to run only some:
+// `pnpm bench gate`.
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -10,7 +11,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
 const only = process.argv.slice(2);
 
-const build = spawnSync('node', [join(root, 'scripts/pnpm.mjs'), '--filter', '@toolgate/core', 'run', 'build'], {
+const build = spawnSync('node', [join(root, 'scripts/pnpm.mjs'), '--filter', '@toolgate/core', '--filter', '@toolgate/server', 'run', 'build'], {
   cwd: root,
   stdio: ['ignore', 'ignore', 'inherit'],
 });
