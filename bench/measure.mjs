@@ -60,6 +60,13 @@ export function report(label, { ratio, subjectUs, baselineUs }, target) {
   return ok;
 }
 
+/** Prints one row of latencies (milliseconds, one per operation): its median and 99th percentile. */
+export function latency(label, samplesMs) {
+  const sorted = [...samplesMs].sort((a, b) => a - b);
+  const at = (q) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+  console.log(`${label.padEnd(58)} ${fmt(at(0.5) * 1000).padStart(10)}    ${fmt(at(0.99) * 1000).padStart(10)}`);
+}
+
 function fmt(us) {
   return us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : `${us.toFixed(2)} µs`;
 }

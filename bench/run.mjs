@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Builds @toolgate/core and @toolgate/server, then runs every `*.bench.mjs` here against the built output, one after
-// another, so each measures what users install. Pass names to run only some: `pnpm bench gate`.
+// Builds @toolgate/core and @toolgate/server, then runs every `*.bench.mjs` here against the built
+// output, one after another, so each measures what users install. Pass names to run only some:
+// `pnpm bench gate`.
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -7,12 +7,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { register } from 'node:module';
 import { compareAsync, report } from './measure.mjs';
-import { bundleServer } from './server-bundle.mjs';
 
-import { AJV_OPTIONS, defineTool } from '../packages/core/dist/index.js';
-
-const { createServerGate, postgresLedger, sqliteLedger } = await import(await bundleServer());
+register('./packed.mjs', import.meta.url);
+const { AJV_OPTIONS, defineTool } = await import('../packages/core/dist/index.js');
+const { createServerGate, postgresLedger, sqliteLedger } = await import('../packages/server/dist/index.js');
 
 const schema = {
   type: 'object',

@@ -1,14 +1,23 @@
-// The React bindings over a remote gate: a page that mirrors a server gate through its event feed
-// (a loopback server speaking the toolgate wire), with Approve/Deny/Cancel sent as requests.
+// The React bindings over a remote gate: a page that mirrors a server gate through its event feed,
+// with Approve/Deny/Cancel sent as requests. First against the real thing (a server gate over a
+// SQLite ledger, its toolgateHandler served on loopback), then against a scripted loopback server
+// for what a real one cannot be made to do on cue (hold an answer, show other arguments).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { defineTool } from '@toolgate/core';
 import { createRemoteGate, type RemoteGate } from '@toolgate/core/remote';
+import { createServerGate, sqliteLedger, toolgateHandler, type ServerGate } from '@toolgate/server';
 import { act, render, screen, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import axe from 'axe-core';
 import { useSyncExternalStore } from 'react';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createStore } from 'zustand/vanilla';
 import { createFakeClock } from '../../core/test/support/clock.ts';
 import { startLoopbackServer, type LoopbackServer } from '../../core/test/support/remote-server.ts';
 import { when } from '../../core/test/support/when.ts';
+import { bearer, serve } from '../../server/test/support/http.ts';
 import { ToolCallStatus, ToolGateProvider, useToolCall, useToolCalls } from '../src/index.ts';
 import { createShop, type ShopFixture } from './shop.tsx';
 
@@ -46,26 +55,9 @@ const requestSettles = (gate: RemoteGate, id: string, check: () => boolean) =>
     await when({ getState: () => gate.requestOf(id), subscribe: (listener) => gate.subscribeCall(id, () => listener(gate.requestOf(id))) }, check);
   });
 
-function Card({ id, shop }: { id: string; shop: ShopFixture }) {
-  const { call, request } = useToolCall(id, { tool: shop.tools.charge });
-  if (call === undefined) return <p>waiting for {id}</p>;
-  return (
-    <p data-testid={`card-${id}`}>
-      {call.name} {call.status} {call.status === 'committed' ? `charged ${call.output.charged}` : ''}
-      {request?.state === 'sending' ? ` (${request.action}…)` : ''}
-    </p>
-  );
-}
-
 function List() {
   const calls = useToolCalls();
   return <p aria-label="calls">{calls.map((call) => `${call.id}:${call.status}`).join(' ')}</p>;
-}
-
-function Balance({ shop }: { shop: ShopFixture }) {
-  // Straight from React (zustand's hook would bring its own React into the React 18 run).
-  const balance = useSyncExternalStore(shop.store.subscribe, () => shop.store.getState().balance);
-  return <p aria-label="balance">{balance}</p>;
 }
 
 async function violations(container: Element): Promise<{ id: string; nodes: string[] }[]> {
@@ -73,39 +65,130 @@ async function violations(container: Element): Promise<{ id: string; nodes: stri
   return results.violations.map((violation) => ({ id: violation.id, nodes: violation.nodes.map((node) => node.html) }));
 }
 
-describe('React over a remote gate', () => {
-  it('useToolCall, useToolCalls and <ToolCallStatus> render the mirrored records, and the store changes on a live commit', async () => {
-    const { server, gate, shop } = await mirror((s) => {
-      s.call('c1', 'charge', input, 'executing');
-      s.call('c0', 'charge', input, 'cancelled');
+/** The tool both halves import: the server runs it, the page commits its output to the app's store. */
+const wallet = () => createStore<{ balance: number }>()(() => ({ balance: 10_000 }));
+const charge = defineTool({
+  name: 'charge',
+  inputSchema: {
+    type: 'object',
+    properties: { amount_cents: { type: 'integer', minimum: 1 }, currency: { enum: ['USD', 'EUR'] } },
+    required: ['amount_cents', 'currency'],
+    additionalProperties: false,
+  },
+  needsApproval: (input) => input.amount_cents > 5000,
+  execute: (input) => ({ charged: input.amount_cents }),
+  commit: (state: { balance: number }, output) => ({ balance: state.balance - output.charged }),
+});
+const alice = { session: 's1', principal: 'alice' };
+
+/**
+ * A server gate over a SQLite file (alice owns session `s1`; `auditor` may see it but decide
+ * nothing) served on loopback, and `principal`'s page mirroring `s1` once its feed is live.
+ */
+async function mirrorServer(principal: string, script: (server: ServerGate) => Promise<unknown>) {
+  const directory = mkdtempSync(join(tmpdir(), 'toolgate-react-'));
+  const ledger = await sqliteLedger({ path: join(directory, 'ledger.db') });
+  const server = createServerGate({ tools: [charge], ledger, recover: false, canSee: (who, session) => who === session.owner || who === 'auditor' });
+  const served = await serve(toolgateHandler(server, { authenticate: bearer }));
+  cleanup.push(
+    () => rmSync(directory, { recursive: true, force: true }),
+    () => ledger.close(),
+    () => server.close(),
+    () => served.close(),
+  );
+  await script(server);
+  const store = wallet();
+  let writes = 0;
+  store.subscribe(() => void (writes += 1));
+  const gate = createRemoteGate({ url: `${served.origin}/api/toolgate`, session: 's1', tools: [charge], store, headers: { Authorization: `Bearer ${principal}` }, clock: createFakeClock() });
+  cleanup.push(() => gate.close());
+  await when(gate.connection, (state) => state.state === 'live');
+  return { server, gate, store, writes: () => writes };
+}
+
+function Wallet({ store }: { store: ReturnType<typeof wallet> }) {
+  // Straight from React (zustand's hook would bring its own React into the React 18 run).
+  const balance = useSyncExternalStore(store.subscribe, () => store.getState().balance);
+  return <p aria-label="balance">{balance}</p>;
+}
+
+function Charge({ id }: { id: string }) {
+  const { call } = useToolCall(id, { tool: charge });
+  if (call === undefined) return <p>waiting for {id}</p>;
+  return (
+    <p data-testid={`card-${id}`}>
+      {call.name} {call.status} {call.status === 'committed' ? `charged ${call.output.charged}` : ''}
+    </p>
+  );
+}
+
+describe('React over a remote gate (a real server gate)', () => {
+  it('useToolCall, useToolCalls and <ToolCallStatus> show the server\'s calls; Approve runs the call there and the store changes once', async () => {
+    const { server, gate, store, writes } = await mirrorServer('alice', async (s) => {
+      await s.run({ id: 'c0', name: 'charge', arguments: { amount_cents: 100, currency: 'USD' } }, alice);
+      await s.propose({ id: 'c1', name: 'charge', arguments: { amount_cents: 9000, currency: 'EUR' } }, alice);
     });
     render(
       <ToolGateProvider gate={gate}>
         <main>
-          <Card id="c1" shop={shop} />
-          <Card id="c2" shop={shop} />
+          <Charge id="c1" />
+          <Charge id="c2" />
           <List />
           <ToolCallStatus id="c1" />
-          <Balance shop={shop} />
+          <Wallet store={store} />
         </main>
       </ToolGateProvider>,
     );
-    expect(screen.getByTestId('card-c1')).toHaveTextContent('charge executing');
+    // c0 committed before the page opened: it is shown, and the page's store is left as the page loaded it.
+    expect(screen.getByLabelText('calls')).toHaveTextContent('c0:committed c1:awaiting_approval');
+    expect(screen.getByTestId('card-c1')).toHaveTextContent('charge awaiting_approval');
     expect(screen.getByText('waiting for c2')).toBeInTheDocument();
-    expect(screen.getByRole('status')).toHaveAttribute('data-status', 'executing');
-    expect(screen.getByLabelText('calls')).toHaveTextContent('c1:executing c0:cancelled');
+    const status = screen.getByRole('status');
+    expect(status).toHaveAttribute('data-status', 'awaiting_approval');
+    expect(screen.getByLabelText('balance')).toHaveTextContent('10000');
 
-    server.moveTo('c1', 'committed', { output: { charged: 1250 } });
-    server.call('c2', 'charge', input, 'awaiting_approval');
-    await settle(gate, () => gate.get('c2') !== undefined);
-    expect(screen.getByTestId('card-c1')).toHaveTextContent('charge committed charged 1250');
-    expect(screen.getByTestId('card-c2')).toHaveTextContent('charge awaiting_approval');
-    expect(screen.getByRole('status')).toHaveTextContent('charge Done');
-    expect(screen.getByLabelText('calls')).toHaveTextContent('c1:committed c0:cancelled c2:awaiting_approval');
-    expect(screen.getByLabelText('balance')).toHaveTextContent('8750');
-    expect(shop.writes).toBe(1);
+    await userEvent.setup().click(within(status).getByRole('button', { name: 'Approve' }));
+    await settle(gate, () => gate.get('c1')?.status === 'committed');
+    expect(status).toHaveAttribute('data-status', 'committed');
+    expect(status).toHaveTextContent('charge Done');
+    expect(screen.getByTestId('card-c1')).toHaveTextContent('charge committed charged 9000');
+    expect(screen.getByLabelText('balance')).toHaveTextContent('1000');
+    expect(await server.get('c1')).toMatchObject({ status: 'committed', output: { charged: 9000 } });
+
+    await act(() => server.run({ id: 'c2', name: 'charge', arguments: { amount_cents: 250, currency: 'USD' } }, alice));
+    await settle(gate, () => gate.get('c2')?.status === 'committed');
+    expect(screen.getByTestId('card-c2')).toHaveTextContent('charge committed charged 250');
+    expect(screen.getByLabelText('calls')).toHaveTextContent('c0:committed c1:committed c2:committed');
+    expect(screen.getByLabelText('balance')).toHaveTextContent('750');
+    expect(writes()).toBe(2);
   });
 
+  it('a refused approve (403 from the server) is shown in <ToolCallStatus> with the server\'s words, and the call keeps waiting', async () => {
+    const { server, gate, writes } = await mirrorServer('auditor', (s) => s.propose({ id: 'c1', name: 'charge', arguments: { amount_cents: 9000, currency: 'EUR' } }, alice));
+    const { container } = render(
+      <ToolGateProvider gate={gate}>
+        <main>
+          <ToolCallStatus id="c1" />
+        </main>
+      </ToolGateProvider>,
+    );
+    const status = screen.getByRole('status');
+    await userEvent.setup().click(within(status).getByRole('button', { name: 'Approve' }));
+    await requestSettles(gate, 'c1', () => gate.requestOf('c1')?.state === 'refused');
+    expect(status).toHaveAttribute('data-request', 'refused');
+    expect(status).toHaveAttribute('data-status', 'awaiting_approval');
+    const refusal = container.querySelector('[data-toolgate="refusal"]');
+    expect(refusal).toHaveTextContent('Not approved: this principal may not decide this call');
+    expect(refusal).toHaveAttribute('data-code', 'forbidden');
+    expect(status).toContainElement(refusal as HTMLElement);
+    expect(within(status).getByRole('button', { name: 'Approve' })).not.toHaveAttribute('aria-disabled');
+    expect((await server.get('c1'))?.status).toBe('awaiting_approval');
+    expect(writes()).toBe(0);
+    expect(await violations(container)).toEqual([]);
+  });
+});
+
+describe('React over a remote gate (a scripted loopback server)', () => {
   it('Approve shows the request on its way (busy, disabled for the keyboard too) until the server\'s move arrives', async () => {
     const { server, gate } = await mirror((s) => s.call('c1', 'charge', input, 'awaiting_approval'));
     const { container } = render(

@@ -18,17 +18,28 @@ export interface LedgerMove {
  * every waiter, so that a hundred open feeds cost one query per commit, not a hundred.
  *
  * @example
- * const stop = tail.subscribe((moves) => moves.forEach(deliver));
+ * const { from, stop } = tail.subscribe((moves) => moves.forEach(deliver));
  */
 export interface Tail {
-  /** Receives every move committed after the call, in `seq` order, without gaps. */
-  readonly subscribe: (listener: (moves: readonly LedgerMove[]) => void) => () => void;
-  /**
-   * Resolves, once the tail follows the ledger, with the last `seq` it has read: every event after
-   * it reaches subscribers. A reader that subscribes and then awaits this misses nothing after it.
-   */
-  readonly ready: () => Promise<number>;
+  /** Delivers to `listener` every move committed after `from`, in `seq` order, without gaps. */
+  readonly subscribe: (listener: (moves: readonly LedgerMove[]) => void) => Following;
+  /** The last `seq` committed now. */
+  readonly head: () => Promise<number>;
   readonly close: () => void;
+}
+
+/**
+ * A listener's hold on the {@link Tail}. A reader that must miss nothing waits for `from` before it
+ * reads the ledger: a move committed after `from` is delivered, and its read sees every one before.
+ *
+ * @example
+ * const { from, stop } = tail.subscribe(deliver);
+ * const caughtUp = await ledger.movesAfter(after, { session });
+ */
+export interface Following {
+  /** The last `seq` before the first delivery. Rejects when the ledger could not be read to start. */
+  readonly from: Promise<number>;
+  readonly stop: () => void;
 }
 
 const PAGE = 1000;
@@ -42,7 +53,7 @@ const PAGE = 1000;
 export function createTail(ledger: Ledger, onError: (error: unknown) => void): Tail {
   const listeners = new Set<(moves: readonly LedgerMove[]) => void>();
   let last: number | undefined;
-  let starting: Promise<void> | undefined;
+  let starting: Promise<number> | undefined;
   let stopWaking: (() => void) | undefined;
   let pumping = false;
   let again = false;
@@ -80,37 +91,51 @@ export function createTail(ledger: Ledger, onError: (error: unknown) => void): T
     }
   }
 
+  const head = () => ledger.head();
+
   return {
     subscribe(listener) {
       listeners.add(listener);
       if (stopWaking === undefined && !closed) {
         stopWaking = ledger.onCommitted(() => void pump());
-        starting ??= ledger.head().then(
+        const start: Promise<number> = head().then(
           (seq) => {
-            last ??= seq;
-            void pump();
+            if (starting === start) {
+              last ??= seq;
+              void pump();
+            }
+            return last ?? seq;
           },
           (error: unknown) => {
-            starting = undefined;
+            // Start again with the next listener; the ones waiting now are told through `from`.
+            if (starting === start) {
+              stopWaking?.();
+              stopWaking = undefined;
+              starting = undefined;
+            }
             onError(error);
+            throw error;
           },
         );
+        starting = start;
       }
-      return () => {
-        listeners.delete(listener);
-        if (listeners.size === 0) {
-          stopWaking?.();
-          stopWaking = undefined;
-          starting = undefined;
-          last = undefined;
-        }
+      // Where this listener starts: what the tail has delivered so far, or the head it starts from.
+      const from = last !== undefined ? Promise.resolve(last) : (starting ?? head());
+      from.catch(() => undefined);
+      return {
+        from,
+        stop() {
+          listeners.delete(listener);
+          if (listeners.size === 0) {
+            stopWaking?.();
+            stopWaking = undefined;
+            starting = undefined;
+            last = undefined;
+          }
+        },
       };
     },
-    async ready() {
-      await starting;
-      if (last === undefined) throw new Error('the ledger could not be followed: its head could not be read');
-      return last;
-    },
+    head,
     close() {
       closed = true;
       listeners.clear();

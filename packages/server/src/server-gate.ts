@@ -284,8 +284,10 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
   const tail = createTail(ledger, onError);
   // One subscription settles waiters and stops local runs that another instance ended.
   let stopFollowing: (() => void) | undefined;
+  let following: Promise<number> | undefined;
   const follow = () => {
-    stopFollowing ??= tail.subscribe((moves) => {
+    if (stopFollowing !== undefined) return;
+    const subscription = tail.subscribe((moves) => {
       for (const { event, record } of moves) {
         // Another process took over a call this one runs: look whether the claim is still ours.
         if (event.reason?.code === 'recovered' && keeper.claims.has(record.id) && pipeline.running(record.id)) recheck(record.id);
@@ -302,6 +304,10 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
       }
       if (endings.size === 0 && keeper.claims.size === 0) unfollow();
     });
+    stopFollowing = subscription.stop;
+    following = subscription.from;
+    // A tail that could not start (the ledger was out of reach) is let go: the next waiter starts it again.
+    following.catch(() => stopFollowing === subscription.stop && unfollow());
   };
   const unfollow = () => {
     stopFollowing?.();
@@ -314,7 +320,7 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
    */
   const guard = (id: string) => {
     follow();
-    void tail.ready().then(() => recheck(id), onError);
+    void following?.then(() => recheck(id), onError);
   };
   /** Stops this process's run of a call whose claim has passed to another process, or ended. */
   const recheck = (id: string) => {
@@ -560,8 +566,8 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
       endings.set(id, list);
     });
     follow();
-    // Following from here on, an ending committed after this read is delivered, not missed.
-    await tail.ready();
+    // Read the call once the tail follows: a move after `following` reaches the waiter, the read sees the rest.
+    await following;
     const known = await get(id);
     if (known === undefined || isTerminal(known.status)) {
       const list = endings.get(id);
@@ -755,16 +761,17 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
         }
       }).catch((error: unknown) => feed.fail(error));
     };
-    stop = tail.subscribe((items) => {
+    const tailing = tail.subscribe((items) => {
       const mine = items.filter((item) => item.event.session === session);
       if (live) deliver(mine);
       else queued.push(...mine);
     });
+    stop = tailing.stop;
     void (async () => {
       try {
-        // The tail follows from `start`; events up to it are in the ledger for the catch-up below.
-        const start = await tail.ready();
-        cursor = after ?? start;
+        // Catch up only once the tail has a starting point, so that the two meet without a gap.
+        const from = await tailing.from;
+        cursor = after ?? from;
         if (after !== undefined) {
           for (;;) {
             const page = await ledger.movesAfter(cursor, { session, limit: 500 });
