@@ -13,7 +13,7 @@ import {
 } from '@toolgate/core';
 import type { Transaction } from 'kysely';
 import type { RefusalCode } from './decision.ts';
-import type { HeldTransaction, Ledger } from './ledger/ledger.ts';
+import type { HeldTransaction, Ledger, NewLedgerEvent } from './ledger/ledger.ts';
 import type { CallsTable, LedgerDatabase } from './ledger/schema.ts';
 import { readRecord, storeRecord } from './stored-record.ts';
 import { startToolSpan, type ToolSpan } from './telemetry.ts';
@@ -135,6 +135,8 @@ export function hashInput(input: unknown): string {
   return createHash('sha256').update(canonicalJson(input)).digest('hex');
 }
 
+const STALE: unique symbol = Symbol('stale');
+
 const DURABLE = new Set(['executing', 'awaiting_approval', 'committed', 'cancelled', 'rejected', 'failed']);
 
 /**
@@ -147,6 +149,8 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
   const { ledger, clock, leaseMs, instance } = options;
   const drafts = new Map<string, Draft>();
   const claims = new Map<string, Claim>();
+  // The row as this process last wrote it, for each call it runs.
+  const known = new Map<string, CallsTable>();
   const busy = new Map<string, Promise<unknown>>();
   const moved = new Set<(call: ToolCallRecord, previous: ToolCallRecord | undefined) => void>();
   let closed = false;
@@ -214,9 +218,9 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
     }
   }
 
-  async function appendMove(trx: Trx, session: string, from: ToolCallRecord | undefined, to: ToolCallRecord, actor: string): Promise<void> {
+  function moveEvent(session: string, from: ToolCallRecord | undefined, to: ToolCallRecord, actor: string): NewLedgerEvent {
     const reason = from === undefined ? undefined : reasonOf(to);
-    await ledger.appendEvent(trx, {
+    return {
       callId: to.id,
       session,
       from: from?.status ?? null,
@@ -225,7 +229,7 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
       at: to.updatedAt,
       ...(reason === undefined ? {} : { reason }),
       record: storeRecord(to),
-    });
+    };
   }
 
   /** Writes a draft and its moves so far, ending with `last`. `undefined` when the id was taken meanwhile. */
@@ -248,12 +252,34 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
       .onConflict((conflict) => conflict.column('id').doNothing())
       .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return undefined;
-    for (const move of draft.moves) await appendMove(trx, draft.session, move.from, move.to, move.actor);
+    await ledger.appendEvents(
+      trx,
+      draft.moves.map((move) => moveEvent(draft.session, move.from, move.to, move.actor)),
+    );
     await afterward(trx, last, draft.session, columns.input_hash);
+    if (last.status === 'executing') {
+      known.set(last.id, {
+        id: last.id,
+        session: draft.session,
+        owner: draft.owner,
+        tool: last.name,
+        proposal_hash: draft.proposalHash,
+        version: draft.moves.length,
+        idempotency_key: key,
+        created_at: last.createdAt,
+        ...columns,
+      });
+    }
     return { fence: columns.fence, key };
   }
 
-  async function moveIn(trx: Trx, row: CallsTable, event: CallEvent, actor: string, extra: MoveExtra = {}): Promise<ToolCallRecord | undefined> {
+  const moveIn = async (trx: Trx, row: CallsTable, event: CallEvent, actor: string, extra: MoveExtra = {}): Promise<ToolCallRecord | undefined> => {
+    const moved = await tryMove(trx, row, event, actor, extra);
+    return moved === STALE ? undefined : moved;
+  };
+
+  /** One move from `row`; `STALE` when the row was not the call's latest (someone moved it since). */
+  async function tryMove(trx: Trx, row: CallsTable, event: CallEvent, actor: string, extra: MoveExtra = {}): Promise<ToolCallRecord | undefined | typeof STALE> {
     const current = readRecord(row.record);
     const next = transition(current, event, clock.now());
     if (next === undefined) return undefined;
@@ -272,10 +298,13 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
       .where('id', '=', row.id)
       .where('version', '=', row.version)
       .executeTakeFirst();
-    if (Number(updated.numUpdatedRows) === 0) return undefined;
-    await appendMove(trx, row.session, current, next, actor);
+    if (Number(updated.numUpdatedRows) === 0) return STALE;
+    await ledger.appendEvent(trx, moveEvent(row.session, current, next, actor));
     await afterward(trx, next, row.session, columns.input_hash);
-    if (next.status === 'executing') claims.set(row.id, { fence: columns.fence, idempotencyKey: row.idempotency_key, session: row.session, owner: row.owner });
+    if (next.status === 'executing') {
+      claims.set(row.id, { fence: columns.fence, idempotencyKey: row.idempotency_key, session: row.session, owner: row.owner });
+      known.set(row.id, { ...row, ...columns, version: row.version + 1 });
+    } else known.delete(row.id);
     return next;
   }
 
@@ -301,6 +330,13 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
       const pending = drafts.get(id);
       if (pending !== undefined) return draftMove(pending, event, note, true);
       const moved = await ledger.transaction(async (trx) => {
+        // A call this process runs is moved from the row it last wrote, without reading it first;
+        // only when someone moved it since is the row read (and locked).
+        const cached = known.get(id);
+        if (cached !== undefined) {
+          const next = await tryMove(trx, cached, event, note.actor);
+          if (next !== STALE) return next === undefined ? undefined : { previous: readRecord(cached.record), next };
+        }
         const row = await lock(trx, id);
         if (row === undefined) return undefined;
         const next = await moveIn(trx, row, event, note.actor);
@@ -366,6 +402,7 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
   }
 
   function release(id: string, settled?: ToolCallRecord): void {
+    known.delete(id);
     const claim = claims.get(id);
     if (claim === undefined) return;
     claims.delete(id);

@@ -265,11 +265,19 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
   });
   keeper.onMoved((call) => {
     if (call.status === 'pending' || call.status === 'validated') return;
+    // An ending this process wrote settles its waiters at once; the tail brings the others' endings.
+    if (isTerminal(call.status)) settle(call as SettledCall);
     const waiting = resting.get(call.id);
     if (waiting === undefined) return;
     resting.delete(call.id);
     for (const { resolve } of waiting) resolve(call);
   });
+  function settle(call: SettledCall): void {
+    const waiting = endings.get(call.id);
+    if (waiting === undefined) return;
+    endings.delete(call.id);
+    for (const resolve of waiting) resolve(call);
+  }
 
   const pipeline = createPipeline({
     limits,
@@ -296,11 +304,7 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
           void pipeline.stop(record.id, new DOMException(record.reason?.message ?? 'The call ended elsewhere.', 'AbortError'));
           keeper.release(record.id);
         }
-        const waiting = endings.get(record.id);
-        if (waiting !== undefined) {
-          endings.delete(record.id);
-          for (const resolve of waiting) resolve(record as SettledCall);
-        }
+        settle(record as SettledCall);
       }
       if (endings.size === 0 && keeper.claims.size === 0) unfollow();
     });
@@ -769,9 +773,11 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
     stop = tailing.stop;
     void (async () => {
       try {
-        // Catch up only once the tail has a starting point, so that the two meet without a gap.
+        // Catch up only once the tail has a starting point, so that the two meet without a gap. A
+        // live-only feed starts at the ledger's head as it is now: the tail, already running, may not
+        // have delivered everything up to it yet, and that is not "from now on".
         const from = await tailing.from;
-        cursor = after ?? from;
+        cursor = after ?? Math.max(from, await ledger.head());
         if (after !== undefined) {
           for (;;) {
             const page = await ledger.movesAfter(cursor, { session, limit: 500 });

@@ -5,7 +5,7 @@ import type { RefusalCode } from '../decision.ts';
 import type { LedgerMove } from '../feed.ts';
 import { readRecord } from '../stored-record.ts';
 import { Migrator, sql, type ControlledTransaction, type Kysely, type Transaction } from 'kysely';
-import { chainHasher, verifyChain, type Verification } from './chain.ts';
+import { chainHasher, verifyChain, type ChainHasher, type Verification } from './chain.ts';
 import { closedLedger, unavailable, type Failure } from './error.ts';
 import { migrations } from './migrations.ts';
 import type { EventsTable, LedgerDatabase } from './schema.ts';
@@ -122,6 +122,8 @@ export interface Ledger {
    * @internal
    */
   readonly appendEvent: (trx: Transaction<LedgerDatabase>, event: NewLedgerEvent) => Promise<LedgerEvent>;
+  /** `appendEvent` for several events of one transaction, in order, with one chain update. @internal */
+  readonly appendEvents: (trx: Transaction<LedgerDatabase>, events: readonly NewLedgerEvent[]) => Promise<LedgerEvent[]>;
   /** Committed events with a `seq` above `after`, oldest first, at most `limit` (default 1000) of them. */
   readonly eventsAfter: (after: number, options?: { readonly session?: string; readonly limit?: number }) => Promise<LedgerEvent[]>;
   /** `eventsAfter`, each event with the record as it was right after it. @internal */
@@ -220,7 +222,7 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
   }
 
   // The transactions that are open right now, each with whether it appended an event.
-  const open = new WeakMap<Transaction<LedgerDatabase>, { appended: boolean }>();
+  const open = new WeakMap<Transaction<LedgerDatabase>, TransactionState>();
   // Which transaction the code running now is part of, to refuse a second one inside it: on SQLite
   // it would wait forever for the connection the first one holds.
   const within = new AsyncLocalStorage<{ running: boolean }>();
@@ -269,7 +271,7 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
     return track(
       (async () => {
         for (let attempt = 1; ; attempt += 1) {
-          const state = { appended: false };
+          const state: TransactionState = { appended: false, head: undefined };
           try {
             const result = await db.transaction().execute(async (trx) => {
               open.set(trx, state);
@@ -281,7 +283,10 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
                 open.delete(trx);
               }
             });
-            if (state.appended) wake();
+            if (state.appended) {
+              knownHead = state.head;
+              wake();
+            }
             return result;
           } catch (error) {
             const failure = backend.failure(error);
@@ -296,42 +301,63 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
     );
   };
 
-  const appendEvent = async (trx: Transaction<LedgerDatabase>, event: NewLedgerEvent): Promise<LedgerEvent> => {
+  // The chain head as this ledger object last committed it. An append that finds it still current
+  // needs no read of its own: one guarded UPDATE both checks it and locks the head. Another writer
+  // (a process, an app server) moves the head on; the guard then fails and the head is read.
+  let knownHead: Head | undefined;
+
+  const appendEvents = async (trx: Transaction<LedgerDatabase>, events: readonly NewLedgerEvent[]): Promise<LedgerEvent[]> => {
     const state = open.get(trx);
     if (!state) throw new Error('appendEvent must be given the transaction that ledger.transaction(...) is running.');
-    if (!Number.isSafeInteger(event.at)) throw new TypeError(`An event's \`at\` must be milliseconds since the epoch (got ${String(event.at)}).`);
+    for (const event of events) {
+      if (!Number.isSafeInteger(event.at)) throw new TypeError(`An event's \`at\` must be milliseconds since the epoch (got ${String(event.at)}).`);
+    }
+    if (events.length === 0) return [];
     // Every append locks the one chain-head row until its transaction commits, so the next `seq`
     // is handed out only after the previous one is committed: seq order is commit order, across
     // connections, processes and app servers. With a sequence (bigserial) instead, a transaction
     // could take 5, another 6 and commit first; a reader that saw 6 and moved on would never see
     // 5. SQLite needs no row lock: its write transactions (BEGIN IMMEDIATE) already run one at a time.
-    let lock = trx.selectFrom('toolgate_chain').select(['last_seq', 'last_hash', 'algorithm']).where('id', '=', 1);
-    if (dialect === 'postgres') lock = lock.forUpdate();
-    const head = await lock.executeTakeFirstOrThrow();
-    if (head.algorithm !== null && head.algorithm !== hasher.algorithm) {
-      throw new Error(`This ledger’s audit chain is hashed with ${head.algorithm}; this ledger object was opened for ${hasher.algorithm}.`);
-    }
-    const row: EventsTable = {
-      seq: head.last_seq + 1,
-      call_id: event.callId,
-      session: event.session,
-      from_status: event.from,
-      to_status: event.to,
-      actor: event.actor,
-      at: event.at,
-      reason: event.reason === undefined ? null : JSON.stringify(event.reason),
-      record: event.record ?? null,
-      prev_hash: head.last_hash,
-      hash: '',
+    const chain = (rows: readonly EventsTable[]) => {
+      const last = rows[rows.length - 1] as EventsTable;
+      const update = trx.updateTable('toolgate_chain').set({ last_seq: last.seq, last_hash: last.hash, algorithm: hasher.algorithm }).where('id', '=', 1);
+      return { last, update };
     };
-    row.hash = hasher.hash(row.prev_hash, row);
-    await trx.insertInto('toolgate_events').values(row).execute();
-    await trx.updateTable('toolgate_chain').set({ last_seq: row.seq, last_hash: row.hash, algorithm: hasher.algorithm }).where('id', '=', 1).execute();
     // Delivered to every listening connection when (and only if) the transaction commits.
-    if (dialect === 'postgres') await sql`select pg_notify(${NOTIFY_CHANNEL}, ${String(row.seq)})`.execute(trx);
+    const notify = (seq: number) => sql<string>`pg_notify(${NOTIFY_CHANNEL}, ${String(seq)})`.as('notified');
+    let rows: EventsTable[] | undefined;
+    const guess = state.head ?? knownHead;
+    if (guess !== undefined) {
+      const candidate = chainRows(guess, events, hasher);
+      const { last, update } = chain(candidate);
+      const guarded = update
+        .where('last_seq', '=', guess.seq)
+        .where('last_hash', '=', guess.hash)
+        .where((eb) => eb.or([eb('algorithm', '=', hasher.algorithm), eb('algorithm', 'is', null)]));
+      const changed = dialect === 'postgres' ? (await guarded.returning(notify(last.seq)).execute()).length : Number((await guarded.executeTakeFirst()).numUpdatedRows);
+      if (changed === 1) rows = candidate;
+    }
+    if (rows === undefined) {
+      let lock = trx.selectFrom('toolgate_chain').select(['last_seq', 'last_hash', 'algorithm']).where('id', '=', 1);
+      if (dialect === 'postgres') lock = lock.forUpdate();
+      const head = await lock.executeTakeFirstOrThrow();
+      if (head.algorithm !== null && head.algorithm !== hasher.algorithm) {
+        throw new Error(`This ledger’s audit chain is hashed with ${head.algorithm}; this ledger object was opened for ${hasher.algorithm}.`);
+      }
+      rows = chainRows({ seq: head.last_seq, hash: head.last_hash }, events, hasher);
+      const { last, update } = chain(rows);
+      if (dialect === 'postgres') await update.returning(notify(last.seq)).execute();
+      else await update.execute();
+    }
+    await trx.insertInto('toolgate_events').values(rows).execute();
+    const last = rows[rows.length - 1] as EventsTable;
     state.appended = true;
-    return toEvent(row);
+    state.head = { seq: last.seq, hash: last.hash };
+    return rows.map(toEvent);
   };
+
+  const appendEvent = async (trx: Transaction<LedgerDatabase>, event: NewLedgerEvent): Promise<LedgerEvent> =>
+    (await appendEvents(trx, [event]))[0] as LedgerEvent;
 
   const eventsAfter = (after: number, { session, limit = DEFAULT_LIMIT }: { readonly session?: string; readonly limit?: number } = {}) =>
     read('ledger.eventsAfter', async () => {
@@ -382,7 +408,7 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
       const failure = backend.failure(error);
       throw failure ? unavailable(failure, error, 'writing') : error;
     }
-    const state = { appended: false };
+    const state: TransactionState = { appended: false, head: undefined };
     open.set(held, state);
     let ending: Promise<void> | undefined;
     const end = (how: 'commit' | 'rollback') =>
@@ -396,7 +422,10 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
             const failure = backend.failure(error);
             throw failure ? unavailable(failure, error, 'writing') : error;
           }
-          if (how === 'commit' && state.appended) wake();
+          if (how === 'commit' && state.appended) {
+            knownHead = state.head;
+            wake();
+          }
         })(),
       ));
     return { trx: held, commit: () => end('commit'), rollback: () => end('rollback') };
@@ -438,7 +467,7 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
 
   const readWith = <T>(query: (db: Kysely<LedgerDatabase>) => Promise<T>) => read('ledger.read', () => query(db));
 
-  return { dialect, db, read: readWith, transaction, appendEvent, eventsAfter, movesAfter, head, snapshot, begin, onCommitted, verify, close };
+  return { dialect, db, read: readWith, transaction, appendEvent, appendEvents, eventsAfter, movesAfter, head, snapshot, begin, onCommitted, verify, close };
 }
 
 async function migrate({ db }: LedgerBackend): Promise<void> {
@@ -460,4 +489,39 @@ function asLedgerError(backend: LedgerBackend, error: unknown, when: 'opening' |
 function toEvent(row: EventsTable): LedgerEvent {
   const event = { seq: row.seq, callId: row.call_id, session: row.session, from: row.from_status, to: row.to_status, actor: row.actor, at: row.at };
   return row.reason === null ? event : { ...event, reason: JSON.parse(row.reason) as EventReason };
+}
+
+/** The last event of the chain: its seq and hash. */
+interface Head {
+  readonly seq: number;
+  readonly hash: string;
+}
+
+/** What the ledger knows of a transaction it runs: whether it appended, and the head it left. */
+interface TransactionState {
+  appended: boolean;
+  head: Head | undefined;
+}
+
+/** The rows for `events`, numbered and hashed after `head`. */
+function chainRows(head: Head, events: readonly NewLedgerEvent[], hasher: ChainHasher): EventsTable[] {
+  let previous = head;
+  return events.map((event) => {
+    const row: EventsTable = {
+      seq: previous.seq + 1,
+      call_id: event.callId,
+      session: event.session,
+      from_status: event.from,
+      to_status: event.to,
+      actor: event.actor,
+      at: event.at,
+      reason: event.reason === undefined ? null : JSON.stringify(event.reason),
+      record: event.record ?? null,
+      prev_hash: previous.hash,
+      hash: '',
+    };
+    row.hash = hasher.hash(row.prev_hash, row);
+    previous = { seq: row.seq, hash: row.hash };
+    return row;
+  });
 }

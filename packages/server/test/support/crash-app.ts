@@ -158,6 +158,12 @@ export function watchLedger(ledger: Ledger, watch: LedgerWatch): Ledger {
       watch.appended?.(event);
       return appended;
     },
+    async appendEvents(trx, events) {
+      const appended = await ledger.appendEvents(trx, events);
+      written.get(trx)?.push(...appended);
+      for (const event of events) watch.appended?.(event);
+      return appended;
+    },
     async begin() {
       const held = await ledger.begin();
       const events: LedgerEvent[] = [];
