@@ -14,6 +14,10 @@ export type TranscriptEntry =
       readonly sent?: Readonly<Record<string, string>>;
       /** The id the model gave each call, where it differs from the gate's. */
       readonly modelIds?: Readonly<Record<string, string>>;
+      /** Each call's tool name, as soon as the model has named it. */
+      readonly names?: Readonly<Record<string, string>>;
+      /** While the turn streams: each open call's arguments so far, read as far as they go. */
+      readonly previews?: Readonly<Record<string, string>>;
       /** The calls that run in the page, with their arguments: the page's own gate runs them. */
       readonly pageCalls?: Readonly<Record<string, { readonly name: string; readonly arguments: string }>>;
       readonly streaming: boolean;

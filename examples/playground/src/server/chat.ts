@@ -192,9 +192,19 @@ function createChat(
     // Text and new calls reach the transcript (and the page) at most every 50 ms, however fast the chunks come.
     let text = '';
     let timer: NodeJS.Timeout | undefined;
+    // Names, ids and argument previews go with the calls: the page's mirror has a call only once the ledger does.
+    const calls = () => {
+      const open = reader.calls();
+      return {
+        callIds: open.map((call) => call.id),
+        names: Object.fromEntries(open.map((call) => [call.id, call.name])),
+        modelIds: Object.fromEntries(open.map((call) => [call.id, router.modelIdOf(call.id) ?? call.id])),
+        previews: Object.fromEntries(open.flatMap((call) => (call.status === 'pending' && call.preview !== undefined ? [[call.id, JSON.stringify(call.preview)]] : []))),
+      };
+    };
     const flush = () => {
       timer = undefined;
-      update(key, { text, callIds: reader.calls().map((call) => call.id) });
+      update(key, { text, ...calls() });
     };
     try {
       const state = await book.read(info.id);
@@ -224,26 +234,25 @@ function createChat(
       throw error;
     } finally {
       clearTimeout(timer);
-      update(key, { text, callIds: reader.calls().map((call) => call.id), streaming: false });
+      update(key, { text, ...calls(), previews: {}, streaming: false });
     }
     const message = reader.assistantMessage();
     messages.push(message);
-    const calls = reader.calls();
+    const turnCalls = reader.calls();
     const argumentsOf = new Map((message.tool_calls ?? []).map((call) => [call.id, call.function.arguments]));
-    const modelIds = Object.fromEntries(calls.map((call) => [call.id, router.modelIdOf(call.id) ?? call.id]));
+    const modelIds = Object.fromEntries(turnCalls.map((call) => [call.id, router.modelIdOf(call.id) ?? call.id]));
     update(key, {
-      modelIds,
-      sent: Object.fromEntries(calls.flatMap((call) => {
+      sent: Object.fromEntries(turnCalls.flatMap((call) => {
         const sent = argumentsOf.get(modelIds[call.id] ?? call.id);
         return sent === undefined ? [] : [[call.id, sent]];
       })),
     });
-    if (calls.length === 0) {
+    if (turnCalls.length === 0) {
       signal.removeEventListener('abort', cancelOpen);
       await save();
       return false;
     }
-    waiting = { calls: calls.map((call) => ({ id: call.id, modelId: modelIds[call.id] ?? call.id, name: call.name, inPage: router.inPage(call.id) })) };
+    waiting = { calls: turnCalls.map((call) => ({ id: call.id, modelId: modelIds[call.id] ?? call.id, name: call.name, inPage: router.inPage(call.id) })) };
     await save();
     const turn = await reader.settled();
     signal.removeEventListener('abort', cancelOpen);

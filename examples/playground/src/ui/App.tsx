@@ -23,6 +23,8 @@ export function App(): ReactElement {
   const [problem, setProblem] = useState<string>();
   const [scenario, setScenario] = useState<string>();
   const [model, setModel] = useState<ModelSettings>({ configured: false });
+  // The mode picked, shown at once; the conversation in that mode follows from the server.
+  const [picked, setPicked] = useState<ChatMode>();
   // The live conversation, disposed here rather than in an effect: StrictMode replays effects,
   // and a replayed cleanup would stop the feeds of a conversation that is still on screen.
   const current = useRef<Conversation | undefined>(undefined);
@@ -66,7 +68,7 @@ export function App(): ReactElement {
     [show],
   );
 
-  const mode: ChatMode = conversation?.mode ?? 'scripted';
+  const mode: ChatMode = picked ?? conversation?.mode ?? 'scripted';
 
   const pick = (picked: Scenario) => {
     setScenario(picked.id);
@@ -76,6 +78,7 @@ export function App(): ReactElement {
   };
 
   const switchMode = (next: ChatMode) => {
+    setPicked(next);
     setScenario(undefined);
     void restart(next);
   };

@@ -10,22 +10,26 @@ import { memo, type ReactElement } from 'react';
  */
 export const ToolCallCard = memo(function ToolCallCard({
   id,
+  name,
   modelId,
   sent,
+  preview,
   runs,
 }: {
   id: string;
+  name: string | undefined;
   modelId: string | undefined;
   sent: string | undefined;
+  preview: string | undefined;
   runs: 'server' | 'page';
 }): ReactElement {
   const { call } = useToolCall(id);
-  // While the arguments stream, the gate's preview of them; then exactly what the model sent.
-  const args = sent ?? (call?.status === 'pending' && call.preview !== undefined ? JSON.stringify(call.preview) : undefined);
+  // While the arguments stream, the server's preview of them; then exactly what the model sent.
+  const args = sent ?? preview ?? (call?.status === 'pending' && call.preview !== undefined ? JSON.stringify(call.preview) : undefined);
   return (
     <li className="call-card" data-testid="tool-call" data-call-id={id} data-model-id={modelId ?? id} data-runs={runs}>
       <div className="call-head">
-        <code className="call-name">{call?.name || 'tool call'}</code>
+        <code className="call-name">{name ?? (call?.name || 'tool call')}</code>
         <span className="call-where" data-runs={runs}>
           {runs === 'page' ? 'runs in your browser' : 'runs on the server'}
         </span>

@@ -5,6 +5,7 @@ import { useStore } from 'zustand';
 import type { AuditFeed } from '../chat/audit-feed.ts';
 import type { Conversation } from '../chat/conversation.ts';
 import type { TranscriptEntry } from '../chat/transcript.ts';
+import { PAGE_TOOL_NAMES } from '../shop/page-tools.ts';
 import { CallGrid } from './CallGrid.tsx';
 import { useFollowBottom } from './follow-bottom.ts';
 import { ToolCallCard } from './ToolCallCard.tsx';
@@ -75,12 +76,12 @@ const Entry = memo(function Entry({ entry, audit, pageGate }: { entry: Transcrip
             ) : (
               <ul className="call-list" aria-label="Tool calls">
                 {entry.callIds.map((id) =>
-                  entry.pageCalls?.[id] === undefined ? (
-                    <ToolCallCard key={id} id={id} modelId={entry.modelIds?.[id]} sent={entry.sent?.[id]} runs="server" />
+                  !PAGE_TOOL_NAMES.has(entry.names?.[id] ?? '') ? (
+                    <ToolCallCard key={id} id={id} name={entry.names?.[id]} modelId={entry.modelIds?.[id]} sent={entry.sent?.[id]} preview={entry.previews?.[id]} runs="server" />
                   ) : (
                     // A page tool's call: its status comes from the browser's own gate.
                     <ToolGateProvider key={id} gate={pageGate}>
-                      <ToolCallCard id={id} modelId={entry.modelIds?.[id]} sent={entry.sent?.[id] ?? entry.pageCalls[id].arguments} runs="page" />
+                      <ToolCallCard id={id} name={entry.names?.[id]} modelId={entry.modelIds?.[id]} sent={entry.sent?.[id] ?? entry.pageCalls?.[id]?.arguments} preview={entry.previews?.[id]} runs="page" />
                     </ToolGateProvider>
                   ),
                 )}
