@@ -263,11 +263,36 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
   });
 
   if (options.testHooks === true) {
-    app.post('/test/drop-feeds', (c) => {
+    // Ends every open event stream now, or, with `afterEvents`, once that many more ledger events
+    // are committed (in the middle of a flood, say). GET says how many streams it has ended.
+    let dropped = 0;
+    const cutAll = () => {
       const open = [...feeds];
       for (const cut of open) cut();
-      return c.json({ dropped: open.length });
+      dropped += open.length;
+    };
+    app.post('/test/drop-feeds', async (c) => {
+      const body = c.req.header('content-type') === undefined ? {} : await readJson(c);
+      const after = typeof body['afterEvents'] === 'number' ? body['afterEvents'] : 0;
+      if (after <= 0) {
+        cutAll();
+        return c.json({ dropped });
+      }
+      const target = (await ledger.head()) + after;
+      let checking = false;
+      const stop = ledger.onCommitted(() => {
+        if (checking) return;
+        checking = true;
+        void ledger.head().then((head) => {
+          checking = false;
+          if (head < target) return;
+          stop();
+          cutAll();
+        }, onError);
+      });
+      return c.json({ armed: target });
     });
+    app.get('/test/drop-feeds', (c) => c.json({ dropped }));
   }
 
   app.onError((error, c) => {
