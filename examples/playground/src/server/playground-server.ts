@@ -120,7 +120,7 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
   const app = new Hono<Env>().basePath('/api');
 
   app.use('*', async (c, next) => {
-    const secret = getCookie(c, COOKIE);
+    const secret = getCookie(c as Context, COOKIE);
     c.set('principal', secret !== undefined && /^[\w-]{43}$/.test(secret) ? principalOf(secret) : undefined);
     await next();
     c.header('cache-control', 'no-store');
@@ -185,7 +185,7 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
     const id = body['id'];
     const handed = chat.transcript.getState().entries.some((entry) => entry.kind === 'assistant' && typeof id === 'string' && entry.pageCalls?.[id] !== undefined);
     if (typeof id !== 'string' || !handed) throw new ApiError(404, 'not_found', 'this chat handed no such call to the page');
-    const answered = deps.pageResults.answer(id, typeof body['record'] === 'object' && body['record'] !== null ? (body['record'] as Record<string, unknown>) : {});
+    const answered = deps.pageResults.answer(id, typeof body['record'] === 'object' && body['record'] !== null ? body['record'] : {});
     return c.json({ ok: true, answered });
   });
 

@@ -35,6 +35,6 @@ export const showProduct = defineTool({
 });
 
 /** The tools that run in the browser. The server's loop hands their calls to the page. */
-export const PAGE_TOOLS: readonly ToolDefinition[] = [showProduct];
+export const PAGE_TOOLS: readonly ToolDefinition<unknown, unknown, PageView>[] = [showProduct as ToolDefinition<unknown, unknown, PageView>];
 
 export const PAGE_TOOL_NAMES: ReadonlySet<string> = new Set(PAGE_TOOLS.map((tool) => tool.name));
