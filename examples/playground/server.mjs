@@ -33,7 +33,7 @@ const vite = await createViteServer({
   configFile: production ? false : resolve(here, 'vite.config.ts'),
   appType: production ? 'custom' : 'spa',
   logLevel: production ? 'warn' : 'info',
-  server: production ? { middlewareMode: true, hmr: false, ws: false, watch: null } : { middlewareMode: true, hmr: { server: http } },
+  server: production ? { middlewareMode: true, hmr: false, ws: false, watch: null } : { middlewareMode: true, ws: { server: http } },
 });
 const runner = createServerModuleRunner(vite.environments.ssr, { hmr: false });
 const { createPlaygroundServer } = await runner.import(resolve(here, 'src/server/playground-server.ts'));
@@ -59,7 +59,8 @@ await new Promise((done, fail) => {
   http.once('error', fail);
   http.listen(port, host, done);
 });
-console.log(`toolgate playground: http://${host}:${port} (ledger ${relative(process.cwd(), ledgerPath) || ledgerPath}${production ? ', production build' : ''})`);
+const shown = relative(process.cwd(), ledgerPath);
+console.log(`toolgate playground: http://${host}:${port} (ledger ${shown.startsWith('..') ? ledgerPath : shown}${production ? ', production build' : ''})`);
 
 let stopping = false;
 async function stop() {
