@@ -256,6 +256,7 @@ function createChat(
     await save();
     const turn = await reader.settled();
     signal.removeEventListener('abort', cancelOpen);
+    for (const call of turnCalls) book.release(call.id);
     return answer(turn, signal);
   }
 

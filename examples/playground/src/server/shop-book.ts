@@ -20,6 +20,8 @@ export interface ShopBook {
   readonly open: (trx: Transaction<PlaygroundDatabase>, session: string) => Promise<void>;
   /** The conversation a call belongs to is known before the call reaches the ledger: the chat says so. */
   readonly assign: (callId: string, session: string) => void;
+  /** The call has settled: the ledger answers for it from now on. */
+  readonly release: (callId: string) => void;
 }
 
 export function createShopBook(store: PlaygroundDb, options: { readonly paceOf: PaceOf; readonly transferHoldMs: number }): ShopBook {
@@ -80,5 +82,6 @@ export function createShopBook(store: PlaygroundDb, options: { readonly paceOf: 
       await trx.insertInto('playground_shops').values({ session, state: JSON.stringify(INITIAL_SHOP) }).onConflict((conflict) => conflict.column('session').doNothing()).execute();
     },
     assign: (callId, session) => void assigned.set(callId, session),
+    release: (callId) => void assigned.delete(callId),
   };
 }
