@@ -51,6 +51,16 @@ export default defineConfig({
         },
       },
       {
+        test: {
+          name: 'playground',
+          root: './examples/playground',
+          include: ['test/**/*.test.ts'],
+          environment: 'node',
+          // The server tests open SQLite ledgers and start the playground's server.
+          testTimeout: 20_000,
+        },
+      },
+      {
         resolve: {
           alias: [{ find: /^(react|react-dom|@testing-library\/react)(\/.*)?$/, replacement: `${react18}/../../$1$2` }],
         },

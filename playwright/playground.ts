@@ -12,9 +12,9 @@ export class Playground {
 
   constructor(readonly page: Page) {}
 
-  /** Opens the page with the scripted model and the tools answering without pretend latency. */
-  async open(query = '?pace=instant'): Promise<void> {
-    await this.page.goto(`/${query}`);
+  /** Opens the page (of the suite's server, or of `base`) with the scripted model and the tools answering without pretend latency. */
+  async open(query = '?pace=instant', base?: string): Promise<void> {
+    await this.page.goto(base === undefined ? `/${query}` : new URL(`/${query}`, base).href);
     await expect(this.page.getByRole('heading', { level: 1 })).toContainText('toolgate');
     await expect(this.verdict).toHaveAttribute('data-verdict', 'idle');
     this.initialState = await this.stateMarkup();
@@ -59,6 +59,24 @@ export class Playground {
   /** The state panel's markup, for byte-for-byte comparisons. */
   async stateMarkup(): Promise<string> {
     return this.appState.evaluate((element) => element.innerHTML);
+  }
+
+  /** Sends a message as a visitor types it. */
+  async say(text: string): Promise<void> {
+    await this.page.getByLabel('Message').fill(text);
+    await this.page.getByLabel('Message').press('Enter');
+    await expect(this.transcript.locator('[data-role="user"]').last()).toHaveText(text);
+  }
+
+  /** The shop as the playground's server keeps it, for this page's conversation. */
+  async serverShop(): Promise<unknown> {
+    const chat = await this.chat.getAttribute('data-chat-id');
+    return this.page.evaluate(async (id) => ((await (await fetch(`/api/chat/${id}/shop`)).json()) as { shop: unknown }).shop, chat);
+  }
+
+  /** The shop as this page shows it (the raw state of its store). */
+  async pageShop(): Promise<unknown> {
+    return JSON.parse((await this.page.getByTestId('raw-state').textContent()) ?? 'null') as unknown;
   }
 
   /** Picks a scenario and waits until its prompt is in the transcript. */

@@ -1,7 +1,12 @@
 import { defineConfig } from '@playwright/test';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
-/** The production build of the playground, served on loopback only, on a port the dev server does not use. */
+/** The playground's own server in production mode (the built page), on loopback only, on a port the dev server does not use. */
 const PORT = 4178;
+// A ledger of its own for every run, so that runs never meet.
+const LEDGER = join(mkdtempSync(join(tmpdir(), 'toolgate-e2e-')), 'playground.db');
 
 export default defineConfig({
   testDir: './specs',
@@ -15,9 +20,10 @@ export default defineConfig({
   reporter: [['list']],
   globalSetup: './global-setup.ts',
   webServer: {
-    command: `node_modules/.bin/vite build --logLevel warn && node_modules/.bin/vite preview --port ${PORT}`,
+    command: `node_modules/.bin/vite build --logLevel warn && node server.mjs --production`,
     cwd: '../examples/playground',
     url: `http://127.0.0.1:${PORT}`,
+    env: { PORT: String(PORT), PLAYGROUND_LEDGER: LEDGER, PLAYGROUND_TEST_HOOKS: '1' },
     reuseExistingServer: false,
     timeout: 120_000,
     stdout: 'ignore',

@@ -1,11 +1,29 @@
+import type { Page } from '@playwright/test';
 import { LOOPBACK_MODEL, type LoggedRequest } from '../loopback-model.ts';
 import { expect, test } from '../playground.ts';
 
 const API_KEY = 'sk-loopback-test-key';
 
-test('real-model mode streams parallel calls from an OpenAI-compatible server, rejects the malformed one, and sends every result back', async ({ page, playground, request }, testInfo) => {
+/** Everything the page's JavaScript can still reach as text: a heap snapshot, taken after a garbage collection. */
+async function heapText(page: Page): Promise<string> {
+  const cdp = await page.context().newCDPSession(page);
+  const chunks: string[] = [];
+  cdp.on('HeapProfiler.addHeapSnapshotChunk', ({ chunk }) => chunks.push(chunk));
+  await cdp.send('HeapProfiler.enable');
+  await cdp.send('HeapProfiler.collectGarbage');
+  await cdp.send('HeapProfiler.takeHeapSnapshot', { reportProgress: false });
+  await cdp.detach();
+  return chunks.join('');
+}
+
+test('your model is called from the server: parallel calls from an OpenAI-compatible endpoint, the malformed one rejected, every result sent back, and the key never in the page', async ({ page, playground, request }, testInfo) => {
   const baseURL = process.env.LOOPBACK_MODEL_URL;
   if (baseURL === undefined) throw new Error('LOOPBACK_MODEL_URL is not set: the global setup starts the loopback model server.');
+  // Every response the page receives, to look for the key in them.
+  const bodies: Promise<string>[] = [];
+  page.on('response', (response) => {
+    if (!response.url().includes('/events')) bodies.push(response.text().catch(() => ''));
+  });
 
   await page.getByRole('radio', { name: 'Your model' }).check();
   const form = page.getByRole('form', { name: 'Your model' });
@@ -14,6 +32,14 @@ test('real-model mode streams parallel calls from an OpenAI-compatible server, r
   await form.getByLabel('API key').fill(API_KEY);
   await form.getByRole('button', { name: 'Use this model' }).click();
   await expect(playground.chat).toContainText(`${LOOPBACK_MODEL} at ${baseURL}`);
+  // The key went to the server once; the field was emptied, and the page keeps it nowhere.
+  await expect(form.getByLabel('API key')).toHaveValue('');
+  const inPage = await page.evaluate(() => JSON.stringify({ local: { ...localStorage }, session: { ...sessionStorage }, html: document.documentElement.outerHTML, cookie: document.cookie }));
+  expect(inPage).not.toContain(API_KEY);
+  const heap = await heapText(page);
+  // The snapshot does hold the page's strings (the model's name is on screen), so finding no key means something.
+  expect(heap).toContain(LOOPBACK_MODEL);
+  expect(heap).not.toContain(API_KEY);
 
   const message = `Add a tee, two maps and a beanie (${testInfo.testId}).`;
   await page.getByLabel('Message').fill(message);
@@ -31,11 +57,11 @@ test('real-model mode streams parallel calls from an OpenAI-compatible server, r
   await expect(playground.appState.getByRole('row', { name: /Trail map 2 \$12\.00/ })).toBeVisible();
   await expect(playground.appState).not.toContainText('Rib beanie');
 
-  // The server's second answer names each result it received.
-  const ids = await playground.calls.evaluateAll((cards) => cards.map((card) => card.getAttribute('data-call-id')));
+  // The model's second answer names each result it received, by the ids the model gave the calls.
+  const ids = await playground.calls.evaluateAll((cards) => cards.map((card) => card.getAttribute('data-model-id')));
   await expect(playground.assistantTexts.last()).toHaveText(`I received 3 results: ${ids[0]} ok, ${ids[1]} ok, ${ids[2]} refused (invalid_json).`);
 
-  // What went over the wire: the key as a bearer token, the tools, and one tool message per call id, in order.
+  // What the playground's server sent the model: the key as a bearer token, the tools, and one tool message per call id, in order.
   const log = (await (await request.get(new URL('/__requests', baseURL).href)).json()) as LoggedRequest[];
   const ours = log.filter((entry) => entry.body.messages.some((m) => m.role === 'user' && m.content === message));
   expect(ours).toHaveLength(2);
@@ -43,7 +69,7 @@ test('real-model mode streams parallel calls from an OpenAI-compatible server, r
     expect(entry.authorization).toBe(`Bearer ${API_KEY}`);
     expect(entry.body.model).toBe(LOOPBACK_MODEL);
     expect(entry.body.stream).toBe(true);
-    expect(entry.body.tools?.map((tool) => tool.function.name)).toEqual(['add_to_cart', 'checkout', 'apply_coupon', 'find_delivery_slot', 'transfer_funds', 'track_order']);
+    expect(entry.body.tools?.map((tool) => tool.function.name)).toEqual(['add_to_cart', 'checkout', 'apply_coupon', 'find_delivery_slot', 'transfer_funds', 'track_order', 'show_product']);
   }
   const second = ours[1]?.body.messages ?? [];
   const assistant = second.findLast((m) => m.role === 'assistant');
@@ -56,7 +82,11 @@ test('real-model mode streams parallel calls from an OpenAI-compatible server, r
   expect(replies.map((reply) => reply.tool_call_id)).toEqual(ids);
   expect(String(replies[2]?.content)).toContain('rejected (invalid_json)');
 
-  // The key was never written to storage (the visitor did not opt in).
-  expect(await page.evaluate(() => JSON.stringify({ ...localStorage }))).not.toContain(API_KEY);
+  // After the whole exchange, still nowhere in the page, and in no response it received.
+  expect(await page.evaluate(() => JSON.stringify({ local: { ...localStorage }, session: { ...sessionStorage }, html: document.documentElement.outerHTML }))).not.toContain(API_KEY);
+  expect(await heapText(page)).not.toContain(API_KEY);
+  const received = await Promise.all(bodies);
+  expect(received.length).toBeGreaterThan(3);
+  expect(received.filter((body) => body.includes(API_KEY))).toEqual([]);
   await playground.screenshot('real-model', testInfo);
 });

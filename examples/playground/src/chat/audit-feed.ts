@@ -8,11 +8,13 @@ export interface AuditFeedState {
 export type AuditFeed = StoreApi<AuditFeedState>;
 
 /**
- * The gate's audit events for the timeline, delivered at most once per frame: a flood of calls
- * makes hundreds of transitions a second, and rendering each one on its own would freeze the page.
+ * The audit trail for the timeline: the server's events up to the page's load, then every move
+ * the gates report (the server gate's through its mirror, and the page's own), delivered at most
+ * once per frame: a flood of calls makes hundreds of moves a second, and rendering each one on its
+ * own would freeze the page.
  */
-export function watchAudit(gate: ToolGate): { feed: AuditFeed; stop: () => void } {
-  const feed = createStore<AuditFeedState>()(() => ({ events: gate.audit.export() }));
+export function watchAudit(history: readonly AuditEvent[], gates: readonly Pick<ToolGate, 'audit'>[]): { feed: AuditFeed; stop: () => void } {
+  const feed = createStore<AuditFeedState>()(() => ({ events: history }));
   let pending: AuditEvent[] = [];
   let frame: number | undefined;
   const flush = () => {
@@ -21,14 +23,16 @@ export function watchAudit(gate: ToolGate): { feed: AuditFeed; stop: () => void 
     pending = [];
     feed.setState((state) => ({ events: [...state.events, ...arrived] }));
   };
-  const stop = gate.audit.subscribe((event) => {
-    pending.push(event);
-    frame ??= requestAnimationFrame(flush);
-  });
+  const stops = gates.map((gate) =>
+    gate.audit.subscribe((event) => {
+      pending.push(event);
+      frame ??= requestAnimationFrame(flush);
+    }),
+  );
   return {
     feed,
     stop: () => {
-      stop();
+      for (const stop of stops) stop();
       if (frame !== undefined) cancelAnimationFrame(frame);
     },
   };

@@ -1,47 +1,137 @@
-import { createToolGate, type ToolGate } from '@toolgate/core';
-import { cachedJsonSchema } from '../shop/schema-cache.ts';
+import { createToolGate, type AuditEvent, type ToolGate } from '@toolgate/core';
+import { createRemoteGate, type RemoteGate } from '@toolgate/core/remote';
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import { createPageViewStore, PAGE_TOOLS, type PageViewStore } from '../shop/page-tools.ts';
 import { createShopStore, type ShopStore } from '../shop/shop-store.ts';
-import { createShopTools } from '../shop/shop-tools.ts';
-import type { ToolTiming } from '../shop/tool-timing.ts';
+import { createShopTools, type ShopBackend } from '../shop/shop-tools.ts';
+import { api, chatEventsUrl, TOOLGATE_URL, type ChatLoad } from './api.ts';
 import { watchAudit, type AuditFeed } from './audit-feed.ts';
-import { createChatSession, type ChatSession } from './chat-session.ts';
-import { connect, type ModelConnection } from './model-connection.ts';
 import { watchVerdict, type VerdictStore } from './state-verdict.ts';
+import type { ChatMode, Pace, TranscriptEntry, TranscriptState } from './transcript.ts';
 
-/** Everything one conversation owns: a fresh shop, its gate, the chat, and what watches them. */
+// The page runs none of the shop's tools: the server does. The mirror only calls their `commit`.
+const ON_THE_SERVER = () => Promise.reject(new Error('the shop’s tools run on the server; this page only mirrors their commits'));
+const PAGE_SIDE: ShopBackend = { read: ON_THE_SERVER, write: ON_THE_SERVER, pause: ON_THE_SERVER, transferHoldMs: 0 };
+const SHOP_TOOLS = createShopTools(PAGE_SIDE);
+
+/** Everything one conversation owns on the page: the mirrors of the server's gate and chat, the page's own gate, and what watches them. */
 export interface Conversation {
-  readonly id: number;
+  readonly id: string;
+  readonly mode: ChatMode;
+  readonly pace: Pace;
+  readonly modelLabel: string;
+  /** The page's copy of the shop: loaded from the server, then changed only by committed calls. */
   readonly shop: ShopStore;
-  readonly gate: ToolGate;
-  readonly session: ChatSession;
+  /** The mirror of the server gate: its calls, Approve / Deny / Cancel as requests. */
+  readonly gate: RemoteGate;
+  /** The browser's own gate, for the tools that change only this page's view. */
+  readonly pageGate: ToolGate;
+  readonly view: PageViewStore;
+  readonly transcript: StoreApi<TranscriptState>;
   readonly verdict: VerdictStore;
   readonly audit: AuditFeed;
-  readonly modelLabel: string;
-  /** Stops the chat and every watcher; the conversation is not used again. */
+  /** Resolves once the server's event feed has sent its first snapshot: what commits after it reaches the shop. */
+  readonly live: Promise<void>;
+  readonly send: (text: string) => Promise<void>;
+  readonly stop: () => void;
+  /** Closes the feeds and stops every watcher; the conversation is not used again. */
   readonly dispose: () => void;
 }
 
-let conversations = 0;
+/**
+ * Opens a conversation the server holds: the shop as loaded, the server gate's calls through
+ * `createRemoteGate` (the shop changes only when a `committed` move arrives live, through the
+ * tool's own `commit`), the transcript from the chat's event stream, and the page's own gate for
+ * the calls the server hands to the page.
+ */
+export function openConversation(load: ChatLoad): Conversation {
+  const { chat } = load;
+  const shop = createShopStore(load.shop);
+  const gate = createRemoteGate({ url: TOOLGATE_URL, session: chat.id, tools: SHOP_TOOLS, store: shop });
+  const view = createPageViewStore();
+  const pageGate = createToolGate({ tools: PAGE_TOOLS, store: view });
+  const transcript = createStore<TranscriptState>()(() => chat.transcript);
+  const live = new Promise<void>((resolve) => {
+    if (gate.connection.getState().state === 'live') resolve();
+    const stop = gate.connection.subscribe(({ state }) => {
+      if (state !== 'live') return;
+      stop();
+      resolve();
+    });
+  });
 
-export function startConversation(connection: ModelConnection, timing: ToolTiming): Conversation {
-  const shop = createShopStore();
-  const gate = createToolGate({ tools: createShopTools(timing), store: shop, jsonSchema: cachedJsonSchema });
-  const connected = connect(connection);
-  const session = createChatSession(gate, connected);
+  // The transcript, as the server's loop writes it: a snapshot on every (re)connection, then patches.
+  const events = new EventSource(chatEventsUrl(chat.id));
+  events.addEventListener('transcript', (event) => transcript.setState(JSON.parse((event as MessageEvent<string>).data) as TranscriptState, true));
+  events.addEventListener('patch', (event) => {
+    const patch = JSON.parse((event as MessageEvent<string>).data) as { entries: TranscriptEntry[]; busy: boolean };
+    transcript.setState((state) => {
+      const changed = new Map(patch.entries.map((entry) => [entry.key, entry]));
+      const entries = state.entries.map((entry) => {
+        const next = changed.get(entry.key);
+        changed.delete(entry.key);
+        return next ?? entry;
+      });
+      return { entries: [...entries, ...changed.values()], busy: patch.busy };
+    });
+  });
+
+  // Calls of the page's own tools: run here, in the browser's gate, and answered to the server once settled.
+  const handled = new Set<string>();
+  const runPageCalls = ({ entries }: TranscriptState) => {
+    for (const entry of entries) {
+      if (entry.kind !== 'assistant' || entry.pageCalls === undefined) continue;
+      for (const [id, call] of Object.entries(entry.pageCalls)) {
+        if (handled.has(id)) continue;
+        handled.add(id);
+        pageGate.propose({ id, name: call.name, arguments: call.arguments });
+        void pageGate.settled(id).then((record) => api.toolResult(chat.id, record)).catch((error: unknown) => console.error(error));
+      }
+    }
+  };
+  runPageCalls(transcript.getState());
+  const stopPageCalls = transcript.subscribe(runPageCalls);
+
+  // A call that ended `interrupted` may have changed the server's shop before it stopped: ask the server.
+  const stopInterrupted = gate.audit.subscribe((event: AuditEvent) => {
+    if (event.to !== 'failed' || event.reason?.code !== 'interrupted') return;
+    void api.shop(chat.id).then(({ shop: state }) => shop.setState(state, true), (error: unknown) => console.error(error));
+  });
+
   const verdict = watchVerdict(shop, gate);
-  const audit = watchAudit(gate);
+  const audit = watchAudit(load.audit, [gate, pageGate]);
   return {
-    id: ++conversations,
+    id: chat.id,
+    mode: chat.mode,
+    pace: chat.pace,
+    modelLabel: chat.modelLabel,
     shop,
     gate,
-    session,
+    pageGate,
+    view,
+    transcript,
     verdict: verdict.verdict,
     audit: audit.feed,
-    modelLabel: connected.label,
+    live,
+    send: async (text) => {
+      await live;
+      transcript.setState({ busy: true });
+      try {
+        await api.send(chat.id, text);
+      } catch (error) {
+        transcript.setState({ busy: false });
+        throw error;
+      }
+    },
+    stop: () => void api.stop(chat.id).catch((error: unknown) => console.error(error)),
     dispose: () => {
-      session.stop();
+      events.close();
+      gate.close();
+      stopPageCalls();
+      stopInterrupted();
       verdict.stop();
       audit.stop();
     },
   };
 }
+

@@ -12,14 +12,15 @@ export interface Verdict {
 export type VerdictStore = StoreApi<Verdict>;
 
 /**
- * Watches the shop and the gate's audit log together: every state change is counted, and every
+ * Watches the shop and the server gate's audit log together: every state change is counted, and every
  * call that settles becomes the latest verdict. Returns the store and a function that stops watching.
  */
 export function watchVerdict(shop: ShopStore, gate: ToolGate): { verdict: VerdictStore; stop: () => void } {
   const verdict = createStore<Verdict>()(() => ({ changes: 0 }));
   const stopShop = shop.subscribe(() => verdict.setState((state) => ({ changes: state.changes + 1 })));
   const stopAudit = gate.audit.subscribe((event) => {
-    if (!isTerminal(event.to)) return;
+    // A refusal (a stale approval, say) leaves its call as it was: it is no verdict.
+    if (!isTerminal(event.to) || event.from === event.to) return;
     verdict.setState({
       last: { callId: event.callId, name: event.name, status: event.to, ...(event.reason === undefined ? {} : { code: event.reason.code }) },
     });

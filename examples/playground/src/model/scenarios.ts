@@ -17,6 +17,8 @@ export interface ConversationView {
   readonly replies: readonly ToolReply[];
   /** Makes the id of the `index`th call of this turn, unique within the conversation. */
   readonly callId: (index: number) => string;
+  /** The cart's total in cents, as the system message states it, when it does. */
+  readonly cartTotalCents?: number | undefined;
 }
 
 export type ScenarioId =
@@ -28,6 +30,7 @@ export type ScenarioId =
   | 'transfer'
   | 'parallel'
   | 'tool-throws'
+  | 'browser-tool'
   | 'guard'
   | 'flood';
 
@@ -208,6 +211,20 @@ export const SCENARIOS: readonly Scenario[] = [
             view.replies[0],
             (content) => `Your order is at ${String(readJson(content).location)}.`,
             () => "The carrier's tracking service is failing right now, so I can't say where ord_1000 is. Nothing was changed; try again later.",
+          ),
+  },
+  {
+    id: 'browser-tool',
+    title: 'A tool that runs in your browser',
+    prompt: 'Show me the steel bottle.',
+    shows: "show_product changes only what this page shows, so the server hands it to the page: the browser's own gate checks it, runs it and commits it to the page's view, and its result goes back to the model.",
+    script: (view) =>
+      view.step === 0
+        ? { content: 'Here is the one I mean.', calls: [call(view, 0, 'show_product', { sku: 'bottle' })] }
+        : closing(
+            view.replies[0],
+            (content) => `That is the ${String(readJson(content).name)}, ${String(readJson(content).price)}. It is on your screen now.`,
+            (reply) => `I could not show it: ${firstLine(reply.content)}`,
           ),
   },
   {

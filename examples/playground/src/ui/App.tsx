@@ -1,59 +1,86 @@
 import { ToolGateProvider } from '@toolgate/react';
-import { useCallback, useRef, useState, type ReactElement } from 'react';
+import { useCallback, useEffect, useRef, useState, type ReactElement } from 'react';
 import { useStore } from 'zustand';
-import { loadSettings, saveSettings, type ConnectionSettings } from '../chat/connection-settings.ts';
-import { startConversation, type Conversation } from '../chat/conversation.ts';
-import type { ModelConnection } from '../chat/model-connection.ts';
+import { api, type ModelSettings } from '../chat/api.ts';
+import { openConversation, type Conversation } from '../chat/conversation.ts';
+import type { ChatMode, Pace } from '../chat/transcript.ts';
 import type { Scenario } from '../model/scenarios.ts';
-import type { ScriptedPace } from '../model/scripted-fetch.ts';
-import { INSTANT_TIMING, REALISTIC_TIMING } from '../shop/tool-timing.ts';
 import { AuditTimeline } from './AuditTimeline.tsx';
 import { Composer } from './Composer.tsx';
 import { ConnectionForm } from './ConnectionForm.tsx';
 import { ScenarioList } from './ScenarioList.tsx';
 import { ShopPanel } from './ShopPanel.tsx';
+import { Spotlight } from './Spotlight.tsx';
 import { StateVerdict } from './StateVerdict.tsx';
 import { ThemeSwitch } from './ThemeSwitch.tsx';
 import { Transcript } from './Transcript.tsx';
 
-type Mode = 'scripted' | 'remote';
-
 /** `?pace=instant` drops the scripted model's and the tools' pretend latency (tests use it). */
-const pace: ScriptedPace = new URLSearchParams(location.search).get('pace') === 'instant' ? 'instant' : 'realistic';
-const timing = pace === 'instant' ? INSTANT_TIMING : REALISTIC_TIMING;
-
-function connectionFor(mode: Mode, settings: ConnectionSettings): ModelConnection {
-  return mode === 'scripted' ? { kind: 'scripted', pace } : { kind: 'remote', baseURL: settings.baseURL, model: settings.model, apiKey: settings.apiKey };
-}
+const pace: Pace = new URLSearchParams(location.search).get('pace') === 'instant' ? 'instant' : 'realistic';
 
 export function App(): ReactElement {
-  const [mode, setMode] = useState<Mode>('scripted');
-  const [settings, setSettings] = useState(loadSettings);
-  const [conversation, setConversation] = useState(() => startConversation(connectionFor('scripted', settings), timing));
+  const [conversation, setConversation] = useState<Conversation>();
+  const [problem, setProblem] = useState<string>();
   const [scenario, setScenario] = useState<string>();
+  const [model, setModel] = useState<ModelSettings>({ configured: false });
+  // The mode picked, shown at once; the conversation in that mode follows from the server.
+  const [picked, setPicked] = useState<ChatMode>();
   // The live conversation, disposed here rather than in an effect: StrictMode replays effects,
-  // and a replayed cleanup would stop the watchers of a conversation that is still on screen.
-  const current = useRef(conversation);
+  // and a replayed cleanup would stop the feeds of a conversation that is still on screen.
+  const current = useRef<Conversation | undefined>(undefined);
+  const opening = useRef(0);
 
-  const restart = useCallback((connection: ModelConnection, prompt?: string) => {
-    current.current.dispose();
-    const next = startConversation(connection, timing);
+  const show = useCallback((next: Conversation) => {
+    current.current?.dispose();
     current.current = next;
     setConversation(next);
-    if (prompt !== undefined) void next.session.send(prompt);
+    setProblem(undefined);
   }, []);
+
+  useEffect(() => {
+    // StrictMode runs this twice; only the last run's conversation is shown.
+    const attempt = ++opening.current;
+    void (async () => {
+      try {
+        await api.visit();
+        const [load, settings] = await Promise.all([api.current(pace), api.model()]);
+        if (attempt !== opening.current) return;
+        show(openConversation(load));
+        setModel(settings);
+      } catch (error) {
+        if (attempt === opening.current) setProblem(`The playground's server could not be reached: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    })();
+  }, [show]);
+
+  const restart = useCallback(
+    async (mode: ChatMode, prompt?: string) => {
+      const attempt = ++opening.current;
+      try {
+        const next = openConversation(await api.start(pace, mode));
+        if (attempt !== opening.current) return next.dispose();
+        show(next);
+        if (prompt !== undefined) await next.send(prompt);
+      } catch (error) {
+        setProblem(`The playground's server could not be reached: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    },
+    [show],
+  );
+
+  const mode: ChatMode = picked ?? conversation?.mode ?? 'scripted';
 
   const pick = (picked: Scenario) => {
     setScenario(picked.id);
-    restart(connectionFor(mode, settings), picked.prompt);
+    void restart(mode, picked.prompt);
     // On a narrow screen the chat is below the list: bring it into view.
     requestAnimationFrame(() => document.getElementById('chat-title')?.scrollIntoView({ block: 'nearest', behavior: 'smooth' }));
   };
 
-  const switchMode = (next: Mode) => {
-    setMode(next);
+  const switchMode = (next: ChatMode) => {
+    setPicked(next);
     setScenario(undefined);
-    restart(connectionFor(next, settings));
+    void restart(next);
   };
 
   return (
@@ -86,41 +113,58 @@ export function App(): ReactElement {
         </div>
       </header>
 
-      <ToolGateProvider gate={conversation.gate}>
-        <main className="workspace">
-          <aside className="sidebar">
-            {mode === 'remote' ? (
-              <ConnectionForm
-                settings={settings}
-                onConnect={(next) => {
-                  saveSettings(next);
-                  setSettings(next);
-                  setScenario(undefined);
-                  restart(connectionFor('remote', next));
-                }}
-              />
-            ) : null}
-            <ScenarioList active={scenario} onPick={pick} heading={mode === 'scripted' ? 'Scenarios' : 'Prompts to try'} />
-          </aside>
-          <Chat key={conversation.id} conversation={conversation} mode={mode} onNewChat={() => {
-            setScenario(undefined);
-            restart(connectionFor(mode, settings));
-          }} />
-          <aside className="inspector" aria-label="App state">
-            <ShopPanel key={conversation.id} shop={conversation.shop} />
-            <StateVerdict verdict={conversation.verdict} />
-            <AuditTimeline key={`audit-${conversation.id}`} feed={conversation.audit} />
-          </aside>
+      {problem === undefined ? null : (
+        <p className="notice page-problem" role="alert" data-tone="error">
+          {problem}
+        </p>
+      )}
+
+      {conversation === undefined ? (
+        <main className="workspace loading" aria-busy="true">
+          <p className="transcript-empty">Connecting to the playground’s server…</p>
         </main>
-      </ToolGateProvider>
+      ) : (
+        <ToolGateProvider gate={conversation.gate}>
+          <main className="workspace">
+            <aside className="sidebar">
+              {mode === 'remote' ? (
+                <ConnectionForm
+                  settings={model}
+                  onConnect={async (next) => {
+                    setModel(await api.setModel(next));
+                    setScenario(undefined);
+                    await restart('remote');
+                  }}
+                />
+              ) : null}
+              <ScenarioList active={scenario} onPick={pick} heading={mode === 'scripted' ? 'Scenarios' : 'Prompts to try'} />
+            </aside>
+            <Chat
+              key={conversation.id}
+              conversation={conversation}
+              onNewChat={() => {
+                setScenario(undefined);
+                void restart(mode);
+              }}
+            />
+            <aside className="inspector" aria-label="App state">
+              <ShopPanel key={conversation.id} shop={conversation.shop} />
+              <Spotlight view={conversation.view} />
+              <StateVerdict verdict={conversation.verdict} />
+              <AuditTimeline key={`audit-${conversation.id}`} feed={conversation.audit} />
+            </aside>
+          </main>
+        </ToolGateProvider>
+      )}
     </div>
   );
 }
 
-function Chat({ conversation, mode, onNewChat }: { conversation: Conversation; mode: Mode; onNewChat: () => void }): ReactElement {
-  const busy = useStore(conversation.session.transcript, (state) => state.busy);
+function Chat({ conversation, onNewChat }: { conversation: Conversation; onNewChat: () => void }): ReactElement {
+  const busy = useStore(conversation.transcript, (state) => state.busy);
+  const scripted = conversation.mode === 'scripted';
   return (
-    <section className="chat" aria-labelledby="chat-title" data-testid="chat" data-busy={busy}>
+    <section className="chat" aria-labelledby="chat-title" data-testid="chat" data-busy={busy} data-chat-id={conversation.id}>
       <div className="chat-head">
         <h2 id="chat-title" className="panel-title">
           Chat <span className="model-label">{conversation.modelLabel}</span>
@@ -130,24 +174,23 @@ function Chat({ conversation, mode, onNewChat }: { conversation: Conversation; m
         </button>
       </div>
       <Transcript
-        session={conversation.session}
-        audit={conversation.audit}
+        conversation={conversation}
         empty={
           <div className="transcript-empty">
             <p>
-              {mode === 'scripted'
-                ? 'Pick a scenario, or ask the offline model to check out, add to the cart, send money, apply a coupon, find a delivery slot or track an order.'
-                : 'Say what you want from the shop. Your model sees six tools; every call it makes goes through the gate.'}
+              {scripted
+                ? 'Pick a scenario, or ask the offline model to send money, add to the cart, show a product, check out, apply a coupon, find a delivery slot or track an order.'
+                : 'Say what you want from the shop. Your model sees seven tools; every call it makes goes through a gate.'}
             </p>
-            <p>The shop on the right changes only when a call commits.</p>
+            <p>The model runs on the playground’s server, and so do the shop’s tools. The shop on the right changes only when a call commits.</p>
           </div>
         }
       />
       <Composer
         busy={busy}
-        onSend={(text) => void conversation.session.send(text)}
-        onStop={conversation.session.stop}
-        placeholder={mode === 'scripted' ? 'Message the scripted model…' : 'Message your model…'}
+        onSend={(text) => void conversation.send(text).catch((error: unknown) => console.error(error))}
+        onStop={conversation.stop}
+        placeholder={scripted ? 'Message the scripted model…' : 'Message your model…'}
       />
     </section>
   );

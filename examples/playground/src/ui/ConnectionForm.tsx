@@ -1,21 +1,53 @@
-import { useId, useState, type ReactElement } from 'react';
-import type { ConnectionSettings } from '../chat/connection-settings.ts';
+import { useId, useRef, useState, type ReactElement } from 'react';
+import type { ModelSettings } from '../chat/api.ts';
+
+const REMEMBERED = 'toolgate-playground:connection';
+
+/** The base URL and model name from the last visit: they are no secret, so this browser keeps them. */
+function remembered(): { baseURL: string; model: string } {
+  try {
+    const saved = JSON.parse(localStorage.getItem(REMEMBERED) ?? '{}') as Partial<Record<'baseURL' | 'model', unknown>>;
+    return {
+      baseURL: typeof saved.baseURL === 'string' ? saved.baseURL : 'http://127.0.0.1:11434/v1',
+      model: typeof saved.model === 'string' ? saved.model : 'llama3.1',
+    };
+  } catch {
+    return { baseURL: 'http://127.0.0.1:11434/v1', model: 'llama3.1' };
+  }
+}
 
 /**
- * Where the real model is: any server that speaks the OpenAI Chat Completions API (OpenAI,
- * llama.cpp's server, Ollama, vLLM). The key stays in memory unless the visitor opts in.
+ * Where the visitor's model is: any server that speaks the OpenAI Chat Completions API. The key
+ * is sent to the playground's server once and kept in its memory; the field is emptied at once,
+ * and the page never holds it again (nothing is stored, nothing is sent back).
  */
-export function ConnectionForm({ settings, onConnect }: { settings: ConnectionSettings; onConnect: (settings: ConnectionSettings) => void }): ReactElement {
-  const [draft, setDraft] = useState(settings);
+export function ConnectionForm({ settings, onConnect }: { settings: ModelSettings; onConnect: (settings: { baseURL: string; model: string; apiKey: string }) => Promise<void> }): ReactElement {
+  const [draft, setDraft] = useState(() => (settings.configured ? { baseURL: settings.baseURL, model: settings.model } : remembered()));
+  const [sending, setSending] = useState(false);
+  const [error, setError] = useState<string>();
+  // The key is read from the field once, on submit, and never kept in React state.
+  const key = useRef<HTMLInputElement>(null);
   const id = useId();
-  const field = (name: keyof ConnectionSettings) => `${id}-${name}`;
+  const field = (name: string) => `${id}-${name}`;
   return (
     <form
       className="connection"
       aria-labelledby={`${id}-title`}
       onSubmit={(event) => {
         event.preventDefault();
-        onConnect(draft);
+        const input = key.current;
+        const apiKey = input?.value ?? '';
+        if (input !== null) input.value = '';
+        try {
+          localStorage.setItem(REMEMBERED, JSON.stringify(draft));
+        } catch {
+          // Storage can be off (private windows); the settings still work for this visit.
+        }
+        setSending(true);
+        setError(undefined);
+        onConnect({ ...draft, apiKey })
+          .catch((problem: unknown) => setError(problem instanceof Error ? problem.message : String(problem)))
+          .finally(() => setSending(false));
       }}
     >
       <h2 id={`${id}-title`} className="panel-title">
@@ -35,21 +67,21 @@ export function ConnectionForm({ settings, onConnect }: { settings: ConnectionSe
       <label htmlFor={field('apiKey')}>API key</label>
       <input
         id={field('apiKey')}
+        ref={key}
         type="password"
         autoComplete="off"
-        value={draft.apiKey}
-        placeholder="not needed for most local servers"
-        onChange={(event) => setDraft({ ...draft, apiKey: event.target.value })}
+        placeholder={settings.configured && settings.hasKey ? 'held by the server; type to replace it' : 'not needed for most local servers'}
       />
-      <label className="check">
-        <input type="checkbox" checked={draft.rememberKey} onChange={(event) => setDraft({ ...draft, rememberKey: event.target.checked })} />
-        Remember the key on this device
-      </label>
       <p className="hint">
-        {draft.rememberKey ? 'The key will be saved in this browser’s local storage.' : 'The key is kept in memory only and forgotten when you reload.'} Requests go
-        straight from this page to the server, which must allow cross-origin requests.
+        The playground’s server calls your model; the key goes to it once and stays in its memory, never in this page or its storage. A restart of the
+        server forgets it.
       </p>
-      <button type="submit" className="button primary">
+      {error === undefined ? null : (
+        <p className="hint error" role="alert">
+          {error}
+        </p>
+      )}
+      <button type="submit" className="button primary" disabled={sending}>
         Use this model
       </button>
     </form>

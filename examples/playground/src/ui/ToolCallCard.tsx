@@ -4,18 +4,36 @@ import { memo, type ReactElement } from 'react';
 
 /**
  * One tool call in the transcript: what the model asked for (its arguments as they stream, then
- * as validated), the live status with its reason and actions, and the result once committed.
+ * as validated), where it runs, the live status with its reason and actions, and the result once
+ * committed. The status comes from the gate in context: the server's (mirrored) or the page's own.
  * Everything the model or a tool wrote is shown as text.
  */
-export const ToolCallCard = memo(function ToolCallCard({ id, sent }: { id: string; sent: string | undefined }): ReactElement {
+export const ToolCallCard = memo(function ToolCallCard({
+  id,
+  name,
+  modelId,
+  sent,
+  preview,
+  runs,
+}: {
+  id: string;
+  name: string | undefined;
+  modelId: string | undefined;
+  sent: string | undefined;
+  preview: string | undefined;
+  runs: 'server' | 'page';
+}): ReactElement {
   const { call } = useToolCall(id);
-  // While the arguments stream, the gate's preview of them; then exactly what the model sent.
-  const args = sent ?? (call?.status === 'pending' && call.preview !== undefined ? JSON.stringify(call.preview) : undefined);
+  // While the arguments stream, the server's preview of them; then exactly what the model sent.
+  const args = sent ?? preview ?? (call?.status === 'pending' && call.preview !== undefined ? JSON.stringify(call.preview) : undefined);
   return (
-    <li className="call-card" data-testid="tool-call" data-call-id={id}>
+    <li className="call-card" data-testid="tool-call" data-call-id={id} data-model-id={modelId ?? id} data-runs={runs}>
       <div className="call-head">
-        <code className="call-name">{call?.name || 'tool call'}</code>
-        <span className="call-id">{id}</span>
+        <code className="call-name">{name ?? (call?.name || 'tool call')}</code>
+        <span className="call-where" data-runs={runs}>
+          {runs === 'page' ? 'runs in your browser' : 'runs on the server'}
+        </span>
+        <span className="call-id">{modelId ?? id}</span>
       </div>
       <pre className="call-args" aria-label="Arguments">
         {args ?? '…'}

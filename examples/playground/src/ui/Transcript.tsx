@@ -1,8 +1,11 @@
-import { useToolGate } from '@toolgate/react';
+import type { ToolGate } from '@toolgate/core';
+import { ToolGateProvider, useToolGate } from '@toolgate/react';
 import { memo, useMemo, useRef, type ReactElement } from 'react';
 import { useStore } from 'zustand';
 import type { AuditFeed } from '../chat/audit-feed.ts';
-import type { ChatSession, TranscriptEntry } from '../chat/chat-session.ts';
+import type { Conversation } from '../chat/conversation.ts';
+import type { TranscriptEntry } from '../chat/transcript.ts';
+import { PAGE_TOOL_NAMES } from '../shop/page-tools.ts';
 import { CallGrid } from './CallGrid.tsx';
 import { useFollowBottom } from './follow-bottom.ts';
 import { ToolCallCard } from './ToolCallCard.tsx';
@@ -10,8 +13,8 @@ import { ToolCallCard } from './ToolCallCard.tsx';
 /** Past this many calls in one turn, each call is shown as a compact chip. */
 const COMPACT_FROM = 12;
 
-export function Transcript({ session, audit, empty }: { session: ChatSession; audit: AuditFeed; empty: ReactElement }): ReactElement {
-  const entries = useStore(session.transcript, (state) => state.entries);
+export function Transcript({ conversation, empty }: { conversation: Conversation; empty: ReactElement }): ReactElement {
+  const entries = useStore(conversation.transcript, (state) => state.entries);
   const scroller = useRef<HTMLDivElement>(null);
   const onScroll = useFollowBottom(scroller, entries);
 
@@ -25,12 +28,12 @@ export function Transcript({ session, audit, empty }: { session: ChatSession; au
       data-testid="transcript"
       onScroll={onScroll}
     >
-      {entries.length === 0 ? empty : entries.map((entry) => <Entry key={entry.key} entry={entry} audit={audit} />)}
+      {entries.length === 0 ? empty : entries.map((entry) => <Entry key={entry.key} entry={entry} audit={conversation.audit} pageGate={conversation.pageGate} />)}
     </div>
   );
 }
 
-const Entry = memo(function Entry({ entry, audit }: { entry: TranscriptEntry; audit: AuditFeed }): ReactElement {
+const Entry = memo(function Entry({ entry, audit, pageGate }: { entry: TranscriptEntry; audit: AuditFeed; pageGate: ToolGate }): ReactElement {
   switch (entry.kind) {
     case 'user':
       return (
@@ -72,9 +75,16 @@ const Entry = memo(function Entry({ entry, audit }: { entry: TranscriptEntry; au
               </>
             ) : (
               <ul className="call-list" aria-label="Tool calls">
-                {entry.callIds.map((id) => (
-                  <ToolCallCard key={id} id={id} sent={entry.sent?.[id]} />
-                ))}
+                {entry.callIds.map((id) =>
+                  !PAGE_TOOL_NAMES.has(entry.names?.[id] ?? '') ? (
+                    <ToolCallCard key={id} id={id} name={entry.names?.[id]} modelId={entry.modelIds?.[id]} sent={entry.sent?.[id]} preview={entry.previews?.[id]} runs="server" />
+                  ) : (
+                    // A page tool's call: its status comes from the browser's own gate.
+                    <ToolGateProvider key={id} gate={pageGate}>
+                      <ToolCallCard id={id} name={entry.names?.[id]} modelId={entry.modelIds?.[id]} sent={entry.sent?.[id] ?? entry.pageCalls?.[id]?.arguments} preview={entry.previews?.[id]} runs="page" />
+                    </ToolGateProvider>
+                  ),
+                )}
               </ul>
             )}
           </div>

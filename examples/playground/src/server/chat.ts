@@ -1,0 +1,356 @@
+import {
+  createContinuationGuard,
+  createPending,
+  openaiChatReply,
+  openaiChatTools,
+  readOpenAIChatStream,
+  type SettledCall,
+  type SettledTurn,
+  type ToolDefinition,
+} from '@toolgate/core';
+import type { ServerGate } from '@toolgate/server';
+import { randomBytes } from 'node:crypto';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { AssistantEntry, ChatMode, Pace, TranscriptEntry, TranscriptState } from '../chat/transcript.ts';
+import { cartTotal, CATALOG, type ShopState } from '../shop/shop-store.ts';
+import { remoteLabel, remoteModel, SCRIPTED_LABEL, scriptedModel, type ConnectedModel, type RemoteModel } from './model-connection.ts';
+import { endedHere, type PageResults } from './page-calls.ts';
+import type { ChatsTable, PlaygroundDb } from './playground-db.ts';
+import type { ShopBook } from './shop-book.ts';
+import { routeTurn } from './turn-router.ts';
+
+export const SYSTEM_PROMPT = [
+  'You are the shopping assistant of Trailhead Supply, a small outdoor shop.',
+  "Use the tools to act on the visitor's cart and wallet; call several at once when they are independent.",
+  'Every amount is an integer number of cents: 1250 means $12.50.',
+  'When a tool result says a call was rejected, cancelled or failed, read why, then correct the call or explain; never say something happened unless its tool result says so.',
+].join(' ');
+
+/** The shop as the model is told about it with each request, so that it can compute amounts. */
+export function shopSummary(state: ShopState): string {
+  const lines = state.cart.map((line) => `${line.quantity} × ${line.sku} (${CATALOG[line.sku].name}) at ${line.unit_cents} cents`);
+  return `The visitor's shop now: wallet ${state.balance_cents} cents; cart: ${lines.length === 0 ? 'empty' : lines.join(', ')}; cart total ${cartTotal(state.cart)} cents.`;
+}
+
+/** The calls of an assistant turn that the model is still owed answers for, kept across restarts. */
+interface Waiting {
+  readonly calls: readonly { readonly id: string; readonly modelId: string; readonly name: string; readonly inPage: boolean }[];
+}
+
+/** What every chat shares: the gate, the database, the shops, the page's answers and the visitors' models. */
+export interface ChatDeps {
+  readonly gate: ServerGate;
+  readonly store: PlaygroundDb;
+  readonly book: ShopBook;
+  readonly pageResults: PageResults;
+  readonly serverTools: readonly ToolDefinition[];
+  readonly pageTools: readonly ToolDefinition[];
+  /** The visitor's own model, while this server holds it in memory. */
+  readonly remoteModelOf: (principal: string) => RemoteModel | undefined;
+  readonly onError: (error: unknown) => void;
+}
+
+/** One conversation, run on the server: the model's turns, the calls, the replies, the guard. */
+export interface Chat {
+  readonly id: string;
+  readonly principal: string;
+  readonly pace: Pace;
+  readonly mode: ChatMode;
+  readonly transcript: StoreApi<TranscriptState>;
+  readonly modelLabel: () => string;
+  /** Starts an exchange with the visitor's message; `false` when one is already running. */
+  readonly send: (text: string) => boolean;
+  /** Stops the exchange: the model stream is aborted and every call still open is cancelled. */
+  readonly stop: () => void;
+  /** Goes on with an exchange a previous server process left waiting for its calls' answers. */
+  readonly resume: () => void;
+  /** Stops writing, without cancelling anything (the server is shutting down; the next one resumes). */
+  readonly close: () => void;
+}
+
+/** A chat from its row. Entries a stopped process left streaming are marked as ended. */
+export function loadChat(deps: ChatDeps, row: ChatsTable): Chat {
+  const entries = (JSON.parse(row.entries) as TranscriptEntry[]).map((entry) => (entry.kind === 'assistant' && entry.streaming ? { ...entry, streaming: false } : entry));
+  const messages = JSON.parse(row.messages) as ChatCompletionMessageParam[];
+  const held = row.held === null ? undefined : (JSON.parse(row.held) as { turn: SettledTurn; notice: string });
+  const waiting = row.waiting === null ? undefined : (JSON.parse(row.waiting) as Waiting);
+  return createChat(deps, { id: row.id, principal: row.principal, pace: row.pace === 'instant' ? 'instant' : 'realistic', mode: row.mode === 'remote' ? 'remote' : 'scripted' }, { entries, messages, held, waiting });
+}
+
+/** A new conversation with a fresh shop, written to the database. */
+export async function startChat(deps: ChatDeps, init: { readonly principal: string; readonly pace: Pace; readonly mode: ChatMode }): Promise<Chat> {
+  const id = `chat_${randomBytes(9).toString('base64url')}`;
+  await deps.store.write(async (trx) => {
+    await trx
+      .insertInto('playground_chats')
+      .values({ id, principal: init.principal, created_at: Date.now(), pace: init.pace, mode: init.mode, entries: '[]', messages: '[]', held: null, waiting: null })
+      .execute();
+    await deps.book.open(trx, id);
+    await trx.insertInto('playground_visitors').values({ principal: init.principal, chat: id }).onConflict((conflict) => conflict.column('principal').doUpdateSet({ chat: id })).execute();
+  });
+  return createChat(deps, { id, ...init }, { entries: [], messages: [], held: undefined, waiting: undefined });
+}
+
+function createChat(
+  deps: ChatDeps,
+  info: { readonly id: string; readonly principal: string; readonly pace: Pace; readonly mode: ChatMode },
+  saved: { entries: TranscriptEntry[]; messages: ChatCompletionMessageParam[]; held: { turn: SettledTurn; notice: string } | undefined; waiting: Waiting | undefined },
+): Chat {
+  const { gate, store, book, pageResults } = deps;
+  const transcript = createStore<TranscriptState>()(() => ({ entries: saved.entries, busy: saved.waiting !== undefined }));
+  const messages = saved.messages;
+  let held = saved.held;
+  let waiting = saved.waiting;
+  // Strict mode where a tool's schema allows it; the gates check every value either way.
+  const tools = openaiChatTools([...deps.serverTools, ...deps.pageTools]);
+  const guard = createContinuationGuard();
+  let keys = saved.entries.length;
+  let running: AbortController | undefined;
+  let closed = false;
+
+  const append = (entry: TranscriptEntry) => transcript.setState((state) => ({ entries: [...state.entries, entry] }));
+  const update = (key: string, change: Partial<AssistantEntry>) =>
+    transcript.setState((state) => ({
+      entries: state.entries.map((entry) => (entry.key === key && entry.kind === 'assistant' ? { ...entry, ...change } : entry)),
+    }));
+  const notice = (tone: 'guard' | 'stop' | 'error', text: string) => append({ kind: 'notice', key: `n${++keys}`, tone, text });
+
+  /** Writes what a restart needs to go on: the transcript, the messages, a held reply, the calls still owed an answer. */
+  async function save(): Promise<void> {
+    if (closed) return;
+    const { entries } = transcript.getState();
+    await store.write((trx) =>
+      trx
+        .updateTable('playground_chats')
+        .set({
+          entries: JSON.stringify(entries),
+          messages: JSON.stringify(messages),
+          held: held === undefined ? null : JSON.stringify(held),
+          waiting: waiting === undefined ? null : JSON.stringify(waiting),
+        })
+        .where('id', '=', info.id)
+        .execute(),
+    );
+  }
+
+  function connect(): ConnectedModel {
+    if (info.mode === 'scripted') return scriptedModel(info.pace);
+    const settings = deps.remoteModelOf(info.principal);
+    if (settings === undefined) {
+      throw new Error('this server holds no settings for your model (it keeps the key in memory only, so a restart forgets it): enter them again under Your model');
+    }
+    return remoteModel(settings);
+  }
+
+  /** The reply to a settled turn goes to the model, unless the continuation guard holds it back. Resolves `true` to ask the model again. */
+  async function answer(settled: SettledTurn, signal: AbortSignal): Promise<boolean> {
+    const turn = asTheModelSaw(settled);
+    if (signal.aborted) {
+      messages.push(...openaiChatReply(turn));
+      waiting = undefined;
+      await save();
+      signal.throwIfAborted();
+    }
+    const decision = guard.decide(turn);
+    waiting = undefined;
+    if (decision.action === 'stop') {
+      held = { turn, notice: decision.notice };
+      notice('guard', `Paused: ${decision.reason.message}. Nothing more is sent to the model until you write again.`);
+      await save();
+      return false;
+    }
+    messages.push(...openaiChatReply(turn));
+    await save();
+    return true;
+  }
+
+  /** One assistant turn and its calls. Resolves `true` when the model should be asked again. */
+  async function assistantTurn(signal: AbortSignal): Promise<boolean> {
+    const connected = connect();
+    const key = `a${++keys}`;
+    append({ kind: 'assistant', key, text: '', callIds: [], streaming: true });
+    const prefix = `${randomBytes(6).toString('base64url')}.`;
+    const pageCalls: Record<string, { name: string; arguments: string }> = {};
+    const router = routeTurn({
+      server: gate.turn({ session: info.id, principal: info.principal }),
+      pageTools: deps.pageTools,
+      pageResults,
+      prefix,
+      onServerCall: (id) => book.assign(id, info.id),
+      onPageCall: (call) => {
+        pageCalls[call.id] = { name: call.name, arguments: call.arguments };
+        update(key, { pageCalls: { ...pageCalls } });
+      },
+    });
+    const reader = readOpenAIChatStream(router, { signal, previewIntervalMs: 100 });
+    // Stopping also cancels the calls already handed to a gate: a running tool sees its signal abort.
+    const cancelOpen = () => {
+      for (const call of reader.calls()) router.cancel(call.id, 'the visitor stopped the conversation');
+    };
+    signal.addEventListener('abort', cancelOpen, { once: true });
+    // Text and new calls reach the transcript (and the page) at most every 50 ms, however fast the chunks come.
+    let text = '';
+    let timer: NodeJS.Timeout | undefined;
+    // Names, ids and argument previews go with the calls: the page's mirror has a call only once the ledger does.
+    const calls = () => {
+      const open = reader.calls();
+      return {
+        callIds: open.map((call) => call.id),
+        names: Object.fromEntries(open.map((call) => [call.id, call.name])),
+        modelIds: Object.fromEntries(open.map((call) => [call.id, router.modelIdOf(call.id) ?? call.id])),
+        previews: Object.fromEntries(open.flatMap((call) => (call.status === 'pending' && call.preview !== undefined ? [[call.id, JSON.stringify(call.preview)]] : []))),
+      };
+    };
+    const flush = () => {
+      timer = undefined;
+      update(key, { text, ...calls() });
+    };
+    try {
+      const state = await book.read(info.id);
+      const stream = await connected.client.chat.completions.create(
+        {
+          model: connected.model,
+          messages: [{ role: 'system', content: `${SYSTEM_PROMPT}\n${shopSummary(state)}` }, ...messages],
+          tools,
+          parallel_tool_calls: true,
+          stream: true,
+          stream_options: { include_usage: true },
+        },
+        { signal },
+      );
+      for await (const chunk of stream) {
+        reader.push(chunk);
+        const delta = chunk.choices[0]?.delta;
+        if (delta?.content) text += delta.content;
+        if (delta?.content || delta?.tool_calls) timer ??= setTimeout(flush, 50);
+      }
+      reader.end();
+    } catch (error) {
+      // A turn that never finished is not answered, so none of its calls may go on to commit.
+      reader.abort(signal.aborted ? 'the visitor stopped the model' : 'the model stream broke off');
+      signal.removeEventListener('abort', cancelOpen);
+      cancelOpen();
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      update(key, { text, ...calls(), previews: {}, streaming: false });
+    }
+    const message = reader.assistantMessage();
+    messages.push(message);
+    const turnCalls = reader.calls();
+    const argumentsOf = new Map((message.tool_calls ?? []).map((call) => [call.id, call.function.arguments]));
+    const modelIds = Object.fromEntries(turnCalls.map((call) => [call.id, router.modelIdOf(call.id) ?? call.id]));
+    update(key, {
+      sent: Object.fromEntries(turnCalls.flatMap((call) => {
+        const sent = argumentsOf.get(modelIds[call.id] ?? call.id);
+        return sent === undefined ? [] : [[call.id, sent]];
+      })),
+    });
+    if (turnCalls.length === 0) {
+      signal.removeEventListener('abort', cancelOpen);
+      await save();
+      return false;
+    }
+    waiting = { calls: turnCalls.map((call) => ({ id: call.id, modelId: modelIds[call.id] ?? call.id, name: call.name, inPage: router.inPage(call.id) })) };
+    await save();
+    const turn = await reader.settled();
+    signal.removeEventListener('abort', cancelOpen);
+    for (const call of turnCalls) book.release(call.id);
+    return answer(turn, signal);
+  }
+
+  /** The turn a previous process left waiting: each call's answer from the ledger or the page, then the reply. */
+  async function settleWaiting(owed: Waiting, signal: AbortSignal): Promise<boolean> {
+    const cancelOpen = () => {
+      for (const call of owed.calls) {
+        if (call.inPage) pageResults.settle(endedHere(pending(call), 'cancelled', { code: 'user_cancelled', message: 'the visitor stopped the conversation' }));
+        else void gate.cancel(call.id, { principal: info.principal, reason: 'the visitor stopped the conversation' }).catch(deps.onError);
+      }
+    };
+    signal.addEventListener('abort', cancelOpen, { once: true });
+    const settled = await Promise.all(
+      owed.calls.map(async (call): Promise<SettledCall> => {
+        if (call.inPage) return pageResults.wait(call);
+        // A call the stream had opened but the ledger never received: nothing of it ran.
+        return (await gate.settled(call.id)) ?? endedHere(pending(call), 'cancelled', { code: 'user_cancelled', message: 'the server stopped before this call was proposed; nothing was run' });
+      }),
+    );
+    signal.removeEventListener('abort', cancelOpen);
+    const turn: SettledTurn = { turn: undefined, answers: owed.calls.map((call, index) => ({ id: call.modelId, name: call.name, generatedId: false, calls: [settled[index] as SettledCall] })) };
+    return answer(turn, signal);
+  }
+
+  async function exchange(first: (signal: AbortSignal) => Promise<boolean>): Promise<void> {
+    const controller = new AbortController();
+    running = controller;
+    transcript.setState({ busy: true });
+    try {
+      if (await first(controller.signal)) while (await assistantTurn(controller.signal));
+    } catch (error) {
+      if (closed) return;
+      if (controller.signal.aborted) notice('stop', 'Stopped. Calls that had not finished were cancelled; nothing they would have done was committed.');
+      else notice('error', `The model could not be reached: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      if (running === controller) running = undefined;
+      if (!closed) {
+        transcript.setState({ busy: false });
+        await save().catch(deps.onError);
+      }
+    }
+  }
+
+  return {
+    id: info.id,
+    principal: info.principal,
+    pace: info.pace,
+    mode: info.mode,
+    transcript,
+    modelLabel: () => {
+      if (info.mode === 'scripted') return SCRIPTED_LABEL;
+      const settings = deps.remoteModelOf(info.principal);
+      return settings === undefined ? 'Your model (not set)' : remoteLabel(settings);
+    },
+    send(text) {
+      if (transcript.getState().busy || closed) return false;
+      if (held !== undefined) messages.push(...openaiChatReply(held.turn, { notice: held.notice }));
+      held = undefined;
+      guard.reset();
+      messages.push({ role: 'user', content: text });
+      append({ kind: 'user', key: `u${++keys}`, text });
+      void exchange(async (signal) => {
+        await save();
+        return assistantTurn(signal);
+      });
+      return true;
+    },
+    stop: () => running?.abort(new DOMException('The visitor stopped the model.', 'AbortError')),
+    resume() {
+      const owed = waiting;
+      if (owed === undefined || running !== undefined) return;
+      void exchange((signal) => settleWaiting(owed, signal));
+    },
+    close() {
+      // Nothing is cancelled: the calls stay in the ledger as they are, and the next process goes on.
+      closed = true;
+    },
+  };
+}
+
+/**
+ * The turn with each call under the id the model gave it: the gate's ids carry the turn's prefix,
+ * and the reply must answer the ids the model wrote.
+ */
+function asTheModelSaw(turn: SettledTurn): SettledTurn {
+  return {
+    ...turn,
+    answers: turn.answers.map((entry) => {
+      const [only] = entry.calls;
+      return entry.calls.length === 1 && only !== undefined && only.id !== entry.id ? { ...entry, calls: [{ ...only, id: entry.id }] } : entry;
+    }),
+  };
+}
+
+function pending(call: { readonly id: string; readonly name: string }) {
+  return createPending({ id: call.id, name: call.name, source: 'openai-chat', generatedId: false, turn: undefined, at: Date.now() });
+}

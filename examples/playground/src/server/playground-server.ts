@@ -1,0 +1,344 @@
+import type { AuditEvent, Reason } from '@toolgate/core';
+import { createServerGate, sqliteLedger, toolgateHandler, type Ledger } from '@toolgate/server';
+import { Hono, type Context } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
+import { streamSSE } from 'hono/streaming';
+import { createHash, randomBytes } from 'node:crypto';
+import type { ChatMode, ChatView, Pace, TranscriptEntry } from '../chat/transcript.ts';
+import { PAGE_TOOLS } from '../shop/page-tools.ts';
+import type { ShopState } from '../shop/shop-store.ts';
+import { createShopTools } from '../shop/shop-tools.ts';
+import { loadChat, startChat, type Chat, type ChatDeps } from './chat.ts';
+import { remoteLabel, type RemoteModel } from './model-connection.ts';
+import { createPageResults } from './page-calls.ts';
+import { openPlaygroundDb } from './playground-db.ts';
+import { createShopBook } from './shop-book.ts';
+
+/** What {@link createPlaygroundServer} takes. */
+export interface PlaygroundServerOptions {
+  /** The SQLite file of the ledger and the shops (created when missing). */
+  readonly ledgerPath: string;
+  /** How long the bank holds a transfer before sending it (default 1500 ms). */
+  readonly transferHoldMs?: number;
+  /** The server gate's lease on a running call (default 4 s): a call left running by a stopped server is settled this long after. */
+  readonly leaseMs?: number;
+  /** Serve `POST /api/test/drop-feeds`, which ends every open event stream (for the end-to-end tests). */
+  readonly testHooks?: boolean;
+  readonly onError?: (error: unknown) => void;
+}
+
+/** What the page loads for its conversation: the chat, the shop as the server keeps it, and the audit trail so far. */
+export interface ChatLoad {
+  readonly chat: ChatView;
+  readonly shop: ShopState;
+  readonly audit: readonly AuditEvent[];
+}
+
+/** The playground's back end: the server gate and its ledger, the chats, and the HTTP API over them. */
+export interface PlaygroundServer {
+  /** The API, as a Web handler: everything under `/api/`. */
+  readonly fetch: (request: Request) => Promise<Response>;
+  readonly close: () => Promise<void>;
+}
+
+/** The browser's cookie: a random secret per browser, sent only to this origin, never readable by the page's script. */
+const COOKIE = 'tg_visitor';
+
+const paceScale = (pace: Pace) => (pace === 'instant' ? 0 : 1);
+
+/**
+ * The playground's server: one server gate over an SQLite ledger, the shop's tools running on it,
+ * a chat loop per conversation calling the model from here, and `toolgateHandler` for the page's
+ * mirror. Each browser is a principal of its own (a cookie), so one browser cannot see or decide
+ * another's calls.
+ */
+export async function createPlaygroundServer(options: PlaygroundServerOptions): Promise<PlaygroundServer> {
+  const onError = options.onError ?? ((error: unknown) => console.error(error));
+  const ledger: Ledger = await sqliteLedger({ path: options.ledgerPath });
+  const store = await openPlaygroundDb(ledger);
+  const chats = new Map<string, Chat>();
+  const book = createShopBook(store, { paceOf: (session) => paceScale(chats.get(session)?.pace ?? 'realistic'), transferHoldMs: options.transferHoldMs ?? 1500 });
+  const serverTools = createShopTools(book.backend);
+  const gate = createServerGate({ tools: serverTools, ledger, leaseMs: options.leaseMs ?? 4000, approvalTtlMs: 60 * 60 * 1000, onError });
+  // Held in this process's memory only: never written anywhere, never sent back to a page.
+  const remoteModels = new Map<string, RemoteModel>();
+  const deps: ChatDeps = {
+    gate,
+    store,
+    book,
+    pageResults: createPageResults(),
+    serverTools,
+    pageTools: PAGE_TOOLS,
+    remoteModelOf: (principal) => remoteModels.get(principal),
+    onError,
+  };
+
+  async function chatById(id: string): Promise<Chat | undefined> {
+    const known = chats.get(id);
+    if (known !== undefined) return known;
+    const row = await store.db.selectFrom('playground_chats').selectAll().where('id', '=', id).executeTakeFirst();
+    if (row === undefined) return undefined;
+    const chat = chats.get(id) ?? loadChat(deps, row);
+    chats.set(id, chat);
+    return chat;
+  }
+
+  async function newChat(principal: string, pace: Pace, mode: ChatMode): Promise<Chat> {
+    const chat = await startChat(deps, { principal, pace, mode });
+    chats.set(chat.id, chat);
+    return chat;
+  }
+
+  // Conversations a stopped process left waiting for their calls' answers go on now.
+  for (const row of await store.db.selectFrom('playground_chats').selectAll().where('waiting', 'is not', null).execute()) {
+    const chat = await chatById(row.id);
+    chat?.resume();
+  }
+
+  async function load(chat: Chat): Promise<ChatLoad> {
+    const audit: AuditEvent[] = [];
+    for (let after = 0; ; ) {
+      const page = await ledger.movesAfter(after, { session: chat.id, limit: 1000 });
+      for (const { event, record } of page) {
+        audit.push({ callId: event.callId, name: record.name, from: event.from, to: event.to, at: event.at, ...(event.reason === undefined ? {} : { reason: event.reason as Reason }) });
+      }
+      if (page.length < 1000) break;
+      after = page[page.length - 1]?.event.seq ?? after;
+    }
+    return { chat: viewOf(chat), shop: await book.read(chat.id), audit };
+  }
+
+  const viewOf = (chat: Chat): ChatView => ({ id: chat.id, pace: chat.pace, mode: chat.mode, modelLabel: chat.modelLabel(), transcript: chat.transcript.getState() });
+
+  // Every open event stream, so that the end-to-end tests can cut them all from the server's side.
+  const feeds = new Set<() => void>();
+
+  const handler = toolgateHandler(gate, { authenticate: (request) => principals.get(request), basePath: '/api/toolgate', heartbeatMs: 10_000, onError });
+  const principals = new WeakMap<Request, string>();
+
+  type Env = { Variables: { principal: string | undefined } };
+  const app = new Hono<Env>().basePath('/api');
+
+  app.use('*', async (c, next) => {
+    const secret = getCookie(c as Context, COOKIE);
+    c.set('principal', secret !== undefined && /^[\w-]{43}$/.test(secret) ? principalOf(secret) : undefined);
+    await next();
+    c.header('cache-control', 'no-store');
+  });
+
+  const visitor = (c: Context<Env>): string => {
+    const principal = c.get('principal');
+    if (principal === undefined) throw new ApiError(401, 'unauthenticated', 'this browser has no session: load the page first');
+    return principal;
+  };
+
+  const ownChat = async (c: Context<Env>): Promise<Chat> => {
+    const principal = visitor(c);
+    const chat = await chatById(c.req.param('id') ?? '');
+    // Another browser's chat is answered exactly as a chat that does not exist.
+    if (chat === undefined || chat.principal !== principal) throw new ApiError(404, 'not_found', 'no such chat');
+    return chat;
+  };
+
+  /** The page's first request: gives this browser its cookie, when it has none. */
+  app.post('/visit', (c) => {
+    if (c.get('principal') === undefined) {
+      setCookie(c, COOKIE, randomBytes(32).toString('base64url'), { httpOnly: true, sameSite: 'Strict', path: '/', maxAge: 60 * 60 * 24 * 30 });
+    }
+    return c.json({ ok: true });
+  });
+
+  /** The conversation this browser has open (a new one when it has none). */
+  app.get('/chat', async (c) => {
+    const principal = visitor(c);
+    const row = await store.db.selectFrom('playground_visitors').select('chat').where('principal', '=', principal).executeTakeFirst();
+    const pace = readPace(c.req.query('pace'));
+    const chat = (row === undefined ? undefined : await chatById(row.chat)) ?? (await newChat(principal, pace, 'scripted'));
+    return c.json(await load(chat));
+  });
+
+  /** A new conversation, with a fresh shop. */
+  app.post('/chat', async (c) => {
+    const principal = visitor(c);
+    const body = await readJson(c);
+    const chat = await newChat(principal, readPace(body['pace']), body['mode'] === 'remote' ? 'remote' : 'scripted');
+    return c.json(await load(chat));
+  });
+
+  app.post('/chat/:id/messages', async (c) => {
+    const chat = await ownChat(c);
+    const text = (await readJson(c))['text'];
+    if (typeof text !== 'string' || text.trim() === '' || text.length > 4000) throw new ApiError(400, 'malformed', 'send { "text": "…" }, 1 to 4000 characters');
+    if (!chat.send(text.trim())) throw new ApiError(409, 'busy', 'the model is still answering; stop it or wait');
+    return c.json({ ok: true }, 202);
+  });
+
+  app.post('/chat/:id/stop', async (c) => {
+    (await ownChat(c)).stop();
+    return c.json({ ok: true });
+  });
+
+  /** What the page's own gate settled for a call the server handed to it. */
+  app.post('/chat/:id/tool-results', async (c) => {
+    const chat = await ownChat(c);
+    const body = await readJson(c);
+    const id = body['id'];
+    const handed = chat.transcript.getState().entries.some((entry) => entry.kind === 'assistant' && typeof id === 'string' && entry.pageCalls?.[id] !== undefined);
+    if (typeof id !== 'string' || !handed) throw new ApiError(404, 'not_found', 'this chat handed no such call to the page');
+    const answered = deps.pageResults.answer(id, typeof body['record'] === 'object' && body['record'] !== null ? body['record'] : {});
+    return c.json({ ok: true, answered });
+  });
+
+  app.get('/chat/:id/shop', async (c) => c.json({ shop: await book.read((await ownChat(c)).id) }));
+
+  /** The transcript as it changes: a `transcript` snapshot, then `patch`es with the entries that changed. */
+  app.get('/chat/:id/events', async (c) => {
+    const chat = await ownChat(c);
+    return streamSSE(c, async (stream) => {
+      let sent = new Map<string, TranscriptEntry>();
+      let busy: boolean | undefined;
+      let timer: NodeJS.Timeout | undefined;
+      let done!: () => void;
+      const ended = new Promise<void>((resolve) => (done = resolve));
+      const write = (event: string, data: unknown) => stream.writeSSE({ event, data: JSON.stringify(data) }).catch(() => done());
+      const flush = () => {
+        timer = undefined;
+        const state = chat.transcript.getState();
+        const changed = state.entries.filter((entry) => sent.get(entry.key) !== entry);
+        if (changed.length === 0 && state.busy === busy) return;
+        sent = new Map(state.entries.map((entry) => [entry.key, entry]));
+        busy = state.busy;
+        void write('patch', { entries: changed, busy: state.busy });
+      };
+      const state = chat.transcript.getState();
+      sent = new Map(state.entries.map((entry) => [entry.key, entry]));
+      busy = state.busy;
+      await stream.writeSSE({ event: 'transcript', data: JSON.stringify(state), retry: 1000 });
+      const unsubscribe = chat.transcript.subscribe(() => {
+        timer ??= setTimeout(flush, 40);
+      });
+      const heartbeat = setInterval(() => void stream.write(': heartbeat\n\n').catch(() => done()), 10_000);
+      feeds.add(done);
+      stream.onAbort(done);
+      await ended;
+      feeds.delete(done);
+      unsubscribe();
+      clearTimeout(timer);
+      clearInterval(heartbeat);
+    });
+  });
+
+  /** The visitor's own model. The key is kept in this server's memory and never sent back. */
+  app.get('/model', (c) => {
+    const settings = remoteModels.get(visitor(c));
+    return c.json(settings === undefined ? { configured: false } : { configured: true, baseURL: settings.baseURL, model: settings.model, hasKey: settings.apiKey !== '', label: remoteLabel(settings) });
+  });
+
+  app.put('/model', async (c) => {
+    const principal = visitor(c);
+    const body = await readJson(c);
+    const { baseURL, model, apiKey } = body;
+    if (typeof baseURL !== 'string' || !/^https?:\/\/[^\s]+$/.test(baseURL) || typeof model !== 'string' || model.trim() === '' || (apiKey !== undefined && typeof apiKey !== 'string')) {
+      throw new ApiError(400, 'malformed', 'send { "baseURL": "http(s)://…", "model": "…", "apiKey"?: "…" }');
+    }
+    const previous = remoteModels.get(principal);
+    // An empty key field keeps the key already held for the same endpoint.
+    const key = typeof apiKey === 'string' && apiKey !== '' ? apiKey : previous?.baseURL === baseURL ? previous.apiKey : '';
+    const settings: RemoteModel = { baseURL, model: model.trim(), apiKey: key };
+    remoteModels.set(principal, settings);
+    return c.json({ configured: true, baseURL: settings.baseURL, model: settings.model, hasKey: key !== '', label: remoteLabel(settings) });
+  });
+
+  app.all('/toolgate/*', async (c) => {
+    const principal = c.get('principal');
+    const drop = new AbortController();
+    const request = new Request(c.req.raw, { signal: AbortSignal.any([c.req.raw.signal, drop.signal]) });
+    if (principal !== undefined) principals.set(request, principal);
+    const cut = () => drop.abort();
+    if (request.method === 'GET' && new URL(request.url).pathname.endsWith('/events')) {
+      feeds.add(cut);
+      request.signal.addEventListener('abort', () => feeds.delete(cut), { once: true });
+    }
+    return handler(request);
+  });
+
+  if (options.testHooks === true) {
+    // Ends every open event stream now, or, with `afterEvents`, once that many more ledger events
+    // are committed (in the middle of a flood, say). GET says how many streams it has ended.
+    let dropped = 0;
+    const cutAll = () => {
+      const open = [...feeds];
+      for (const cut of open) cut();
+      dropped += open.length;
+    };
+    app.post('/test/drop-feeds', async (c) => {
+      const body = c.req.header('content-type') === undefined ? {} : await readJson(c);
+      const after = typeof body['afterEvents'] === 'number' ? body['afterEvents'] : 0;
+      if (after <= 0) {
+        cutAll();
+        return c.json({ dropped });
+      }
+      const target = (await ledger.head()) + after;
+      let checking = false;
+      const stop = ledger.onCommitted(() => {
+        if (checking) return;
+        checking = true;
+        void ledger.head().then((head) => {
+          checking = false;
+          if (head < target) return;
+          stop();
+          cutAll();
+        }, onError);
+      });
+      return c.json({ armed: target });
+    });
+    app.get('/test/drop-feeds', (c) => c.json({ dropped }));
+  }
+
+  app.onError((error, c) => {
+    if (error instanceof ApiError) return c.json({ error: { code: error.code, message: error.message } }, error.status);
+    onError(error);
+    return c.json({ error: { code: 'unavailable', message: 'the server could not answer this request' } }, 500);
+  });
+  app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route ${c.req.method} ${c.req.path}` } }, 404));
+
+  return {
+    fetch: (request) => Promise.resolve(app.fetch(request)),
+    async close() {
+      for (const cut of [...feeds]) cut();
+      for (const chat of chats.values()) chat.close();
+      await gate.close();
+      await ledger.close();
+    },
+  };
+}
+
+/** The principal a browser's cookie stands for: a digest, so the secret itself is never stored or shown. */
+function principalOf(secret: string): string {
+  return `visitor-${createHash('sha256').update(secret).digest('hex').slice(0, 16)}`;
+}
+
+class ApiError extends Error {
+  constructor(
+    readonly status: 400 | 401 | 404 | 409 | 415,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+async function readJson(c: Context): Promise<Record<string, unknown>> {
+  if (!/^application\/json\b/i.test(c.req.header('content-type') ?? '')) throw new ApiError(415, 'unsupported_media_type', 'send the body as application/json');
+  let body: unknown;
+  try {
+    body = await c.req.json();
+  } catch {
+    throw new ApiError(400, 'malformed', 'the body is not valid JSON');
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ApiError(400, 'malformed', 'the body must be a JSON object');
+  return body as Record<string, unknown>;
+}
+
+const readPace = (value: unknown): Pace => (value === 'instant' ? 'instant' : 'realistic');
+
