@@ -272,7 +272,12 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
     resting.delete(call.id);
     for (const { resolve } of waiting) resolve(call);
   });
+  // Calls this process ended lately, so that `settled` right after the end needs no read.
+  const recent = new Map<string, SettledCall>();
   function settle(call: SettledCall): void {
+    recent.delete(call.id);
+    recent.set(call.id, call);
+    if (recent.size > 1000) recent.delete(recent.keys().next().value as string);
     const waiting = endings.get(call.id);
     if (waiting === undefined) return;
     endings.delete(call.id);
@@ -293,6 +298,9 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
   // One subscription settles waiters and stops local runs that another instance ended.
   let stopFollowing: (() => void) | undefined;
   let following: Promise<number> | undefined;
+  // Once following, the gate follows until it closes: restarting the tail for each call would read
+  // the ledger's head each time, and a call this process runs needs every ending after its claim.
+  let tailLive = false;
   const follow = () => {
     if (stopFollowing !== undefined) return;
     const subscription = tail.subscribe((moves) => {
@@ -306,16 +314,20 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
         }
         settle(record as SettledCall);
       }
-      if (endings.size === 0 && keeper.claims.size === 0) unfollow();
     });
     stopFollowing = subscription.stop;
     following = subscription.from;
+    tailLive = false;
+    void following.then(() => {
+      if (stopFollowing === subscription.stop) tailLive = true;
+    }, () => undefined);
     // A tail that could not start (the ledger was out of reach) is let go: the next waiter starts it again.
     following.catch(() => stopFollowing === subscription.stop && unfollow());
   };
   const unfollow = () => {
     stopFollowing?.();
     stopFollowing = undefined;
+    tailLive = false;
   };
   /**
    * Follows a call this process runs, so that an ending committed elsewhere (a cancel, a takeover)
@@ -323,6 +335,9 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
    * before the tail's first read would otherwise only be noticed at the next lease renewal.
    */
   const guard = (id: string) => {
+    // A tail already live before the claim delivers every ending after it; one that starts now may
+    // have started past an ending, so the call is looked at once it runs.
+    if (tailLive) return;
     follow();
     void following?.then(() => recheck(id), onError);
   };
@@ -400,6 +415,8 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
     const id = proposeOptions.id ?? said ?? generateId();
     const proposalHash = hashProposal(reading, limits);
 
+    // A known id is answered without a second check: a draft beside a stored call of the same id
+    // would take the moves (a commit, a cancel) meant for the stored one.
     const known = await keeper.read(id);
     if (known !== undefined) return answerKnown(id, known.draft ? ((await untilResting(id).catch(() => undefined)) ?? known.record) : known.record, proposalHash, session, principal);
 
@@ -410,7 +427,7 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
     const name = reading.ok ? reading.proposal.name : (reading.name ?? '');
     const source = reading.ok ? reading.proposal.source : reading.source;
     const record = createPending({ id, name, source, generatedId: proposeOptions.id === undefined && said === undefined, turn: proposeOptions.turn, at: clock.now() });
-    if (keeper.drafts.has(id)) return answerKnown(id, (await untilResting(id)) ?? record, proposalHash, session, principal);
+    if (keeper.drafts.has(id)) return answerKnown(id, (await untilResting(id).catch(() => undefined)) ?? record, proposalHash, session, principal);
     keeper.draft({ record, session, owner, proposalHash, moves: [{ from: undefined, to: record, actor: principal }] });
     const rest = untilResting(id);
     const note: MoveNote = { actor: principal };
@@ -564,19 +581,26 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
   }
 
   async function settled(id: string): Promise<SettledCall | undefined> {
+    const ended = recent.get(id);
+    if (ended !== undefined) return ended;
+    let resolveWaiter!: (call: SettledCall) => void;
     const waiting = new Promise<SettledCall>((resolve) => {
+      resolveWaiter = resolve;
       const list = endings.get(id) ?? [];
       list.push(resolve);
       endings.set(id, list);
     });
+    // A call this process runs ends here (its waiters are settled by the move) or, if another
+    // process ends it, on the live tail, which has followed since before the claim.
+    if (keeper.claims.has(id) && tailLive) return waiting;
     follow();
     // Read the call once the tail follows: a move after `following` reaches the waiter, the read sees the rest.
     await following;
     const known = await get(id);
     if (known === undefined || isTerminal(known.status)) {
-      const list = endings.get(id);
-      list?.pop();
-      if (list?.length === 0) endings.delete(id);
+      const list = endings.get(id)?.filter((resolve) => resolve !== resolveWaiter);
+      if (list === undefined || list.length === 0) endings.delete(id);
+      else endings.set(id, list);
       return known as SettledCall | undefined;
     }
     return waiting;
@@ -822,6 +846,8 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
       db.selectFrom('toolgate_calls').selectAll().where('status', 'in', ['pending', 'validated', 'executing']).where('lease_expires_at', '<', now).execute(),
     );
     for (const found of stale) {
+      // A gate closed meanwhile takes nothing over: it would run a tool after close() returned.
+      if (closed) break;
       if (keeper.claims.has(found.id) || keeper.drafts.has(found.id)) continue;
       const tool = entry(found.tool)?.tool;
       const again = tool !== undefined && found.status === 'executing' && (tool.idempotent === true || tool.transactional === true);
@@ -862,6 +888,7 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
     }
     const waiting = await ledger.read((db) => db.selectFrom('toolgate_approvals').select('call_id').where('decision', 'is', null).where('expires_at', '<=', now).execute());
     for (const { call_id: id } of waiting) {
+      if (closed) break;
       const next = await keeper.exclusive(id, () =>
         ledger.transaction(async (trx) => {
           const row = await keeper.lock(trx, id);

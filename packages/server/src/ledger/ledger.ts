@@ -389,10 +389,14 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
         .where('record', 'is not', null)
         .groupBy('call_id')
         .as('calls');
+      // In the order the calls were proposed (two written by one turn may reach the ledger in the
+      // other order), the first write breaking ties.
       const rows = await db
         .selectFrom('toolgate_events')
         .innerJoin(last, 'calls.last', 'toolgate_events.seq')
+        .innerJoin('toolgate_calls', 'toolgate_calls.id', 'toolgate_events.call_id')
         .select(['toolgate_events.record', 'calls.first'])
+        .orderBy('toolgate_calls.created_at')
         .orderBy('calls.first')
         .execute();
       return { seq, calls: rows.map((row) => readRecord(row.record as string)) };
