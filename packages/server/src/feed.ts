@@ -1,5 +1,5 @@
 import type { ToolCallRecord } from '@toolgate/core';
-import type { Ledger, LedgerEvent } from './ledger/ledger.ts';
+import type { Committed, Ledger, LedgerEvent } from './ledger/ledger.ts';
 
 /**
  * One move of the ledger with the record as it was right after it: what the live feed sends, so
@@ -72,14 +72,7 @@ export function createTail(ledger: Ledger, onError: (error: unknown) => void): T
           if (last === undefined || closed || listeners.size === 0) return;
           const moves = await ledger.movesAfter(last, { limit: PAGE });
           if (moves.length === 0) break;
-          last = moves[moves.length - 1]?.event.seq ?? last;
-          for (const listener of [...listeners]) {
-            try {
-              listener(moves);
-            } catch (error) {
-              onError(error);
-            }
-          }
+          deliver(moves);
           if (moves.length < PAGE) break;
         }
       } while (again);
@@ -93,11 +86,35 @@ export function createTail(ledger: Ledger, onError: (error: unknown) => void): T
 
   const head = () => ledger.head();
 
+  function deliver(moves: readonly LedgerMove[]): void {
+    last = moves[moves.length - 1]?.event.seq ?? last;
+    for (const listener of [...listeners]) {
+      try {
+        listener(moves);
+      } catch (error) {
+        onError(error);
+      }
+    }
+  }
+
+  /**
+   * This process's own commit follows on from what was delivered: delivered as it is, with no read.
+   * Anything else (another process's commit, a gap, a read under way) is read from the ledger.
+   */
+  function woken(committed: Committed | undefined): void {
+    if (typeof committed === 'object') {
+      const first = committed[0]?.event.seq;
+      if (!pumping && last !== undefined && first === last + 1 && !closed && listeners.size > 0) return deliver(committed);
+      if (first !== undefined && last !== undefined && (committed[committed.length - 1]?.event.seq ?? first) <= last) return;
+    } else if (typeof committed === 'number' && last !== undefined && committed <= last) return;
+    void pump();
+  }
+
   return {
     subscribe(listener) {
       listeners.add(listener);
       if (stopWaking === undefined && !closed) {
-        stopWaking = ledger.onCommitted(() => void pump());
+        stopWaking = ledger.onCommitted(woken);
         const start: Promise<number> = head().then(
           (seq) => {
             if (starting === start) {

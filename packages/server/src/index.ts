@@ -4,7 +4,7 @@ export type { LedgerMove } from './feed.ts';
 export { toolgateHandler, type HandlerErrorCode, type ToolgateHandlerOptions } from './handler.ts';
 export type { Verification } from './ledger/chain.ts';
 export { LedgerError, type LedgerErrorCode } from './ledger/error.ts';
-export type { EventReason, HeldTransaction, Ledger, LedgerEvent, LedgerOptions, NewLedgerEvent } from './ledger/ledger.ts';
+export type { Committed, EventReason, HeldTransaction, Ledger, LedgerEvent, LedgerOptions, NewLedgerEvent } from './ledger/ledger.ts';
 export { postgresLedger, type PostgresLedgerClient, type PostgresLedgerOptions, type PostgresLedgerPool, type PostgresTypes } from './ledger/postgres.ts';
 export type { ApprovalDecision, ApprovalsTable, CallsTable, ChainTable, EventsTable, LedgerDatabase, SessionsTable } from './ledger/schema.ts';
 export { sqliteLedger, type SqliteLedgerOptions } from './ledger/sqlite.ts';

@@ -31,7 +31,7 @@ describeLedgers(
       try {
         const reader = keep(await postgresLedger({ pool, pollMs: 600_000 }));
         const writer = await store.open();
-        const woke = new Promise<void>((resolve) => reader.onCommitted(resolve));
+        const woke = new Promise<void>((resolve) => reader.onCommitted(() => resolve()));
         await appendMoves(writer, 1);
         await woke;
         expect(await reader.eventsAfter(0)).toHaveLength(1);

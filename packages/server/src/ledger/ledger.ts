@@ -143,12 +143,15 @@ export interface Ledger {
    */
   readonly begin: () => Promise<HeldTransaction>;
   /**
-   * Calls `listener`, with no arguments, soon after events are committed by this process or any
-   * other; the listener then reads `eventsAfter(lastSeq)`. It may be woken when nothing new was
-   * committed (on PostgreSQL, also after the live connection was re-established, as commits may
-   * have been missed meanwhile). Returns the function that stops it.
+   * Calls `listener` soon after events are committed by this process or any other; the listener
+   * then reads `eventsAfter(lastSeq)`. For a commit of this ledger object it is given what was
+   * committed (the moves, in seq order), so a reader that has everything before them needs no read;
+   * for another process's commit, the seq it reached when the database says (PostgreSQL), or
+   * nothing. It may be woken when nothing new was committed (on PostgreSQL, also after the live
+   * connection was re-established, as commits may have been missed meanwhile). Returns the function
+   * that stops it.
    */
-  readonly onCommitted: (listener: () => void) => () => void;
+  readonly onCommitted: (listener: (committed?: Committed) => void) => () => void;
   /**
    * Walks the chain and names the first event that was changed, removed or inserted. When the
    * chain holds, `hash` is the last event's hash: kept somewhere else, it shows later whether
@@ -183,7 +186,7 @@ export interface LedgerBackend {
   readonly dialect: 'sqlite' | 'postgres';
   readonly db: Kysely<LedgerDatabase>;
   /** Starts listening for other processes' commits, calling `wake` for each; returns the stop. */
-  readonly watch: (wake: () => void) => () => void;
+  readonly watch: (wake: (seq?: number) => void) => () => void;
   readonly failure: (error: unknown) => Failure | undefined;
   readonly close: () => Promise<void>;
 }
@@ -234,14 +237,14 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
     return undefined;
   };
   const inflight = new Set<Promise<unknown>>();
-  const listeners = new Set<{ readonly listener: () => void }>();
+  const listeners = new Set<{ readonly listener: (committed?: Committed) => void }>();
   let stopWatching: (() => void) | undefined;
   let closing: Promise<void> | undefined;
 
-  const wake = () => {
+  const wake = (committed?: Committed) => {
     for (const { listener } of [...listeners]) {
       try {
-        listener();
+        listener(committed);
       } catch (error) {
         onError(error);
       }
@@ -271,7 +274,7 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
     return track(
       (async () => {
         for (let attempt = 1; ; attempt += 1) {
-          const state: TransactionState = { appended: false, head: undefined };
+          const state: TransactionState = { appended: false, head: undefined, moves: [] };
           try {
             const result = await db.transaction().execute(async (trx) => {
               open.set(trx, state);
@@ -285,7 +288,7 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
             });
             if (state.appended) {
               knownHead = state.head;
-              wake();
+              wake(state.moves);
             }
             return result;
           } catch (error) {
@@ -353,7 +356,12 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
     const last = rows[rows.length - 1] as EventsTable;
     state.appended = true;
     state.head = { seq: last.seq, hash: last.hash };
-    return rows.map(toEvent);
+    const appended = rows.map(toEvent);
+    rows.forEach((row, index) => {
+      if (row.record !== null) state.moves.push({ event: appended[index] as LedgerEvent, record: readRecord(row.record) });
+      else state.moves.length = 0; // a gap a reader would notice: let it read instead
+    });
+    return appended;
   };
 
   const appendEvent = async (trx: Transaction<LedgerDatabase>, event: NewLedgerEvent): Promise<LedgerEvent> =>
@@ -412,7 +420,7 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
       const failure = backend.failure(error);
       throw failure ? unavailable(failure, error, 'writing') : error;
     }
-    const state: TransactionState = { appended: false, head: undefined };
+    const state: TransactionState = { appended: false, head: undefined, moves: [] };
     open.set(held, state);
     let ending: Promise<void> | undefined;
     const end = (how: 'commit' | 'rollback') =>
@@ -428,7 +436,7 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
           }
           if (how === 'commit' && state.appended) {
             knownHead = state.head;
-            wake();
+            wake(state.moves);
           }
         })(),
       ));
@@ -446,11 +454,11 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
       ),
     );
 
-  const onCommitted = (listener: () => void) => {
+  const onCommitted = (listener: (committed?: Committed) => void) => {
     const entry = { listener };
     if (closing) return () => undefined;
     listeners.add(entry);
-    stopWatching ??= backend.watch(wake);
+    stopWatching ??= backend.watch((seq) => wake(seq));
     return () => {
       if (!listeners.delete(entry) || listeners.size > 0) return;
       stopWatching?.();
@@ -501,11 +509,21 @@ interface Head {
   readonly hash: string;
 }
 
-/** What the ledger knows of a transaction it runs: whether it appended, and the head it left. */
+/** What the ledger knows of a transaction it runs: whether it appended, the head it left, and its moves. */
 interface TransactionState {
   appended: boolean;
   head: Head | undefined;
+  moves: LedgerMove[];
 }
+
+/**
+ * What an `onCommitted` listener is told: the moves this ledger object committed, in seq order,
+ * or the seq another process reached (PostgreSQL's notification), or nothing.
+ *
+ * @example
+ * ledger.onCommitted((committed) => (Array.isArray(committed) ? deliver(committed) : readNew()));
+ */
+export type Committed = readonly LedgerMove[] | number;
 
 /** The rows for `events`, numbered and hashed after `head`. */
 function chainRows(head: Head, events: readonly NewLedgerEvent[], hasher: ChainHasher): EventsTable[] {

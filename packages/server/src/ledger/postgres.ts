@@ -168,7 +168,7 @@ function typedPool(pool: PostgresLedgerPool, types: PostgresTypes, onError: (err
 }
 
 interface LiveFeed {
-  wake: (() => void) | undefined;
+  wake: ((seq?: number) => void) | undefined;
   readonly start: () => Promise<void>;
   /** Resolves once the listening connection is closed. */
   readonly close: () => Promise<void>;
@@ -239,7 +239,10 @@ function liveFeed(pool: PostgresLedgerPool, onError: (error: unknown) => void): 
         reconnect();
       };
       client.on('notification', (message) => {
-        if (message.channel === NOTIFY_CHANNEL) feed.wake?.();
+        if (message.channel !== NOTIFY_CHANNEL) return;
+        const seq = Number(message.payload);
+        if (Number.isSafeInteger(seq)) feed.wake?.(seq);
+        else feed.wake?.();
       });
       client.on('error', drop);
       client.on('end', () => drop());
