@@ -329,6 +329,7 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
     // Delivered to every listening connection when (and only if) the transaction commits.
     const notify = (seq: number) => sql<string>`pg_notify(${NOTIFY_CHANNEL}, ${String(seq)})`.as('notified');
     let rows: EventsTable[] | undefined;
+    let inserted = false;
     const guess = state.head ?? knownHead;
     if (guess !== undefined) {
       const candidate = chainRows(guess, events, hasher);
@@ -337,8 +338,20 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
         .where('last_seq', '=', guess.seq)
         .where('last_hash', '=', guess.hash)
         .where((eb) => eb.or([eb('algorithm', '=', hasher.algorithm), eb('algorithm', 'is', null)]));
-      const changed = dialect === 'postgres' ? (await guarded.returning(notify(last.seq)).execute()).length : Number((await guarded.executeTakeFirst()).numUpdatedRows);
-      if (changed === 1) rows = candidate;
+      if (dialect === 'postgres') {
+        // One statement on PostgreSQL: the guarded head update, and the events inserted only if it
+        // took (a data-modifying WITH; SQLite has none, and needs no round trip to save).
+        const result = await trx
+          .with('chained', () => guarded.returning(notify(last.seq)))
+          .insertInto('toolgate_events')
+          .columns(EVENT_COLUMNS)
+          .expression(sql`select * from (values ${sql.join(candidate.map(eventValues))}) as v where exists (select 1 from chained)`)
+          .executeTakeFirst();
+        if (Number(result.numInsertedOrUpdatedRows ?? 0) === candidate.length) {
+          rows = candidate;
+          inserted = true;
+        }
+      } else if (Number((await guarded.executeTakeFirst()).numUpdatedRows) === 1) rows = candidate;
     }
     if (rows === undefined) {
       let lock = trx.selectFrom('toolgate_chain').select(['last_seq', 'last_hash', 'algorithm']).where('id', '=', 1);
@@ -352,7 +365,7 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
       if (dialect === 'postgres') await update.returning(notify(last.seq)).execute();
       else await update.execute();
     }
-    await trx.insertInto('toolgate_events').values(rows).execute();
+    if (!inserted) await trx.insertInto('toolgate_events').values(rows).execute();
     const last = rows[rows.length - 1] as EventsTable;
     state.appended = true;
     state.head = { seq: last.seq, hash: last.hash };
@@ -524,6 +537,13 @@ interface TransactionState {
  * ledger.onCommitted((committed) => (Array.isArray(committed) ? deliver(committed) : readNew()));
  */
 export type Committed = readonly LedgerMove[] | number;
+
+const EVENT_COLUMNS = ['seq', 'call_id', 'session', 'from_status', 'to_status', 'actor', 'at', 'reason', 'record', 'prev_hash', 'hash'] as const;
+
+/** One event as a row of a VALUES list, in `EVENT_COLUMNS` order, typed for PostgreSQL. */
+function eventValues(row: EventsTable) {
+  return sql`(${row.seq}::bigint, ${row.call_id}, ${row.session}, ${row.from_status}::text, ${row.to_status}, ${row.actor}, ${row.at}::bigint, ${row.reason}::text, ${row.record}::text, ${row.prev_hash}, ${row.hash})`;
+}
 
 /** The rows for `events`, numbered and hashed after `head`. */
 function chainRows(head: Head, events: readonly NewLedgerEvent[], hasher: ChainHasher): EventsTable[] {
