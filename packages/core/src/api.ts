@@ -4,6 +4,8 @@ export type { CallAction, CallRequest, RequestError } from './call-request.ts';
 export { systemClock, type Clock } from './clock.ts';
 export {
   createToolGateWith,
+  refusal,
+  type StreamRefusal,
   type ProposeOptions,
   type ReadonlyStore,
   type StreamOpen,

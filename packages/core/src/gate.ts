@@ -8,7 +8,7 @@ import { createPending, transition, type CallEvent } from './machine.ts';
 import { createPipeline, messageOf, truncatedReason, type CallKeeper, type MoveNote } from './pipeline.ts';
 import { readProposal } from './proposal.ts';
 import { createToolRegistry, type ToolProblem } from './registry.ts';
-import { isTerminal, type ProposalSource, type Repair, type SettledCall, type ToolCallRecord } from './record.ts';
+import { isTerminal, type ProposalSource, type Reason, type Repair, type SettledCall, type ToolCallRecord } from './record.ts';
 import type { JsonSchemaCompiler } from './schema.ts';
 import { textOf } from './text.ts';
 import type { ToolDefinition } from './tool.ts';
@@ -41,6 +41,26 @@ export interface ToolGateOptions<S> {
   readonly generateId?: () => string;
   /** Receives errors thrown by listeners, so that they never break a call (default: `console.error`). */
   readonly onError?: (error: unknown) => void;
+}
+
+/**
+ * The codes a stream reader may refuse a streamed call with, before its arguments are read.
+ *
+ * @example
+ * gate.stream.refuse(id, { code: 'invalid_shape', message: 'partialArgs path $.items[-1] names no place in a JSON value' });
+ */
+export type StreamRefusal = 'invalid_shape' | 'too_large' | 'too_deep';
+
+/**
+ * A stream refusal as the record keeps it: its code if it is one of `StreamRefusal`, else
+ * `invalid_shape`, and its message as text.
+ *
+ * @example
+ * refusal({ code: 'too_large', message: 'the preview passed the limit' });
+ */
+export function refusal(reason: Reason<StreamRefusal>): Reason<StreamRefusal> {
+  const code = reason.code === 'too_large' || reason.code === 'too_deep' ? reason.code : 'invalid_shape';
+  return { code, message: textOf(reason.message) };
 }
 
 /**
@@ -163,6 +183,11 @@ export interface ToolGate {
     readonly close: (id: string, rawArguments: unknown) => ToolCallRecord | undefined;
     /** The provider cut the call off: reject it with `truncated`. */
     readonly truncate: (id: string, message?: string) => ToolCallRecord | undefined;
+    /**
+     * The stream says something about the call's arguments that no JSON value can be (a path that
+     * names no place in one, say): reject it now with this reason; nothing of it runs.
+     */
+    readonly refuse: (id: string, reason: Reason<StreamRefusal>) => ToolCallRecord | undefined;
   };
 }
 
@@ -499,6 +524,11 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
       truncate: (id, message) =>
         batch(() => {
           move(id, { type: 'reject', reason: truncatedReason(message) });
+          return lookup(id);
+        }),
+      refuse: (id, reason) =>
+        batch(() => {
+          if (records.get(id)?.status === 'pending') move(id, { type: 'reject', reason: refusal(reason) });
           return lookup(id);
         }),
     },

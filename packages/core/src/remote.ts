@@ -458,6 +458,7 @@ export function createRemoteGate<S = unknown>(options: RemoteGateOptions<S>): Re
       preview: () => {},
       close: (id) => records.get(id),
       truncate: (id) => records.get(id),
+      refuse: (id) => records.get(id),
     },
     connection,
     close() {

@@ -489,17 +489,12 @@ export function createCallAssembler(gate: StreamGate, source: ProposalSource, op
 
   function refuse(key: string, message: string): void {
     const slot = slots.get(key);
-    if (slot === undefined) return;
-    // The gate rejects arguments it cannot read as `invalid_shape`, with what reading them threw:
-    // `gate.stream` has no way to reject a call with a reason of its own, so the reason travels
-    // that way. A wrapper is read before the gate's guard, and is not a tool anyway: with no
-    // arguments, the gate refuses it as `invalid_shape` too.
-    const unreadable = {
-      get arguments(): never {
-        throw new Error(message);
-      },
-    };
-    close(slot, slot.name === PARALLEL_WRAPPER ? {} : unreadable);
+    if (slot === undefined || slot.phase === 'closed') return;
+    clearTimer(slot);
+    const id = slot.callIds[0] ?? openInGate(slot, slot.name ?? '');
+    slot.phase = 'closed';
+    slot.json = undefined;
+    gate.stream.refuse(id, { code: 'invalid_shape', message });
   }
 
   function input(key: string): Record<string, unknown> {

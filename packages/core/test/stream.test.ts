@@ -302,3 +302,25 @@ describe('every reader, whatever a model or a proxy streams', () => {
     });
   }
 });
+
+describe('gate.stream.refuse', () => {
+  it("rejects a streamed call with the reader's reason, once, and runs nothing", () => {
+    let ran = 0;
+    const tool = defineTool({ name: 'fill', inputSchema: { type: 'object' }, execute: () => ++ran });
+    const gate = createToolGate({ tools: [tool] });
+    const call = gate.stream.open({ id: 'v1', name: 'fill', source: 'gemini' });
+    expect(call.status).toBe('pending');
+    const refused = gate.stream.refuse('v1', { code: 'invalid_shape', message: 'partialArgs path $.items[-1] names no place in a JSON value' });
+    expect(refused).toMatchObject({ status: 'rejected', reason: { code: 'invalid_shape', message: 'partialArgs path $.items[-1] names no place in a JSON value' } });
+    expect(gate.stream.close('v1', '{}')?.status).toBe('rejected');
+    expect(gate.stream.refuse('v1', { code: 'too_large', message: 'again' })?.reason?.message).toBe('partialArgs path $.items[-1] names no place in a JSON value');
+    expect(ran).toBe(0);
+  });
+
+  it('keeps only a stream refusal code, and only text', () => {
+    const gate = createToolGate({ tools: [defineTool({ name: 'fill', inputSchema: { type: 'object' }, execute: () => 1 })] });
+    gate.stream.open({ id: 'v2', name: 'fill', source: 'gemini' });
+    const refused = gate.stream.refuse('v2', { code: 'unauthorized', message: { said: 42 } } as never);
+    expect(refused?.reason).toEqual({ code: 'invalid_shape', message: '{"said":42}' });
+  });
+});

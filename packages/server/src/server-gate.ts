@@ -9,6 +9,7 @@ import {
   isTerminal,
   messageOf,
   readProposal,
+  refusal,
   resolveLimits,
   systemClock,
   toolResult,
@@ -546,6 +547,12 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
           const now = records.get(id);
           if (call === undefined || now === undefined || answers.has(id) || now.status !== 'pending') return now;
           return send(id, { ok: false, reason: truncatedReason(message), id, name: call.name, source: call.source }, now.turn);
+        },
+        refuse(id, reason) {
+          const call = opened.get(id);
+          const now = records.get(id);
+          if (call === undefined || now === undefined || answers.has(id) || now.status !== 'pending') return now;
+          return send(id, { ok: false, reason: refusal(reason), id, name: call.name, source: call.source }, now.turn);
         },
       },
     };
