@@ -13,7 +13,7 @@ export {
   type ToolGate,
   type ToolGateOptions,
 } from './gate.ts';
-export { copyValue, DEFAULT_LIMITS, resolveLimits, type Limits } from './limits.ts';
+export { copyValue, DEFAULT_LIMITS, resolveLimits, type Limits, type LimitsOption } from './limits.ts';
 export { createToolRegistry, type ToolProblem, type ToolRegistry } from './registry.ts';
 export { ALLOWED_TRANSITIONS, createPending, transition, type CallEvent } from './machine.ts';
 export { outcomeText, outputText } from './outcome.ts';

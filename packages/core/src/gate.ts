@@ -2,7 +2,7 @@ import type { StoreApi } from 'zustand/vanilla';
 import { systemClock, type Clock } from './clock.ts';
 import { auditEvent, createAuditLog, type AuditLog, type AuditWriter } from './audit.ts';
 import type { CallRequest } from './call-request.ts';
-import { resolveLimits, type Limits } from './limits.ts';
+import { resolveLimits, type Limits, type LimitsOption } from './limits.ts';
 import { createDelivery, createListeners, type Listeners } from './listeners.ts';
 import { createPending, transition, type CallEvent } from './machine.ts';
 import { createPipeline, messageOf, truncatedReason, type CallKeeper, type MoveNote } from './pipeline.ts';
@@ -26,7 +26,7 @@ export interface ToolGateOptions<S> {
   readonly tools: readonly ToolDefinition<any, any, NoInfer<S>>[];
   /** The app's Zustand store; written only by a tool's `commit`, only on the way into `committed`. */
   readonly store?: StoreApi<S>;
-  readonly limits?: Partial<Limits>;
+  readonly limits?: LimitsOption;
   /** Compiles JSON Schemas (default: Ajv from `@toolgate/core`, @cfworker/json-schema from `@toolgate/core/csp`). */
   readonly jsonSchema?: JsonSchemaCompiler;
   readonly clock?: Clock;

@@ -16,6 +16,14 @@ export interface Limits {
 }
 
 /**
+ * The `limits` option of a gate: each limit, or unset (`undefined` too) for its default.
+ *
+ * @example
+ * const limits: LimitsOption = { maxDepth: 16, maxArgumentChars: process.env.MAX_ARGS ? Number(process.env.MAX_ARGS) : undefined };
+ */
+export type LimitsOption = { readonly [K in keyof Limits]?: number | undefined };
+
+/**
  * The default limits: 256 KiB of arguments, nesting depth 64.
  *
  * @example
@@ -33,7 +41,7 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({ maxArgumentChars: 262_144,
  * resolveLimits({ maxArgumentChars: undefined }); // DEFAULT_LIMITS' values
  * resolveLimits({ maxDepth: 0 }); // throws: limits.maxDepth must be a positive whole number (got 0)
  */
-export function resolveLimits(limits: { readonly [K in keyof Limits]?: number | undefined } | undefined): Limits {
+export function resolveLimits(limits: LimitsOption | undefined): Limits {
   if (limits === undefined) return DEFAULT_LIMITS;
   if (typeof limits !== 'object' || limits === null) {
     throw new TypeError(

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createToolGate, DEFAULT_LIMITS, defineTool, type Limits } from '../src/index.ts';
+import { createToolGate, DEFAULT_LIMITS, defineTool, type Limits, type LimitsOption } from '../src/index.ts';
 
 const open = (repair: ('stringified_json' | 'string_scalars')[] = [], execute = (options: unknown) => Object.assign({}, options) as unknown) =>
   defineTool({
@@ -90,9 +90,9 @@ describe('limits in the options', () => {
   const echo = () => defineTool({ name: 'echo', inputSchema: { type: 'object' }, execute: (input) => input });
 
   it('takes the default for a limit left unset, so a missing config value never switches it off', () => {
-    // As a config read from the environment gives them where nothing was set (JavaScript, or
-    // TypeScript without exactOptionalPropertyTypes, passes these without a cast).
-    const unset = { maxArgumentChars: undefined, maxDepth: undefined } as unknown as Partial<Limits>;
+    // As a config read from the environment gives them where nothing was set: the option's type
+    // takes `undefined` for each limit, even under exactOptionalPropertyTypes.
+    const unset: LimitsOption = { maxArgumentChars: undefined, maxDepth: undefined };
     const gate = createToolGate({ tools: [echo()], limits: unset });
     expect(gate.limits).toEqual(DEFAULT_LIMITS);
     const call = gate.propose({ name: 'echo', arguments: '{"pad":"' + 'x'.repeat(DEFAULT_LIMITS.maxArgumentChars) + '"}' });

@@ -17,6 +17,7 @@ import {
   type Clock,
   type JsonSchemaCompiler,
   type Limits,
+  type LimitsOption,
   type MoveNote,
   type ProposalReading,
   type ProposalSource,
@@ -80,7 +81,7 @@ export interface ServerGateOptions {
   readonly approvalTtlMs?: number;
   /** How long a claim on a running call lasts without renewal (default 30 s); renewed every third of it. */
   readonly leaseMs?: number;
-  readonly limits?: Partial<Limits>;
+  readonly limits?: LimitsOption;
   /** Compiles JSON Schemas (default: Ajv). */
   readonly jsonSchema?: JsonSchemaCompiler;
   /** Receives errors that reach no caller (a database error while a tool's lease is renewed, say). Default: `console.error`. */
