@@ -3,7 +3,8 @@ import { systemClock, type Clock } from './clock.ts';
 import { auditEvent, createAuditLog, type AuditLog, type AuditWriter } from './audit.ts';
 import type { CallRequest } from './call-request.ts';
 import { resolveLimits, type Limits, type LimitsOption } from './limits.ts';
-import { createDelivery, createListeners, type Listeners } from './listeners.ts';
+import { createCallStore } from './call-store.ts';
+import { createDelivery } from './listeners.ts';
 import { createPending, transition, type CallEvent } from './machine.ts';
 import { createPipeline, messageOf, truncatedReason, type CallKeeper, type MoveNote } from './pipeline.ts';
 import { readProposal } from './proposal.ts';
@@ -242,12 +243,7 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
   const open = new Map<string, Open>();
   // Settled ids, oldest first (a Set keeps insertion order), for `retain`.
   const settledOrder = new Set<string>();
-  let version = 0;
-  const initial: ToolCallsState = { records, version, changed: [] };
-  let state = initial;
-  const subscribers = createListeners<[ToolCallsState, ToolCallsState]>(delivery, onError);
-  const watchers = new Map<string, Listeners<[]>>();
-  const calls: ReadonlyStore<ToolCallsState> = { getState: () => state, getInitialState: () => initial, subscribe: subscribers.subscribe };
+  const callStore = createCallStore(records, delivery, onError);
 
   const lookup = (id: string): ToolCallRecord | undefined => records.get(id) ?? evicted.get(id);
 
@@ -270,10 +266,7 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
     if (dirty.length === 0) return;
     const changed = dirty;
     dirty = [];
-    const previous = state;
-    state = { records, version: ++version, changed };
-    subscribers.emit(state, previous);
-    for (const id of changed) watchers.get(id)?.emit();
+    callStore.publish(changed);
   }
 
   function write(next: ToolCallRecord, from: ToolCallRecord | undefined, repairs?: readonly Repair[]): void {
@@ -485,17 +478,8 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
         return move(id, { type: 'cancel', reason: { code: 'approval_denied', message } }) !== undefined;
       }),
     cancel: (id, reason) => batch(() => cancelCall(id, reason === undefined ? 'the user cancelled this call' : textOf(reason))),
-    calls,
-    subscribeCall(id, listener) {
-      let listeners = watchers.get(id);
-      if (listeners === undefined) watchers.set(id, (listeners = createListeners<[]>(delivery, onError)));
-      const unsubscribe = listeners.subscribe(listener);
-      const own = listeners;
-      return () => {
-        unsubscribe();
-        if (own.size() === 0 && watchers.get(id) === own) watchers.delete(id);
-      };
-    },
+    calls: callStore.calls,
+    subscribeCall: callStore.subscribeCall,
     toolResult(id, format) {
       const call = lookup(id);
       if (call === undefined) throw new Error(`gate.toolResult: no call with id "${id}" was proposed to this gate.`);

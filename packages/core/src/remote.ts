@@ -1,9 +1,11 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { createAuditLog, type AuditEvent } from './audit.ts';
+import { createCallStore } from './call-store.ts';
+import { createDelivery } from './listeners.ts';
 import type { CallAction, CallRequest, RequestError } from './call-request.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { openEventFeed, type ConnectionState, type Retry } from './event-feed.ts';
-import type { ReadonlyStore, ToolCallsState, ToolGate } from './gate.ts';
+import type { ReadonlyStore, ToolGate } from './gate.ts';
 import { inputHash } from './input-hash.ts';
 import { DEFAULT_LIMITS } from './limits.ts';
 import { messageOf } from './pipeline.ts';
@@ -144,9 +146,7 @@ export function createRemoteGate<S = unknown>(options: RemoteGateOptions<S>): Re
   const audit = createAuditLog(options.audit?.limit ?? Infinity, onError);
 
   const records = new Map<string, ToolCallRecord>();
-  let version = 0;
-  const calls = createStore<ToolCallsState>()(() => ({ records, version, changed: [] }));
-  const watchers = new Map<string, Set<() => void>>();
+  const mirror = createCallStore(records, createDelivery(), onError);
   const requests = new Map<string, CallRequest>();
   const waiters = new Map<string, { resolve: (call: SettledCall) => void; reject: (error: Error) => void }[]>();
   const connection = createStore<RemoteConnection>()(() => ({ state: 'connecting', error: undefined, retryAt: undefined }));
@@ -158,25 +158,7 @@ export function createRemoteGate<S = unknown>(options: RemoteGateOptions<S>): Re
   let localIds = 0;
   const requestsInFlight = new AbortController();
 
-  function tell(id: string): void {
-    for (const listener of watchers.get(id) ?? []) {
-      try {
-        listener();
-      } catch (error) {
-        onError(error);
-      }
-    }
-  }
-
-  function publish(changed: string[]): void {
-    if (changed.length === 0) return;
-    try {
-      calls.setState({ records, version: ++version, changed }, true);
-    } catch (error) {
-      onError(error);
-    }
-    for (const id of changed) tell(id);
-  }
+  const publish = (changed: string[]): void => mirror.publish(changed);
 
   /** Puts a record in the mirror; the caller publishes. Settles waiters and ends requests the move answered. */
   function put(record: ToolCallRecord): void {
@@ -304,7 +286,7 @@ export function createRemoteGate<S = unknown>(options: RemoteGateOptions<S>): Re
   function setRequest(id: string, request: CallRequest | undefined): void {
     if (request === undefined) requests.delete(id);
     else requests.set(id, request);
-    tell(id);
+    mirror.publish([id]);
   }
 
   /** Sends one request about a call; the answer, or the call's move, ends it. */
@@ -432,16 +414,8 @@ export function createRemoteGate<S = unknown>(options: RemoteGateOptions<S>): Re
     requestOf: (id) => requests.get(id),
     // The page compiles no schema: the server gate checks every call (see its own `check`).
     check: () => [],
-    calls,
-    subscribeCall(id, listener) {
-      let set = watchers.get(id);
-      if (set === undefined) watchers.set(id, (set = new Set()));
-      set.add(listener);
-      return () => {
-        set.delete(listener);
-        if (set.size === 0 && watchers.get(id) === set) watchers.delete(id);
-      };
-    },
+    calls: mirror.calls,
+    subscribeCall: mirror.subscribeCall,
     toolResult(id, format) {
       const call = records.get(id);
       if (call === undefined) throw new Error(`gate.toolResult: the server's feed has not delivered a call with id "${id}".`);

@@ -367,3 +367,26 @@ describe('remote gate: runs in browsers', () => {
     expect([...bare].sort()).toEqual(['@standard-schema/spec', 'canonicalize', 'eventsource-parser', 'json-schema-to-ts', 'zustand/vanilla']);
   });
 });
+
+describe('remote gate: its listeners behave as the browser gate’s', () => {
+  it('tells every listener each move once, though one throws and another subscribes again while told', async () => {
+    const { server, gate, log } = await connect((s) => s.call('c1', 'charge', input, 'executing'));
+    const seen: string[] = [];
+    gate.calls.subscribe(() => {
+      throw new Error('a broken listener');
+    });
+    gate.calls.subscribe((state) => seen.push(`store:${state.changed.join(',')}`));
+    let again = 0;
+    const resubscribe = () => {
+      seen.push('call');
+      stop();
+      again += 1;
+      if (again < 50) stop = gate.subscribeCall('c1', resubscribe);
+    };
+    let stop = gate.subscribeCall('c1', resubscribe);
+    server.moveTo('c1', 'committed', { output: receipt });
+    await until(gate, 'c1', 'committed');
+    expect(seen).toEqual(['store:c1', 'call']);
+    expect(log.messages()).toContain('a broken listener');
+  });
+});
