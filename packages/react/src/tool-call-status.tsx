@@ -295,8 +295,11 @@ export const ToolCallStatusActions = forwardRef<HTMLDivElement, ComponentPropsWi
   // While a request is on its way every button waits for it; `aria-disabled` rather than
   // `disabled`, so that the button under the keyboard keeps the focus.
   const sending = request?.state === 'sending' ? request.action : undefined;
+  // Keyed by action: a button is never reused for another action, so a click meant for Approve that
+  // lands as the call starts running cannot press the Cancel that took its place.
   const button = (action: Action) => (
     <button
+      key={action}
       type="button"
       data-action={action}
       aria-describedby={labelId}

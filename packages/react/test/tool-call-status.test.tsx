@@ -62,6 +62,20 @@ describe('<ToolCallStatus> shows each status', () => {
     expect(shop.writes).toBe(0);
   });
 
+  it('never turns the Approve button into Cancel: a second press on it, as the call starts, cancels nothing', async () => {
+    const shop = createShop();
+    const { status } = proposeCharge(shop);
+    const approve = within(status).getByRole('button', { name: 'Approve' });
+    act(() => approve.click());
+    expect(status).toHaveAttribute('data-status', 'executing');
+    // A second click on the element the first one pressed, as a double-click or a second tab's click lands.
+    act(() => approve.click());
+    expect(status).toHaveAttribute('data-status', 'executing');
+    expect(within(status).getByRole('button', { name: 'Cancel' })).not.toBe(approve);
+    await act(() => shop.pay('call_1', { charged: 1250 }));
+    expect(status).toHaveAttribute('data-status', 'committed');
+  });
+
   it('committed: done, no actions, and the store changed exactly once', async () => {
     const shop = createShop();
     const { status } = proposeCharge(shop);
