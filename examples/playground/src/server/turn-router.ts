@@ -1,4 +1,4 @@
-import { createPending, isTerminal, readProposal, truncatedReason, type SettledCall, type StreamGate, type ToolCallRecord, type ToolDefinition } from '@toolgate/core';
+import { createPending, isTerminal, readProposal, refusal, truncatedReason, type SettledCall, type StreamGate, type ToolCallRecord, type ToolDefinition } from '@toolgate/core';
 import { endedHere, type PageCall, type PageResults } from './page-calls.ts';
 
 /** What {@link routeTurn} takes. */
@@ -120,6 +120,14 @@ export function routeTurn(routing: TurnRouting): TurnRouter {
         if (now === undefined) return server.stream.truncate(id, message);
         if (now.status !== 'pending' || answers.has(id)) return now;
         const ended = endedHere(now, 'rejected', truncatedReason(message));
+        page.set(id, ended);
+        return ended;
+      },
+      refuse(id, reason) {
+        const now = page.get(id);
+        if (now === undefined) return server.stream.refuse(id, reason);
+        if (now.status !== 'pending' || answers.has(id)) return now;
+        const ended = endedHere(now, 'rejected', refusal(reason));
         page.set(id, ended);
         return ended;
       },
