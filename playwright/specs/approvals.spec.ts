@@ -42,8 +42,20 @@ test('two tabs of one browser press Approve together: the transfer runs once, an
   await other.open();
   await expect(other.status(0)).toHaveAttribute('data-status', 'awaiting_approval');
 
-  // Both clicks land before either tab hears of the other's.
-  const approve = (tab: Playground) => tab.status(0).getByRole('button', { name: 'Approve' }).evaluate((button: HTMLButtonElement) => button.click());
+  // Both clicks, as near together as two tabs allow. A tab that has already heard of the other's
+  // approval has no Approve button left to press, so it may send nothing: count what was sent.
+  const sent: string[] = [];
+  for (const tab of [playground, other]) {
+    tab.page.on('request', (request) => {
+      if (request.method() === 'POST' && request.url().endsWith('/approve')) sent.push(request.url());
+    });
+  }
+  // Pressed in the page without waiting: a tab whose button has already gone presses nothing.
+  const approve = (tab: Playground) =>
+    tab.page.evaluate(() => {
+      const buttons = [...document.querySelectorAll<HTMLButtonElement>('[data-testid="tool-call"] [data-toolgate="call"] button[data-action="approve"]')];
+      buttons[0]?.click();
+    });
   await Promise.all([approve(playground), approve(other)]);
 
   for (const tab of [playground, other]) {
@@ -54,8 +66,9 @@ test('two tabs of one browser press Approve together: the transfer runs once, an
     expect(await tab.pageShop()).toEqual(await tab.serverShop());
   }
   expect(await playground.serverShop()).toMatchObject({ balance_cents: 7500, transfers: [{ transfer_id: 'tr_501' }] });
-  // The approval that came second was refused, and says so in the trail.
-  await expect(playground.page.getByTestId('audit').locator('li').filter({ hasText: /(executing → executing|committed → committed)/ })).toHaveCount(1);
+  // An approval that came second was refused, and says so in the trail.
+  expect(sent.length).toBeGreaterThanOrEqual(1);
+  await expect(playground.page.getByTestId('audit').locator('li').filter({ hasText: /(executing → executing|committed → committed)/ })).toHaveCount(sent.length - 1);
   await other.screenshot('two-tabs-second', testInfo);
 });
 
