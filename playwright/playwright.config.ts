@@ -3,8 +3,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** The playground's own server in production mode (the built page), on loopback only, on a port the dev server does not use. */
-const PORT = 4178;
+/** The playground's own server in production mode (the built page), on loopback only, on a port the dev server does not use (TOOLGATE_E2E_PORT moves it, so two checkouts can run the suite at once). */
+const PORT = Number(process.env.TOOLGATE_E2E_PORT ?? 4178);
 // A ledger of its own for every run, so that runs never meet.
 const LEDGER = join(mkdtempSync(join(tmpdir(), 'toolgate-e2e-')), 'playground.db');
 
