@@ -52,6 +52,16 @@ export default defineConfig({
       },
       {
         test: {
+          name: 'ai-sdk',
+          root: './packages/ai-sdk',
+          include: ['test/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 20_000,
+          typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
+        },
+      },
+      {
+        test: {
           name: 'playground',
           root: './examples/playground',
           include: ['test/**/*.test.ts'],

@@ -150,7 +150,8 @@ export interface Recovery {
  * const gate: ServerGate = createServerGate({ tools, ledger });
  * const call = await gate.run(toolCall, { session, principal });
  */
-export interface ServerGate {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own input and output
+export interface ServerGate<Tools extends readonly ToolDefinition<any, any, any>[] = readonly ToolDefinition<any, any, any>[]> {
   /**
    * Reads, checks and starts a call; resolves once it is waiting for a person, running, or ended.
    * Never rejects for model input: a proposal it cannot accept is a `rejected` record. The same id
@@ -199,9 +200,11 @@ export interface ServerGate {
    * the tools whose schemas do not compile; a call of such a tool is rejected with `tool_unavailable`.
    */
   readonly check: () => readonly ToolProblem[];
-  /** The registered tools, in the order given (for a provider's tool definitions). */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own input and output
-  readonly tools: readonly ToolDefinition<any, any, any>[];
+  /**
+   * The registered tools, in the order given (for a provider's tool definitions), typed as given:
+   * each tool keeps its name, input and output types.
+   */
+  readonly tools: Tools;
   readonly limits: Limits;
 }
 
@@ -221,7 +224,8 @@ const TIMEKEEPER: MoveNote = { actor: 'toolgate:expiry' };
  * const call = await gate.run(toolCall, { session: chat.id, principal: user.id });
  * messages.push(await gate.toolResult(call.id, 'openai-chat'));
  */
-export function createServerGate(options: ServerGateOptions): ServerGate {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own input and output
+export function createServerGate<const Tools extends readonly ToolDefinition<any, any, any>[]>(options: ServerGateOptions & { readonly tools: Tools }): ServerGate<Tools> {
   const { ledger } = options;
   const clock = options.clock ?? systemClock;
   const onError = options.onError ?? ((error: unknown) => console.error(error));

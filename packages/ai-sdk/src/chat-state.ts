@@ -1,0 +1,21 @@
+import type { ToolCallRecord } from '@toolgate/core';
+import type { ServerGate } from '@toolgate/server';
+import type { ToolgateRefusal } from './data-part.ts';
+import type { SessionView } from './session-view.ts';
+
+/** What one chat request's tools and history share. */
+export interface ChatState {
+  readonly gate: ServerGate;
+  readonly session: string;
+  readonly principal: string;
+  readonly view: SessionView;
+  /** Records read or proposed during this request, by call id. */
+  readonly known: Map<string, ToolCallRecord>;
+  /**
+   * Calls `messages()` handed back to the SDK as approved by a person (the ledger ran them or runs
+   * them now): the SDK asks `needsApproval` about them again, then `execute` for their result.
+   */
+  readonly approved: Set<string>;
+  /** Writes the call's record as a `data-toolgate` part (nowhere without a writer). */
+  readonly emit: (record: ToolCallRecord, refusal?: ToolgateRefusal) => void;
+}
