@@ -16,6 +16,11 @@ export interface ChatState {
    * them now): the SDK asks `needsApproval` about them again, then `execute` for their result.
    */
   readonly approved: Set<string>;
+  /**
+   * The history as `messages()` last answered it: the UI stream continues its last message when
+   * that is the assistant's (the answer to an approval), under the same message id.
+   */
+  history: unknown[] | undefined;
   /** Writes the call's record as a `data-toolgate` part (nowhere without a writer). */
   readonly emit: (record: ToolCallRecord, refusal?: ToolgateRefusal) => void;
 }

@@ -101,6 +101,7 @@ export function toolgateChat<const Tools extends readonly ToolDefinition<any, an
     view: sessionView(serverGate, session, principal),
     known: new Map(),
     approved: new Set(),
+    history: undefined,
     emit(record: ToolCallRecord, refusal?: ToolgateRefusal) {
       const chunk = dataChunk(record, refusal);
       if (sink === undefined) queued.push(chunk);
@@ -114,6 +115,8 @@ export function toolgateChat<const Tools extends readonly ToolDefinition<any, an
     }
     return createUIMessageStream({
       onError: toolErrorText,
+      // The last message, when it is the assistant's, is the one this response continues.
+      ...(state.history === undefined ? {} : { originalMessages: state.history as UIMessage[] }),
       execute({ writer: stream }: { writer: UIMessageStreamWriter }) {
         const previous = sink;
         sink = { write: (chunk) => (previous?.write(chunk), stream.write(chunk)) };

@@ -49,6 +49,7 @@ export async function answerHistory(state: ChatState, messages: unknown): Promis
     }
     answered.push({ ...message, parts: next });
   }
+  state.history = answered;
   return answered;
 }
 

@@ -19,6 +19,9 @@ describe('toolgateChat under streamText and useChat, over HTTP', () => {
 
     await chat.answer('call_1', true);
     expect(app.effects.transfers).toEqual([{ to: 'acct_bob', amount_cents: 1250 }]);
+    // The answer continues the assistant message that asked, as useChat shows it.
+    expect(chat.messages.map((message) => message.role)).toEqual(['user', 'assistant']);
+    expect(chat.requests.at(-1)).toMatchObject({ messageId: chat.messages[1]?.id });
     expect(chat.toolParts()).toMatchObject([{ state: 'output-available', output: { sent_cents: 1250, receipt: 'rcpt_1' } }]);
     expect(chat.records().get('call_1')).toMatchObject({ status: 'committed' });
     expect(lastToolResults()).toEqual([JSON.stringify({ type: 'json', value: { sent_cents: 1250, to: 'acct_bob', receipt: 'rcpt_1' } })]);
