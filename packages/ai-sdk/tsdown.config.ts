@@ -1,11 +1,11 @@
 import { defineConfig } from 'tsdown';
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  entry: { index: 'src/index.ts', 'react/index': 'src/react/index.ts' },
   format: 'esm',
-  platform: 'node',
+  platform: 'neutral',
   fixedExtension: false,
-  target: 'node20',
+  target: 'es2022',
   sourcemap: true,
   dts: { sourcemap: true },
 });

@@ -1,15 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { UIMessage } from 'ai';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { toolgateChat } from '../src/index.ts';
 import { openGate } from './support/setup.ts';
 import { newEffects } from './support/tools.ts';
-
-const directory = mkdtempSync(join(tmpdir(), 'toolgate-ai-sdk-history-'));
-afterAll(() => rmSync(directory, { recursive: true, force: true }));
-let files = 0;
 
 const bob = { to: 'acct_bob', amount_cents: 1250 };
 const user = (text: string): UIMessage => ({ id: `u_${text.length}`, role: 'user', parts: [{ type: 'text', text }] });
@@ -18,7 +11,7 @@ const assistant = (...parts: unknown[]): UIMessage => ({ id: 'a_1', role: 'assis
 /** A gate whose session `chat_1` (alice's) holds `call_1`, a transfer waiting for her approval. */
 async function waiting() {
   const effects = newEffects();
-  const { gate } = await openGate(join(directory, `ledger-${++files}.db`), effects);
+  const { gate } = await openGate(effects);
   const call = await gate.propose({ type: 'tool-call', toolCallId: 'call_1', toolName: 'transfer', input: bob }, { session: 'chat_1', principal: 'alice' });
   expect(call.status).toBe('awaiting_approval');
   return { gate, effects };

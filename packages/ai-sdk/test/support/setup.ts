@@ -1,56 +1,50 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createServerGate, sqliteLedger, type Ledger, type ServerGate } from '@toolgate/server';
+import { createServerGate, type Ledger, type ServerGate } from '@toolgate/server';
 import type { LanguageModel } from 'ai';
-import { afterAll, afterEach } from 'vitest';
+import { afterEach } from 'vitest';
 import { startChatServer, type ChatServer } from './chat-server.ts';
+import { freshStore, type Store } from './stores.ts';
 import { createTools, newEffects, type Effects } from './tools.ts';
 
-const directory = mkdtempSync(join(tmpdir(), 'toolgate-ai-sdk-'));
 const open: { ledgers: Ledger[]; gates: ServerGate[]; servers: ChatServer[] } = { ledgers: [], gates: [], servers: [] };
-let files = 0;
 
 afterEach(async () => {
   await Promise.all(open.servers.splice(0).map((server) => server.close()));
   await Promise.all(open.gates.splice(0).map((gate) => gate.close()));
   await Promise.all(open.ledgers.splice(0).map((ledger) => ledger.close()));
 });
-afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
 export interface App {
   readonly server: ChatServer;
   readonly effects: Effects;
-  readonly path: string;
   gate: ServerGate<ReturnType<typeof createTools>>;
-  /** Closes the gate and its ledger and opens both again on the same file, as a restarted server does. */
+  /** Closes the gate and its ledger and opens both again on the same store, as a restarted server does. */
   readonly restart: () => Promise<void>;
 }
 
-export async function openGate(path: string, effects: Effects) {
-  const ledger = await sqliteLedger({ path });
+/** The test tools' gate over a ledger on `store` (a fresh one unless given); closed after the test. */
+export async function openGate(effects: Effects, store?: Store) {
+  const ledger = await (store ?? (await freshStore())).open();
   const gate = createServerGate({ tools: createTools(effects), ledger });
   open.ledgers.push(ledger);
   open.gates.push(gate);
   return { ledger, gate };
 }
 
-/** A chat server over a fresh SQLite ledger file, with the tools' effects to count. */
+/** A chat server over a fresh ledger, with the tools' effects to count. */
 export async function startApp(model: LanguageModel): Promise<App> {
-  const path = join(directory, `ledger-${++files}.db`);
+  const store = await freshStore();
   const effects = newEffects();
-  let { ledger, gate } = await openGate(path, effects);
+  let { ledger, gate } = await openGate(effects, store);
   const server = await startChatServer(gate, model);
   open.servers.push(server);
   const app: App = {
     server,
     effects,
-    path,
     gate,
     async restart() {
       await gate.close();
       await ledger.close();
-      ({ ledger, gate } = await openGate(path, effects));
+      ({ ledger, gate } = await openGate(effects, store));
       app.gate = gate;
       server.gate = gate;
     },
