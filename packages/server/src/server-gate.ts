@@ -32,6 +32,7 @@ import {
   type ToolResultFormats,
 } from '@toolgate/core';
 import { refused, type Decision } from './decision.ts';
+import { scopedPrincipal, type ReadScope } from './read-scope.ts';
 import { createTail, pushFeed, type LedgerMove } from './feed.ts';
 import { createLedgerKeeper } from './ledger-keeper.ts';
 import type { Ledger, LedgerEvent } from './ledger/ledger.ts';
@@ -161,9 +162,18 @@ export interface ServerGate {
   readonly propose: (input: unknown, options: ServerProposeOptions) => Promise<ToolCallRecord>;
   /** `propose`, then `settled`. */
   readonly run: (input: unknown, options: ServerProposeOptions) => Promise<SettledCall>;
-  /** Resolves once the call has ended (here or on another instance); `undefined` for an unknown id. */
-  readonly settled: (id: string) => Promise<SettledCall | undefined>;
-  readonly get: (id: string) => Promise<ToolCallRecord | undefined>;
+  /**
+   * Resolves once the call has ended (here or on another instance); `undefined` for an unknown id.
+   * With `{ principal }`, also `undefined` (at once) for a call that principal may not see. Without
+   * it, it answers any call to anyone: for trusted server code only, never with an id a client sent.
+   */
+  readonly settled: (id: string, scope?: ReadScope) => Promise<SettledCall | undefined>;
+  /**
+   * The call as the ledger holds it now; `undefined` for an unknown id. With `{ principal }`, also
+   * `undefined` for a call that principal may not see (as `calls()` decides). Without it, it answers
+   * any call to anyone: for trusted server code only, never with an id a client sent.
+   */
+  readonly get: (id: string, scope?: ReadScope) => Promise<ToolCallRecord | undefined>;
   /** Runs a call that awaits approval, if `inputHash` is the hash of the input it holds. */
   readonly approve: (id: string, options: { readonly principal: string; readonly inputHash: string }) => Promise<Decision>;
   readonly deny: (id: string, options: { readonly principal: string; readonly reason?: string }) => Promise<Decision>;
@@ -181,8 +191,11 @@ export interface ServerGate {
   readonly events: (session: string, options: { readonly principal: string; readonly after?: number }) => AsyncIterableIterator<LedgerEvent>;
   /** `events`, each with the record as it was right after the move. */
   readonly moves: (session: string, options: { readonly principal: string; readonly after?: number }) => AsyncIterableIterator<LedgerMove>;
-  /** What to send back to the model for one settled call, in a provider's format. */
-  readonly toolResult: <F extends ToolResultFormat>(id: string, format: F) => Promise<ToolResultFormats[F]>;
+  /**
+   * What to send back to the model for one settled call, in a provider's format. With
+   * `{ principal }`, a call that principal may not see is refused exactly as an unknown id is.
+   */
+  readonly toolResult: <F extends ToolResultFormat>(id: string, format: F, scope?: ReadScope) => Promise<ToolResultFormats[F]>;
   /**
    * The gate a provider's stream reader takes, for one assistant turn: calls open as the model names
    * them and go to the ledger as their arguments complete, exactly as `propose` would send them.
@@ -420,16 +433,19 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
     // A known id is answered without a second check: a draft beside a stored call of the same id
     // would take the moves (a commit, a cancel) meant for the stored one.
     const known = await keeper.read(id);
-    if (known !== undefined) return answerKnown(id, known.draft ? ((await untilResting(id).catch(() => undefined)) ?? known.record) : known.record, proposalHash, session, principal);
+    const unauthorized = () => localRejection(id, reading, { code: 'unauthorized', message: `"${principal}" may not propose calls in session "${session}"` });
+    if (known !== undefined) {
+      // Answered exactly as a new id in that session would be: the refusal shows nothing of the call.
+      if (!(await mayView(principal, session, await sessionOwner(session)))) return unauthorized();
+      return answerKnown(id, known.draft ? ((await untilResting(id).catch(() => undefined)) ?? known.record) : known.record, proposalHash, session, principal, reading);
+    }
 
     const owner = (await sessionOwner(session, principal)) ?? principal;
-    if (!(await mayView(principal, session, owner))) {
-      return localRejection(id, reading, { code: 'unauthorized', message: `"${principal}" may not propose calls in session "${session}"` });
-    }
+    if (!(await mayView(principal, session, owner))) return unauthorized();
     const name = reading.ok ? reading.proposal.name : (reading.name ?? '');
     const source = reading.ok ? reading.proposal.source : reading.source;
     const record = createPending({ id, name, source, generatedId: proposeOptions.id === undefined && said === undefined, turn: proposeOptions.turn, at: clock.now() });
-    if (keeper.drafts.has(id)) return answerKnown(id, (await untilResting(id).catch(() => undefined)) ?? record, proposalHash, session, principal);
+    if (keeper.drafts.has(id)) return answerKnown(id, (await untilResting(id).catch(() => undefined)) ?? record, proposalHash, session, principal, reading);
     keeper.draft({ record, session, owner, proposalHash, moves: [{ from: undefined, to: record, actor: principal }] });
     const rest = untilResting(id);
     const note: MoveNote = { actor: principal };
@@ -437,7 +453,7 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
     else pipeline.resolve(id, name, reading.proposal.arguments, reading.proposal.truncated === true, [], note);
     const call = await rest;
     // Another instance wrote this id first: answer as for an id proposed again.
-    if (call === undefined) return answerKnown(id, record, proposalHash, session, principal);
+    if (call === undefined) return answerKnown(id, record, proposalHash, session, principal, reading);
     if (call.status === 'executing') guard(id);
     return call;
   }
@@ -560,7 +576,7 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
   }
 
   /** The same id again: the same call, or a refusal when it carries other arguments. */
-  async function answerKnown(id: string, record: ToolCallRecord, proposalHash: string, session: string, principal: string): Promise<ToolCallRecord> {
+  async function answerKnown(id: string, record: ToolCallRecord, proposalHash: string, session: string, principal: string, reading: Reading): Promise<ToolCallRecord> {
     const stored = await ledger.read((db) => db.selectFrom('toolgate_calls').selectAll().where('id', '=', id).executeTakeFirst());
     if (stored === undefined) return record;
     if (stored.proposal_hash === proposalHash && stored.session === session) return readRecord(stored.record);
@@ -572,8 +588,9 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
       const row = await keeper.lock(trx, id);
       if (row !== undefined) await keeper.refuse(trx, row, principal, 'id_conflict', message);
     });
-    const original = readRecord(stored.record);
-    return conflictRecord(original, message, clock.now());
+    // Of a call in another session the refusal shows only what the proposal itself said.
+    const shown = stored.session === session ? readRecord(stored.record) : localRejection(id, reading, { code: 'unauthorized', message });
+    return conflictRecord(shown, message, clock.now());
   }
 
   function localRejection(id: string, reading: Reading, reason: { code: 'unauthorized'; message: string }): ToolCallRecord {
@@ -584,11 +601,20 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
     return { ...pending, status: 'rejected', reason, history: [...pending.history, { status: 'rejected', at, reason }] } as ToolCallRecord;
   }
 
-  async function get(id: string): Promise<ToolCallRecord | undefined> {
-    return (await keeper.read(id))?.record;
+  async function get(id: string, scope?: ReadScope): Promise<ToolCallRecord | undefined> {
+    const principal = scopedPrincipal('serverGate.get', scope);
+    const found = await keeper.read(id);
+    if (found === undefined || principal === undefined) return found?.record;
+    return (await mayView(principal, found.session, found.owner)) ? found.record : undefined;
   }
 
-  async function settled(id: string): Promise<SettledCall | undefined> {
+  async function settled(id: string, scope?: ReadScope): Promise<SettledCall | undefined> {
+    const principal = scopedPrincipal('serverGate.settled', scope);
+    if (principal !== undefined && (await get(id, { principal })) === undefined) return undefined;
+    return settledCall(id);
+  }
+
+  async function settledCall(id: string): Promise<SettledCall | undefined> {
     const ended = recent.get(id);
     if (ended !== undefined) return ended;
     let resolveWaiter!: (call: SettledCall) => void;
@@ -941,8 +967,8 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
     canSee: async (session, principal) => mayView(principal, session, await sessionOwner(session)),
     events,
     moves,
-    async toolResult(id, format) {
-      const call = await get(id);
+    async toolResult(id, format, scope) {
+      const call = await get(id, scope === undefined ? undefined : { principal: scopedPrincipal('serverGate.toolResult', scope) as string });
       if (call === undefined) throw new Error(`serverGate.toolResult: no call with id "${id}" is in the ledger.`);
       if (!isTerminal(call.status)) throw new Error(`serverGate.toolResult: call "${id}" is ${call.status}; answer it once it has settled (await serverGate.settled(id)).`);
       return toolResult(call as SettledCall, format);
