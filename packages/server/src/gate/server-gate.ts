@@ -463,7 +463,11 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
     const { principal } = proposeOptions;
     let cancelling: Promise<unknown> | undefined;
     const onAbort = () => {
-      cancelling ??= cancel(id, { principal, reason: abortMessage(signal) }).catch(onError);
+      cancelling ??= (async () => {
+        // An abort that races the call's end changes nothing, not even the audit trail.
+        const now = recent.get(id) ?? (await get(id));
+        if (now === undefined || !isTerminal(now.status)) await cancel(id, { principal, reason: abortMessage(signal) });
+      })().catch(onError);
     };
     const detach = () => signal.removeEventListener('abort', onAbort);
     // An aborted signal never fires: `submit` cancels a new call itself, and a known one is cancelled below.
