@@ -2,15 +2,14 @@ import { isTerminal, type SettledCall, type ToolCallRecord } from '@toolgate/cor
 import type { ServerGate } from '@toolgate/server';
 
 /**
- * The ledger as one principal may see one session of it. Every read goes through the gate's
- * scoped reads (`calls`, `snapshot`, `moves` for that session and principal), so a call id from
- * another session, or one the principal may not see, reads exactly as one the ledger does not hold.
+ * The ledger as one principal may see one session of it. Every read is one of the gate's scoped
+ * reads (`calls` of that session, `settled` for that principal, only of a call the session holds),
+ * so a call id from another session, or one the principal may not see, reads exactly as one the
+ * ledger does not hold.
  */
 export interface SessionView {
   /** The session's calls the principal may see, by id. */
   readonly calls: () => Promise<Map<string, ToolCallRecord>>;
-  /** One call of the session, or `undefined`. */
-  readonly find: (id: string) => Promise<ToolCallRecord | undefined>;
   /**
    * Resolves once the call has ended, here or on another instance; `undefined` when the session has
    * no such call for this principal. Rejects with the signal's reason when it aborts first.
@@ -26,37 +25,26 @@ export function sessionView(gate: ServerGate, session: string, principal: string
 
   async function settled(id: string, signal?: AbortSignal): Promise<SettledCall | undefined> {
     signal?.throwIfAborted();
-    const { seq, calls: now } = await gate.snapshot(session, principal);
-    const known = now.find((call) => call.id === id);
+    const known = (await calls()).get(id);
     if (known === undefined || isTerminal(known.status)) return known as SettledCall | undefined;
-    const feed = gate.moves(session, { principal, after: seq });
+    // The call is this session's: the gate's own wait, scoped to the principal, follows it to its end
+    // on whichever instance it ends.
+    const ended = gate.settled(id, { principal });
+    if (signal === undefined) return ended;
     let stop = (): void => undefined;
     const aborted = new Promise<never>((_, reject) => {
-      stop = () => {
-        void feed.return?.();
-        reject(signal?.reason as Error);
-      };
+      stop = () => reject(signal.reason as Error);
     });
-    aborted.catch(() => undefined);
-    if (signal?.aborted === true) stop();
-    signal?.addEventListener('abort', stop, { once: true });
-    const ended = (async () => {
-      for await (const { record } of feed) {
-        if (record.id === id && isTerminal(record.status)) return record as SettledCall;
-      }
-      // The feed ends only when the gate closes: answer what the ledger holds at that moment.
-      return (await calls()).get(id) as SettledCall | undefined;
-    })();
+    signal.addEventListener('abort', stop, { once: true });
     try {
       return await Promise.race([ended, aborted]);
     } finally {
-      signal?.removeEventListener('abort', stop);
+      signal.removeEventListener('abort', stop);
     }
   }
 
   return {
     calls,
-    find: async (id) => (await calls()).get(id),
     settled,
   };
 }
