@@ -62,6 +62,15 @@ export default defineConfig({
       },
       {
         test: {
+          name: 'openai-agents',
+          root: './packages/openai-agents',
+          include: ['test/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 20_000,
+        },
+      },
+      {
+        test: {
           name: 'playground',
           root: './examples/playground',
           include: ['test/**/*.test.ts'],
