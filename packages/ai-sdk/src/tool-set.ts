@@ -1,6 +1,7 @@
 import { isTerminal, toolJsonSchema, type InputOf, type OutputOf, type ToolCallRecord, type ToolDefinition } from '@toolgate/core';
-import { jsonSchema, type JSONSchema7, type Tool } from 'ai';
+import { jsonSchema, type JSONSchema7, type Tool, type UIMessage } from 'ai';
 import type { ChatState } from './chat-state.ts';
+import type { ToolgateDataTypes } from './data-part.ts';
 import { ToolCallOutcomeError } from './outcome-error.ts';
 
 /**
@@ -14,6 +15,22 @@ import { ToolCallOutcomeError } from './outcome-error.ts';
 export type ToolgateToolSet<Tools extends readonly ToolDefinition<any, any, any>[]> = {
   [D in Tools[number] as D['name']]: Tool<InputOf<D>, OutputOf<D>>;
 };
+
+/**
+ * The UI message of a chat over a server gate: each tool part typed from the gate's tools, and
+ * toolgate's `data-toolgate` parts. The page types `useChat` with it.
+ *
+ * @example
+ * export type ChatMessage = ToolgateUIMessage<typeof serverGate>;
+ * const { messages } = useChat<ChatMessage>();
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own input and output
+export type ToolgateUIMessage<Gate extends { readonly tools: readonly ToolDefinition<any, any, any>[] }, Metadata = unknown> = UIMessage<
+  Metadata,
+  ToolgateDataTypes,
+  // What InferUITools<ToolgateToolSet<…>> gives, written out: a generic ToolSet cannot be checked against InferUITools' constraint.
+  { [D in Gate['tools'][number] as D['name']]: { input: InputOf<D>; output: OutputOf<D> } }
+>;
 
 /**
  * Builds the tools. The SDK gets each tool's JSON Schema to describe it to the model but no

@@ -3,7 +3,7 @@ import type { ServerGate } from '@toolgate/server';
 import type { InferUITools, ToolSet, UIMessage } from 'ai';
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import { toolgateChat, type ToolgateDataTypes } from '../src/index.ts';
+import { toolgateChat, type ToolgateChat, type ToolgateDataTypes, type ToolgateUIMessage } from '../src/index.ts';
 import type { createTools } from './support/tools.ts';
 
 const lookUp = defineTool({
@@ -29,5 +29,16 @@ describe('chat.tools is typed from the gate', () => {
     type Message = UIMessage<unknown, ToolgateDataTypes>;
     const part = null as unknown as Extract<Message['parts'][number], { type: 'data-toolgate' }>;
     expectTypeOf(part.data.record.status).toEqualTypeOf<'pending' | 'validated' | 'awaiting_approval' | 'executing' | 'committed' | 'cancelled' | 'rejected' | 'failed'>();
+  });
+});
+
+describe('ToolgateUIMessage', () => {
+  it("types a chat message's tool parts from the gate's tools, as InferUITools does", () => {
+    type Gate = ServerGate<readonly [...ReturnType<typeof createTools>, typeof lookUp]>;
+    type Message = ToolgateUIMessage<Gate>;
+    type Chat = ToolgateChat<Gate['tools']>;
+    expectTypeOf<Message>().toEqualTypeOf<UIMessage<unknown, ToolgateDataTypes, InferUITools<Chat['tools']>>>();
+    const part = null as unknown as Extract<Message['parts'][number], { type: 'tool-transfer'; state: 'output-available' }>;
+    expectTypeOf(part.output.receipt).toEqualTypeOf<string>();
   });
 });

@@ -1,6 +1,5 @@
-import { toolgateChat } from '@toolgate/ai-sdk';
-import { convertToModelMessages, stepCountIs, streamText, type InferUITools, type UIMessage } from 'ai';
-import type { ToolgateDataTypes, ToolgateToolSet } from '@toolgate/ai-sdk';
+import { toolgateChat, type ToolgateUIMessage } from '@toolgate/ai-sdk';
+import { convertToModelMessages, stepCountIs, streamText } from 'ai';
 import { model } from './model.ts';
 import { serverGate, userOf } from './toolgate.ts';
 
@@ -18,5 +17,4 @@ export async function POST(req: Request) {
   return chat.toUIMessageStreamResponse(result);
 }
 
-/** The chat's messages, as the page types them: each tool part typed from the tool, and toolgate's data parts. */
-export type ChatMessage = UIMessage<unknown, ToolgateDataTypes, InferUITools<ToolgateToolSet<typeof serverGate.tools>>>;
+export type ChatMessage = ToolgateUIMessage<typeof serverGate>;
