@@ -54,7 +54,7 @@ export default defineConfig({
         test: {
           name: 'ai-sdk',
           root: './packages/ai-sdk',
-          include: ['test/**/*.test.ts'],
+          include: ['test/**/*.test.{ts,tsx}'],
           environment: 'node',
           testTimeout: 20_000,
           typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
