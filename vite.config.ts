@@ -71,6 +71,15 @@ export default defineConfig({
       },
       {
         test: {
+          name: 'ai-sdk-chat',
+          root: './examples/ai-sdk-chat',
+          include: ['test/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 20_000,
+        },
+      },
+      {
+        test: {
           name: 'playground',
           root: './examples/playground',
           include: ['test/**/*.test.ts'],
