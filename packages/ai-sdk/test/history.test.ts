@@ -1,7 +1,11 @@
+import { defineTool } from '@toolgate/core';
+import { createServerGate } from '@toolgate/server';
 import type { UIMessage } from 'ai';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { toolgateChat } from '../src/index.ts';
 import { openGate } from './support/setup.ts';
+import { freshStore } from './support/stores.ts';
 import { newEffects } from './support/tools.ts';
 
 const bob = { to: 'acct_bob', amount_cents: 1250 };
@@ -133,5 +137,39 @@ describe('chat.messages() answers a history from the ledger, whatever the client
     expect(() => toolgateChat(gate, { session: 'chat_1', principal: 'alice', writer: {} as never })).toThrow(/writer/);
     const chat = toolgateChat(gate, { session: 'chat_1', principal: 'alice' });
     await expect(chat.messages({ messages: [] } as never)).rejects.toThrow(/array/);
+  });
+});
+
+describe('an approval of a tool whose schema transforms its input', () => {
+  it('is bound to the input the part shows as the tool reads it: the same text approves, another is stale', async () => {
+    const notes: string[] = [];
+    const note = defineTool({
+      name: 'note',
+      inputSchema: z.object({ text: z.string().trim(), priority: z.number().int().default(1) }),
+      needsApproval: true,
+      execute: ({ text, priority }) => {
+        notes.push(`${priority}:${text}`);
+        return { saved: text };
+      },
+    });
+    const ledger = await (await freshStore()).open();
+    const gate = createServerGate({ tools: [note], ledger });
+    try {
+      const shown = { text: '  buy milk ' };
+      for (const id of ['call_a', 'call_b']) {
+        expect(await gate.propose({ type: 'tool-call', toolCallId: id, toolName: 'note', input: shown }, { session: 'chat_1', principal: 'alice' })).toMatchObject({
+          status: 'awaiting_approval',
+          input: { text: 'buy milk', priority: 1 },
+        });
+      }
+      const chat = toolgateChat(gate, { session: 'chat_1', principal: 'alice' });
+      const part = (id: string, input: unknown) => ({ type: 'tool-note', toolCallId: id, state: 'approval-responded', input, approval: { id: `ap_${id}`, approved: true } });
+      await chat.messages([user('Note it'), assistant(part('call_a', shown), part('call_b', { text: 'buy beer' })), user('Thanks')]);
+      expect(notes).toEqual(['1:buy milk']);
+      expect(await gate.get('call_b')).toMatchObject({ status: 'awaiting_approval' });
+    } finally {
+      await gate.close();
+      await ledger.close();
+    }
   });
 });
