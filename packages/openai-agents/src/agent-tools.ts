@@ -1,4 +1,4 @@
-import { inputHash, isTerminal, outcomeText, toolJsonSchema, type SettledCall, type ToolCallRecord, type ToolDefinition } from '@toolgate/core';
+import { ajvJsonSchema, compileSchema, inputHash, isStandardSchema, isTerminal, outcomeText, toolJsonSchema, type SettledCall, type ToolCallRecord, type ToolDefinition } from '@toolgate/core';
 import type { ServerGate } from '@toolgate/server';
 import { tool, type Agent, type FunctionTool, type RunState, type RunToolApprovalItem } from '@openai/agents';
 
@@ -92,11 +92,12 @@ export function toolgateAgents(serverGate: ServerGate<readonly ToolDefinition<an
     return (await find(id)) ?? serverGate.propose({ id, name, arguments: input }, { session, principal });
   }
 
-  async function outcome(name: string, id: string, input: unknown): Promise<string> {
+  async function outcome(definition: ToolDefinition, id: string, input: unknown): Promise<string> {
+    const { name } = definition;
     let record = await propose(name, id, input);
     if (record.status === 'awaiting_approval') {
       // The SDK runs a call only once it was approved: here by the app's own `state.approve()`.
-      const decision = await serverGate.approve(id, { principal, inputHash: await hashOf(input) });
+      const decision = await serverGate.approve(id, { principal, inputHash: await heldHash(definition, input) });
       if (!decision.ok) return `The call to "${name}" was not run: its approval was refused (${decision.code}): ${decision.message}.`;
       record = (await find(id)) ?? record;
     }
@@ -132,7 +133,7 @@ export function toolgateAgents(serverGate: ServerGate<readonly ToolDefinition<an
       execute: async (input, _context, details) => {
         const id = details?.toolCall?.callId;
         if (id === undefined) return `The call to "${definition.name}" has no call id; nothing was run.`;
-        return outcome(definition.name, id, input);
+        return outcome(definition, id, input);
       },
     }),
   ) as unknown as FunctionTool[];
@@ -164,6 +165,24 @@ export function toolgateAgents(serverGate: ServerGate<readonly ToolDefinition<an
 function callIdOf(item: RunToolApprovalItem): string | undefined {
   const raw = item.rawItem as { callId?: unknown };
   return typeof raw.callId === 'string' && raw.callId !== '' ? raw.callId : undefined;
+}
+
+/**
+ * The hash of the arguments the RunState holds, as the tool reads them: a Standard Schema that
+ * transforms its input (a default, a trim) gave the ledger its output, so the arguments are read
+ * through it first. Other arguments read as another value either way, and are refused `stale`.
+ */
+async function heldHash(definition: ToolDefinition, input: unknown): Promise<string> {
+  const schema = definition.inputSchema;
+  if (isStandardSchema(schema)) {
+    try {
+      const read = await compileSchema(schema, ajvJsonSchema)(input);
+      if (read.ok) return hashOf(read.value);
+    } catch {
+      // A schema that throws reads nothing: the arguments are hashed as they are, and refused.
+    }
+  }
+  return hashOf(input);
 }
 
 async function hashOf(input: unknown): Promise<string> {
