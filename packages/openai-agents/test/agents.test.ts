@@ -1,6 +1,7 @@
-import { inputHash } from '@toolgate/core';
+import { defineTool, inputHash } from '@toolgate/core';
 import { Agent, run, RunState } from '@openai/agents';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { createFakeClock } from '../../core/test/support/clock.ts';
 import { toolgateAgents } from '../src/index.ts';
 import { paymentsGate } from './support/gate.ts';
@@ -123,5 +124,34 @@ describe('toolgateAgents under the OpenAI Agents SDK', () => {
     expect(toolOutputs()['call_pay']).not.toContain('acct_bob');
     expect(payments).toEqual([]);
     expect(await gate.get('call_pay')).toMatchObject({ status: 'awaiting_approval' });
+  });
+});
+
+describe('a tool whose Standard Schema transforms its input', () => {
+  it("is approved by the SDK's approve() with the arguments the model sent, and not with others", async () => {
+    const notes: string[] = [];
+    const note = defineTool({
+      name: 'note',
+      description: 'Save a note. A person approves each one.',
+      inputSchema: z.object({ text: z.string().trim(), priority: z.number().int().default(1) }),
+      needsApproval: true,
+      execute: ({ text, priority }) => {
+        notes.push(`${priority}:${text}`);
+        return { saved: text };
+      },
+    });
+    const { gate } = await paymentsGate({ tools: [note] });
+    const gated = toolgateAgents(gate, { session: 'chat_1', principal: 'alice' });
+    const call = (id: string, text: string) => ({ call: { id, name: 'note', arguments: JSON.stringify({ text }) } });
+    for (const [id, text] of [['call_same', '  buy milk '], ['call_changed', '  buy milk ']] as const) {
+      const { model } = scriptedModel(call(id, text), { text: 'Saved.' });
+      const agent = new Agent({ name: 'Notes', model, tools: gated.tools });
+      const saved = (await run(agent, 'Note: buy milk')).state.toString();
+      const state = await RunState.fromString(agent, id === 'call_same' ? saved : saved.replaceAll('  buy milk ', '  buy beer '));
+      for (const item of state.getInterruptions()) state.approve(item);
+      await run(agent, state);
+    }
+    expect(notes).toEqual(['1:buy milk']);
+    expect(await gate.get('call_changed')).toMatchObject({ status: 'awaiting_approval', input: { text: 'buy milk', priority: 1 } });
   });
 });

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defineTool, type Clock } from '@toolgate/core';
+import { defineTool, type Clock, type ToolDefinition } from '@toolgate/core';
 import { createServerGate, sqliteLedger, type Ledger, type ServerGate } from '@toolgate/server';
 import { afterAll, afterEach } from 'vitest';
 
@@ -14,8 +14,9 @@ afterEach(async () => {
 });
 let files = 0;
 
-/** A payments gate over a SQLite file; `payments` is what really ran. */
-export async function paymentsGate(options: { clock?: Clock; approvalTtlMs?: number } = {}) {
+/** A payments gate over a SQLite file (or a gate of the given tools); `payments` is what really ran. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any tools
+export async function paymentsGate(options: { clock?: Clock; approvalTtlMs?: number; tools?: readonly ToolDefinition<any, any, any>[] } = {}) {
   const payments: { to: string; amount_cents: number }[] = [];
   const pay = defineTool({
     name: 'pay',
@@ -33,7 +34,8 @@ export async function paymentsGate(options: { clock?: Clock; approvalTtlMs?: num
     },
   });
   const ledger = await sqliteLedger({ path: join(directory, `ledger-${++files}.db`) });
-  const gate = createServerGate({ tools: [pay], ledger, recover: false, ...options });
+  const { tools = [pay], ...rest } = options;
+  const gate = createServerGate({ tools, ledger, recover: false, ...rest });
   open.gates.push(gate);
   open.ledgers.push(ledger);
   return { gate, payments };
