@@ -6,12 +6,13 @@ import { resolveLimits, type Limits, type LimitsOption } from '../proposal/limit
 import { createCallStore } from './call-store.ts';
 import { createDelivery } from './listeners.ts';
 import { createPending, transition, type CallEvent } from '../call/machine.ts';
-import { createPipeline, messageOf, truncatedReason, type CallKeeper, type MoveNote } from '../call/pipeline.ts';
+import { createPipeline, type CallKeeper, type MoveNote } from '../call/pipeline.ts';
+import { truncatedReason } from '../call/steps/validation.ts';
 import { readProposal } from '../proposal/proposal.ts';
 import { createToolRegistry, type ToolProblem } from '../tool/registry.ts';
 import { isTerminal, type ProposalSource, type Reason, type Repair, type SettledCall, type ToolCallRecord } from '../call/record.ts';
 import type { JsonSchemaCompiler } from '../schema/schema.ts';
-import { textOf } from '../call/text.ts';
+import { messageOf, textOf } from '../call/text.ts';
 import type { ToolDefinition } from '../tool/tool.ts';
 import { toolResult, type ToolResultFormat, type ToolResultFormats } from '../reply/tool-result.ts';
 
