@@ -75,8 +75,11 @@ export interface PipelineHost {
   readonly limits: Limits;
   readonly clock: Clock;
   readonly onError: (error: unknown) => void;
-  /** The tool registered under `name` (own names only), or `undefined`. */
-  readonly entry: (name: string) => ToolEntry | undefined;
+  /**
+   * The tool registered under `name` (own names only), or `undefined`. `id` names the call it is
+   * for: a gate whose tools were replaced answers the definition that call was proposed with.
+   */
+  readonly entry: (name: string, id: string) => ToolEntry | undefined;
   readonly toolNames: () => readonly string[];
   readonly keeper: CallKeeper;
   /** What `authorize` sees as `state`. */

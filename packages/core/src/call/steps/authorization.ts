@@ -49,7 +49,7 @@ export function createAuthorization(host: PipelineHost, moves: Moves, execute: (
 
   return function authorize(call, note) {
     if (call.status !== 'validated') return;
-    const entry = host.entry(call.name);
+    const entry = host.entry(call.name, call.id);
     if (entry === undefined) return;
     const { tool } = entry;
     const { id, input } = call;

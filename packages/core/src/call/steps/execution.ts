@@ -50,7 +50,7 @@ export function createExecution(host: PipelineHost, moves: Moves, inputs: ToolIn
 
   function run(call: ExecutingCall, note: MoveNote): void {
     const { id } = call;
-    const entry = host.entry(call.name);
+    const entry = host.entry(call.name, id);
     if (entry === undefined) {
       moves.fail(id, 'tool_error', `no tool named "${call.name}" is registered on this gate any more`, note);
       return;

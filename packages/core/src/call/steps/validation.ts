@@ -51,7 +51,7 @@ export function createValidation(host: PipelineHost, moves: Moves, inputs: ToolI
   }
 
   return function validate(id, name, raw, truncated, earlier, note) {
-    const entry = host.entry(name);
+    const entry = host.entry(name, id);
     if (entry === undefined) {
       const reason: Reason<RejectedCode> =
         name === PARALLEL_WRAPPER
