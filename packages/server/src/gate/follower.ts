@@ -34,6 +34,8 @@ export interface FollowerParts {
   readonly keeper: LedgerKeeper;
   readonly pipeline: Pipeline;
   readonly waiters: Waiters;
+  /** A call ended (on any instance). */
+  readonly ended: (id: string) => void;
   readonly onError: (error: unknown) => void;
 }
 
@@ -82,6 +84,7 @@ export function createFollower(parts: FollowerParts): Follower {
         // Another process took over a call this one runs: look whether the claim is still ours.
         if (event.reason?.code === 'recovered' && keeper.claims.has(record.id) && pipeline.running(record.id)) recheck(record.id);
         if (!isTerminal(event.to) || event.from === event.to) continue;
+        parts.ended(record.id);
         if (pipeline.running(record.id) && keeper.claims.has(record.id) && event.from === 'executing') {
           stopRun(record.id, record.reason?.message ?? 'The call ended elsewhere.');
         }

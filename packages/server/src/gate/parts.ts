@@ -1,10 +1,11 @@
-import type { Pipeline, ToolRegistry } from '@toolgate/core';
+import type { Pipeline } from '@toolgate/core';
 import type { LedgerKeeper } from '../keeper/ledger-keeper.ts';
 import type { Ledger } from '../ledger/ledger.ts';
 import type { Follower } from './follower.ts';
 import type { ServerGateOptions } from './server-gate.ts';
 import type { Sessions } from './sessions.ts';
 import type { GateSettings } from './settings.ts';
+import type { ToolSet } from './tool-set.ts';
 import type { Waiters } from './waiters.ts';
 
 /**
@@ -18,7 +19,7 @@ export interface GateParts {
   readonly options: ServerGateOptions;
   readonly settings: GateSettings;
   readonly ledger: Ledger;
-  readonly registry: ToolRegistry;
+  readonly tools: ToolSet;
   readonly keeper: LedgerKeeper;
   readonly pipeline: Pipeline;
   readonly waiters: Waiters;

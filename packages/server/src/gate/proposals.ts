@@ -3,6 +3,7 @@ import {
   canonicalJson,
   copyValue,
   createPending,
+  isTerminal,
   messageOf,
   readProposal,
   type Limits,
@@ -14,6 +15,8 @@ import {
   type ToolCallRecord,
 } from '@toolgate/core';
 import { readRecord } from '../ledger/stored-record.ts';
+import { abortMessage, proposalSignal } from './abort-signal.ts';
+import { cancel } from './decisions.ts';
 import type { GateParts } from './parts.ts';
 import type { ServerProposeOptions } from './server-gate.ts';
 
@@ -47,7 +50,12 @@ export function readInput(input: unknown, limits: Limits): ProposalReading {
  * @example
  * const call = await submit(parts, readInput(input, limits), { session: 'chat_1', principal: 'user_42' });
  */
-export async function submit(parts: GateParts, reading: Reading, proposeOptions: ServerProposeOptions): Promise<ToolCallRecord> {
+export async function submit(
+  parts: GateParts,
+  reading: Reading,
+  proposeOptions: ServerProposeOptions,
+  how: { readonly generated?: boolean; readonly signal?: AbortSignal } = {},
+): Promise<ToolCallRecord> {
   const { keeper, pipeline, waiters, sessions, settings } = parts;
   const { session, principal } = proposeOptions;
   const said = reading.ok ? reading.proposal.id : reading.id;
@@ -57,33 +65,80 @@ export async function submit(parts: GateParts, reading: Reading, proposeOptions:
   // A known id is answered without a second check: a draft beside a stored call of the same id
   // would take the moves (a commit, a cancel) meant for the stored one.
   const known = await keeper.read(id);
+  const unauthorized = () => localRejection(id, reading, { code: 'unauthorized', message: `"${principal}" may not propose calls in session "${session}"` }, settings.clock.now());
   if (known !== undefined) {
+    // Answered exactly as a new id in that session would be: the refusal shows nothing of the call.
+    if (!(await sessions.mayView(principal, session, await sessions.owner(session)))) return unauthorized();
     const record = known.draft ? ((await waiters.untilResting(id).catch(() => undefined)) ?? known.record) : known.record;
-    return answerKnown(parts, id, record, proposalHash, session, principal);
+    return answerKnown(parts, id, record, proposalHash, session, principal, reading);
   }
 
   const owner = (await sessions.owner(session, principal)) ?? principal;
-  if (!(await sessions.mayView(principal, session, owner))) {
-    return localRejection(id, reading, { code: 'unauthorized', message: `"${principal}" may not propose calls in session "${session}"` }, settings.clock.now());
-  }
+  if (!(await sessions.mayView(principal, session, owner))) return unauthorized();
   const name = reading.ok ? reading.proposal.name : (reading.name ?? '');
   const source = reading.ok ? reading.proposal.source : reading.source;
-  const record = createPending({ id, name, source, generatedId: proposeOptions.id === undefined && said === undefined, turn: proposeOptions.turn, at: settings.clock.now() });
-  if (keeper.drafts.has(id)) return answerKnown(parts, id, (await waiters.untilResting(id).catch(() => undefined)) ?? record, proposalHash, session, principal);
+  const record = createPending({ id, name, source, generatedId: how.generated ?? (proposeOptions.id === undefined && said === undefined), turn: proposeOptions.turn, at: settings.clock.now() });
+  if (keeper.drafts.has(id)) return answerKnown(parts, id, (await waiters.untilResting(id).catch(() => undefined)) ?? record, proposalHash, session, principal, reading);
+  parts.tools.pin(id);
   keeper.draft({ record, session, owner, proposalHash, moves: [{ from: undefined, to: record, actor: principal }] });
   const rest = waiters.untilResting(id);
   const note: MoveNote = { actor: principal };
-  if (!reading.ok) pipeline.reject(id, reading.reason, note);
+  if (how.signal?.aborted === true) void keeper.move(id, { type: 'cancel', reason: { code: 'user_cancelled', message: abortMessage(how.signal) } }, note);
+  else if (!reading.ok) pipeline.reject(id, reading.reason, note);
   else pipeline.resolve(id, name, reading.proposal.arguments, reading.proposal.truncated === true, [], note);
   const call = await rest;
   // Another instance wrote this id first: answer as for an id proposed again.
-  if (call === undefined) return answerKnown(parts, id, record, proposalHash, session, principal);
+  if (call === undefined) return answerKnown(parts, id, record, proposalHash, session, principal, reading);
   if (call.status === 'executing') parts.follower.guard(id);
   return call;
 }
 
+/**
+ * Proposes a reading; with a signal, an abort before the call ends cancels it (an abort that races
+ * the call's end changes nothing, not even the audit trail).
+ *
+ * @example
+ * const call = await proposeReading(parts, readInput(input, limits), { session, principal, signal: request.signal });
+ */
+export async function proposeReading(parts: GateParts, reading: Reading, proposeOptions: ServerProposeOptions): Promise<ToolCallRecord> {
+  const signal = proposalSignal('serverGate.propose', proposeOptions.signal);
+  if (signal === undefined) return submit(parts, reading, proposeOptions);
+  const said = reading.ok ? reading.proposal.id : reading.id;
+  const id = proposeOptions.id ?? said ?? parts.settings.generateId();
+  const { principal } = proposeOptions;
+  let cancelling: Promise<unknown> | undefined;
+  const onAbort = () => {
+    cancelling ??= (async () => {
+      const now = parts.waiters.recent(id) ?? (await parts.keeper.read(id))?.record;
+      if (now === undefined || !isTerminal(now.status)) await cancel(parts, id, { principal, reason: abortMessage(signal) });
+    })().catch(parts.settings.onError);
+  };
+  const detach = () => signal.removeEventListener('abort', onAbort);
+  // An aborted signal never fires: `submit` cancels a new call itself, and a known one is cancelled below.
+  signal.addEventListener('abort', onAbort, { once: true });
+  let call: ToolCallRecord;
+  try {
+    call = await submit(parts, reading, { ...proposeOptions, id }, { generated: proposeOptions.id === undefined && said === undefined, signal });
+  } catch (error) {
+    detach();
+    throw error;
+  }
+  if (isTerminal(call.status)) {
+    detach();
+    return call;
+  }
+  if (signal.aborted) {
+    detach();
+    onAbort();
+    await cancelling;
+    return (await parts.keeper.read(id))?.record ?? call;
+  }
+  parts.follower.settled(id).then(detach, detach);
+  return call;
+}
+
 /** The same id again: the same call, or a refusal when it carries other arguments. */
-async function answerKnown(parts: GateParts, id: string, record: ToolCallRecord, proposalHash: string, session: string, principal: string): Promise<ToolCallRecord> {
+async function answerKnown(parts: GateParts, id: string, record: ToolCallRecord, proposalHash: string, session: string, principal: string, reading: Reading): Promise<ToolCallRecord> {
   const { ledger, keeper } = parts;
   const stored = await ledger.read((db) => db.selectFrom('toolgate_calls').selectAll().where('id', '=', id).executeTakeFirst());
   if (stored === undefined) return record;
@@ -96,7 +151,10 @@ async function answerKnown(parts: GateParts, id: string, record: ToolCallRecord,
     const row = await keeper.lock(trx, id);
     if (row !== undefined) await keeper.refuse(trx, row, principal, 'id_conflict', message);
   });
-  return conflictRecord(readRecord(stored.record), message, parts.settings.clock.now());
+  // Of a call in another session the refusal shows only what the proposal itself said.
+  const at = parts.settings.clock.now();
+  const shown = stored.session === session ? readRecord(stored.record) : localRejection(id, reading, { code: 'unauthorized', message }, at);
+  return conflictRecord(shown, message, at);
 }
 
 function localRejection(id: string, reading: Reading, reason: { code: 'unauthorized'; message: string }, at: number): ToolCallRecord {

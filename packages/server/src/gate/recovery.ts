@@ -49,9 +49,9 @@ export async function recover(parts: GateParts): Promise<Recovery> {
 
 /** Takes over one call whose lease ran out, unless someone else did first or its process came back. */
 async function reclaim(parts: GateParts, found: CallsTable): Promise<'rerun' | 'interrupted' | undefined> {
-  const { ledger, keeper, settings, registry } = parts;
+  const { ledger, keeper, settings, tools } = parts;
   const { clock } = settings;
-  const tool = registry.entry(found.tool)?.tool;
+  const tool = tools.entry(found.tool, found.id)?.tool;
   const again = tool !== undefined && found.status === 'executing' && (tool.idempotent === true || tool.transactional === true);
   const result = await keeper.exclusive(found.id, () =>
     ledger.transaction(async (trx) => {

@@ -12,6 +12,7 @@ import type {
   ToolResultFormats,
 } from '@toolgate/core';
 import type { Decision } from './decision.ts';
+import type { ReadScope } from './read-scope.ts';
 import type { Ledger, LedgerEvent, LedgerMove } from '../ledger/ledger.ts';
 
 /**
@@ -84,6 +85,13 @@ export interface ServerProposeOptions {
   readonly principal: string;
   readonly id?: string;
   readonly turn?: string;
+  /**
+   * Aborting it before the call ends cancels the call (`user_cancelled`, with the signal's reason
+   * when it gives one) and aborts a running tool's `ctx.signal`; after the call has ended it does
+   * nothing. Already aborted when proposed: the call is stored `cancelled` and neither checked nor
+   * run (an id the ledger holds that has not ended is cancelled).
+   */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -137,9 +145,18 @@ export interface ServerGate {
   readonly propose: (input: unknown, options: ServerProposeOptions) => Promise<ToolCallRecord>;
   /** `propose`, then `settled`. */
   readonly run: (input: unknown, options: ServerProposeOptions) => Promise<SettledCall>;
-  /** Resolves once the call has ended (here or on another instance); `undefined` for an unknown id. */
-  readonly settled: (id: string) => Promise<SettledCall | undefined>;
-  readonly get: (id: string) => Promise<ToolCallRecord | undefined>;
+  /**
+   * Resolves once the call has ended (here or on another instance); `undefined` for an unknown id.
+   * With `{ principal }`, also `undefined` (at once) for a call that principal may not see. Without
+   * it, it answers any call to anyone: for trusted server code only, never with an id a client sent.
+   */
+  readonly settled: (id: string, scope?: ReadScope) => Promise<SettledCall | undefined>;
+  /**
+   * The call as the ledger holds it now; `undefined` for an unknown id. With `{ principal }`, also
+   * `undefined` for a call that principal may not see (as `calls()` decides). Without it, it answers
+   * any call to anyone: for trusted server code only, never with an id a client sent.
+   */
+  readonly get: (id: string, scope?: ReadScope) => Promise<ToolCallRecord | undefined>;
   /** Runs a call that awaits approval, if `inputHash` is the hash of the input it holds. */
   readonly approve: (id: string, options: { readonly principal: string; readonly inputHash: string }) => Promise<Decision>;
   readonly deny: (id: string, options: { readonly principal: string; readonly reason?: string }) => Promise<Decision>;
@@ -157,8 +174,11 @@ export interface ServerGate {
   readonly events: (session: string, options: { readonly principal: string; readonly after?: number }) => AsyncIterableIterator<LedgerEvent>;
   /** `events`, each with the record as it was right after the move. */
   readonly moves: (session: string, options: { readonly principal: string; readonly after?: number }) => AsyncIterableIterator<LedgerMove>;
-  /** What to send back to the model for one settled call, in a provider's format. */
-  readonly toolResult: <F extends ToolResultFormat>(id: string, format: F) => Promise<ToolResultFormats[F]>;
+  /**
+   * What to send back to the model for one settled call, in a provider's format. With
+   * `{ principal }`, a call that principal may not see is refused exactly as an unknown id is.
+   */
+  readonly toolResult: <F extends ToolResultFormat>(id: string, format: F, scope?: ReadScope) => Promise<ToolResultFormats[F]>;
   /**
    * The gate a provider's stream reader takes, for one assistant turn: calls open as the model names
    * them and go to the ledger as their arguments complete, exactly as `propose` would send them.
@@ -178,5 +198,13 @@ export interface ServerGate {
   /** The registered tools, in the order given (for a provider's tool definitions). */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own input and output
   readonly tools: readonly ToolDefinition<any, any, any>[];
+  /**
+   * Replaces the tools: later proposals (turn views made before included) see the new set, and
+   * `tools` lists it. A call proposed before keeps the definition it was proposed with in this
+   * process, for its approval, its run and its result; another process runs a call with its own
+   * tool of that name. Throws, and changes nothing, when two tools share a name.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own input and output
+  readonly replaceTools: (tools: readonly ToolDefinition<any, any, any>[]) => void;
   readonly limits: Limits;
 }

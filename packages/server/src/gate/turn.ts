@@ -1,7 +1,8 @@
 import { createPending, isTerminal, refusal, truncatedReason, type ProposalSource, type SettledCall, type ToolCallRecord } from '@toolgate/core';
 import type { Decision } from './decision.ts';
 import type { GateParts } from './parts.ts';
-import { readInput, submit, type Reading } from './proposals.ts';
+import { proposalSignal } from './abort-signal.ts';
+import { proposeReading, readInput, type Reading } from './proposals.ts';
 import type { TurnGate, TurnOptions } from './server-gate.ts';
 import { checkProposeOptions, textOf } from './settings.ts';
 
@@ -28,6 +29,7 @@ export function openTurn(parts: GateParts, turnOptions: TurnOptions, gate: TurnC
   const { clock, limits, onError, generateId } = settings;
   const { settled, cancel } = gate;
   const { session, principal } = checkProposeOptions(turnOptions);
+  const signal = proposalSignal('serverGate.turn', turnOptions.signal);
   const records = new Map<string, ToolCallRecord>();
   const answers = new Map<string, Promise<ToolCallRecord>>();
   const opened = new Map<string, { readonly name: string; readonly source: ProposalSource }>();
@@ -44,7 +46,7 @@ export function openTurn(parts: GateParts, turnOptions: TurnOptions, gate: TurnC
   };
   const send = (id: string, reading: Reading, turnId: string | undefined): ToolCallRecord => {
     watch();
-    const answer = submit(parts, reading, { session, principal, id, ...(turnId === undefined ? {} : { turn: turnId }) });
+    const answer = proposeReading(parts, reading, { session, principal, id, ...(turnId === undefined ? {} : { turn: turnId }), ...(signal === undefined ? {} : { signal }) });
     answers.set(id, answer);
     answer.then(
       (record) => {
@@ -65,7 +67,9 @@ export function openTurn(parts: GateParts, turnOptions: TurnOptions, gate: TurnC
     return record;
   };
   return {
-    tools: parts.options.tools,
+    get tools() {
+      return parts.tools.list();
+    },
     limits,
     propose(input, proposeOptions) {
       const reading = readInput(input, limits);

@@ -1,7 +1,7 @@
 import type { Clock, ToolCallRecord } from '@toolgate/core';
 import type { Ledger } from '../ledger/ledger.ts';
 import type { CallsTable } from '../ledger/schema.ts';
-import type { ToolSpan } from '../gate/telemetry.ts';
+import type { ToolSpan } from './telemetry.ts';
 
 /** What this process holds on a call it runs: the fencing token of its claim, and the run's key. */
 export interface Claim {

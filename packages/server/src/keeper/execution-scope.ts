@@ -1,6 +1,6 @@
 import type { ExecutionScope, MoveNote, ToolCallRecord } from '@toolgate/core';
 import type { HeldTransaction, Ledger } from '../ledger/ledger.ts';
-import { startToolSpan } from '../gate/telemetry.ts';
+import { startToolSpan } from './telemetry.ts';
 import type { CallQueue } from './call-queue.ts';
 import type { Claims } from './claims.ts';
 import type { RowMoves } from './row-moves.ts';
@@ -18,7 +18,7 @@ export interface ExecutionScopeParts {
   readonly queue: CallQueue;
   readonly rows: RowMoves;
   /** Whether a tool runs inside the ledger's transaction. */
-  readonly transactional: (name: string) => boolean;
+  readonly transactional: (name: string, id: string) => boolean;
   /** Moves a call this process runs, as the keeper's `move` does. */
   readonly move: (id: string, event: { readonly type: 'commit'; readonly output: unknown }, note: MoveNote) => ToolCallRecord | undefined | Promise<ToolCallRecord | undefined>;
   readonly written: (next: ToolCallRecord, previous: ToolCallRecord | undefined) => void;
@@ -41,7 +41,7 @@ export function executionScopes(parts: ExecutionScopeParts): (call: ToolCallReco
     if (claim === undefined) return undefined;
     claim.span = startToolSpan(call);
     claims.renew(call.id);
-    if (!parts.transactional(name)) {
+    if (!parts.transactional(name, call.id)) {
       return {
         context: { idempotencyKey: claim.idempotencyKey },
         commit: (running, output, note) => parts.move(running.id, { type: 'commit', output }, note),

@@ -104,7 +104,7 @@ export interface LedgerKeeperOptions {
   /** This process lost the lease on a call it runs: stop its tool, drop its result. */
   readonly onLeaseLost: (id: string) => void;
   /** Whether a tool runs inside the ledger's transaction. */
-  readonly transactional: (name: string) => boolean;
+  readonly transactional: (name: string, id: string) => boolean;
   /** Makes a fresh idempotency key for a new call. */
   readonly newKey: () => string;
 }
