@@ -52,6 +52,18 @@ export default defineConfig({
       },
       {
         test: {
+          name: 'mcp',
+          root: './packages/mcp',
+          include: ['test/**/*.test.ts'],
+          environment: 'node',
+          globalSetup: ['./test/support/global-setup.ts'],
+          // Each test starts the gateway and its upstreams as real processes.
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
+        },
+      },
+      {
+        test: {
           name: 'playground',
           root: './examples/playground',
           include: ['test/**/*.test.ts'],

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { startGateway, testUpstream, scratch, textOf } from './support/gateway.ts';
+import { PNG, TOOLS, WAV } from './support/upstream-tools.mjs';
+
+const NEVER = { approval: 'never' } as const;
+
+describe('what passes through the gateway unchanged', () => {
+  it('lists every upstream tool with all its fields: title, description, annotations, schemas, icons, _meta', async () => {
+    const dir = scratch();
+    const gateway = await startGateway({ dir, config: { upstreams: { test: testUpstream(dir) } } });
+    const { tools } = await gateway.client.listTools();
+    // bad_schema cannot be checked, so it is not offered (see the refusals); everything else is, as sent.
+    expect(tools).toEqual(TOOLS.filter((tool) => tool['name'] !== 'bad_schema'));
+    expect(gateway.stderr()).toContain('the tool "bad_schema" is not offered: its input schema does not compile');
+  });
+
+  it('answers a result with every content type, structured content and _meta exactly as the upstream sent it', async () => {
+    const dir = scratch();
+    const gateway = await startGateway({ dir, config: { upstreams: { test: testUpstream(dir) }, tools: { rich: NEVER } } });
+    await gateway.client.listTools();
+    const result = await gateway.client.callTool({ name: 'rich', arguments: {}, _meta: { 'toolgate/callId': 'rich-1' } });
+    expect(result).toEqual({
+      content: [
+        { type: 'text', text: 'one of each', annotations: { audience: ['user'], priority: 0.5 } },
+        { type: 'image', data: PNG, mimeType: 'image/png' },
+        { type: 'audio', data: WAV, mimeType: 'audio/wav', _meta: { seconds: 0 } },
+        { type: 'resource_link', uri: 'file:///notes/a.txt', name: 'a.txt', title: 'Note A', mimeType: 'text/plain', description: 'a note', size: 12 },
+        { type: 'resource', resource: { uri: 'file:///notes/b.txt', mimeType: 'text/plain', text: 'note b' } },
+        { type: 'resource', resource: { uri: 'file:///notes/c.bin', mimeType: 'application/octet-stream', blob: 'AAEC' } },
+      ],
+      structuredContent: { kinds: ['text', 'image', 'audio', 'resource_link', 'resource'], count: 6 },
+      _meta: { 'example.com/trace': 'abc', 'toolgate/callId': 'rich-1', 'toolgate/status': 'committed' },
+    });
+  });
+
+  it("passes an upstream's own isError result on as it is", async () => {
+    const dir = scratch();
+    const gateway = await startGateway({ dir, config: { upstreams: { test: testUpstream(dir) }, tools: { fail: NEVER } } });
+    const result = await gateway.client.callTool({ name: 'fail', arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(result.content).toEqual([{ type: 'text', text: 'the note is locked' }]);
+  });
+
+  it("forwards the upstream's progress notifications to the client's progress token", async () => {
+    const dir = scratch();
+    const gateway = await startGateway({ dir, config: { upstreams: { test: testUpstream(dir) }, tools: { progress: NEVER } } });
+    const seen: unknown[] = [];
+    const result = await gateway.client.callTool({ name: 'progress', arguments: { steps: 3 } }, undefined, { onprogress: (progress) => seen.push(progress) });
+    expect(textOf(result)).toBe('done in 3 steps');
+    expect(seen).toEqual([
+      { progress: 1, total: 3, message: 'step 1 of 3' },
+      { progress: 2, total: 3, message: 'step 2 of 3' },
+      { progress: 3, total: 3, message: 'step 3 of 3' },
+    ]);
+  });
+});
