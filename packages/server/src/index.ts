@@ -1,7 +1,7 @@
 export { inputHash } from '@toolgate/core';
-export { decisionStatus, type Decision, type DecisionCode, type RefusalCode } from './decision.ts';
-export type { LedgerMove } from './feed.ts';
-export { toolgateHandler, type HandlerErrorCode, type ToolgateHandlerOptions } from './handler.ts';
+export { decisionStatus, type Decision, type DecisionCode, type RefusalCode } from './gate/decision.ts';
+export type { LedgerMove } from './feed/feed.ts';
+export { toolgateHandler, type HandlerErrorCode, type ToolgateHandlerOptions } from './http/handler.ts';
 export type { Verification } from './ledger/chain.ts';
 export { LedgerError, type LedgerErrorCode } from './ledger/error.ts';
 export type { Committed, EventReason, HeldTransaction, Ledger, LedgerEvent, LedgerOptions, NewLedgerEvent } from './ledger/ledger.ts';
@@ -18,5 +18,5 @@ export {
   type SessionInfo,
   type TurnGate,
   type TurnOptions,
-} from './server-gate.ts';
-export { transactionOf } from './transaction.ts';
+} from './gate/server-gate.ts';
+export { transactionOf } from './gate/transaction.ts';

@@ -1,9 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Reason, ToolCallRecord, ToolCallStatus } from '@toolgate/core';
-import type { RefusalCode } from '../decision.ts';
-import type { LedgerMove } from '../feed.ts';
-import { readRecord } from '../stored-record.ts';
+import type { RefusalCode } from '../gate/decision.ts';
+import type { LedgerMove } from '../feed/feed.ts';
+import { readRecord } from './stored-record.ts';
 import { Migrator, sql, type ControlledTransaction, type Kysely, type Transaction } from 'kysely';
 import { chainHasher, verifyChain, type ChainHasher, type Verification } from './chain.ts';
 import { closedLedger, unavailable, type Failure } from './error.ts';

@@ -12,11 +12,11 @@ import {
   type ToolCallRecord,
 } from '@toolgate/core';
 import type { Transaction } from 'kysely';
-import type { RefusalCode } from './decision.ts';
-import type { HeldTransaction, Ledger, NewLedgerEvent } from './ledger/ledger.ts';
-import type { CallsTable, LedgerDatabase } from './ledger/schema.ts';
-import { readRecord, storeRecord } from './stored-record.ts';
-import { startToolSpan, type ToolSpan } from './telemetry.ts';
+import type { RefusalCode } from '../gate/decision.ts';
+import type { HeldTransaction, Ledger, NewLedgerEvent } from '../ledger/ledger.ts';
+import type { CallsTable, LedgerDatabase } from '../ledger/schema.ts';
+import { readRecord, storeRecord } from '../ledger/stored-record.ts';
+import { startToolSpan, type ToolSpan } from '../gate/telemetry.ts';
 
 type Trx = Transaction<LedgerDatabase>;
 

@@ -1,5 +1,5 @@
 import type { ToolCallRecord } from '@toolgate/core';
-import type { Committed, Ledger, LedgerEvent } from './ledger/ledger.ts';
+import type { Committed, Ledger, LedgerEvent } from '../ledger/ledger.ts';
 
 /**
  * One move of the ledger with the record as it was right after it: what the live feed sends, so

@@ -32,11 +32,11 @@ import {
   type ToolResultFormats,
 } from '@toolgate/core';
 import { refused, type Decision } from './decision.ts';
-import { createTail, pushFeed, type LedgerMove } from './feed.ts';
-import { createLedgerKeeper } from './ledger-keeper.ts';
-import type { Ledger, LedgerEvent } from './ledger/ledger.ts';
-import type { CallsTable } from './ledger/schema.ts';
-import { readRecord } from './stored-record.ts';
+import { createTail, pushFeed, type LedgerMove } from '../feed/feed.ts';
+import { createLedgerKeeper } from '../keeper/ledger-keeper.ts';
+import type { Ledger, LedgerEvent } from '../ledger/ledger.ts';
+import type { CallsTable } from '../ledger/schema.ts';
+import { readRecord } from '../ledger/stored-record.ts';
 
 /**
  * A session as `canSee` is asked about it: its id and its owner (the principal of its first

@@ -1,7 +1,7 @@
 import type { ToolCallRecord } from '@toolgate/core';
-import { decisionStatus, type Decision } from './decision.ts';
-import type { LedgerMove } from './feed.ts';
-import type { ServerGate } from './server-gate.ts';
+import { decisionStatus, type Decision } from '../gate/decision.ts';
+import type { LedgerMove } from '../feed/feed.ts';
+import type { ServerGate } from '../gate/server-gate.ts';
 
 /**
  * What {@link toolgateHandler} takes.
