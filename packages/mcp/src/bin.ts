@@ -63,6 +63,8 @@ async function main(): Promise<number> {
     ...(config.principal === undefined ? {} : { principal: config.principal }),
     ...(config.approvalWaitMs === undefined ? {} : { approvalWaitMs: config.approvalWaitMs }),
     ...(config.timeoutMs === undefined ? {} : { timeoutMs: config.timeoutMs }),
+    ...(config.leaseMs === undefined ? {} : { leaseMs: config.leaseMs }),
+    ...(config.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: config.connectTimeoutMs }),
     log: say,
   }).catch(async (error: unknown) => {
     await ledger.close();

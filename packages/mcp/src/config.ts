@@ -71,6 +71,10 @@ export interface GatewayConfig {
   readonly approvalWaitMs?: number;
   /** How long an upstream may take on a call (default 5 minutes). */
   readonly timeoutMs?: number;
+  /** How long a running call's claim lasts unrenewed: after a crash, the call is settled once it ran out (default 30 s). */
+  readonly leaseMs?: number;
+  /** How long to wait for an upstream to connect and list its tools (default 20 s). */
+  readonly connectTimeoutMs?: number;
 }
 
 /**
@@ -83,7 +87,7 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
-const TOP_KEYS = new Set(['ledger', 'upstreams', 'tools', 'approvalPage', 'principal', 'approvalWaitMs', 'timeoutMs', '$schema']);
+const TOP_KEYS = new Set(['ledger', 'upstreams', 'tools', 'approvalPage', 'principal', 'approvalWaitMs', 'timeoutMs', 'leaseMs', 'connectTimeoutMs', '$schema']);
 const UPSTREAM_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
@@ -126,6 +130,8 @@ export function readGatewayConfig(text: string, directory: string): GatewayConfi
   const principal = optionalString(top['principal'], '"principal"');
   const approvalWaitMs = optionalMs(top['approvalWaitMs'], '"approvalWaitMs"', true);
   const timeoutMs = optionalMs(top['timeoutMs'], '"timeoutMs"', false);
+  const leaseMs = optionalMs(top['leaseMs'], '"leaseMs"', false);
+  const connectTimeoutMs = optionalMs(top['connectTimeoutMs'], '"connectTimeoutMs"', false);
   return {
     ledger: isPostgres(ledger) || ledger === ':memory:' ? ledger : absolute(ledger, directory),
     upstreams: specs,
@@ -134,6 +140,8 @@ export function readGatewayConfig(text: string, directory: string): GatewayConfi
     ...(principal === undefined ? {} : { principal }),
     ...(approvalWaitMs === undefined ? {} : { approvalWaitMs }),
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    ...(leaseMs === undefined ? {} : { leaseMs }),
+    ...(connectTimeoutMs === undefined ? {} : { connectTimeoutMs }),
   };
 }
 

@@ -39,6 +39,8 @@ export interface McpGatewayOptions {
   readonly maxResultBytes?: number;
   /** Where the gateway's own lines go (default: stderr; stdout carries the protocol). */
   readonly log?: (line: string) => void;
+  /** How long a running call's claim lasts unrenewed; after a crash the call is settled once it ran out (default 30 s). */
+  readonly leaseMs?: number;
   /** How long to wait for each upstream's first connection (default 20 s). */
   readonly connectTimeoutMs?: number;
   /** Waits between reconnection attempts to an upstream (default 0.5 s doubling to 30 s). */
@@ -136,6 +138,7 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
   const gate = createServerGate({
     tools: tools.map((tool) => tool.definition),
     ledger: options.ledger,
+    ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
     onError: (error) => log(`ledger: ${(error as Error).message ?? String(error)}`),
   });
   let page: ApprovalPage;

@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolResultSchema, ToolListChangedNotificationSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ProgressNotificationSchema, ToolListChangedNotificationSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { UpstreamSpec } from './config.ts';
 
@@ -145,11 +145,19 @@ export function connectUpstream(name: string, spec: UpstreamSpec, events: Upstre
   let client: Client | undefined;
   let closing = false;
   let attempt = 0;
+  let connections = 0;
   let retry: ReturnType<typeof setTimeout> | undefined;
   /** Why the last connection ended, for the calls it was carrying. */
   let lastProblem: string | undefined;
   let listing: Promise<void> | undefined;
   let listAgain = false;
+  /**
+   * Where each call's progress goes, by the progress token the gateway gave it. The SDK's own
+   * per-request progress handler is let go as soon as the response is read, before notifications
+   * read in the same chunk reach it, so the last ones would be lost; this handler outlives it.
+   */
+  const progressSinks = new Map<string, (progress: Progress) => void>();
+  let progressTokens = 0;
 
   const describe = 'url' in spec ? spec.url : [spec.command, ...(spec.args ?? [])].join(' ');
 
@@ -168,6 +176,10 @@ export function connectUpstream(name: string, spec: UpstreamSpec, events: Upstre
       events.log(`[${name}] the connection ended${lastProblem === undefined ? '' : ` (${lastProblem})`}; connecting again`);
       schedule();
     };
+    next.setNotificationHandler(ProgressNotificationSchema, (notification) => {
+      const { progressToken, ...progress } = notification.params;
+      progressSinks.get(String(progressToken))?.(progress);
+    });
     next.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       if (client === next) relist(next);
     });
@@ -178,6 +190,7 @@ export function connectUpstream(name: string, spec: UpstreamSpec, events: Upstre
     }
     client = next;
     await list(next);
+    if (connections++ > 0) events.log(`[${name}] connected again`);
     attempt = 0;
     lastProblem = undefined;
   }
@@ -237,12 +250,11 @@ export function connectUpstream(name: string, spec: UpstreamSpec, events: Upstre
         throw new UpstreamError(`the upstream "${name}" is not connected${lastProblem === undefined ? '' : ` (${lastProblem})`}; the gateway is connecting again, so the call was not sent`);
       }
       let result: Record<string, unknown>;
+      const progressToken = `toolgate-${++progressTokens}`;
+      if (onprogress !== undefined) progressSinks.set(progressToken, onprogress);
       try {
-        result = await live.request({ method: 'tools/call', params: { name: tool, arguments: args } }, AnyResult, {
-          signal,
-          timeout: timeoutMs,
-          ...(onprogress === undefined ? {} : { onprogress }),
-        });
+        const params = onprogress === undefined ? { name: tool, arguments: args } : { name: tool, arguments: args, _meta: { progressToken } };
+        result = await live.request({ method: 'tools/call', params }, AnyResult, { signal, timeout: timeoutMs });
       } catch (error) {
         if (signal.aborted) throw error;
         const message = (error as Error).message;
@@ -250,6 +262,8 @@ export function connectUpstream(name: string, spec: UpstreamSpec, events: Upstre
           throw new UpstreamError(`the upstream "${name}" closed its connection while the call ran${lastProblem === undefined ? '' : ` (${lastProblem})`}; it may or may not have taken effect`);
         }
         throw new UpstreamError(`the upstream "${name}" answered with an error: ${message}`);
+      } finally {
+        progressSinks.delete(progressToken);
       }
       return checkResult(name, result, options.maxMessageBytes);
     },

@@ -41,16 +41,20 @@ describe('what passes through the gateway unchanged', () => {
     expect(result.content).toEqual([{ type: 'text', text: 'the note is locked' }]);
   });
 
-  it("forwards the upstream's progress notifications to the client's progress token", async () => {
+  it("forwards the upstream's progress notifications to the client's progress token, before the result", async () => {
     const dir = scratch();
     const gateway = await startGateway({ dir, config: { upstreams: { test: testUpstream(dir) }, tools: { progress: NEVER } } });
-    const seen: unknown[] = [];
-    const result = await gateway.client.callTool({ name: 'progress', arguments: { steps: 3 } }, undefined, { onprogress: (progress) => seen.push(progress) });
+    // What reaches the client's transport, in order: the SDK's Client hands a notification to its
+    // handler a microtask later than a response, so a progress read in the same chunk as the
+    // result would not show in onprogress, though the gateway sent it first.
+    const wire: Record<string, unknown>[] = [];
+    const transport = gateway.client.transport;
+    const deliver = transport?.onmessage;
+    if (transport !== undefined) transport.onmessage = (message, extra) => (wire.push(message), deliver?.(message, extra));
+    const result = await gateway.client.callTool({ name: 'progress', arguments: { steps: 3 } }, undefined, { onprogress: () => undefined });
     expect(textOf(result)).toBe('done in 3 steps');
-    expect(seen).toEqual([
-      { progress: 1, total: 3, message: 'step 1 of 3' },
-      { progress: 2, total: 3, message: 'step 2 of 3' },
-      { progress: 3, total: 3, message: 'step 3 of 3' },
-    ]);
+    const progress = wire.filter((message) => message['method'] === 'notifications/progress').map((message) => message['params']);
+    expect(progress).toEqual([1, 2, 3].map((step) => ({ progressToken: expect.anything(), progress: step, total: 3, message: `step ${step} of 3` })));
+    expect(wire.findIndex((message) => 'result' in message)).toBeGreaterThan(wire.findLastIndex((message) => message['method'] === 'notifications/progress'));
   });
 });

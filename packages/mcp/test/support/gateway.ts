@@ -130,10 +130,10 @@ function ended(child: ChildProcess): Promise<void> {
  * Polls `read` until it answers a value: for what another process writes (a log line, stderr),
  * where there is no event to await.
  */
-export async function waitFor<T>(read: () => T | undefined | false, timeoutMs = 10_000): Promise<T> {
+export async function waitFor<T>(read: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const value = read();
+    const value = await read();
     if (value !== undefined && value !== false) return value;
     if (Date.now() > until) throw new Error('waitFor: timed out');
     await new Promise((resolve) => setTimeout(resolve, 20));
