@@ -1,7 +1,7 @@
 // The surface both entry points share; each adds its own `createToolGate` and JSON Schema compiler.
-export type { AuditEvent, AuditLog } from './audit.ts';
-export type { CallAction, CallRequest, RequestError } from './call-request.ts';
-export { systemClock, type Clock } from './clock.ts';
+export type { AuditEvent, AuditLog } from './gate/audit.ts';
+export type { CallAction, CallRequest, RequestError } from './gate/call-request.ts';
+export { systemClock, type Clock } from './call/clock.ts';
 export {
   createToolGateWith,
   refusal,
@@ -12,12 +12,12 @@ export {
   type ToolCallsState,
   type ToolGate,
   type ToolGateOptions,
-} from './gate.ts';
-export { copyValue, DEFAULT_LIMITS, resolveLimits, type Limits, type LimitsOption } from './limits.ts';
-export { createToolRegistry, type ToolProblem, type ToolRegistry } from './registry.ts';
-export { ALLOWED_TRANSITIONS, createPending, transition, type CallEvent } from './machine.ts';
-export { outcomeText, outputText } from './outcome.ts';
-export { readProposal, type Proposal, type ProposalReading } from './proposal.ts';
+} from './gate/gate.ts';
+export { copyValue, DEFAULT_LIMITS, resolveLimits, type Limits, type LimitsOption } from './proposal/limits.ts';
+export { createToolRegistry, type ToolProblem, type ToolRegistry } from './tool/registry.ts';
+export { ALLOWED_TRANSITIONS, createPending, transition, type CallEvent } from './call/machine.ts';
+export { outcomeText, outputText } from './reply/outcome.ts';
+export { readProposal, type Proposal, type ProposalReading } from './proposal/proposal.ts';
 export {
   isTerminal,
   type ActiveCall,
@@ -39,8 +39,8 @@ export {
   type ToolCallRecord,
   type ToolCallStatus,
   type Transition,
-} from './record.ts';
-export { ALL_REPAIRS, type RepairKind } from './repair.ts';
+} from './call/record.ts';
+export { ALL_REPAIRS, type RepairKind } from './proposal/repair.ts';
 export {
   compileSchema,
   isStandardSchema,
@@ -48,10 +48,10 @@ export {
   type JsonSchemaCompilerOptions,
   type Validate,
   type ValidationResult,
-} from './schema.ts';
-export { jsonSchemaAs2020, jsonSchemaDialect, type JsonSchemaDialect } from './schema-dialect.ts';
-export { AJV_OPTIONS, ajvIssues, type AjvError } from './schema-ajv-issues.ts';
-export { precompiledJsonSchema, type PrecompiledValidator } from './schema-precompiled.ts';
+} from './schema/schema.ts';
+export { jsonSchemaAs2020, jsonSchemaDialect, type JsonSchemaDialect } from './schema/dialect.ts';
+export { AJV_OPTIONS, ajvIssues, type AjvError } from './schema/ajv-issues.ts';
+export { precompiledJsonSchema, type PrecompiledValidator } from './schema/precompiled.ts';
 export {
   cancel,
   defineTool,
@@ -67,21 +67,21 @@ export {
   type ToolContext,
   type ToolDefinition,
   type ToolSchema,
-} from './tool.ts';
-export { toolResult, type ToolResultFormat, type ToolResultFormats } from './tool-result.ts';
+} from './tool/tool.ts';
+export { toolResult, type ToolResultFormat, type ToolResultFormats } from './reply/tool-result.ts';
 export {
   createContinuationGuard,
   type ContinuationDecision,
   type ContinuationGuard,
   type ContinuationGuardOptions,
   type ContinuationStopCode,
-} from './continuation.ts';
-export { toolJsonSchema } from './json-schema-export.ts';
-export { openaiStrictSchema, type OpenAIStrictSchema } from './openai-strict.ts';
-export { PARALLEL_WRAPPER, readParallelWrapper, type WrappedCall } from './parallel-wrapper.ts';
-export { createPartialJson, type PartialJson, type PartialJsonState } from './partial-json.ts';
-export { type StreamGate, type StreamReaderOptions, type TurnReader } from './stream.ts';
-export { answerText, type ReplyOptions, type ReplySource, type SettledTurn, type TurnAnswer } from './turn.ts';
+} from './reply/continuation.ts';
+export { toolJsonSchema } from './schema/json-schema-export.ts';
+export { openaiStrictSchema, type OpenAIStrictSchema } from './schema/openai-strict.ts';
+export { PARALLEL_WRAPPER, readParallelWrapper, type WrappedCall } from './proposal/parallel-wrapper.ts';
+export { createPartialJson, type PartialJson, type PartialJsonState } from './stream/partial-json.ts';
+export { type StreamGate, type StreamReaderOptions, type TurnReader } from './stream/stream.ts';
+export { answerText, type ReplyOptions, type ReplySource, type SettledTurn, type TurnAnswer } from './reply/turn.ts';
 export {
   aiSdkReply,
   aiSdkToolResult,
@@ -155,7 +155,7 @@ export {
   type OpenAIResponsesTool,
   type OpenAIResponsesToolResult,
 } from './providers/openai-responses.ts';
-export { canonicalJson, inputHash } from './input-hash.ts';
+export { canonicalJson, inputHash } from './call/input-hash.ts';
 export {
   after,
   createPipeline,
@@ -169,4 +169,4 @@ export {
   type Pipeline,
   type PipelineHost,
   type ToolEntry,
-} from './pipeline.ts';
+} from './call/pipeline.ts';

@@ -1,5 +1,5 @@
-import { createToolGateWith } from './gate.ts';
-import { cfworkerJsonSchema, createCfworkerJsonSchema } from './schema-cfworker.ts';
+import { createToolGateWith } from './gate/gate.ts';
+import { cfworkerJsonSchema, createCfworkerJsonSchema } from './schema/cfworker.ts';
 
 export * from './api.ts';
 export { cfworkerJsonSchema, createCfworkerJsonSchema };

@@ -1,5 +1,5 @@
-import { createToolGateWith } from './gate.ts';
-import { ajvJsonSchema, createAjvJsonSchema } from './schema-ajv.ts';
+import { createToolGateWith } from './gate/gate.ts';
+import { ajvJsonSchema, createAjvJsonSchema } from './schema/ajv.ts';
 
 export * from './api.ts';
 export { ajvJsonSchema, createAjvJsonSchema };

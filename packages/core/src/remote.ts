@@ -1,24 +1,24 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import { createAuditLog, type AuditEvent } from './audit.ts';
-import { createCallStore } from './call-store.ts';
-import { createDelivery } from './listeners.ts';
-import type { CallAction, CallRequest, RequestError } from './call-request.ts';
-import { systemClock, type Clock } from './clock.ts';
-import { openEventFeed, type ConnectionState, type Retry } from './event-feed.ts';
-import type { ReadonlyStore, ToolGate } from './gate.ts';
-import { inputHash } from './input-hash.ts';
-import { DEFAULT_LIMITS } from './limits.ts';
-import { messageOf } from './pipeline.ts';
-import { readProposal } from './proposal.ts';
-import { isTerminal, type ProposalSource, type Reason, type RejectedCall, type SettledCall, type ToolCallRecord, type ToolCallStatus } from './record.ts';
-import { networkError, serverError } from './server-error.ts';
-import type { ToolDefinition } from './tool.ts';
-import { toolResult } from './tool-result.ts';
-import { readMove, readSnapshot, type FeedMove, type FeedSnapshot, type WireReading } from './wire.ts';
+import { createAuditLog, type AuditEvent } from './gate/audit.ts';
+import { createCallStore } from './gate/call-store.ts';
+import { createDelivery } from './gate/listeners.ts';
+import type { CallAction, CallRequest, RequestError } from './gate/call-request.ts';
+import { systemClock, type Clock } from './call/clock.ts';
+import { openEventFeed, type ConnectionState, type Retry } from './remote/event-feed.ts';
+import type { ReadonlyStore, ToolGate } from './gate/gate.ts';
+import { inputHash } from './call/input-hash.ts';
+import { DEFAULT_LIMITS } from './proposal/limits.ts';
+import { messageOf } from './call/pipeline.ts';
+import { readProposal } from './proposal/proposal.ts';
+import { isTerminal, type ProposalSource, type Reason, type RejectedCall, type SettledCall, type ToolCallRecord, type ToolCallStatus } from './call/record.ts';
+import { networkError, serverError } from './remote/server-error.ts';
+import type { ToolDefinition } from './tool/tool.ts';
+import { toolResult } from './reply/tool-result.ts';
+import { readMove, readSnapshot, type FeedMove, type FeedSnapshot, type WireReading } from './remote/wire.ts';
 
-export type { CallAction, CallRequest, RequestError } from './call-request.ts';
-export type { ConnectionState, Retry } from './event-feed.ts';
-export type { FeedMove, FeedSnapshot, LedgerEvent } from './wire.ts';
+export type { CallAction, CallRequest, RequestError } from './gate/call-request.ts';
+export type { ConnectionState, Retry } from './remote/event-feed.ts';
+export type { FeedMove, FeedSnapshot, LedgerEvent } from './remote/wire.ts';
 
 /**
  * What {@link createRemoteGate} takes.

@@ -7,12 +7,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createStore } from 'zustand/vanilla';
 import { createToolGate, defineTool, type AuditEvent, type ToolCallStatus, type ToolGate } from '../src/index.ts';
-import { createPipeline, type CallKeeper, type ExecutionScope } from '../src/pipeline.ts';
-import { createPending, transition } from '../src/machine.ts';
-import { DEFAULT_LIMITS } from '../src/limits.ts';
-import type { ToolCallRecord } from '../src/record.ts';
-import { compileSchema } from '../src/schema.ts';
-import { ajvJsonSchema } from '../src/schema-ajv.ts';
+import { createPipeline, type CallKeeper, type ExecutionScope } from '../src/call/pipeline.ts';
+import { createPending, transition } from '../src/call/machine.ts';
+import { DEFAULT_LIMITS } from '../src/proposal/limits.ts';
+import type { ToolCallRecord } from '../src/call/record.ts';
+import { compileSchema } from '../src/schema/schema.ts';
+import { ajvJsonSchema } from '../src/schema/ajv.ts';
 import { createFakeClock } from './support/clock.ts';
 
 function trail(gate: ToolGate, id: string): string[] {

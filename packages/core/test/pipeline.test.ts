@@ -4,11 +4,11 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { cancel, defineTool, type ToolDefinition } from '../src/index.ts';
-import { DEFAULT_LIMITS } from '../src/limits.ts';
-import { createPending, transition } from '../src/machine.ts';
-import { compileEntry, createPipeline, type CallKeeper, type ExecutionScope } from '../src/pipeline.ts';
-import type { ToolCallRecord } from '../src/record.ts';
-import { ajvJsonSchema } from '../src/schema-ajv.ts';
+import { DEFAULT_LIMITS } from '../src/proposal/limits.ts';
+import { createPending, transition } from '../src/call/machine.ts';
+import { compileEntry, createPipeline, type CallKeeper, type ExecutionScope } from '../src/call/pipeline.ts';
+import type { ToolCallRecord } from '../src/call/record.ts';
+import { ajvJsonSchema } from '../src/schema/ajv.ts';
 import { createFakeClock } from './support/clock.ts';
 
 const note = { actor: 'user_42' };

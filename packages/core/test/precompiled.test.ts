@@ -49,7 +49,7 @@ describe('precompiledJsonSchema', () => {
 
   it('ships code that never evaluates strings at runtime', () => {
     expect(generated).not.toMatch(/new Function|\beval\(/);
-    const gateSource = ['schema-precompiled.ts', 'schema-ajv-issues.ts'].map((f) => readFileSync(join(import.meta.dirname, '../src', f), 'utf8')).join('\n');
+    const gateSource = ['schema/precompiled.ts', 'schema/ajv-issues.ts'].map((f) => readFileSync(join(import.meta.dirname, '../src', f), 'utf8')).join('\n');
     expect(gateSource).not.toMatch(/from 'ajv/);
   });
 

@@ -1,7 +1,7 @@
-import { outcomeText } from '../outcome.ts';
-import type { SettledCall } from '../record.ts';
-import { STREAM_ERROR, outputCutOff, createCallAssembler, type StreamReaderOptions, type TurnReader, type StreamGate } from '../stream.ts';
-import { answersOf, answerText, type ReplyOptions, type ReplySource, type TurnAnswer } from '../turn.ts';
+import { outcomeText } from '../reply/outcome.ts';
+import type { SettledCall } from '../call/record.ts';
+import { STREAM_ERROR, outputCutOff, createCallAssembler, type StreamReaderOptions, type TurnReader, type StreamGate } from '../stream/stream.ts';
+import { answersOf, answerText, type ReplyOptions, type ReplySource, type TurnAnswer } from '../reply/turn.ts';
 
 /**
  * A JSON value, as the AI SDK types it.

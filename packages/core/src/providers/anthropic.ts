@@ -1,9 +1,9 @@
-import { checkToolNames, toolJsonSchema } from '../json-schema-export.ts';
-import { outcomeText } from '../outcome.ts';
-import type { SettledCall } from '../record.ts';
-import { STREAM_ERROR, outputCutOff, createCallAssembler, type StreamReaderOptions, type TurnReader, type StreamGate } from '../stream.ts';
-import type { ToolDefinition } from '../tool.ts';
-import { answerFailed, answersOf, answerText, type ReplyOptions, type ReplySource } from '../turn.ts';
+import { checkToolNames, toolJsonSchema } from '../schema/json-schema-export.ts';
+import { outcomeText } from '../reply/outcome.ts';
+import type { SettledCall } from '../call/record.ts';
+import { STREAM_ERROR, outputCutOff, createCallAssembler, type StreamReaderOptions, type TurnReader, type StreamGate } from '../stream/stream.ts';
+import type { ToolDefinition } from '../tool/tool.ts';
+import { answerFailed, answersOf, answerText, type ReplyOptions, type ReplySource } from '../reply/turn.ts';
 
 /**
  * An Anthropic `tool_result` content block; `is_error` is set for every call that did not commit.

@@ -1,4 +1,4 @@
-import type { Limits } from '../limits.ts';
+import type { Limits } from '../proposal/limits.ts';
 
 /**
  * What one Vertex `partialArgs` entry did to the arguments being built:

@@ -1,10 +1,10 @@
-import { checkToolNames, toolJsonSchema } from '../json-schema-export.ts';
-import { outcomeText } from '../outcome.ts';
-import type { SettledCall } from '../record.ts';
-import { copyValue } from '../limits.ts';
-import { outputCutOff, createCallAssembler, type StreamReaderOptions, type TurnReader, type StreamGate } from '../stream.ts';
-import type { ToolDefinition } from '../tool.ts';
-import { answerFailed, answersOf, answerText, type ReplyOptions, type ReplySource, type TurnAnswer } from '../turn.ts';
+import { checkToolNames, toolJsonSchema } from '../schema/json-schema-export.ts';
+import { outcomeText } from '../reply/outcome.ts';
+import type { SettledCall } from '../call/record.ts';
+import { copyValue } from '../proposal/limits.ts';
+import { outputCutOff, createCallAssembler, type StreamReaderOptions, type TurnReader, type StreamGate } from '../stream/stream.ts';
+import type { ToolDefinition } from '../tool/tool.ts';
+import { answerFailed, answersOf, answerText, type ReplyOptions, type ReplySource, type TurnAnswer } from '../reply/turn.ts';
 import { createPartialArgs, type PartialArgs } from './gemini-partial-args.ts';
 
 /**

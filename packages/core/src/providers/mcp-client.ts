@@ -1,5 +1,5 @@
-import type { RepairKind } from '../repair.ts';
-import { defineTool, type JsonSchemaObject, type ToolConfig, type ToolDefinition } from '../tool.ts';
+import type { RepairKind } from '../proposal/repair.ts';
+import { defineTool, type JsonSchemaObject, type ToolConfig, type ToolDefinition } from '../tool/tool.ts';
 
 /**
  * A tool as an MCP server lists it in `tools/list` (only the fields used here).

@@ -1,7 +1,7 @@
-import { checkToolNames, toolJsonSchema } from '../json-schema-export.ts';
-import { outcomeText } from '../outcome.ts';
-import type { SettledCall } from '../record.ts';
-import type { ToolDefinition } from '../tool.ts';
+import { checkToolNames, toolJsonSchema } from '../schema/json-schema-export.ts';
+import { outcomeText } from '../reply/outcome.ts';
+import type { SettledCall } from '../call/record.ts';
+import type { ToolDefinition } from '../tool/tool.ts';
 
 /**
  * An MCP `CallToolResult`: text content, `isError` for every call that did not commit (so the

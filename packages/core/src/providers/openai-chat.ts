@@ -1,10 +1,10 @@
-import { checkToolNames, toolJsonSchema } from '../json-schema-export.ts';
-import { openaiStrictSchema } from '../openai-strict.ts';
-import { outcomeText } from '../outcome.ts';
-import type { SettledCall } from '../record.ts';
-import { outputCutOff, createCallAssembler, type StreamReaderOptions, type TurnReader, type StreamGate } from '../stream.ts';
-import type { ToolDefinition } from '../tool.ts';
-import { answersOf, answerText, type ReplyOptions, type ReplySource } from '../turn.ts';
+import { checkToolNames, toolJsonSchema } from '../schema/json-schema-export.ts';
+import { openaiStrictSchema } from '../schema/openai-strict.ts';
+import { outcomeText } from '../reply/outcome.ts';
+import type { SettledCall } from '../call/record.ts';
+import { outputCutOff, createCallAssembler, type StreamReaderOptions, type TurnReader, type StreamGate } from '../stream/stream.ts';
+import type { ToolDefinition } from '../tool/tool.ts';
+import { answersOf, answerText, type ReplyOptions, type ReplySource } from '../reply/turn.ts';
 
 /**
  * A Chat Completions `tool` message. The API has no error flag, so a failure is said in `content`.

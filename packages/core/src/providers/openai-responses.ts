@@ -1,8 +1,8 @@
-import { outcomeText } from '../outcome.ts';
-import type { SettledCall } from '../record.ts';
-import { createCallAssembler, type StreamReaderOptions, type TurnReader, type StreamGate } from '../stream.ts';
-import type { ToolDefinition } from '../tool.ts';
-import { answersOf, answerText, type ReplyOptions, type ReplySource } from '../turn.ts';
+import { outcomeText } from '../reply/outcome.ts';
+import type { SettledCall } from '../call/record.ts';
+import { createCallAssembler, type StreamReaderOptions, type TurnReader, type StreamGate } from '../stream/stream.ts';
+import type { ToolDefinition } from '../tool/tool.ts';
+import { answersOf, answerText, type ReplyOptions, type ReplySource } from '../reply/turn.ts';
 import { openaiFunctions, type OpenAIToolsOptions } from './openai-chat.ts';
 
 /**

@@ -7,8 +7,8 @@
 // `sendRaw`, `answerFeed`, `replayFrom`, `hold`) and reads what arrived (`requests`).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { inputHash } from '../../src/input-hash.ts';
-import type { ToolCallRecord, ToolCallStatus, Transition } from '../../src/record.ts';
+import { inputHash } from '../../src/call/input-hash.ts';
+import type { ToolCallRecord, ToolCallStatus, Transition } from '../../src/call/record.ts';
 
 export interface WireEvent {
   readonly seq: number;

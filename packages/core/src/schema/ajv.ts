@@ -2,8 +2,8 @@ import { Ajv as AjvDraft07, type AnySchema, type Options, type SchemaObject } fr
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { JsonSchemaCompiler, JsonSchemaCompilerOptions, ValidationResult } from './schema.ts';
-import { AJV_OPTIONS, ajvIssues } from './schema-ajv-issues.ts';
-import { draft07RefsAlone, jsonSchemaDialect, META_SCHEMA, type JsonSchemaDialect } from './schema-dialect.ts';
+import { AJV_OPTIONS, ajvIssues } from './ajv-issues.ts';
+import { draft07RefsAlone, jsonSchemaDialect, META_SCHEMA, type JsonSchemaDialect } from './dialect.ts';
 
 type AnyAjv = AjvDraft07 | Ajv2020;
 type Check = (value: unknown) => ValidationResult;

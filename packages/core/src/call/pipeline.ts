@@ -1,8 +1,8 @@
-import { problemReason, readArguments } from './arguments.ts';
+import { problemReason, readArguments } from '../proposal/arguments.ts';
 import type { Clock } from './clock.ts';
-import { copyValue, type Limits } from './limits.ts';
+import { copyValue, type Limits } from '../proposal/limits.ts';
 import type { CallEvent } from './machine.ts';
-import { PARALLEL_WRAPPER, parallelWrapperReason } from './parallel-wrapper.ts';
+import { PARALLEL_WRAPPER, parallelWrapperReason } from '../proposal/parallel-wrapper.ts';
 import type {
   ActiveCall,
   CancelledCode,
@@ -13,11 +13,11 @@ import type {
   Repair,
   ToolCallRecord,
 } from './record.ts';
-import { repairValues } from './repair.ts';
+import { repairValues } from '../proposal/repair.ts';
 import { freezeOwn, ownCopy, snapshot } from './snapshot.ts';
-import { compileSchema, type JsonSchemaCompiler, type Validate, type ValidationResult } from './schema.ts';
+import { compileSchema, type JsonSchemaCompiler, type Validate, type ValidationResult } from '../schema/schema.ts';
 import { textOf } from './text.ts';
-import { isCancel, type ToolContext, type ToolDefinition } from './tool.ts';
+import { isCancel, type ToolContext, type ToolDefinition } from '../tool/tool.ts';
 
 /**
  * A value now, or a promise of it. The pipeline stays synchronous for synchronous steps (a sync

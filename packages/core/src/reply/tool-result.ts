@@ -1,12 +1,12 @@
-import { anthropicToolResult, type AnthropicToolResult } from './providers/anthropic.ts';
-import { aiSdkToolResult, type AiSdkToolResult } from './providers/ai-sdk.ts';
-import { geminiToolResult, type GeminiToolResult } from './providers/gemini.ts';
-import { mcpToolResult, type McpToolResult } from './providers/mcp.ts';
-import { openaiChatToolResult, type OpenAIChatToolResult } from './providers/openai-chat.ts';
-import { openaiResponsesToolResult, type OpenAIResponsesToolResult } from './providers/openai-responses.ts';
+import { anthropicToolResult, type AnthropicToolResult } from '../providers/anthropic.ts';
+import { aiSdkToolResult, type AiSdkToolResult } from '../providers/ai-sdk.ts';
+import { geminiToolResult, type GeminiToolResult } from '../providers/gemini.ts';
+import { mcpToolResult, type McpToolResult } from '../providers/mcp.ts';
+import { openaiChatToolResult, type OpenAIChatToolResult } from '../providers/openai-chat.ts';
+import { openaiResponsesToolResult, type OpenAIResponsesToolResult } from '../providers/openai-responses.ts';
 import { unsendableText } from './outcome.ts';
-import type { SettledCall } from './record.ts';
-import { textOf } from './text.ts';
+import type { SettledCall } from '../call/record.ts';
+import { textOf } from '../call/text.ts';
 
 /**
  * What each `format` of `gate.toolResult` produces.

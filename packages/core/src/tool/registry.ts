@@ -1,5 +1,5 @@
-import { compileEntry, type ToolEntry } from './pipeline.ts';
-import type { JsonSchemaCompiler } from './schema.ts';
+import { compileEntry, type ToolEntry } from '../call/pipeline.ts';
+import type { JsonSchemaCompiler } from '../schema/schema.ts';
 import type { ToolDefinition } from './tool.ts';
 
 /**

@@ -1,19 +1,19 @@
 import type { StoreApi } from 'zustand/vanilla';
-import { systemClock, type Clock } from './clock.ts';
+import { systemClock, type Clock } from '../call/clock.ts';
 import { auditEvent, createAuditLog, type AuditLog, type AuditWriter } from './audit.ts';
 import type { CallRequest } from './call-request.ts';
-import { resolveLimits, type Limits, type LimitsOption } from './limits.ts';
+import { resolveLimits, type Limits, type LimitsOption } from '../proposal/limits.ts';
 import { createCallStore } from './call-store.ts';
 import { createDelivery } from './listeners.ts';
-import { createPending, transition, type CallEvent } from './machine.ts';
-import { createPipeline, messageOf, truncatedReason, type CallKeeper, type MoveNote } from './pipeline.ts';
-import { readProposal } from './proposal.ts';
-import { createToolRegistry, type ToolProblem } from './registry.ts';
-import { isTerminal, type ProposalSource, type Reason, type Repair, type SettledCall, type ToolCallRecord } from './record.ts';
-import type { JsonSchemaCompiler } from './schema.ts';
-import { textOf } from './text.ts';
-import type { ToolDefinition } from './tool.ts';
-import { toolResult, type ToolResultFormat, type ToolResultFormats } from './tool-result.ts';
+import { createPending, transition, type CallEvent } from '../call/machine.ts';
+import { createPipeline, messageOf, truncatedReason, type CallKeeper, type MoveNote } from '../call/pipeline.ts';
+import { readProposal } from '../proposal/proposal.ts';
+import { createToolRegistry, type ToolProblem } from '../tool/registry.ts';
+import { isTerminal, type ProposalSource, type Reason, type Repair, type SettledCall, type ToolCallRecord } from '../call/record.ts';
+import type { JsonSchemaCompiler } from '../schema/schema.ts';
+import { textOf } from '../call/text.ts';
+import type { ToolDefinition } from '../tool/tool.ts';
+import { toolResult, type ToolResultFormat, type ToolResultFormats } from '../reply/tool-result.ts';
 
 /**
  * What {@link createToolGate} takes.

@@ -1,7 +1,7 @@
 import { dereference, validate, type OutputUnit, type Schema, type SchemaDraft } from '@cfworker/json-schema';
-import type { Issue } from './record.ts';
+import type { Issue } from '../call/record.ts';
 import { escapePointer, toIssue, valueAt, type JsonSchemaCompiler, type JsonSchemaCompilerOptions, type ValidationResult } from './schema.ts';
-import { jsonSchemaDialect } from './schema-dialect.ts';
+import { jsonSchemaDialect } from './dialect.ts';
 
 // Keywords that only say "something below me failed"; the failure below is reported on its own.
 const WRAPPERS = new Set([

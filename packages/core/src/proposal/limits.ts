@@ -1,4 +1,4 @@
-import { escapePointer } from './schema.ts';
+import { escapePointer } from '../schema/schema.ts';
 
 /**
  * How much a model may send. The size is checked before anything is parsed, so a 20 MB argument

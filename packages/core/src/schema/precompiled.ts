@@ -1,5 +1,5 @@
 import { toIssue, type JsonSchemaCompiler, type ValidationResult } from './schema.ts';
-import { ajvIssues, type AjvError } from './schema-ajv-issues.ts';
+import { ajvIssues, type AjvError } from './ajv-issues.ts';
 
 /**
  * A validate function as Ajv's standalone code exports it.

@@ -1,8 +1,8 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
-import type { ToolCallRecord } from './record.ts';
-import type { RepairKind } from './repair.ts';
-import { textOf } from './text.ts';
+import type { ToolCallRecord } from '../call/record.ts';
+import type { RepairKind } from '../proposal/repair.ts';
+import { textOf } from '../call/text.ts';
 
 /**
  * A plain JSON Schema object (draft 2020-12). Write it `as const`, or inline in `defineTool`,

@@ -1,4 +1,4 @@
-import type { Issue, ProposalSource, Reason, Repair, ToolCallRecord, ToolCallStatus, Transition } from './record.ts';
+import type { Issue, ProposalSource, Reason, Repair, ToolCallRecord, ToolCallStatus, Transition } from '../call/record.ts';
 
 /**
  * One move in a server gate's ledger, as its event feed sends it. A refusal (a stale approval, a

@@ -1,5 +1,5 @@
 import { escapePointer } from './schema.ts';
-import { jsonSchemaAs2020 } from './schema-dialect.ts';
+import { jsonSchemaAs2020 } from './dialect.ts';
 
 /**
  * A JSON Schema made ready for OpenAI strict mode, or every reason it cannot be.

@@ -1,9 +1,9 @@
-import { systemClock, type Clock } from './clock.ts';
-import type { ToolGate } from './gate.ts';
-import { PARALLEL_WRAPPER, readParallelWrapper } from './parallel-wrapper.ts';
+import { systemClock, type Clock } from '../call/clock.ts';
+import type { ToolGate } from '../gate/gate.ts';
+import { PARALLEL_WRAPPER, readParallelWrapper } from '../proposal/parallel-wrapper.ts';
 import { createPartialJson, type PartialJson } from './partial-json.ts';
-import type { ProposalSource, SettledCall, ToolCallRecord } from './record.ts';
-import type { SettledTurn, TurnAnswer } from './turn.ts';
+import type { ProposalSource, SettledCall, ToolCallRecord } from '../call/record.ts';
+import type { SettledTurn, TurnAnswer } from '../reply/turn.ts';
 
 
 /**

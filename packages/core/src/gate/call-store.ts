@@ -1,6 +1,6 @@
 import type { ReadonlyStore, ToolCallsState } from './gate.ts';
 import { createListeners, type Delivery, type Listeners } from './listeners.ts';
-import type { ToolCallRecord } from './record.ts';
+import type { ToolCallRecord } from '../call/record.ts';
 
 /**
  * The records a gate shows, as the read-only store `gate.calls` and per-call subscriptions

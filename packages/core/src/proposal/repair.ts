@@ -1,6 +1,6 @@
-import type { Issue, Repair } from './record.ts';
+import type { Issue, Repair } from '../call/record.ts';
 import { DEFAULT_LIMITS, nestsTooDeep, type Limits } from './limits.ts';
-import { describeValue, valueAt } from './schema.ts';
+import { describeValue, valueAt } from '../schema/schema.ts';
 
 /**
  * Known model defects a tool may opt in to having repaired. None is repaired by default: each is

@@ -1,5 +1,5 @@
-import type { SettledCall } from './record.ts';
-import { textOf } from './text.ts';
+import type { SettledCall } from '../call/record.ts';
+import { textOf } from '../call/text.ts';
 
 /**
  * The text a model reads about a settled call: the output for a committed call; otherwise the

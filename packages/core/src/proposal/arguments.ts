@@ -1,7 +1,7 @@
 import { checkValue, copyValue, nestsTooDeep, type Limits, type ValueProblem } from './limits.ts';
-import type { Reason, RejectedCode, Repair } from './record.ts';
+import type { Reason, RejectedCode, Repair } from '../call/record.ts';
 import type { RepairKind } from './repair.ts';
-import { describeValue } from './schema.ts';
+import { describeValue } from '../schema/schema.ts';
 
 /**
  * Raw arguments read into an object, or why they could not be.
