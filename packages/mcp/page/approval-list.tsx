@@ -42,6 +42,7 @@ export function ApprovalList({ connection, session }: { connection: RemoteGate['
 function CallCard({ call }: { call: ToolCallRecord }) {
   const hash = useInputHash(call);
   const hasInput = call.input !== undefined;
+  const open = call.status === 'awaiting_approval';
   return (
     <article className="call" data-call-id={call.id} aria-label={`Call to ${call.name}`}>
       <h3>
@@ -50,12 +51,16 @@ function CallCard({ call }: { call: ToolCallRecord }) {
       </h3>
       {hasInput ? (
         <>
-          <p className="label">Input, exactly as the tool will receive it:</p>
+          <p className="label">{open ? 'Input, exactly as the tool will receive it:' : 'Input:'}</p>
           <pre className="input" data-testid="input">{JSON.stringify(call.input, null, 2)}</pre>
           <p className="hash">
             SHA-256 of this input: <code data-testid="input-hash">{hash ?? '…'}</code>
-            <br />
-            Approving sends this hash; the gateway runs the call only with the input it names, once.
+            {open ? (
+              <>
+                <br />
+                Approving sends this hash; the gateway runs the call only with the input it names, once.
+              </>
+            ) : null}
           </p>
         </>
       ) : null}

@@ -261,6 +261,12 @@ export function connectUpstream(name: string, spec: UpstreamSpec, events: Upstre
         if (/Connection closed/i.test(message)) {
           throw new UpstreamError(`the upstream "${name}" closed its connection while the call ran${lastProblem === undefined ? '' : ` (${lastProblem})`}; it may or may not have taken effect`);
         }
+        if ('url' in spec && /fetch failed|ECONNREFUSED|ECONNRESET|Session not found|HTTP 404|Streamable HTTP error/i.test(`${(error as Error).name} ${message}`)) {
+          // An HTTP upstream that went away or restarted (its session is gone): connect again in the background.
+          lastProblem = `it could not be reached: ${message.slice(0, 200)}`;
+          if (client === live) void live.close();
+          throw new UpstreamError(`the upstream "${name}" could not be reached (${message.slice(0, 200)}); the gateway is connecting to it again. The call may or may not have reached it`);
+        }
         throw new UpstreamError(`the upstream "${name}" answered with an error: ${message}`);
       } finally {
         progressSinks.delete(progressToken);

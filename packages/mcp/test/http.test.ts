@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
-import { startGateway, testUpstream, scratch, textOf, UPSTREAM } from './support/gateway.ts';
+import { startGateway, testUpstream, scratch, textOf, UPSTREAM, waitFor } from './support/gateway.ts';
 import { approveOnPage, pageCalls } from './support/page-api.ts';
 import { PNG } from './support/upstream-tools.mjs';
 
@@ -9,14 +9,21 @@ const NEVER = { approval: 'never' } as const;
 const note = { path: 'notes/today.md', text: 'buy milk' };
 
 /** The test upstream serving Streamable HTTP on a port of its own. */
-async function httpUpstream(dir: string): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(process.execPath, [UPSTREAM, '--http', '0'], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, UPSTREAM_LOG: `${dir}/upstream.log` } });
+async function httpUpstream(dir: string, port = 0): Promise<{ url: string; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [UPSTREAM, '--http', String(port)], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, UPSTREAM_LOG: `${dir}/upstream.log` } });
   const line = await new Promise<string>((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the HTTP upstream exited (${code})`)));
     createInterface({ input: child.stdout }).once('line', resolve);
   });
   const { listening } = JSON.parse(line) as { listening: number };
-  return { url: `http://127.0.0.1:${listening}/mcp`, stop: () => child.kill('SIGTERM') };
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    url: `http://127.0.0.1:${listening}/mcp`,
+    stop: () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
 }
 
 describe('Streamable HTTP to the client', () => {
@@ -58,7 +65,7 @@ describe('a Streamable HTTP upstream', () => {
       expect(textOf(await ask())).toBe('wrote notes/today.md');
       expect(gw.upstreamLog()).toHaveLength(1);
     } finally {
-      upstream.stop();
+      await upstream.stop();
     }
   });
 });
@@ -72,5 +79,26 @@ describe('several upstreams', () => {
     expect(names).toContain('b__write_note');
     expect(textOf(await gw.client.callTool({ name: 'b__echo', arguments: { text: 'hi' } }))).toBe('echo: hi');
     expect((await gw.client.callTool({ name: 'echo', arguments: { text: 'hi' } }))._meta).toMatchObject({ 'toolgate/reason': 'unknown_tool' });
+  });
+});
+
+describe('a Streamable HTTP upstream that restarts', () => {
+  it('fails the call it could not take with a clear answer, reconnects, and serves the next one', async () => {
+    const dir = scratch();
+    let upstream = await httpUpstream(dir);
+    const port = new URL(upstream.url).port;
+    try {
+      const gw = await startGateway({ dir, config: { upstreams: { remote: { url: upstream.url } }, tools: { echo: NEVER }, principal: 'ada' } });
+      expect(textOf(await gw.client.callTool({ name: 'echo', arguments: { text: 'one' } }))).toBe('echo: one');
+      await upstream.stop();
+      upstream = await httpUpstream(dir, Number(port));
+      const lost = await gw.client.callTool({ name: 'echo', arguments: { text: 'two' } });
+      expect(lost._meta).toMatchObject({ 'toolgate/status': 'failed', 'toolgate/reason': 'tool_error' });
+      expect(textOf(lost)).toContain('the upstream "remote" could not be reached');
+      await waitFor(() => gw.stderr().includes('[remote] connected again'));
+      expect(textOf(await gw.client.callTool({ name: 'echo', arguments: { text: 'three' } }))).toBe('echo: three');
+    } finally {
+      await upstream.stop();
+    }
   });
 });

@@ -82,6 +82,25 @@ describe('@modelcontextprotocol/server-everything behind the gateway', () => {
   });
 });
 
+describe('a spawned upstream\'s environment', () => {
+  it('has the variables its config names, and not the rest of the gateway\'s environment', async () => {
+    const dir = scratch();
+    process.env['TOOLGATE_TEST_NOT_FOR_UPSTREAMS'] = 'secret';
+    try {
+      const gw = await startGateway({
+        dir,
+        config: { upstreams: { everything: { command: process.execPath, args: [EVERYTHING], env: { TICKETS_TOKEN: 't-123' } } }, tools: { 'get-env': { approval: 'never' } } },
+      });
+      const env = JSON.parse(textOf(await gw.client.callTool({ name: 'get-env', arguments: {} }))) as Record<string, string>;
+      expect(env['TICKETS_TOKEN']).toBe('t-123');
+      expect(env['PATH']).toBe(process.env['PATH']);
+      expect(env['TOOLGATE_TEST_NOT_FOR_UPSTREAMS']).toBeUndefined();
+    } finally {
+      delete process.env['TOOLGATE_TEST_NOT_FOR_UPSTREAMS'];
+    }
+  });
+});
+
 describe('the MCP Inspector CLI', () => {
   it('lists the gateway\'s tools, started from a Claude-Desktop-style config', async () => {
     const dir = scratch();
@@ -89,9 +108,9 @@ describe('the MCP Inspector CLI', () => {
     writeFileSync(config, JSON.stringify({ ledger: 'ledger.db', upstreams: { everything: { command: process.execPath, args: [EVERYTHING] } } }));
     const clients = join(dir, 'claude_desktop_config.json');
     writeFileSync(clients, JSON.stringify({ mcpServers: { toolgate: { command: process.execPath, args: [inject('gatewayBin'), '--config', config] } } }));
-    const run = spawnSync(process.execPath, ['cli.js', '--config', clients, '--server', 'toolgate', '--cli', '--method', 'tools/list'], { cwd: INSPECTOR, encoding: 'utf8', timeout: 25_000 });
+    const run = spawnSync(process.execPath, ['cli.js', '--config', clients, '--server', 'toolgate', '--cli', '--method', 'tools/list'], { cwd: INSPECTOR, encoding: 'utf8', timeout: 50_000 });
     expect(run.status, run.stderr).toBe(0);
     const listed = JSON.parse(run.stdout) as { tools: { name: string }[] };
     expect(listed.tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['echo', 'get-sum', 'get-tiny-image']));
-  });
+    }, 60_000);
 });
