@@ -136,8 +136,11 @@ export interface PipelineHost {
   readonly limits: Limits;
   readonly clock: Clock;
   readonly onError: (error: unknown) => void;
-  /** The tool registered under `name` (own names only), or `undefined`. */
-  readonly entry: (name: string) => ToolEntry | undefined;
+  /**
+   * The tool registered under `name` (own names only), or `undefined`. `id` names the call it is
+   * for: a gate whose tools were replaced answers the definition that call was proposed with.
+   */
+  readonly entry: (name: string, id: string) => ToolEntry | undefined;
   readonly toolNames: () => readonly string[];
   readonly keeper: CallKeeper;
   /** What `authorize` sees as `state`. */
@@ -306,7 +309,7 @@ export function createPipeline(host: PipelineHost): Pipeline {
     move(id, { type: 'cancel', reason: { code, message } }, note);
 
   function resolve(id: string, name: string, raw: unknown, truncated: boolean, earlier: readonly Repair[], note: MoveNote): void {
-    const entry = host.entry(name);
+    const entry = host.entry(name, id);
     if (entry === undefined) {
       const reason: Reason<RejectedCode> =
         name === PARALLEL_WRAPPER
@@ -394,7 +397,7 @@ export function createPipeline(host: PipelineHost): Pipeline {
 
   function authorize(call: ToolCallRecord, note: MoveNote): void {
     if (call.status !== 'validated') return;
-    const entry = host.entry(call.name);
+    const entry = host.entry(call.name, call.id);
     if (entry === undefined) return;
     const { tool } = entry;
     const { id, input } = call;
@@ -450,7 +453,7 @@ export function createPipeline(host: PipelineHost): Pipeline {
 
   function run(call: ExecutingCall, note: MoveNote): void {
     const { id } = call;
-    const entry = host.entry(call.name);
+    const entry = host.entry(call.name, id);
     if (entry === undefined) {
       fail(id, 'tool_error', `no tool named "${call.name}" is registered on this gate any more`, note);
       return;

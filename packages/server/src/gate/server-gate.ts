@@ -28,10 +28,13 @@ import {
   type ToolCallRecord,
   type ToolDefinition,
   type ToolProblem,
+  type ToolRegistry,
   type ToolResultFormat,
   type ToolResultFormats,
 } from '@toolgate/core';
 import { refused, type Decision } from './decision.ts';
+import { abortMessage, proposalSignal } from './abort-signal.ts';
+import { scopedPrincipal, type ReadScope } from './read-scope.ts';
 import { createTail, pushFeed, type LedgerMove } from '../feed/feed.ts';
 import { createLedgerKeeper } from '../keeper/ledger-keeper.ts';
 import type { Ledger, LedgerEvent } from '../ledger/ledger.ts';
@@ -108,6 +111,13 @@ export interface ServerProposeOptions {
   readonly principal: string;
   readonly id?: string;
   readonly turn?: string;
+  /**
+   * Aborting it before the call ends cancels the call (`user_cancelled`, with the signal's reason
+   * when it gives one) and aborts a running tool's `ctx.signal`; after the call has ended it does
+   * nothing. Already aborted when proposed: the call is stored `cancelled` and neither checked nor
+   * run (an id the ledger holds that has not ended is cancelled).
+   */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -161,9 +171,18 @@ export interface ServerGate {
   readonly propose: (input: unknown, options: ServerProposeOptions) => Promise<ToolCallRecord>;
   /** `propose`, then `settled`. */
   readonly run: (input: unknown, options: ServerProposeOptions) => Promise<SettledCall>;
-  /** Resolves once the call has ended (here or on another instance); `undefined` for an unknown id. */
-  readonly settled: (id: string) => Promise<SettledCall | undefined>;
-  readonly get: (id: string) => Promise<ToolCallRecord | undefined>;
+  /**
+   * Resolves once the call has ended (here or on another instance); `undefined` for an unknown id.
+   * With `{ principal }`, also `undefined` (at once) for a call that principal may not see. Without
+   * it, it answers any call to anyone: for trusted server code only, never with an id a client sent.
+   */
+  readonly settled: (id: string, scope?: ReadScope) => Promise<SettledCall | undefined>;
+  /**
+   * The call as the ledger holds it now; `undefined` for an unknown id. With `{ principal }`, also
+   * `undefined` for a call that principal may not see (as `calls()` decides). Without it, it answers
+   * any call to anyone: for trusted server code only, never with an id a client sent.
+   */
+  readonly get: (id: string, scope?: ReadScope) => Promise<ToolCallRecord | undefined>;
   /** Runs a call that awaits approval, if `inputHash` is the hash of the input it holds. */
   readonly approve: (id: string, options: { readonly principal: string; readonly inputHash: string }) => Promise<Decision>;
   readonly deny: (id: string, options: { readonly principal: string; readonly reason?: string }) => Promise<Decision>;
@@ -181,8 +200,11 @@ export interface ServerGate {
   readonly events: (session: string, options: { readonly principal: string; readonly after?: number }) => AsyncIterableIterator<LedgerEvent>;
   /** `events`, each with the record as it was right after the move. */
   readonly moves: (session: string, options: { readonly principal: string; readonly after?: number }) => AsyncIterableIterator<LedgerMove>;
-  /** What to send back to the model for one settled call, in a provider's format. */
-  readonly toolResult: <F extends ToolResultFormat>(id: string, format: F) => Promise<ToolResultFormats[F]>;
+  /**
+   * What to send back to the model for one settled call, in a provider's format. With
+   * `{ principal }`, a call that principal may not see is refused exactly as an unknown id is.
+   */
+  readonly toolResult: <F extends ToolResultFormat>(id: string, format: F, scope?: ReadScope) => Promise<ToolResultFormats[F]>;
   /**
    * The gate a provider's stream reader takes, for one assistant turn: calls open as the model names
    * them and go to the ledger as their arguments complete, exactly as `propose` would send them.
@@ -202,6 +224,14 @@ export interface ServerGate {
   /** The registered tools, in the order given (for a provider's tool definitions). */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own input and output
   readonly tools: readonly ToolDefinition<any, any, any>[];
+  /**
+   * Replaces the tools: later proposals (turn views made before included) see the new set, and
+   * `tools` lists it. A call proposed before keeps the definition it was proposed with in this
+   * process, for its approval, its run and its result; another process runs a call with its own
+   * tool of that name. Throws, and changes nothing, when two tools share a name.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own input and output
+  readonly replaceTools: (tools: readonly ToolDefinition<any, any, any>[]) => void;
   readonly limits: Limits;
 }
 
@@ -233,8 +263,18 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
   const canSeeSession = options.canSee ?? ((principal, session) => principal === session.owner);
   const canApprove = options.canApprove ?? ((principal, call) => principal === call.owner);
 
-  const registry = createToolRegistry(options.tools, options.jsonSchema ?? ajvJsonSchema, 'createServerGate');
-  const { entry } = registry;
+  const compileJson = options.jsonSchema ?? ajvJsonSchema;
+  let tools = options.tools;
+  let registry = createToolRegistry(tools, compileJson, 'createServerGate');
+  // The tool set each call proposed here was proposed under, until it ends: replaceTools changes
+  // what later proposals see, never what an earlier one was checked, approved and run with.
+  const pinned = new Map<string, ToolRegistry>();
+  const pin = (id: string) => {
+    pinned.delete(id);
+    pinned.set(id, registry);
+    if (pinned.size > 10_000) pinned.delete(pinned.keys().next().value as string);
+  };
+  const entry = (name: string, id?: string) => ((id === undefined ? undefined : pinned.get(id)) ?? registry).entry(name);
 
   /**
    * Callers waiting for a call to reach a resting point (`propose`), or to end (`settled`). A
@@ -251,7 +291,7 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
     instance,
     onError,
     newKey: () => randomUUID(),
-    transactional: (name) => entry(name)?.tool.transactional === true,
+    transactional: (name, id) => entry(name, id)?.tool.transactional === true,
     onMoveFailed(id, error) {
       const waiting = resting.get(id);
       if (waiting === undefined) return onError(error);
@@ -268,7 +308,10 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
   keeper.onMoved((call) => {
     if (call.status === 'pending' || call.status === 'validated') return;
     // An ending this process wrote settles its waiters at once; the tail brings the others' endings.
-    if (isTerminal(call.status)) settle(call as SettledCall);
+    if (isTerminal(call.status)) {
+      pinned.delete(call.id);
+      settle(call as SettledCall);
+    }
     const waiting = resting.get(call.id);
     if (waiting === undefined) return;
     resting.delete(call.id);
@@ -310,6 +353,7 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
         // Another process took over a call this one runs: look whether the claim is still ours.
         if (event.reason?.code === 'recovered' && keeper.claims.has(record.id) && pipeline.running(record.id)) recheck(record.id);
         if (!isTerminal(event.to) || event.from === event.to) continue;
+        pinned.delete(record.id);
         if (pipeline.running(record.id) && keeper.claims.has(record.id) && event.from === 'executing') {
           void pipeline.stop(record.id, new DOMException(record.reason?.message ?? 'The call ended elsewhere.', 'AbortError'));
           keeper.release(record.id);
@@ -408,10 +452,49 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
     }
   }
 
-  const propose = (input: unknown, proposeOptions: ServerProposeOptions) => submit(readInput(input), checkProposeOptions(proposeOptions));
+  const propose = (input: unknown, proposeOptions: ServerProposeOptions) => proposeReading(readInput(input), checkProposeOptions(proposeOptions));
+
+  /** Proposes a reading; with a signal, an abort before the call ends cancels it. */
+  async function proposeReading(reading: Reading, proposeOptions: ServerProposeOptions): Promise<ToolCallRecord> {
+    const signal = proposalSignal('serverGate.propose', proposeOptions.signal);
+    if (signal === undefined) return submit(reading, proposeOptions);
+    const said = reading.ok ? reading.proposal.id : reading.id;
+    const id = proposeOptions.id ?? said ?? generateId();
+    const { principal } = proposeOptions;
+    let cancelling: Promise<unknown> | undefined;
+    const onAbort = () => {
+      cancelling ??= (async () => {
+        // An abort that races the call's end changes nothing, not even the audit trail.
+        const now = recent.get(id) ?? (await get(id));
+        if (now === undefined || !isTerminal(now.status)) await cancel(id, { principal, reason: abortMessage(signal) });
+      })().catch(onError);
+    };
+    const detach = () => signal.removeEventListener('abort', onAbort);
+    // An aborted signal never fires: `submit` cancels a new call itself, and a known one is cancelled below.
+    signal.addEventListener('abort', onAbort, { once: true });
+    let call: ToolCallRecord;
+    try {
+      call = await submit(reading, { ...proposeOptions, id }, { generated: proposeOptions.id === undefined && said === undefined, signal });
+    } catch (error) {
+      detach();
+      throw error;
+    }
+    if (isTerminal(call.status)) {
+      detach();
+      return call;
+    }
+    if (signal.aborted) {
+      detach();
+      onAbort();
+      await cancelling;
+      return (await get(id)) ?? call;
+    }
+    settledCall(id).then(detach, detach);
+    return call;
+  }
 
   /** Proposes what was read from a proposal (or what a stream reader assembled). */
-  async function submit(reading: Reading, proposeOptions: ServerProposeOptions): Promise<ToolCallRecord> {
+  async function submit(reading: Reading, proposeOptions: ServerProposeOptions, how: { readonly generated?: boolean; readonly signal?: AbortSignal } = {}): Promise<ToolCallRecord> {
     const { session, principal } = proposeOptions;
     const said = reading.ok ? reading.proposal.id : reading.id;
     const id = proposeOptions.id ?? said ?? generateId();
@@ -420,24 +503,29 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
     // A known id is answered without a second check: a draft beside a stored call of the same id
     // would take the moves (a commit, a cancel) meant for the stored one.
     const known = await keeper.read(id);
-    if (known !== undefined) return answerKnown(id, known.draft ? ((await untilResting(id).catch(() => undefined)) ?? known.record) : known.record, proposalHash, session, principal);
+    const unauthorized = () => localRejection(id, reading, { code: 'unauthorized', message: `"${principal}" may not propose calls in session "${session}"` });
+    if (known !== undefined) {
+      // Answered exactly as a new id in that session would be: the refusal shows nothing of the call.
+      if (!(await mayView(principal, session, await sessionOwner(session)))) return unauthorized();
+      return answerKnown(id, known.draft ? ((await untilResting(id).catch(() => undefined)) ?? known.record) : known.record, proposalHash, session, principal, reading);
+    }
 
     const owner = (await sessionOwner(session, principal)) ?? principal;
-    if (!(await mayView(principal, session, owner))) {
-      return localRejection(id, reading, { code: 'unauthorized', message: `"${principal}" may not propose calls in session "${session}"` });
-    }
+    if (!(await mayView(principal, session, owner))) return unauthorized();
     const name = reading.ok ? reading.proposal.name : (reading.name ?? '');
     const source = reading.ok ? reading.proposal.source : reading.source;
-    const record = createPending({ id, name, source, generatedId: proposeOptions.id === undefined && said === undefined, turn: proposeOptions.turn, at: clock.now() });
-    if (keeper.drafts.has(id)) return answerKnown(id, (await untilResting(id).catch(() => undefined)) ?? record, proposalHash, session, principal);
+    const record = createPending({ id, name, source, generatedId: how.generated ?? (proposeOptions.id === undefined && said === undefined), turn: proposeOptions.turn, at: clock.now() });
+    if (keeper.drafts.has(id)) return answerKnown(id, (await untilResting(id).catch(() => undefined)) ?? record, proposalHash, session, principal, reading);
+    pin(id);
     keeper.draft({ record, session, owner, proposalHash, moves: [{ from: undefined, to: record, actor: principal }] });
     const rest = untilResting(id);
     const note: MoveNote = { actor: principal };
-    if (!reading.ok) pipeline.reject(id, reading.reason, note);
+    if (how.signal?.aborted === true) void keeper.move(id, { type: 'cancel', reason: { code: 'user_cancelled', message: abortMessage(how.signal) } }, note);
+    else if (!reading.ok) pipeline.reject(id, reading.reason, note);
     else pipeline.resolve(id, name, reading.proposal.arguments, reading.proposal.truncated === true, [], note);
     const call = await rest;
     // Another instance wrote this id first: answer as for an id proposed again.
-    if (call === undefined) return answerKnown(id, record, proposalHash, session, principal);
+    if (call === undefined) return answerKnown(id, record, proposalHash, session, principal, reading);
     if (call.status === 'executing') guard(id);
     return call;
   }
@@ -448,6 +536,7 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
    */
   function turn(turnOptions: TurnOptions): TurnGate {
     const { session, principal } = checkProposeOptions(turnOptions);
+    const signal = proposalSignal('serverGate.turn', turnOptions.signal);
     const records = new Map<string, ToolCallRecord>();
     const answers = new Map<string, Promise<ToolCallRecord>>();
     const opened = new Map<string, { readonly name: string; readonly source: ProposalSource }>();
@@ -464,7 +553,7 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
     };
     const send = (id: string, reading: Reading, turnId: string | undefined): ToolCallRecord => {
       watch();
-      const answer = submit(reading, { session, principal, id, ...(turnId === undefined ? {} : { turn: turnId }) });
+      const answer = proposeReading(reading, { session, principal, id, ...(turnId === undefined ? {} : { turn: turnId }), ...(signal === undefined ? {} : { signal }) });
       answers.set(id, answer);
       answer.then(
         (record) => {
@@ -485,7 +574,9 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
       return record;
     };
     return {
-      tools: options.tools,
+      get tools() {
+        return tools;
+      },
       limits,
       propose(input, proposeOptions) {
         const reading = readInput(input);
@@ -560,7 +651,7 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
   }
 
   /** The same id again: the same call, or a refusal when it carries other arguments. */
-  async function answerKnown(id: string, record: ToolCallRecord, proposalHash: string, session: string, principal: string): Promise<ToolCallRecord> {
+  async function answerKnown(id: string, record: ToolCallRecord, proposalHash: string, session: string, principal: string, reading: Reading): Promise<ToolCallRecord> {
     const stored = await ledger.read((db) => db.selectFrom('toolgate_calls').selectAll().where('id', '=', id).executeTakeFirst());
     if (stored === undefined) return record;
     if (stored.proposal_hash === proposalHash && stored.session === session) return readRecord(stored.record);
@@ -572,8 +663,9 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
       const row = await keeper.lock(trx, id);
       if (row !== undefined) await keeper.refuse(trx, row, principal, 'id_conflict', message);
     });
-    const original = readRecord(stored.record);
-    return conflictRecord(original, message, clock.now());
+    // Of a call in another session the refusal shows only what the proposal itself said.
+    const shown = stored.session === session ? readRecord(stored.record) : localRejection(id, reading, { code: 'unauthorized', message });
+    return conflictRecord(shown, message, clock.now());
   }
 
   function localRejection(id: string, reading: Reading, reason: { code: 'unauthorized'; message: string }): ToolCallRecord {
@@ -584,11 +676,20 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
     return { ...pending, status: 'rejected', reason, history: [...pending.history, { status: 'rejected', at, reason }] } as ToolCallRecord;
   }
 
-  async function get(id: string): Promise<ToolCallRecord | undefined> {
-    return (await keeper.read(id))?.record;
+  async function get(id: string, scope?: ReadScope): Promise<ToolCallRecord | undefined> {
+    const principal = scopedPrincipal('serverGate.get', scope);
+    const found = await keeper.read(id);
+    if (found === undefined || principal === undefined) return found?.record;
+    return (await mayView(principal, found.session, found.owner)) ? found.record : undefined;
   }
 
-  async function settled(id: string): Promise<SettledCall | undefined> {
+  async function settled(id: string, scope?: ReadScope): Promise<SettledCall | undefined> {
+    const principal = scopedPrincipal('serverGate.settled', scope);
+    if (principal !== undefined && (await get(id, { principal })) === undefined) return undefined;
+    return settledCall(id);
+  }
+
+  async function settledCall(id: string): Promise<SettledCall | undefined> {
     const ended = recent.get(id);
     if (ended !== undefined) return ended;
     let resolveWaiter!: (call: SettledCall) => void;
@@ -857,7 +958,7 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
       // A gate closed meanwhile takes nothing over: it would run a tool after close() returned.
       if (closed) break;
       if (keeper.claims.has(found.id) || keeper.drafts.has(found.id)) continue;
-      const tool = entry(found.tool)?.tool;
+      const tool = entry(found.tool, found.id)?.tool;
       const again = tool !== undefined && found.status === 'executing' && (tool.idempotent === true || tool.transactional === true);
       const result = await keeper.exclusive(found.id, () =>
         ledger.transaction(async (trx) => {
@@ -941,17 +1042,24 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
     canSee: async (session, principal) => mayView(principal, session, await sessionOwner(session)),
     events,
     moves,
-    async toolResult(id, format) {
-      const call = await get(id);
+    async toolResult(id, format, scope) {
+      const call = await get(id, scope === undefined ? undefined : { principal: scopedPrincipal('serverGate.toolResult', scope) as string });
       if (call === undefined) throw new Error(`serverGate.toolResult: no call with id "${id}" is in the ledger.`);
       if (!isTerminal(call.status)) throw new Error(`serverGate.toolResult: call "${id}" is ${call.status}; answer it once it has settled (await serverGate.settled(id)).`);
       return toolResult(call as SettledCall, format);
     },
     turn,
     recover,
-    tools: options.tools,
+    get tools() {
+      return tools;
+    },
     limits,
-    check: registry.check,
+    check: () => registry.check(),
+    replaceTools(next) {
+      if (!Array.isArray(next as unknown)) throw new TypeError('serverGate.replaceTools: pass the tools as an array of defineTool objects.');
+      registry = createToolRegistry(next, compileJson, 'serverGate.replaceTools');
+      tools = [...next];
+    },
     verify: () => ledger.verify(),
     async close() {
       closed = true;

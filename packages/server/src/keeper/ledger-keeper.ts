@@ -119,7 +119,7 @@ export interface LedgerKeeperOptions {
   /** This process lost the lease on a call it runs: stop its tool, drop its result. */
   readonly onLeaseLost: (id: string) => void;
   /** Whether a tool runs inside the ledger's transaction. */
-  readonly transactional: (name: string) => boolean;
+  readonly transactional: (name: string, id: string) => boolean;
   /** Makes a fresh idempotency key for a new call. */
   readonly newKey: () => string;
 }
@@ -446,7 +446,7 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
     if (claim === undefined) return undefined;
     claim.span = startToolSpan(call);
     renew(call.id, claim);
-    if (!options.transactional(name)) {
+    if (!options.transactional(name, call.id)) {
       return {
         context: { idempotencyKey: claim.idempotencyKey },
         commit: (running, output, note) => move(running.id, { type: 'commit', output }, note),
