@@ -121,6 +121,8 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
     tools = catalogOf(upstreams, { policies, timeoutMs, progress });
     for (const tool of tools) if (tool.broken !== undefined) log(`the tool "${tool.name}" is not offered: ${tool.broken}`);
     if (!started) return;
+    // Later calls are checked against the new schemas; calls already proposed keep the tool they were proposed with.
+    gate.replaceTools(tools.map((tool) => tool.definition));
     for (const server of servers) if (server.transport !== undefined) server.sendToolListChanged().catch(() => undefined);
   };
   const upstreams: Upstream[] = Object.entries(options.upstreams).map(([name, spec]) =>

@@ -45,10 +45,8 @@ export async function answerToolCall(context: CallContext, server: Server, reque
   });
   try {
     const gate = context.gate();
-    const cancelCall = () => void gate.cancel(id, { principal: context.principal, reason: 'the client cancelled the request' }).catch(context.log);
-    cancelled.signal.addEventListener('abort', cancelCall, { once: true });
-    let call = await gate.propose({ name, arguments: args ?? {} }, { session: context.session, principal: context.principal, id });
-    if (cancelled.signal.aborted && !isTerminal(call.status)) cancelCall();
+    // The client's cancel ends the call wherever it is: waiting for a person, or running upstream.
+    let call = await gate.propose({ name, arguments: args ?? {} }, { session: context.session, principal: context.principal, id, signal: cancelled.signal });
     if (call.status === 'awaiting_approval') {
       const decided = await awaitPerson(context, server, call, extra, cancelled.signal);
       if (decided === undefined) return answerWaiting(call, context.pageUrl);
@@ -123,6 +121,11 @@ function canElicit(server: Server): boolean {
   return !('url' in elicitation) || 'form' in elicitation;
 }
 
+/** The client's stated reason for a cancel, or words that say who cancelled. */
+function cancelReason(reason: unknown): string {
+  return typeof reason === 'string' && reason.trim() !== '' ? `the client cancelled the request: ${reason}` : 'the client cancelled the request';
+}
+
 /**
  * Aborts when the client cancels the request (`notifications/cancelled`), and not when its
  * connection ends: the SDK aborts a request's signal in both cases, but only a cancel is the
@@ -134,7 +137,7 @@ function clientCancel(server: Server, extra: Extra): { signal: AbortSignal; disp
   const onAbort = () => {
     // On a closed connection the SDK aborts every request first, then lets go of the transport.
     setImmediate(() => {
-      if (!disposed && server.transport !== undefined) controller.abort(extra.signal.reason);
+      if (!disposed && server.transport !== undefined) controller.abort(cancelReason(extra.signal.reason));
     });
   };
   extra.signal.addEventListener('abort', onAbort, { once: true });

@@ -1,3 +1,4 @@
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { startGateway, testUpstream, scratch, textOf } from './support/gateway.ts';
 import { PNG, TOOLS, WAV } from './support/upstream-tools.mjs';
@@ -56,5 +57,21 @@ describe('what passes through the gateway unchanged', () => {
     const progress = wire.filter((message) => message['method'] === 'notifications/progress').map((message) => message['params']);
     expect(progress).toEqual([1, 2, 3].map((step) => ({ progressToken: expect.anything(), progress: step, total: 3, message: `step ${step} of 3` })));
     expect(wire.findIndex((message) => 'result' in message)).toBeGreaterThan(wire.findLastIndex((message) => message['method'] === 'notifications/progress'));
+  });
+
+  it("follows the upstream's tools/list_changed: lists again, tells the client, and checks later calls against the new tools", async () => {
+    const dir = scratch();
+    const gateway = await startGateway({ dir, config: { upstreams: { test: testUpstream(dir) }, tools: { add_tool: NEVER, late: NEVER } } });
+    expect((await gateway.client.listTools()).tools.map((tool) => tool.name)).not.toContain('late');
+    expect(gateway.stderr()).toContain('the config sets a policy for "late", which no upstream offers (yet)');
+    const told = new Promise<void>((resolve) => gateway.client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
+    await gateway.client.callTool({ name: 'add_tool', arguments: {} });
+    await told;
+    const late = (await gateway.client.listTools()).tools.find((tool) => tool.name === 'late');
+    expect(late).toEqual({ name: 'late', title: 'Late', description: 'Offered after add_tool.', inputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: false } });
+    const wrong = await gateway.client.callTool({ name: 'late', arguments: { n: 'two' } });
+    expect(wrong._meta).toMatchObject({ 'toolgate/status': 'rejected', 'toolgate/reason': 'invalid_arguments' });
+    expect(textOf(await gateway.client.callTool({ name: 'late', arguments: { n: 2 } }))).toBe('late 2');
+    expect(gateway.upstreamLog()).toEqual(['late 2']);
   });
 });

@@ -88,6 +88,7 @@ describe('a client that cancels', () => {
     expect(call).toMatchObject({ id: 'slow-1', status: 'cancelled' });
     const again = await gw.client.callTool({ name: 'slow', arguments: { steps: 1 }, _meta: { 'toolgate/callId': 'slow-1' } });
     expect(again._meta).toMatchObject({ 'toolgate/status': 'cancelled', 'toolgate/reason': 'user_cancelled' });
+    expect(textOf(again)).toContain('the client cancelled the request: the person pressed stop');
     expect(gw.upstreamLog().filter((line) => line.startsWith('slow started'))).toHaveLength(1);
   });
 
