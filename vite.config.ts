@@ -57,9 +57,9 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           environment: 'node',
           globalSetup: ['./test/support/global-setup.ts'],
-          // Each test starts the gateway and its upstreams as real processes.
-          testTimeout: 30_000,
-          hookTimeout: 30_000,
+          // Each test starts the gateway and its upstreams as real processes (seconds each on a busy machine).
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
         },
       },
       {

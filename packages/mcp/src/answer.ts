@@ -1,6 +1,12 @@
 import { outcomeText, type SettledCall, type ToolCallRecord } from '@toolgate/core';
 
-/** The `_meta` key a client sets on `tools/call` to name the call (and finds on every answer). */
+/**
+ * The `_meta` key a client sets on `tools/call` to name the call (and finds on every answer): the
+ * same id asked again answers that call, which runs once.
+ *
+ * @example
+ * await client.callTool({ name: 'write_file', arguments, _meta: { [CALL_ID]: 'turn-7-call-2' } });
+ */
 export const CALL_ID = 'toolgate/callId';
 
 /** A `CallToolResult` as the gateway answers it. */

@@ -101,13 +101,15 @@ export async function startApprovalPage(options: ApprovalPageOptions): Promise<A
 
   const listener = getRequestListener(serve);
   const server: HttpServer = createServer((req, res) => void listener(req, res));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  try {
+    await listen(server, options.port);
+  } catch (error) {
+    // Two clients started with one config (Claude Desktop and Cursor, say) each run a gateway:
+    // the second one's page takes another port rather than leaving its calls without a page.
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || options.port === 0) throw error;
+    await listen(server, 0);
+    options.onError(new Error(`port ${options.port} is taken (by another gateway?), so the approval page is on port ${(server.address() as AddressInfo).port}`));
+  }
   port = (server.address() as AddressInfo).port;
   const origin = `http://127.0.0.1:${port}/`;
   return {
@@ -119,6 +121,16 @@ export async function startApprovalPage(options: ApprovalPageOptions): Promise<A
         server.closeAllConnections();
       }),
   };
+}
+
+function listen(server: HttpServer, port: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
 }
 
 async function page(assets: string, session: string, token: string): Promise<Response> {

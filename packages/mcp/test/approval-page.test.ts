@@ -61,4 +61,14 @@ describe('the approval page and its token', () => {
     expect(await rawGet(url, `evil.example:${url.port}`)).toBe(421);
     expect(await rawGet(url, url.host)).toBe(200);
   });
+
+  it('takes another port when the configured one is in use, as a second gateway on one config would find it', async () => {
+    const dir = scratch();
+    const first = await startGateway({ dir, config: { upstreams: { test: testUpstream(dir) }, principal: 'ada', approvalPage: { port: 0 } } });
+    const taken = Number(new URL(first.approvalUrl).port);
+    const second = await startGateway({ dir, config: { upstreams: { test: testUpstream(dir) }, principal: 'ada', approvalPage: { port: taken } } });
+    expect(Number(new URL(second.approvalUrl).port)).not.toBe(taken);
+    expect(second.stderr()).toContain(`port ${taken} is taken (by another gateway?)`);
+    expect((await fetch(second.approvalUrl)).status).toBe(200);
+  });
 });
