@@ -81,14 +81,14 @@ async function awaitPerson(context: CallContext, server: Server, call: ToolCallR
       );
       const first = await Promise.race([settledFirst, asked]);
       if (first.kind === 'settled') return first.done;
-      if (first.decision === 'approve') {
-        const decision = await gate.approve(call.id, { principal: context.principal, inputHash: hash });
-        if (!decision.ok) context.log(`approval of call ${call.id} in the client was refused: ${decision.code}`);
-        return (await ended) ?? undefined;
-      }
-      if (first.decision === 'deny') {
-        await gate.deny(call.id, { principal: context.principal, reason: 'denied in the MCP client' });
-        return (await ended) ?? undefined;
+      if (first.decision !== 'dismissed') {
+        const decision =
+          first.decision === 'approve'
+            ? await gate.approve(call.id, { principal: context.principal, inputHash: hash })
+            : await gate.deny(call.id, { principal: context.principal, reason: 'denied in the MCP client' });
+        if (decision.ok) return (await ended) ?? undefined;
+        // Decided elsewhere meanwhile, or expired: answer the call as it now stands.
+        context.log(`the decision on call ${call.id} in the client was refused: ${decision.code}`);
       }
       if (cancelled.aborted) return (await ended) ?? undefined;
       return stillWaiting(gate, call.id, ended);
