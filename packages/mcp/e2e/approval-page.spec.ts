@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHash } from 'node:crypto';
+import type { AxeResults } from 'axe-core';
 
 // The published gateway (the package as built) in front of the published filesystem server, the
 // SDK's Client as the MCP client, and the approval page in Chromium.
@@ -15,6 +16,7 @@ const require = createRequire(join(packageRoot, 'package.json'));
 const BIN = join(packageRoot, 'dist/bin.js');
 const BUILT = join(packageRoot, 'e2e/built-packages.mjs');
 const FILESYSTEM = require.resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 interface Gateway {
   readonly client: Client;
@@ -28,7 +30,7 @@ async function startGateway(): Promise<Gateway> {
   const files = join(dir, 'files');
   mkdirSync(files);
   const config = join(dir, 'toolgate.json');
-  writeFileSync(config, JSON.stringify({ ledger: 'ledger.db', upstreams: { files: { command: process.execPath, args: [FILESYSTEM, files] } }, principal: 'ada', approvalWaitMs: 100 }));
+  writeFileSync(config, JSON.stringify({ ledger: 'ledger.db', upstreams: { files: { command: process.execPath, args: [FILESYSTEM, files] } }, principal: 'ada', approvalWaitMs: 100, tools: { list_allowed_directories: { approval: 'never' } } }));
   const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', BUILT, BIN, '--config', config], stderr: 'pipe' });
   let stderr = '';
   const printed = new Promise<string>((resolve) => {
@@ -56,6 +58,9 @@ function flatInputHash(input: Record<string, string>): string {
   const sorted = Object.fromEntries(Object.entries(input).sort(([a], [b]) => (a < b ? -1 : 1)));
   return createHash('sha256').update(JSON.stringify(sorted)).digest('hex');
 }
+
+// Each test starts the gateway and the filesystem server as real processes: seconds on a busy machine.
+test.describe.configure({ timeout: 90_000 });
 
 let gateway: Gateway;
 test.beforeEach(async () => {
@@ -115,3 +120,17 @@ test('a call proposed while the page is open appears live; the page without its 
   expect(response?.status()).toBe(401);
   await expect(page.locator('body')).toContainText('needs its token');
 });
+
+for (const colorScheme of ['light', 'dark'] as const) {
+  test(`axe finds no violations on the page (${colorScheme}): a call waiting, one done`, async ({ page }) => {
+    await page.emulateMedia({ colorScheme });
+    await gateway.client.callTool({ name: 'list_allowed_directories', arguments: {}, _meta: { 'toolgate/callId': 'a11y-0' } });
+    await gateway.client.callTool({ name: 'write_file', arguments: { path: join(gateway.files, 'a.md'), content: 'a' }, _meta: { 'toolgate/callId': 'a11y-1' } });
+    await page.goto(gateway.approvalUrl);
+    await expect(card(page, 'a11y-1').getByRole('button', { name: 'Approve' })).toBeVisible();
+    // Evaluated through the DevTools protocol: the page's CSP allows no inline script, rightly.
+    await page.evaluate(AXE);
+    const results = await page.evaluate(() => (window as unknown as { axe: { run: (context: Document) => Promise<AxeResults> } }).axe.run(document));
+    expect(results.violations.flatMap((violation) => violation.nodes.map((node) => `${violation.id} ${node.target.join(' ')}: ${node.failureSummary ?? ''}`))).toEqual([]);
+  });
+}
