@@ -43,6 +43,8 @@ export interface McpGatewayOptions {
   readonly leaseMs?: number;
   /** How long to wait for each upstream's first connection (default 20 s). */
   readonly connectTimeoutMs?: number;
+  /** Client sessions kept open over Streamable HTTP; past this, the least recently used one is closed (default 256). */
+  readonly maxHttpSessions?: number;
   /** Waits between reconnection attempts to an upstream (default 0.5 s doubling to 30 s). */
   readonly retryMs?: (attempt: number) => number;
 }
@@ -72,7 +74,6 @@ export interface McpGateway {
   readonly close: () => Promise<void>;
 }
 
-const MAX_HTTP_SESSIONS = 256;
 
 /**
  * Puts toolgate in front of MCP servers: one MCP server for the client, offering the upstreams'
@@ -186,15 +187,23 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
   };
 
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  const maxHttpSessions = options.maxHttpSessions ?? 256;
   const streamableHttp = async (request: Request): Promise<Response> => {
     const id = request.headers.get('mcp-session-id');
     if (id !== null) {
       const transport = sessions.get(id);
       if (transport === undefined) return jsonRpcError(404, -32001, 'Session not found: initialize again.');
+      // Most recently used last: a client that reconnects without closing its old session leaves it to be evicted.
+      sessions.delete(id);
+      sessions.set(id, transport);
       return transport.handleRequest(request);
     }
     if (request.method !== 'POST') return jsonRpcError(400, -32000, 'Bad Request: no session; send initialize first.');
-    if (sessions.size >= MAX_HTTP_SESSIONS) return jsonRpcError(503, -32000, 'Too many open sessions; close one (DELETE) and try again.');
+    if (sessions.size >= maxHttpSessions) {
+      const [oldest, stale] = sessions.entries().next().value as [string, WebStandardStreamableHTTPServerTransport];
+      sessions.delete(oldest);
+      await stale.close().catch(() => undefined);
+    }
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sessionId) => void sessions.set(sessionId, transport),

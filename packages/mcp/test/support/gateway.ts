@@ -9,6 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, inject } from 'vitest';
+import type { StdioUpstream } from '../../src/index.ts';
 
 export const UPSTREAM = fileURLToPath(new URL('./upstream-server.mjs', import.meta.url));
 
@@ -51,7 +52,7 @@ export interface RunningGateway {
 }
 
 /** The test upstream as a stdio upstream of the config, logging into `dir`. */
-export function testUpstream(dir: string, env: Record<string, string> = {}): Record<string, unknown> {
+export function testUpstream(dir: string, env: Record<string, string> = {}): StdioUpstream {
   return { command: process.execPath, args: [UPSTREAM], env: { UPSTREAM_LOG: join(dir, 'upstream.log'), ...env } };
 }
 
