@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { userInfo } from 'node:os';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { createServerGate, type Ledger, type ServerGate } from '@toolgate/server';
 import { startApprovalPage, type ApprovalPage } from './approval-page.ts';
 import { catalogOf, listEntries, type GatewayTool } from './catalog.ts';
+import { createHttpSessions } from './http-sessions.ts';
 import type { ToolPolicy, UpstreamSpec } from './config.ts';
 import { answerToolCall, type CallContext } from './tool-call.ts';
 import { connectUpstream, type Upstream } from './upstream.ts';
@@ -186,52 +185,21 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
     return server;
   };
 
-  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
-  const maxHttpSessions = options.maxHttpSessions ?? 256;
-  const streamableHttp = async (request: Request): Promise<Response> => {
-    const id = request.headers.get('mcp-session-id');
-    if (id !== null) {
-      const transport = sessions.get(id);
-      if (transport === undefined) return jsonRpcError(404, -32001, 'Session not found: initialize again.');
-      // Most recently used last: a client that reconnects without closing its old session leaves it to be evicted.
-      sessions.delete(id);
-      sessions.set(id, transport);
-      return transport.handleRequest(request);
-    }
-    if (request.method !== 'POST') return jsonRpcError(400, -32000, 'Bad Request: no session; send initialize first.');
-    if (sessions.size >= maxHttpSessions) {
-      const [oldest, stale] = sessions.entries().next().value as [string, WebStandardStreamableHTTPServerTransport];
-      sessions.delete(oldest);
-      await stale.close().catch(() => undefined);
-    }
-    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (sessionId) => void sessions.set(sessionId, transport),
-      onsessionclosed: (sessionId) => void sessions.delete(sessionId),
-      maxRequestBodySize: 4 * 1024 * 1024,
-    });
-    transport.onclose = () => {
-      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
-    };
-    await newServer().connect(transport);
-    const response = await transport.handleRequest(request);
-    if (transport.sessionId === undefined) await transport.close();
-    return response;
-  };
+  const http = createHttpSessions(newServer, options.maxHttpSessions ?? 256);
 
   const server = newServer();
   let closed: Promise<void> | undefined;
   return {
     server,
     newServer,
-    streamableHttp,
+    streamableHttp: http.handle,
     approvalUrl: page.url,
     gate,
     session,
     principal,
     close: () =>
       (closed ??= (async () => {
-        for (const transport of sessions.values()) await transport.close().catch(() => undefined);
+        await http.close();
         for (const each of servers) await each.close().catch(() => undefined);
         await page.close();
         await gate.close();
@@ -246,8 +214,4 @@ function defaultPrincipal(): string {
   } catch {
     return 'local';
   }
-}
-
-function jsonRpcError(status: number, code: number, message: string): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), { status, headers: { 'Content-Type': 'application/json' } });
 }
