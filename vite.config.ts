@@ -2,6 +2,11 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+// Property tests run hundreds of generated cases; on a loaded machine that can take longer than
+// Vitest's 5 s default. No test asserts by the clock (fake clocks do that), so a longer limit
+// hides nothing: it only keeps a busy machine from failing a test that would pass.
+const PROPERTY_TIMEOUT_MS = 30_000;
+
 // @toolgate/react's tests run twice: on React 19 (its own devDependencies) and on React 18, from a
 // directory dependency that resolves React 18 and the Testing Library against each other.
 const react18 = realpathSync(fileURLToPath(new URL('./packages/react/node_modules/@toolgate/react-18-env/', import.meta.url)));
@@ -10,6 +15,7 @@ const reactTests = {
   include: ['test/**/*.test.{ts,tsx}'],
   environment: 'jsdom',
   setupFiles: ['./test/setup.ts'],
+  testTimeout: PROPERTY_TIMEOUT_MS,
 };
 
 // One Vitest run for the whole workspace; each package is a project.
@@ -22,6 +28,7 @@ export default defineConfig({
           root: './packages/core',
           include: ['test/**/*.test.ts'],
           environment: 'node',
+          testTimeout: PROPERTY_TIMEOUT_MS,
           typecheck: {
             enabled: true,
             include: ['test/**/*.test-d.ts'],
