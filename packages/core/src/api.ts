@@ -2,17 +2,9 @@
 export type { AuditEvent, AuditLog } from './gate/audit.ts';
 export type { CallAction, CallRequest, RequestError } from './gate/call-request.ts';
 export { systemClock, type Clock } from './call/clock.ts';
-export {
-  createToolGateWith,
-  refusal,
-  type StreamRefusal,
-  type ProposeOptions,
-  type ReadonlyStore,
-  type StreamOpen,
-  type ToolCallsState,
-  type ToolGate,
-  type ToolGateOptions,
-} from './gate/gate.ts';
+export { createToolGateWith, type ToolGate, type ToolGateOptions } from './gate/gate.ts';
+export type { ReadonlyStore, ToolCallsState } from './gate/call-store.ts';
+export { refusal, type ProposeOptions, type StreamGate, type StreamOpen, type StreamRefusal } from './gate/stream-gate.ts';
 export { copyValue, DEFAULT_LIMITS, resolveLimits, type Limits, type LimitsOption } from './proposal/limits.ts';
 export { createToolRegistry, type ToolProblem, type ToolRegistry } from './tool/registry.ts';
 export { ALLOWED_TRANSITIONS, createPending, transition, type CallEvent } from './call/machine.ts';
@@ -80,7 +72,7 @@ export { toolJsonSchema } from './schema/json-schema-export.ts';
 export { openaiStrictSchema, type OpenAIStrictSchema } from './schema/openai-strict.ts';
 export { PARALLEL_WRAPPER, readParallelWrapper, type WrappedCall } from './proposal/parallel-wrapper.ts';
 export { createPartialJson, type PartialJson, type PartialJsonState } from './stream/partial-json.ts';
-export { type StreamGate, type StreamReaderOptions, type TurnReader } from './stream/stream.ts';
+export { type StreamReaderOptions, type TurnReader } from './stream/stream.ts';
 export { answerText, type ReplyOptions, type ReplySource, type SettledTurn, type TurnAnswer } from './reply/turn.ts';
 export {
   aiSdkReply,

@@ -28,3 +28,13 @@ export function textOf(value: unknown): string {
     return `(a value of type ${typeof value} that cannot be shown as text)`;
   }
 }
+
+/**
+ * A readable message for anything thrown.
+ *
+ * @example
+ * messageOf(new Error('boom')); // 'boom'
+ */
+export function messageOf(error: unknown): string {
+  return textOf(error);
+}

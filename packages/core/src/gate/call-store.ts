@@ -1,6 +1,30 @@
-import type { ReadonlyStore, ToolCallsState } from './gate.ts';
+import type { StoreApi } from 'zustand/vanilla';
 import { createListeners, type Delivery, type Listeners } from './listeners.ts';
 import type { ToolCallRecord } from '../call/record.ts';
+
+/**
+ * The state of `gate.calls`. `records` holds every known call in the order they were proposed.
+ * It is updated in place (copying it on each transition would cost O(n) per update in a long
+ * chat), so select a record or derive a value from it rather than selecting the map itself;
+ * `version` changes on every update and `changed` lists the calls that moved in it. To follow
+ * one call, `gate.subscribeCall` is cheaper than a selector over this store.
+ *
+ * @example
+ * const waiting = [...gate.calls.getState().records.values()].filter((c) => c.status === 'awaiting_approval');
+ */
+export interface ToolCallsState {
+  readonly records: ReadonlyMap<string, ToolCallRecord>;
+  readonly version: number;
+  readonly changed: readonly string[];
+}
+
+/**
+ * A read-only Zustand store: subscribe and read, never write.
+ *
+ * @example
+ * const unsubscribe = gate.calls.subscribe((state) => render(state.records));
+ */
+export type ReadonlyStore<T> = Pick<StoreApi<T>, 'getState' | 'getInitialState' | 'subscribe'>;
 
 /**
  * The records a gate shows, as the read-only store `gate.calls` and per-call subscriptions

@@ -3,17 +3,21 @@ import { systemClock, type Clock } from '../call/clock.ts';
 import { auditEvent, createAuditLog, type AuditLog, type AuditWriter } from './audit.ts';
 import type { CallRequest } from './call-request.ts';
 import { resolveLimits, type Limits, type LimitsOption } from '../proposal/limits.ts';
-import { createCallStore } from './call-store.ts';
+import { createCallStore, type ReadonlyStore, type ToolCallsState } from './call-store.ts';
 import { createDelivery } from './listeners.ts';
 import { createPending, transition, type CallEvent } from '../call/machine.ts';
-import { createPipeline, messageOf, truncatedReason, type CallKeeper, type MoveNote } from '../call/pipeline.ts';
+import { createPipeline, type CallKeeper, type MoveNote } from '../call/pipeline.ts';
+import { truncatedReason } from '../call/steps/validation.ts';
 import { readProposal } from '../proposal/proposal.ts';
 import { createToolRegistry, type ToolProblem } from '../tool/registry.ts';
-import { isTerminal, type ProposalSource, type Reason, type Repair, type SettledCall, type ToolCallRecord } from '../call/record.ts';
+import { isTerminal, type ProposalSource, type Repair, type SettledCall, type ToolCallRecord } from '../call/record.ts';
 import type { JsonSchemaCompiler } from '../schema/schema.ts';
-import { textOf } from '../call/text.ts';
+import { messageOf, textOf } from '../call/text.ts';
 import type { ToolDefinition } from '../tool/tool.ts';
 import { toolResult, type ToolResultFormat, type ToolResultFormats } from '../reply/tool-result.ts';
+import { refusal, type ProposeOptions, type StreamGate } from './stream-gate.ts';
+
+export type { ReadonlyStore, ToolCallsState } from './call-store.ts';
 
 /**
  * What {@link createToolGate} takes.
@@ -45,107 +49,19 @@ export interface ToolGateOptions<S> {
 }
 
 /**
- * The codes a stream reader may refuse a streamed call with, before its arguments are read.
- *
- * @example
- * gate.stream.refuse(id, { code: 'invalid_shape', message: 'partialArgs path $.items[-1] names no place in a JSON value' });
- */
-export type StreamRefusal = 'invalid_shape' | 'too_large' | 'too_deep';
-
-/**
- * A stream refusal as the record keeps it: its code if it is one of `StreamRefusal`, else
- * `invalid_shape`, and its message as text.
- *
- * @example
- * refusal({ code: 'too_large', message: 'the preview passed the limit' });
- */
-export function refusal(reason: Reason<StreamRefusal>): Reason<StreamRefusal> {
-  const code = reason.code === 'too_large' || reason.code === 'too_deep' ? reason.code : 'invalid_shape';
-  return { code, message: textOf(reason.message) };
-}
-
-/**
- * Per-call options for `propose` and `run`.
- *
- * @example
- * gate.propose(part.functionCall, { id: `${messageId}:0`, turn: messageId, signal: controller.signal });
- */
-export interface ProposeOptions {
-  /** Use this id instead of the one in the proposal (useful for Gemini calls, which often have none). */
-  readonly id?: string;
-  /** The assistant turn this call belongs to, for listing a turn's calls together. */
-  readonly turn?: string;
-  /** Cancels the call (`user_cancelled`) when aborted. */
-  readonly signal?: AbortSignal;
-  /** Repairs the caller already made to reach this call (e.g. unwrapping `multi_tool_use.parallel`); recorded with the gate's own. */
-  readonly repairs?: readonly Repair[];
-}
-
-/**
- * The state of `gate.calls`. `records` holds every known call in the order they were proposed.
- * It is updated in place (copying it on each transition would cost O(n) per update in a long
- * chat), so select a record or derive a value from it rather than selecting the map itself;
- * `version` changes on every update and `changed` lists the calls that moved in it. To follow
- * one call, `gate.subscribeCall` is cheaper than a selector over this store.
- *
- * @example
- * const waiting = [...gate.calls.getState().records.values()].filter((c) => c.status === 'awaiting_approval');
- */
-export interface ToolCallsState {
-  readonly records: ReadonlyMap<string, ToolCallRecord>;
-  readonly version: number;
-  readonly changed: readonly string[];
-}
-
-/**
- * A read-only Zustand store: subscribe and read, never write.
- *
- * @example
- * const unsubscribe = gate.calls.subscribe((state) => render(state.records));
- */
-export type ReadonlyStore<T> = Pick<StoreApi<T>, 'getState' | 'getInitialState' | 'subscribe'>;
-
-/**
- * Opens a call whose arguments are still streaming in; see `gate.stream`.
- *
- * @example
- * const call = gate.stream.open({ id: 'call_1', name: 'write_file', source: 'openai-chat' });
- */
-export interface StreamOpen {
-  readonly id?: string;
-  readonly name: string;
-  readonly source: ProposalSource;
-  readonly turn?: string;
-}
-
-/**
  * The gate: every tool call goes through it, from proposal to a verified commit or a reason.
  *
  * @example
  * const gate: ToolGate = createToolGate({ tools: [charge], store });
  * const call = await gate.run(toolCall);
  */
-export interface ToolGate {
-  /**
-   * Reads, checks and starts a call, and returns its record as it stands now. Never throws for
-   * model input; a proposal it cannot accept comes back `rejected` with a reason. Proposing an id
-   * the gate already knows returns that call and never runs the tool again.
-   */
-  readonly propose: (input: unknown, options?: ProposeOptions) => ToolCallRecord;
-  /** Resolves with the record once the call is terminal. Rejects only for an id the gate never saw. */
-  readonly settled: (id: string) => Promise<SettledCall>;
+export interface ToolGate extends StreamGate {
   /** `propose`, then `settled`. */
   readonly run: (input: unknown, options?: ProposeOptions) => Promise<SettledCall>;
-  readonly get: (id: string) => ToolCallRecord | undefined;
   /** Runs a call that awaits approval. `false`, and nothing moves, when there is no such call. */
   readonly approve: (id: string) => boolean;
   /** Cancels a call that awaits approval with `approval_denied`; the reason is recorded as text, whatever it is. */
   readonly deny: (id: string, reason?: string) => boolean;
-  /**
-   * Cancels a call that has not ended with `user_cancelled`, aborting its tool if it is running; the
-   * reason is recorded as text. Refused (`false`) while the call's result is being written to the store.
-   */
-  readonly cancel: (id: string, reason?: string) => boolean;
   /** The call records, as a read-only Zustand store. */
   readonly calls: ReadonlyStore<ToolCallsState>;
   /**
@@ -163,8 +79,6 @@ export interface ToolGate {
   /** What to send back to the model for one settled call, in a provider's format. */
   readonly toolResult: <F extends ToolResultFormat>(id: string, format: F) => ToolResultFormats[F];
   readonly audit: AuditLog;
-  /** The registered tools, in the order given. */
-  readonly tools: readonly ToolDefinition[];
   /**
    * Compiles every tool's schemas now (otherwise each tool's are compiled on its first call) and
    * lists each tool that cannot be used because a schema of it does not compile; empty when all
@@ -172,24 +86,7 @@ export interface ToolGate {
    * A call of such a tool is rejected with `tool_unavailable` whether or not `check` was called.
    */
   readonly check: () => readonly ToolProblem[];
-  /** The limits in force, so that stream readers can stop buffering a call that is already too large. */
-  readonly limits: Limits;
-  /** For provider stream readers: calls that appear before their arguments are complete. */
-  readonly stream: {
-    /** Creates a `pending` call as soon as its name is known. Returns the existing call for a known id. */
-    readonly open: (init: StreamOpen) => ToolCallRecord;
-    /** Updates a pending call's argument preview. */
-    readonly preview: (id: string, preview: unknown) => void;
-    /** The arguments are complete: check them and go on as `propose` would. */
-    readonly close: (id: string, rawArguments: unknown) => ToolCallRecord | undefined;
-    /** The provider cut the call off: reject it with `truncated`. */
-    readonly truncate: (id: string, message?: string) => ToolCallRecord | undefined;
-    /**
-     * The stream says something about the call's arguments that no JSON value can be (a path that
-     * names no place in one, say): reject it now with this reason; nothing of it runs.
-     */
-    readonly refuse: (id: string, reason: Reason<StreamRefusal>) => ToolCallRecord | undefined;
-  };
+
 }
 
 /** What a call has while it is open that is not part of its record; dropped when it settles. */

@@ -1,7 +1,7 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { RequestError } from '../gate/call-request.ts';
 import type { Clock } from '../call/clock.ts';
-import { messageOf } from '../call/pipeline.ts';
+import { messageOf } from '../call/text.ts';
 import { networkError, serverError } from './server-error.ts';
 
 /**

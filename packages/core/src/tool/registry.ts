@@ -1,4 +1,4 @@
-import { compileEntry, type ToolEntry } from '../call/pipeline.ts';
+import { compileEntry, type ToolEntry } from './tool-entry.ts';
 import type { JsonSchemaCompiler } from '../schema/schema.ts';
 import type { ToolDefinition } from './tool.ts';
 
