@@ -1,6 +1,6 @@
 export { inputHash } from '@toolgate/core';
 export { decisionStatus, type Decision, type DecisionCode, type RefusalCode } from './gate/decision.ts';
-export type { LedgerMove } from './feed/feed.ts';
+export type { LedgerMove } from './ledger/ledger.ts';
 export { toolgateHandler, type HandlerErrorCode, type ToolgateHandlerOptions } from './http/handler.ts';
 export type { Verification } from './ledger/chain.ts';
 export { LedgerError, type LedgerErrorCode } from './ledger/error.ts';
@@ -8,15 +8,15 @@ export type { Committed, EventReason, HeldTransaction, Ledger, LedgerEvent, Ledg
 export { postgresLedger, type PostgresLedgerClient, type PostgresLedgerOptions, type PostgresLedgerPool, type PostgresTypes } from './ledger/postgres.ts';
 export type { ApprovalDecision, ApprovalsTable, CallsTable, ChainTable, EventsTable, LedgerDatabase, SessionsTable } from './ledger/schema.ts';
 export { sqliteLedger, type SqliteLedgerOptions } from './ledger/sqlite.ts';
-export {
-  createServerGate,
-  type CallInfo,
-  type Recovery,
-  type ServerGate,
-  type ServerGateOptions,
-  type ServerProposeOptions,
-  type SessionInfo,
-  type TurnGate,
-  type TurnOptions,
+export type {
+  CallInfo,
+  Recovery,
+  ServerGate,
+  ServerGateOptions,
+  ServerProposeOptions,
+  SessionInfo,
+  TurnGate,
+  TurnOptions,
 } from './gate/server-gate.ts';
+export { createServerGate } from './gate/create-server-gate.ts';
 export { transactionOf } from './gate/transaction.ts';

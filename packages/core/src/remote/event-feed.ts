@@ -96,37 +96,15 @@ export function openEventFeed(options: EventFeedOptions): EventFeed {
 
   async function read(connection: AbortController): Promise<void> {
     const { signal } = connection;
-    let headers: Headers;
-    try {
-      headers = new Headers(await options.headers());
-    } catch (error) {
-      if (!signal.aborted) retry({ code: 'headers_failed', message: `the feed's headers could not be made: ${messageOf(error)}` });
-      return;
-    }
-    headers.set('Accept', 'text/event-stream');
     const after = options.resumeAfter();
-    if (after !== undefined) headers.set('Last-Event-ID', String(after));
-    let response: Response;
-    try {
-      response = await options.fetch(options.url, { headers, signal, cache: 'no-store' });
-    } catch (error) {
-      broken(signal, networkError(error));
+    const opening = await openStream(options, signal, after);
+    if (opening.kind !== 'open') {
+      if (opening.kind === 'broken') broken(signal, opening.error);
+      else if (!signal.aborted) (opening.kind === 'retry' ? retry : stop)(opening.error);
       return;
     }
     if (signal.aborted) return;
-    if (!response.ok) {
-      const error = await serverError(response);
-      if (signal.aborted) return;
-      if (response.status >= 500 || RETRYABLE.has(response.status)) retry(error);
-      else stop(error);
-      return;
-    }
-    const type = response.headers.get('Content-Type') ?? '';
-    if (!type.toLowerCase().startsWith('text/event-stream') || response.body === null) {
-      await response.body?.cancel().catch(() => {});
-      stop({ code: 'bad_response', message: `the feed at ${options.url} answered ${type || 'no content type'}, not text/event-stream` });
-      return;
-    }
+    const { body } = opening;
     let tooLong = false;
     const parser = createParser({
       maxBufferSize: options.maxMessageChars,
@@ -143,7 +121,7 @@ export function openEventFeed(options: EventFeedOptions): EventFeed {
     });
     // A resumed feed sends no snapshot, and may send nothing until the next move: it is live once accepted.
     if (after !== undefined) live();
-    const reader = response.body.getReader();
+    const reader = body.getReader();
     const decoder = new TextDecoder();
     try {
       for (;;) {
@@ -229,6 +207,39 @@ export function openEventFeed(options: EventFeedOptions): EventFeed {
       options.onState('closed', undefined, undefined);
     },
   };
+}
+
+/** How asking for the stream went: a body to read, or what to do instead. */
+type Opening =
+  | { readonly kind: 'open'; readonly body: ReadableStream<Uint8Array> }
+  | { readonly kind: 'retry' | 'stop' | 'broken'; readonly error: RequestError };
+
+/** Asks for the stream, resuming after `after`: an answer that is not an event stream says whether to ask again. */
+async function openStream(options: EventFeedOptions, signal: AbortSignal, after: number | undefined): Promise<Opening> {
+  let headers: Headers;
+  try {
+    headers = new Headers(await options.headers());
+  } catch (error) {
+    return { kind: 'retry', error: { code: 'headers_failed', message: `the feed's headers could not be made: ${messageOf(error)}` } };
+  }
+  headers.set('Accept', 'text/event-stream');
+  if (after !== undefined) headers.set('Last-Event-ID', String(after));
+  let response: Response;
+  try {
+    response = await options.fetch(options.url, { headers, signal, cache: 'no-store' });
+  } catch (error) {
+    return { kind: 'broken', error: networkError(error) };
+  }
+  if (!response.ok) {
+    const error = await serverError(response);
+    return { kind: response.status >= 500 || RETRYABLE.has(response.status) ? 'retry' : 'stop', error };
+  }
+  const type = response.headers.get('Content-Type') ?? '';
+  if (!type.toLowerCase().startsWith('text/event-stream') || response.body === null) {
+    await response.body?.cancel().catch(() => {});
+    return { kind: 'stop', error: { code: 'bad_response', message: `the feed at ${options.url} answered ${type || 'no content type'}, not text/event-stream` } };
+  }
+  return { kind: 'open', body: response.body };
 }
 
 // The abort reason of a connection that went quiet, told apart from `close()`.

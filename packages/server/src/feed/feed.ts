@@ -1,17 +1,4 @@
-import type { ToolCallRecord } from '@toolgate/core';
-import type { Committed, Ledger, LedgerEvent } from '../ledger/ledger.ts';
-
-/**
- * One move of the ledger with the record as it was right after it: what the live feed sends, so
- * that a browser can show the call and, on `committed`, apply the output to its own store.
- *
- * @example
- * for await (const { event, record } of serverGate.moves(session, { principal, after: 0 })) send(event.seq, record);
- */
-export interface LedgerMove {
-  readonly event: LedgerEvent;
-  readonly record: ToolCallRecord;
-}
+import type { Committed, Ledger, LedgerMove } from '../ledger/ledger.ts';
 
 /**
  * One reader of the ledger's new events for the whole process, shared by every live feed and

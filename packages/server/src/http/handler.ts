@@ -1,6 +1,6 @@
 import type { ToolCallRecord } from '@toolgate/core';
 import { decisionStatus, type Decision } from '../gate/decision.ts';
-import type { LedgerMove } from '../feed/feed.ts';
+import type { LedgerMove } from '../ledger/ledger.ts';
 import type { ServerGate } from '../gate/server-gate.ts';
 
 /**

@@ -1,7 +1,8 @@
 import type Pg from 'pg';
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import { unavailable, type Failure } from './error.ts';
-import { NOTIFY_CHANNEL, openLedger, type Ledger, type LedgerOptions } from './ledger.ts';
+import { NOTIFY_CHANNEL, type Ledger, type LedgerOptions } from './ledger.ts';
+import { openLedger } from './open-ledger.ts';
 import type { LedgerDatabase } from './schema.ts';
 
 /**

@@ -12,7 +12,8 @@ import {
   type SqliteDialectConfig,
 } from 'kysely';
 import { unavailable, type Failure } from './error.ts';
-import { openLedger, type Ledger, type LedgerOptions } from './ledger.ts';
+import type { Ledger, LedgerOptions } from './ledger.ts';
+import { openLedger } from './open-ledger.ts';
 import type { LedgerDatabase } from './schema.ts';
 
 /**

@@ -1,0 +1,145 @@
+import { randomUUID } from 'node:crypto';
+import { ajvJsonSchema, createPipeline, isTerminal, toolResult, type Pipeline, type SettledCall } from '@toolgate/core';
+import { createTail, type Tail } from '../feed/feed.ts';
+import { eventsOf, openSessionFeed } from '../feed/session-feed.ts';
+import { createLedgerKeeper } from '../keeper/ledger-keeper.ts';
+import { approve, cancel, deny } from './decisions.ts';
+import { createFollower } from './follower.ts';
+import type { GateParts } from './parts.ts';
+import { proposeReading, readInput } from './proposals.ts';
+import { scopedPrincipal, type ReadScope } from './read-scope.ts';
+import { recover, sweep } from './recovery.ts';
+import type { ServerGate, ServerGateOptions } from './server-gate.ts';
+import { createSessions } from './sessions.ts';
+import { checkProposeOptions, gateSettings } from './settings.ts';
+import { createToolSet } from './tool-set.ts';
+import { openTurn } from './turn.ts';
+import { createWaiters } from './waiters.ts';
+
+/**
+ * Creates the server gate over a ledger.
+ *
+ * @example
+ * const ledger = await sqliteLedger({ path: './toolgate.db' });
+ * const gate = createServerGate({ tools: [charge, transfer], ledger });
+ * const call = await gate.run(toolCall, { session: chat.id, principal: user.id });
+ * messages.push(await gate.toolResult(call.id, 'openai-chat'));
+ */
+export function createServerGate(options: ServerGateOptions): ServerGate {
+  const parts = assemble(options);
+  const { ledger, settings, keeper, follower, sessions, life, tail } = parts;
+  const feeds = new Set<{ return: () => unknown }>();
+
+  const snapshot = async (session: string, principal: string) => {
+    const owner = await sessions.owner(session);
+    if (!(await sessions.mayView(principal, session, owner))) return { seq: await ledger.head(), calls: [] };
+    return ledger.snapshot(session);
+  };
+  const moves: ServerGate['moves'] = (session, { principal, after }) => {
+    let owner: string | undefined;
+    // Checked on every event: a feed opened before the session's first call shows nothing its
+    // principal may not see once an owner exists.
+    const visible = async () => {
+      owner ??= await sessions.owner(session);
+      return sessions.mayView(principal, session, owner);
+    };
+    const feed = openSessionFeed({ ledger, tail, visible }, session, after, () => feeds.delete(feed));
+    feeds.add(feed);
+    return feed;
+  };
+  const propose: ServerGate['propose'] = (input, proposeOptions) => proposeReading(parts, readInput(input, settings.limits), checkProposeOptions(proposeOptions));
+  const get = async (id: string, scope?: ReadScope) => {
+    const principal = scopedPrincipal('serverGate.get', scope);
+    const found = await keeper.read(id);
+    if (found === undefined || principal === undefined) return found?.record;
+    return (await sessions.mayView(principal, found.session, found.owner)) ? found.record : undefined;
+  };
+  const settled: ServerGate['settled'] = async (id, scope) => {
+    const principal = scopedPrincipal('serverGate.settled', scope);
+    if (principal !== undefined && (await get(id, { principal })) === undefined) return undefined;
+    return follower.settled(id);
+  };
+
+  let stopSweeping: (() => void) | undefined;
+  if (options.recover !== false) {
+    void recover(parts).then(undefined, settings.onError);
+    stopSweeping = sweep(parts, () => recover(parts));
+  }
+
+  return {
+    propose,
+    run: async (input, proposeOptions) => {
+      const call = await propose(input, proposeOptions);
+      if (isTerminal(call.status)) return call as SettledCall;
+      return (await follower.settled(call.id)) ?? (call as SettledCall);
+    },
+    settled,
+    get,
+    approve: (id, decision) => approve(parts, id, decision),
+    deny: (id, decision) => deny(parts, id, decision),
+    cancel: (id, decision) => cancel(parts, id, decision),
+    calls: async (session, principal) => (await snapshot(session, principal)).calls,
+    snapshot,
+    canSee: async (session, principal) => sessions.mayView(principal, session, await sessions.owner(session)),
+    events: (session, feedOptions) => eventsOf(moves(session, feedOptions)),
+    moves,
+    async toolResult(id, format, scope) {
+      const call = await get(id, scope === undefined ? undefined : { principal: scopedPrincipal('serverGate.toolResult', scope) as string });
+      if (call === undefined) throw new Error(`serverGate.toolResult: no call with id "${id}" is in the ledger.`);
+      if (!isTerminal(call.status)) throw new Error(`serverGate.toolResult: call "${id}" is ${call.status}; answer it once it has settled (await serverGate.settled(id)).`);
+      return toolResult(call as SettledCall, format);
+    },
+    turn: (turnOptions) => openTurn(parts, turnOptions, { settled: follower.settled, cancel: (id, decision) => cancel(parts, id, decision) }),
+    recover: () => recover(parts),
+    get tools() {
+      return parts.tools.list();
+    },
+    limits: settings.limits,
+    check: () => parts.tools.check(),
+    replaceTools: (next) => parts.tools.replace(next),
+    verify: () => ledger.verify(),
+    async close() {
+      life.closed = true;
+      stopSweeping?.();
+      follower.close();
+      tail.close();
+      keeper.close();
+      for (const feed of [...feeds]) await feed.return();
+    },
+  };
+}
+
+/** Builds the gate's parts, each given what it works with. */
+function assemble(options: ServerGateOptions): GateParts & { readonly tail: Tail } {
+  const { ledger } = options;
+  const settings = gateSettings(options);
+  const tools = createToolSet(options.tools, options.jsonSchema ?? ajvJsonSchema);
+  const waiters = createWaiters();
+  const keeper = createLedgerKeeper({
+    ledger,
+    clock: settings.clock,
+    leaseMs: settings.leaseMs,
+    approvalTtlMs: settings.approvalTtlMs,
+    instance: settings.instance,
+    onError: settings.onError,
+    newKey: () => randomUUID(),
+    transactional: (name, id) => tools.entry(name, id)?.tool.transactional === true,
+    onMoveFailed: (id, error) => waiters.failed(id, error) || settings.onError(error),
+    onTaken: (id) => waiters.taken(id),
+    onLeaseLost: (id) => void pipeline.stop(id, new DOMException('This process lost its claim on the call.', 'AbortError')),
+  });
+  keeper.onMoved((call) => {
+    if (call.status === 'pending' || call.status === 'validated') return;
+    // An ending this process wrote settles its waiters at once; the tail brings the others' endings.
+    if (isTerminal(call.status)) {
+      tools.unpin(call.id);
+      waiters.settle(call as SettledCall);
+    }
+    waiters.rested(call);
+  });
+  const pipeline: Pipeline = createPipeline({ limits: settings.limits, clock: settings.clock, onError: settings.onError, entry: tools.entry, toolNames: tools.names, keeper, state: () => undefined });
+  const tail = createTail(ledger, settings.onError);
+  const follower = createFollower({ ledger, tail, keeper, pipeline, waiters, ended: tools.unpin, onError: settings.onError });
+  const sessions = createSessions(ledger, settings);
+  return { options, settings, ledger, tools, keeper, pipeline, waiters, follower, sessions, life: { closed: false }, tail };
+}

@@ -1,0 +1,200 @@
+import { isTerminal, type ToolCallRecord } from '@toolgate/core';
+import type { Transaction } from 'kysely';
+import type { CallsTable, LedgerDatabase } from '../ledger/schema.ts';
+import { readRecord } from '../ledger/stored-record.ts';
+import { refused, type Decision, type RefusalCode } from './decision.ts';
+import type { GateParts } from './parts.ts';
+import type { CallInfo } from './server-gate.ts';
+import { textOf } from './settings.ts';
+
+// A person's decisions on a call (approve, deny, cancel): each one checked against who may see and
+// decide the call, made in one transaction with the call's row locked, and audited when refused.
+
+type Trx = Transaction<LedgerDatabase>;
+
+/** Reads a call for a decision and checks that the principal may see it. */
+async function forDecision(parts: GateParts, id: string, principal: unknown): Promise<{ row: CallsTable; info: CallInfo } | Decision> {
+  const { ledger } = parts;
+  if (typeof principal !== 'string' || principal === '') return refused('forbidden', 'no principal: only an authenticated user can decide a call');
+  const row = await ledger.read((db) => db.selectFrom('toolgate_calls').selectAll().where('id', '=', id).executeTakeFirst());
+  if (row === undefined) return refused('not_found');
+  if (!(await parts.sessions.mayView(principal, row.session, row.owner))) {
+    await audit(parts, id, principal, 'forbidden', `"${principal}" may not see session "${row.session}"`);
+    return refused('not_found');
+  }
+  return { row, info: { record: readRecord(row.record), session: row.session, owner: row.owner } };
+}
+
+async function audit(parts: GateParts, id: string, principal: string, code: RefusalCode, message: string): Promise<void> {
+  const { ledger, keeper } = parts;
+  await ledger.transaction(async (trx) => {
+    const row = await keeper.lock(trx, id);
+    if (row !== undefined) await keeper.refuse(trx, row, principal, code, message);
+  });
+}
+
+async function mayDecide(parts: GateParts, principal: string, info: CallInfo): Promise<boolean> {
+  const { onError, canApprove } = parts.settings;
+  try {
+    return (await canApprove(principal, info)) === true;
+  } catch (error) {
+    onError(error);
+    return false;
+  }
+}
+
+/** Refuses inside the transaction that found the reason, so the refusal is in the audit trail. */
+async function refuseIn(parts: GateParts, trx: Trx, row: CallsTable, principal: string, decision: Decision & { ok: false }): Promise<Decision> {
+  const { keeper } = parts;
+  await keeper.refuse(trx, row, principal, decision.code, decision.message);
+  return decision;
+}
+
+function notAwaiting(status: string): Decision & { ok: false } {
+  return (isTerminal(status as ToolCallRecord['status']) ? refused('settled') : refused('not_awaiting', `the call is ${status}, not waiting for approval`)) as Decision & { ok: false };
+}
+
+/**
+ * Ends a call whose approval ran out: the approval is marked expired and the call cancelled with
+ * `approval_expired`, in the caller's transaction.
+ *
+ * @example
+ * await ledger.transaction(async (trx) => expire(parts, trx, await keeper.lock(trx, id), 'toolgate:expiry'));
+ */
+export async function expire(parts: GateParts, trx: Trx, row: CallsTable, actor: string): Promise<ToolCallRecord | undefined> {
+  const { keeper } = parts;
+  const { clock } = parts.settings;
+  await trx.updateTable('toolgate_approvals').set({ decision: 'expired', decided_at: clock.now() }).where('call_id', '=', row.id).where('decision', 'is', null).execute();
+  return keeper.moveIn(trx, row, { type: 'cancel', reason: { code: 'approval_expired', message: 'nobody approved this call in time' } } as never, actor);
+}
+
+/**
+ * Runs a call that awaits approval, if `inputHash` is the hash of the input it holds: the approval
+ * is consumed in the transaction that starts the execution, so of two approvals one wins.
+ *
+ * @example
+ * const decision = await approve(parts, 'call_1', { principal: 'user_42', inputHash });
+ */
+export async function approve(parts: GateParts, id: string, { principal, inputHash }: { readonly principal: string; readonly inputHash: string }): Promise<Decision> {
+  const { ledger, keeper, pipeline } = parts;
+  const { clock } = parts.settings;
+  const found = await forDecision(parts, id, principal);
+  if ('ok' in found) return found;
+  if (!(await mayDecide(parts, principal, found.info))) {
+    await audit(parts, id, principal, 'forbidden', `"${principal}" may not approve this call`);
+    return refused('forbidden');
+  }
+  const outcome = await keeper.exclusive(id, () =>
+    ledger.transaction(async (trx): Promise<{ decision: Decision; started?: ToolCallRecord }> => {
+      const row = await keeper.lock(trx, id);
+      if (row === undefined) return { decision: refused('not_found') };
+      if (row.status !== 'awaiting_approval') return { decision: await refuseIn(parts, trx, row, principal, notAwaiting(row.status)) };
+      const approval = await trx.selectFrom('toolgate_approvals').selectAll().where('call_id', '=', id).executeTakeFirst();
+      if (approval === undefined || approval.decision !== null) return { decision: await refuseIn(parts, trx, row, principal, notAwaiting(row.status)) };
+      if (clock.now() >= approval.expires_at) {
+        await keeper.refuse(trx, row, principal, 'expired', 'the approval came after it had expired');
+        await expire(parts, trx, row, principal);
+        return { decision: refused('expired') };
+      }
+      if (typeof inputHash !== 'string' || inputHash !== approval.input_hash) {
+        return { decision: await refuseIn(parts, trx, row, principal, refused('stale') as Decision & { ok: false }) };
+      }
+      const taken = await trx
+        .updateTable('toolgate_approvals')
+        .set({ decision: 'approved', approver: principal, decided_at: clock.now(), consumed: 1 })
+        .where('call_id', '=', id)
+        .where('decision', 'is', null)
+        .executeTakeFirst();
+      if (Number(taken.numUpdatedRows) === 0) return { decision: await refuseIn(parts, trx, row, principal, notAwaiting(row.status)) };
+      const started = await keeper.moveIn(trx, row, { type: 'execute' }, principal);
+      if (started === undefined) throw new Error('the approved call could not be started'); // rolls the approval back
+      return { decision: { ok: true }, started };
+    }),
+  );
+  if (outcome.started !== undefined) {
+    parts.follower.guard(id);
+    pipeline.run(outcome.started as never, { actor: principal });
+  }
+  return outcome.decision;
+}
+
+/**
+ * Cancels a call that awaits approval with `approval_denied`, in the principal's name.
+ *
+ * @example
+ * const decision = await deny(parts, 'call_1', { principal: 'user_42', reason: 'wrong account' });
+ */
+export async function deny(parts: GateParts, id: string, { principal, reason }: { readonly principal: string; readonly reason?: string }): Promise<Decision> {
+  const { ledger, keeper } = parts;
+  const { clock } = parts.settings;
+  const found = await forDecision(parts, id, principal);
+  if ('ok' in found) return found;
+  if (!(await mayDecide(parts, principal, found.info))) {
+    await audit(parts, id, principal, 'forbidden', `"${principal}" may not deny this call`);
+    return refused('forbidden');
+  }
+  return keeper.exclusive(id, () =>
+    ledger.transaction(async (trx) => {
+      const row = await keeper.lock(trx, id);
+      if (row === undefined) return refused('not_found');
+      if (row.status !== 'awaiting_approval') return refuseIn(parts, trx, row, principal, notAwaiting(row.status));
+      const approval = await trx.selectFrom('toolgate_approvals').selectAll().where('call_id', '=', id).executeTakeFirst();
+      if (approval !== undefined && approval.decision === null && clock.now() >= approval.expires_at) {
+        await keeper.refuse(trx, row, principal, 'expired', 'the denial came after the approval had expired');
+        await expire(parts, trx, row, principal);
+        return refused('expired');
+      }
+      await trx
+        .updateTable('toolgate_approvals')
+        .set({ decision: 'denied', approver: principal, decided_at: clock.now() })
+        .where('call_id', '=', id)
+        .where('decision', 'is', null)
+        .execute();
+      const next = await keeper.moveIn(trx, row, { type: 'cancel', reason: { code: 'approval_denied', message: textOf(reason, 'a person denied this call') } }, principal);
+      return next === undefined ? refused('not_awaiting') : ({ ok: true } as const);
+    }),
+  );
+}
+
+/**
+ * Cancels a call that has not ended: a draft in memory, a call waiting for a person, or one that
+ * runs (its tool is stopped here first, and its result dropped).
+ *
+ * @example
+ * const decision = await cancel(parts, 'call_1', { principal: 'user_42' });
+ */
+export async function cancel(parts: GateParts, id: string, { principal, reason }: { readonly principal: string; readonly reason?: string }): Promise<Decision> {
+  const { ledger, keeper, pipeline } = parts;
+  const { clock } = parts.settings;
+  const message = textOf(reason, 'the user cancelled this call');
+  const draft = keeper.drafts.get(id);
+  if (draft !== undefined) {
+    if (!(await parts.sessions.mayView(principal, draft.session, draft.owner))) return refused('not_found');
+    const next = await keeper.move(id, { type: 'cancel', reason: { code: 'user_cancelled', message } }, { actor: principal });
+    if (next !== undefined) return { ok: true };
+  }
+  const claim = keeper.claims.get(id);
+  if (claim !== undefined && pipeline.running(id) && (await parts.sessions.mayView(principal, claim.session, claim.owner))) {
+    // Stop the tool here first, before reading the call: its result is dropped, and a transaction
+    // it holds is rolled back (on SQLite, that transaction holds the only connection).
+    await pipeline.stop(id, new DOMException(message, 'AbortError'));
+  }
+  const found = await forDecision(parts, id, principal);
+  if ('ok' in found) return found;
+  return keeper.exclusive(id, () =>
+    ledger.transaction(async (trx) => {
+      const row = await keeper.lock(trx, id);
+      if (row === undefined) return refused('not_found');
+      if (isTerminal(row.status)) return refuseIn(parts, trx, row, principal, refused('settled') as Decision & { ok: false });
+      if (row.status === 'awaiting_approval') {
+        await trx.updateTable('toolgate_approvals').set({ decision: 'cancelled', approver: principal, decided_at: clock.now() }).where('call_id', '=', id).where('decision', 'is', null).execute();
+      }
+      const next = await keeper.moveIn(trx, row, { type: 'cancel', reason: { code: 'user_cancelled', message } }, principal);
+      if (next === undefined) return refuseIn(parts, trx, row, principal, refused('settled') as Decision & { ok: false });
+      return { ok: true } as const;
+    }),
+  ).then((decision) => {
+    if (decision.ok) keeper.release(id);
+    return decision;
+  });
+}

@@ -1,0 +1,30 @@
+import type { Pipeline } from '@toolgate/core';
+import type { LedgerKeeper } from '../keeper/ledger-keeper.ts';
+import type { Ledger } from '../ledger/ledger.ts';
+import type { Follower } from './follower.ts';
+import type { ServerGateOptions } from './server-gate.ts';
+import type { Sessions } from './sessions.ts';
+import type { GateSettings } from './settings.ts';
+import type { ToolSet } from './tool-set.ts';
+import type { Waiters } from './waiters.ts';
+
+/**
+ * The parts a server gate is built from, handed to each of its steps (proposing, deciding,
+ * recovering) so that a step states what it works with instead of sharing one closure's variables.
+ *
+ * @example
+ * const decision = await approve(parts, 'call_1', { principal: 'user_42', inputHash });
+ */
+export interface GateParts {
+  readonly options: ServerGateOptions;
+  readonly settings: GateSettings;
+  readonly ledger: Ledger;
+  readonly tools: ToolSet;
+  readonly keeper: LedgerKeeper;
+  readonly pipeline: Pipeline;
+  readonly waiters: Waiters;
+  readonly follower: Follower;
+  readonly sessions: Sessions;
+  /** Set once `close()` was called: nothing new is taken over or run. */
+  readonly life: { closed: boolean };
+}

@@ -1,0 +1,113 @@
+import type { MoveNote } from '@toolgate/core';
+import type { CallsTable } from '../ledger/schema.ts';
+import { readRecord } from '../ledger/stored-record.ts';
+import { expire } from './decisions.ts';
+import type { GateParts } from './parts.ts';
+import type { Recovery } from './server-gate.ts';
+
+const RECOVERY: MoveNote = { actor: 'toolgate:recovery' };
+const TIMEKEEPER: MoveNote = { actor: 'toolgate:expiry' };
+
+/**
+ * Settles the calls a process that died left open (their lease ran out), and the approvals that
+ * ran out: an idempotent or transactional tool's call is run again under a new fencing token with
+ * its idempotency key, any other is ended `failed` / `interrupted`; an expired approval cancels its call.
+ *
+ * @example
+ * const { rerun, interrupted, expired } = await recover(parts);
+ */
+export async function recover(parts: GateParts): Promise<Recovery> {
+  const { ledger, keeper, settings, life } = parts;
+  const now = settings.clock.now();
+  const rerun: string[] = [];
+  const interrupted: string[] = [];
+  const expired: string[] = [];
+  const stale = await ledger.read((db) =>
+    db.selectFrom('toolgate_calls').selectAll().where('status', 'in', ['pending', 'validated', 'executing']).where('lease_expires_at', '<', now).execute(),
+  );
+  for (const found of stale) {
+    // A gate closed meanwhile takes nothing over: it would run a tool after close() returned.
+    if (life.closed) break;
+    if (keeper.claims.has(found.id) || keeper.drafts.has(found.id)) continue;
+    const outcome = await reclaim(parts, found);
+    if (outcome === 'rerun') rerun.push(found.id);
+    else if (outcome === 'interrupted') interrupted.push(found.id);
+  }
+  const waiting = await ledger.read((db) => db.selectFrom('toolgate_approvals').select('call_id').where('decision', 'is', null).where('expires_at', '<=', now).execute());
+  for (const { call_id: id } of waiting) {
+    if (life.closed) break;
+    const next = await keeper.exclusive(id, () =>
+      ledger.transaction(async (trx) => {
+        const row = await keeper.lock(trx, id);
+        return row?.status === 'awaiting_approval' ? expire(parts, trx, row, TIMEKEEPER.actor) : undefined;
+      }),
+    );
+    if (next !== undefined) expired.push(id);
+  }
+  return { rerun, interrupted, expired };
+}
+
+/** Takes over one call whose lease ran out, unless someone else did first or its process came back. */
+async function reclaim(parts: GateParts, found: CallsTable): Promise<'rerun' | 'interrupted' | undefined> {
+  const { ledger, keeper, settings, tools } = parts;
+  const { clock } = settings;
+  const tool = tools.entry(found.tool, found.id)?.tool;
+  const again = tool !== undefined && found.status === 'executing' && (tool.idempotent === true || tool.transactional === true);
+  const result = await keeper.exclusive(found.id, () =>
+    ledger.transaction(async (trx) => {
+      const row = await keeper.lock(trx, found.id);
+      // Someone else recovered it, or its process came back and renewed its lease.
+      if (row === undefined || row.version !== found.version || (row.lease_expires_at ?? 0) >= clock.now()) return undefined;
+      if (again) {
+        const fence = row.fence + 1;
+        await trx
+          .updateTable('toolgate_calls')
+          .set({ lease_owner: settings.instance, lease_expires_at: clock.now() + settings.leaseMs, fence, version: row.version + 1 })
+          .where('id', '=', row.id)
+          .where('version', '=', row.version)
+          .execute();
+        await keeper.refuse(trx, row, RECOVERY.actor, 'recovered', `the process running this call stopped; running it again with the same idempotency key (${tool?.transactional === true ? 'transactional' : 'idempotent'} tool)`);
+        return { kind: 'rerun' as const, fence, key: row.idempotency_key, record: readRecord(row.record) };
+      }
+      const next = await keeper.moveIn(
+        trx,
+        row,
+        row.status === 'executing'
+          ? { type: 'fail', reason: { code: 'interrupted', message: 'the server stopped while the tool ran; it may or may not have taken effect' } }
+          : ({ type: 'fail', reason: { code: 'interrupted', message: 'the server stopped before this call ran; nothing was run' } } as never),
+        RECOVERY.actor,
+        { unfenced: true },
+      );
+      return next === undefined ? undefined : { kind: 'interrupted' as const };
+    }),
+  );
+  if (result?.kind !== 'rerun') return result?.kind;
+  keeper.claimed(found.id, { fence: result.fence, idempotencyKey: result.key, session: found.session, owner: found.owner });
+  parts.follower.guard(found.id);
+  parts.pipeline.run(result.record as never, RECOVERY);
+  return 'rerun';
+}
+
+/**
+ * Runs `recover` every `leaseMs` until the gate closes; returns the stop.
+ *
+ * @example
+ * const stopSweeping = sweep(parts, () => recover(parts));
+ */
+export function sweep(parts: GateParts, run: () => Promise<unknown>): () => void {
+  const { clock, leaseMs, onError } = parts.settings;
+  let timer: unknown;
+  const next = () => {
+    timer = clock.setTimeout(() => {
+      if (parts.life.closed) return;
+      run().then(next, (error: unknown) => {
+        onError(error);
+        next();
+      });
+    }, leaseMs);
+  };
+  next();
+  return () => {
+    if (timer !== undefined) clock.clearTimeout(timer);
+  };
+}

@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto';
+import { resolveLimits, systemClock, type Clock, type Limits } from '@toolgate/core';
+import type { CallInfo, ServerGateOptions, ServerProposeOptions, SessionInfo } from './server-gate.ts';
+
+/**
+ * The server gate's options with every default filled in and every number checked.
+ *
+ * @example
+ * const settings = gateSettings({ tools, ledger, leaseMs: 10_000 });
+ * settings.leaseMs; // 10000
+ */
+export interface GateSettings {
+  readonly clock: Clock;
+  readonly onError: (error: unknown) => void;
+  readonly limits: Limits;
+  readonly leaseMs: number;
+  readonly approvalTtlMs: number;
+  readonly instance: string;
+  readonly generateId: () => string;
+  readonly canSee: (principal: string, session: SessionInfo) => boolean | Promise<boolean>;
+  readonly canApprove: (principal: string, call: CallInfo) => boolean | Promise<boolean>;
+}
+
+const DAY = 24 * 60 * 60 * 1000;
+
+/**
+ * Fills in the defaults; throws a `TypeError` naming the option that is not a positive duration.
+ *
+ * @example
+ * const { clock, leaseMs } = gateSettings(options);
+ */
+export function gateSettings(options: ServerGateOptions): GateSettings {
+  return {
+    clock: options.clock ?? systemClock,
+    onError: options.onError ?? ((error: unknown) => console.error(error)),
+    limits: resolveLimits(options.limits),
+    leaseMs: positive('leaseMs', options.leaseMs ?? 30_000),
+    approvalTtlMs: positive('approvalTtlMs', options.approvalTtlMs ?? DAY),
+    instance: options.instance ?? `toolgate:${randomUUID()}`,
+    generateId: options.generateId ?? (() => randomUUID()),
+    canSee: options.canSee ?? ((principal, session) => principal === session.owner),
+    canApprove: options.canApprove ?? ((principal, call) => principal === call.owner),
+  };
+}
+
+function positive(name: string, value: number): number {
+  if (!(typeof value === 'number' && Number.isFinite(value) && value > 0)) {
+    throw new TypeError(`createServerGate: \`${name}\` must be a positive number of milliseconds (got ${String(value)}).`);
+  }
+  return value;
+}
+
+/**
+ * The `{ session, principal }` of a proposal, checked: a programmer's mistake throws at once.
+ *
+ * @example
+ * const { session, principal } = checkProposeOptions(options);
+ */
+export function checkProposeOptions<T extends Omit<ServerProposeOptions, 'id'>>(options: T | undefined): T {
+  if (typeof options !== 'object' || options === null) {
+    throw new TypeError('serverGate.propose: pass { session, principal }: the conversation and the authenticated user the model acts for.');
+  }
+  if (typeof options.session !== 'string' || options.session === '') throw new TypeError('serverGate.propose: `session` must be a non-empty string (the conversation id).');
+  if (typeof options.principal !== 'string' || options.principal === '') {
+    throw new TypeError('serverGate.propose: `principal` must be a non-empty string (the authenticated user the model acts for).');
+  }
+  return options;
+}
+
+/**
+ * A person's reason as given, cut to 2,000 characters, or `fallback` when they gave none.
+ *
+ * @example
+ * textOf(undefined, 'the user cancelled this call'); // 'the user cancelled this call'
+ */
+export function textOf(reason: unknown, fallback: string): string {
+  if (typeof reason === 'string' && reason.trim() !== '') return reason.slice(0, 2000);
+  return fallback;
+}

@@ -1,0 +1,144 @@
+import { createPending, isTerminal, refusal, truncatedReason, type ProposalSource, type SettledCall, type ToolCallRecord } from '@toolgate/core';
+import type { Decision } from './decision.ts';
+import type { GateParts } from './parts.ts';
+import { proposalSignal } from './abort-signal.ts';
+import { proposeReading, readInput, type Reading } from './proposals.ts';
+import type { TurnGate, TurnOptions } from './server-gate.ts';
+import { checkProposeOptions, textOf } from './settings.ts';
+
+/**
+ * What a turn asks of its gate once a call is proposed: its end, and a cancel.
+ *
+ * @example
+ * const calls: TurnCalls = { settled: (id) => follower.settled(id), cancel: (id, options) => cancel(parts, id, options) };
+ */
+export interface TurnCalls {
+  readonly settled: (id: string) => Promise<SettledCall | undefined>;
+  readonly cancel: (id: string, options: { readonly principal: string; readonly reason?: string }) => Promise<Decision>;
+}
+
+/**
+ * One assistant turn's calls as a stream reader sees them: opened as the model names them,
+ * previewed here, and proposed to the ledger as each one's arguments complete.
+ *
+ * @example
+ * const reader = readOpenAIChatStream(openTurn(parts, { session, principal }, calls));
+ */
+export function openTurn(parts: GateParts, turnOptions: TurnOptions, gate: TurnCalls): TurnGate {
+  const { keeper, settings } = parts;
+  const { clock, limits, onError, generateId } = settings;
+  const { settled, cancel } = gate;
+  const { session, principal } = checkProposeOptions(turnOptions);
+  const signal = proposalSignal('serverGate.turn', turnOptions.signal);
+  const records = new Map<string, ToolCallRecord>();
+  const answers = new Map<string, Promise<ToolCallRecord>>();
+  const opened = new Map<string, { readonly name: string; readonly source: ProposalSource }>();
+  let stopWatching: (() => void) | undefined;
+  const watch = () => {
+    stopWatching ??= keeper.onMoved((call) => {
+      if (records.has(call.id)) records.set(call.id, call);
+    });
+  };
+  const unwatchWhenDone = () => {
+    for (const record of records.values()) if (!isTerminal(record.status)) return;
+    stopWatching?.();
+    stopWatching = undefined;
+  };
+  const send = (id: string, reading: Reading, turnId: string | undefined): ToolCallRecord => {
+    watch();
+    const answer = proposeReading(parts, reading, { session, principal, id, ...(turnId === undefined ? {} : { turn: turnId }), ...(signal === undefined ? {} : { signal }) });
+    answers.set(id, answer);
+    answer.then(
+      (record) => {
+        const now = records.get(id);
+        if (now === undefined || !isTerminal(now.status)) records.set(id, record);
+        unwatchWhenDone();
+      },
+      (error: unknown) => {
+        onError(error);
+        unwatchWhenDone();
+      },
+    );
+    return records.get(id) as ToolCallRecord;
+  };
+  const local = (id: string, name: string, source: ProposalSource, turnId: string | undefined, generated: boolean): ToolCallRecord => {
+    const record = createPending({ id, name, source, generatedId: generated, turn: turnId, at: clock.now() });
+    records.set(id, record);
+    return record;
+  };
+  return {
+    get tools() {
+      return parts.tools.list();
+    },
+    limits,
+    propose(input, proposeOptions) {
+      const reading = readInput(input, limits);
+      const said = reading.ok ? reading.proposal.id : reading.id;
+      const id = proposeOptions?.id ?? said ?? generateId();
+      const known = records.get(id);
+      if (known !== undefined) return known;
+      const turnId = proposeOptions?.turn ?? turnOptions.turn;
+      local(id, reading.ok ? reading.proposal.name : (reading.name ?? ''), reading.ok ? reading.proposal.source : reading.source, turnId, said === undefined && proposeOptions?.id === undefined);
+      return send(id, reading, turnId);
+    },
+    get: (id) => records.get(id),
+    async settled(id) {
+      const answer = answers.get(id);
+      const now = records.get(id);
+      if (answer === undefined) {
+        if (now !== undefined && isTerminal(now.status)) return now as SettledCall;
+        throw new Error(`turn.settled: call "${id}" was not proposed in this turn.`);
+      }
+      const first = await answer;
+      if (isTerminal(first.status)) return first as SettledCall;
+      const done = await settled(id);
+      if (done !== undefined) records.set(id, done);
+      return done ?? (first as SettledCall);
+    },
+    cancel(id, reason) {
+      const now = records.get(id);
+      if (now === undefined || isTerminal(now.status)) return false;
+      const answer = answers.get(id);
+      if (answer === undefined) {
+        // Opened by the stream but never proposed: it ends here, and nothing of it reaches the ledger.
+        const at = clock.now();
+        const why = { code: 'user_cancelled', message: textOf(reason, 'the user cancelled this call') } as const;
+        records.set(id, { ...now, status: 'cancelled', reason: why, preview: undefined, history: [...now.history, { status: 'cancelled', at, reason: why }], updatedAt: at } as ToolCallRecord);
+        return true;
+      }
+      void answer.then(() => cancel(id, reason === undefined ? { principal } : { principal, reason })).catch(onError);
+      return true;
+    },
+    stream: {
+      open(init) {
+        const id = init.id ?? generateId();
+        const known = records.get(id);
+        if (known !== undefined) return known;
+        opened.set(id, { name: init.name, source: init.source });
+        return local(id, init.name, init.source, init.turn ?? turnOptions.turn, init.id === undefined);
+      },
+      preview(id, preview) {
+        const now = records.get(id);
+        if (now?.status === 'pending' && !answers.has(id)) records.set(id, { ...now, preview });
+      },
+      close(id, rawArguments) {
+        const call = opened.get(id);
+        const now = records.get(id);
+        if (call === undefined || now === undefined || answers.has(id) || now.status !== 'pending') return now;
+        return send(id, { ok: true, proposal: { id, name: call.name, arguments: rawArguments, source: call.source } }, now.turn);
+      },
+      truncate(id, message) {
+        const call = opened.get(id);
+        const now = records.get(id);
+        if (call === undefined || now === undefined || answers.has(id) || now.status !== 'pending') return now;
+        return send(id, { ok: false, reason: truncatedReason(message), id, name: call.name, source: call.source }, now.turn);
+      },
+      refuse(id, reason) {
+        const call = opened.get(id);
+        const now = records.get(id);
+        if (call === undefined || now === undefined || answers.has(id) || now.status !== 'pending') return now;
+        return send(id, { ok: false, reason: refusal(reason), id, name: call.name, source: call.source }, now.turn);
+      },
+    },
+  };
+}

@@ -1,0 +1,175 @@
+import { transition, type CallEvent, type Clock, type ToolCallRecord } from '@toolgate/core';
+import type { Transaction } from 'kysely';
+import type { RefusalCode } from '../gate/decision.ts';
+import type { Ledger } from '../ledger/ledger.ts';
+import type { CallsTable, LedgerDatabase } from '../ledger/schema.ts';
+import { readRecord } from '../ledger/stored-record.ts';
+import type { Claims } from './claims.ts';
+import { moveEvent, rowColumns, type Lease } from './row-columns.ts';
+
+type Trx = Transaction<LedgerDatabase>;
+
+/** Columns a move sets beside the record, for the caller's own checks (an approval, a recovery claim). */
+export interface MoveExtra {
+  /** Skip the fencing check on a move out of `executing` (recovery has checked the lease itself). */
+  readonly unfenced?: boolean;
+}
+
+/**
+ * A call not written yet, as the keeper writes it: its session and owner, the proposal's hash,
+ * and its moves so far (the last one the first that must be durable).
+ *
+ * @example
+ * const draft: DraftRow = { session: 'chat_1', owner: 'user_42', proposalHash, moves: [{ from: undefined, to: pending, actor: 'user_42' }] };
+ */
+export interface DraftRow {
+  readonly session: string;
+  readonly owner: string;
+  readonly proposalHash: string;
+  readonly moves: readonly { readonly from: ToolCallRecord | undefined; readonly to: ToolCallRecord; readonly actor: string }[];
+}
+
+/** Answered by {@link RowMoves.tryMove} when the row given was not the call's latest (someone moved it since). */
+export const STALE: unique symbol = Symbol('stale');
+
+/**
+ * Moves written inside a transaction: a draft's first write, one move of a stored call (checked
+ * against its fencing token when it ends a run), and a refusal. Each writes the row and its event
+ * together, and an approval row when the move asks a person.
+ *
+ * @example
+ * const moves = createRowMoves({ ledger, clock, leaseMs, approvalTtlMs, instance, newKey, claims });
+ * await ledger.transaction(async (trx) => moves.moveIn(trx, await moves.lock(trx, id), { type: 'cancel', reason }, 'user_42'));
+ */
+export interface RowMoves {
+  /** Reads a call's row inside a transaction, locking it on PostgreSQL. */
+  readonly lock: (trx: Trx, id: string) => Promise<CallsTable | undefined>;
+  /** Writes a draft and its moves so far, ending with `last`. `undefined` when the id was taken meanwhile. */
+  readonly writeDraft: (trx: Trx, draft: DraftRow, last: ToolCallRecord) => Promise<{ fence: number; key: string } | undefined>;
+  readonly tryMove: (trx: Trx, row: CallsTable, event: CallEvent, actor: string, extra?: MoveExtra) => Promise<ToolCallRecord | undefined | typeof STALE>;
+  readonly moveIn: (trx: Trx, row: CallsTable, event: CallEvent, actor: string, extra?: MoveExtra) => Promise<ToolCallRecord | undefined>;
+  readonly refuse: (trx: Trx, row: CallsTable, actor: string, code: RefusalCode | 'recovered', message: string) => Promise<void>;
+}
+
+/**
+ * What {@link createRowMoves} needs.
+ *
+ * @example
+ * const options: RowMovesOptions = { ledger, clock, leaseMs: 30_000, approvalTtlMs: DAY, instance: 'app-1', newKey: randomUUID, claims };
+ */
+export interface RowMovesOptions {
+  readonly ledger: Ledger;
+  readonly clock: Clock;
+  readonly leaseMs: number;
+  readonly approvalTtlMs: number;
+  readonly instance: string;
+  readonly newKey: () => string;
+  readonly claims: Claims;
+}
+
+/**
+ * Builds the row moves of one keeper.
+ *
+ * @example
+ * const moves = createRowMoves(options);
+ */
+export function createRowMoves({ ledger, clock, leaseMs, approvalTtlMs, instance, newKey, claims }: RowMovesOptions): RowMoves {
+  const lease = (): Lease => ({ instance, expiresAt: clock.now() + leaseMs });
+
+  const lock = (trx: Trx, id: string): Promise<CallsTable | undefined> => {
+    let query = trx.selectFrom('toolgate_calls').selectAll().where('id', '=', id);
+    if (ledger.dialect === 'postgres') query = query.forUpdate();
+    return query.executeTakeFirst();
+  };
+
+  async function afterward(trx: Trx, call: ToolCallRecord, session: string, inputHash: string | null): Promise<void> {
+    if (call.status !== 'awaiting_approval' || inputHash === null) return;
+    const now = clock.now();
+    await trx
+      .insertInto('toolgate_approvals')
+      .values({ call_id: call.id, session, input_hash: inputHash, requested_at: now, expires_at: now + approvalTtlMs, decision: null, approver: null, decided_at: null, consumed: 0 })
+      .execute();
+  }
+
+  async function writeDraft(trx: Trx, draft: DraftRow, last: ToolCallRecord): Promise<{ fence: number; key: string } | undefined> {
+    const columns = rowColumns(last, { fence: 0, input_hash: null }, lease());
+    const row: CallsTable = {
+      id: last.id,
+      session: draft.session,
+      owner: draft.owner,
+      tool: last.name,
+      proposal_hash: draft.proposalHash,
+      version: draft.moves.length,
+      idempotency_key: newKey(),
+      created_at: last.createdAt,
+      ...columns,
+    };
+    const inserted = await trx
+      .insertInto('toolgate_calls')
+      .values(row)
+      .onConflict((conflict) => conflict.column('id').doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return undefined;
+    await ledger.appendEvents(
+      trx,
+      draft.moves.map((move) => moveEvent(draft.session, move.from, move.to, move.actor)),
+    );
+    await afterward(trx, last, draft.session, columns.input_hash);
+    if (last.status === 'executing') claims.known.set(last.id, row);
+    return { fence: columns.fence, key: row.idempotency_key };
+  }
+
+  async function tryMove(trx: Trx, row: CallsTable, event: CallEvent, actor: string, extra: MoveExtra = {}): Promise<ToolCallRecord | undefined | typeof STALE> {
+    const current = readRecord(row.record);
+    const next = transition(current, event, clock.now());
+    if (next === undefined) return undefined;
+    if (current.status === 'executing' && extra.unfenced !== true && !(event.type === 'cancel' && event.reason.code === 'user_cancelled')) {
+      // Only the claim that started this run may end it: a process whose lease ran out (and was
+      // taken over) finds another fencing token here, and its result is dropped.
+      if (claims.claims.get(row.id)?.fence !== row.fence) {
+        await refuse(trx, row, actor, 'stale', `a result for this call arrived from ${instance} after its claim on the call had ended; it was dropped`);
+        return undefined;
+      }
+    }
+    const columns = rowColumns(next, row, lease());
+    const updated = await trx
+      .updateTable('toolgate_calls')
+      .set({ ...columns, version: row.version + 1 })
+      .where('id', '=', row.id)
+      .where('version', '=', row.version)
+      .executeTakeFirst();
+    if (Number(updated.numUpdatedRows) === 0) return STALE;
+    await ledger.appendEvent(trx, moveEvent(row.session, current, next, actor));
+    await afterward(trx, next, row.session, columns.input_hash);
+    if (next.status === 'executing') {
+      claims.claimed(row.id, { fence: columns.fence, idempotencyKey: row.idempotency_key, session: row.session, owner: row.owner });
+      claims.known.set(row.id, { ...row, ...columns, version: row.version + 1 });
+    } else claims.known.delete(row.id);
+    return next;
+  }
+
+  async function refuse(trx: Trx, row: CallsTable, actor: string, code: RefusalCode | 'recovered', message: string): Promise<void> {
+    const record = readRecord(row.record);
+    await ledger.appendEvent(trx, {
+      callId: row.id,
+      session: row.session,
+      from: record.status,
+      to: record.status,
+      actor,
+      at: clock.now(),
+      reason: { code, message },
+      record: row.record,
+    });
+  }
+
+  return {
+    lock,
+    writeDraft,
+    tryMove,
+    async moveIn(trx, row, event, actor, extra) {
+      const moved = await tryMove(trx, row, event, actor, extra);
+      return moved === STALE ? undefined : moved;
+    },
+    refuse,
+  };
+}

@@ -1,0 +1,83 @@
+import { Migrator, type Kysely } from 'kysely';
+import { createChainAppender } from './chain-append.ts';
+import { chainHasher, type ChainHasher } from './chain.ts';
+import { createCommitSignal } from './commits.ts';
+import { unavailable } from './error.ts';
+import type { LedgerEvent, Ledger, LedgerBackend, LedgerOptions, NewLedgerEvent } from './ledger.ts';
+import { migrations } from './migrations.ts';
+import { createEventReads } from './reads.ts';
+import type { LedgerDatabase } from './schema.ts';
+import { createTransactions } from './transactions.ts';
+
+/**
+ * Applies the migrations, then builds the ledger over a dialect's backend. Closes the backend
+ * and throws if the database cannot be used.
+ *
+ * @example
+ * return openLedger(backend, options);
+ */
+export async function openLedger(backend: LedgerBackend, options: LedgerOptions): Promise<Ledger> {
+  const { db, dialect } = backend;
+  const onError = options.onError ?? ((error: unknown) => console.error(error));
+  const hasher = chainHasher(options.auditKey);
+  try {
+    await migrate(db);
+    await checkAlgorithm(db, hasher);
+  } catch (error) {
+    await backend.close().catch(() => undefined);
+    const failure = backend.failure(error);
+    throw failure ? unavailable(failure, error, 'opening') : error;
+  }
+
+  const commits = createCommitSignal(backend, onError);
+  const transactions = createTransactions(backend, (state) => {
+    chain.committed(state);
+    commits.wake(state.moves);
+  });
+  const chain = createChainAppender({ dialect, hasher, stateOf: transactions.stateOf });
+  const reads = createEventReads(db, transactions.read, hasher);
+  let closing: Promise<void> | undefined;
+
+  return {
+    dialect,
+    db,
+    read: <T>(query: (db: Kysely<LedgerDatabase>) => Promise<T>) => transactions.read('ledger.read', () => query(db)),
+    transaction: transactions.transaction,
+    appendEvent: async (trx, event: NewLedgerEvent) => (await chain.append(trx, [event]))[0] as LedgerEvent,
+    appendEvents: chain.append,
+    ...reads,
+    begin: transactions.begin,
+    onCommitted: commits.onCommitted,
+    close() {
+      closing ??= (async () => {
+        commits.close();
+        await transactions.drain();
+        await backend.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+async function migrate(db: Kysely<LedgerDatabase>): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: () => Promise.resolve(migrations) },
+    migrationTableName: 'toolgate_migrations',
+    migrationLockTableName: 'toolgate_migration_lock',
+  });
+  const { error } = await migrator.migrateToLatest();
+  if (error !== undefined) throw error;
+}
+
+/** A chain written with one algorithm is never extended with another. */
+async function checkAlgorithm(db: Kysely<LedgerDatabase>, hasher: ChainHasher): Promise<void> {
+  const head = await db.selectFrom('toolgate_chain').select(['last_seq', 'algorithm']).where('id', '=', 1).executeTakeFirstOrThrow();
+  if (head.last_seq > 0 && head.algorithm !== hasher.algorithm) {
+    throw new Error(
+      hasher.algorithm === 'sha256'
+        ? 'This ledger’s audit chain is keyed (HMAC-SHA256): open it with the auditKey it was written with.'
+        : 'This ledger’s audit chain was written without an auditKey: open it without one, or start a new ledger to key its chain.',
+    );
+  }
+}

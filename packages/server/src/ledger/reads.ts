@@ -1,0 +1,81 @@
+import type { Kysely } from 'kysely';
+import { verifyChain, type ChainHasher, type Verification } from './chain.ts';
+import { toEvent } from './event-rows.ts';
+import type { Ledger } from './ledger.ts';
+import type { LedgerDatabase } from './schema.ts';
+import { readRecord } from './stored-record.ts';
+
+const DEFAULT_LIMIT = 1000;
+
+/** How the reads run: through the ledger's tracked, error-reading `read`. */
+type Read = <T>(what: string, query: () => Promise<T>) => Promise<T>;
+
+/**
+ * The ledger's reads of its events: pages after a seq, the head, a session's snapshot, and the
+ * walk that verifies the chain.
+ *
+ * @example
+ * const reads = createEventReads(db, transactions.read, hasher);
+ * const page = await reads.eventsAfter(0, { limit: 100 });
+ */
+export function createEventReads(
+  db: Kysely<LedgerDatabase>,
+  read: Read,
+  hasher: ChainHasher,
+): Pick<Ledger, 'eventsAfter' | 'movesAfter' | 'head' | 'snapshot' | 'verify'> {
+  const eventsAfter = (after: number, { session, limit = DEFAULT_LIMIT }: { readonly session?: string; readonly limit?: number } = {}) =>
+    read('ledger.eventsAfter', async () => {
+      let query = db.selectFrom('toolgate_events').selectAll().where('seq', '>', after);
+      if (session !== undefined) query = query.where('session', '=', session);
+      const rows = await query.orderBy('seq').limit(limit).execute();
+      return rows.map(toEvent);
+    });
+
+  const movesAfter = (after: number, { session, limit = DEFAULT_LIMIT }: { readonly session?: string; readonly limit?: number } = {}) =>
+    read('ledger.movesAfter', async () => {
+      let query = db.selectFrom('toolgate_events').selectAll().where('seq', '>', after).where('record', 'is not', null);
+      if (session !== undefined) query = query.where('session', '=', session);
+      const rows = await query.orderBy('seq').limit(limit).execute();
+      return rows.map((row) => ({ event: toEvent(row), record: readRecord(row.record as string) }));
+    });
+
+  const readHead = () => db.selectFrom('toolgate_chain').select('last_seq').where('id', '=', 1).executeTakeFirstOrThrow();
+  const head = () => read('ledger.head', async () => (await readHead()).last_seq);
+
+  const snapshot = (session: string) =>
+    read('ledger.snapshot', async () => {
+      const seq = (await readHead()).last_seq;
+      const last = db
+        .selectFrom('toolgate_events')
+        .select((eb) => ['call_id', eb.fn.max('seq').as('last'), eb.fn.min('seq').as('first')])
+        .where('session', '=', session)
+        .where('seq', '<=', seq)
+        .where('record', 'is not', null)
+        .groupBy('call_id')
+        .as('calls');
+      // In the order the calls were proposed (two written by one turn may reach the ledger in the
+      // other order), the first write breaking ties.
+      const rows = await db
+        .selectFrom('toolgate_events')
+        .innerJoin(last, 'calls.last', 'toolgate_events.seq')
+        .innerJoin('toolgate_calls', 'toolgate_calls.id', 'toolgate_events.call_id')
+        .select(['toolgate_events.record', 'calls.first'])
+        .orderBy('toolgate_calls.created_at')
+        .orderBy('calls.first')
+        .execute();
+      return { seq, calls: rows.map((row) => readRecord(row.record as string)) };
+    });
+
+  const verify = (): Promise<Verification> =>
+    read('ledger.verify', () =>
+      verifyChain(
+        {
+          after: (seq, limit) => db.selectFrom('toolgate_events').selectAll().where('seq', '>', seq).orderBy('seq').limit(limit).execute(),
+          head: () => db.selectFrom('toolgate_chain').select(['last_seq', 'last_hash', 'algorithm']).where('id', '=', 1).executeTakeFirstOrThrow(),
+        },
+        hasher,
+      ),
+    );
+
+  return { eventsAfter, movesAfter, head, snapshot, verify };
+}

@@ -1,0 +1,163 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { ControlledTransaction, Transaction } from 'kysely';
+import { closedLedger, unavailable } from './error.ts';
+import type { HeldTransaction, LedgerBackend, LedgerMove } from './ledger.ts';
+import type { LedgerDatabase } from './schema.ts';
+
+/** The last event of the chain: its seq and hash. */
+export interface Head {
+  readonly seq: number;
+  readonly hash: string;
+}
+
+/** What the ledger knows of a transaction it runs: whether it appended, the head it left, and its moves. */
+export interface TransactionState {
+  appended: boolean;
+  head: Head | undefined;
+  moves: LedgerMove[];
+}
+
+/**
+ * The ledger's transactions and reads: each one tracked (so `close()` can wait for it), refused
+ * once the ledger closes or when asked for inside another transaction, retried on a lock conflict,
+ * and its driver errors read as `LedgerError`s.
+ *
+ * @example
+ * const transactions = createTransactions(backend, (state) => wake(state.moves));
+ * await transactions.transaction(async (trx) => trx.insertInto('toolgate_sessions').values(row).execute());
+ */
+export interface Transactions {
+  readonly read: <T>(what: string, query: () => Promise<T>) => Promise<T>;
+  readonly transaction: <T>(work: (trx: Transaction<LedgerDatabase>) => Promise<T>) => Promise<T>;
+  readonly begin: () => Promise<HeldTransaction>;
+  /** The state of a transaction this ledger runs, or `undefined` for any other. */
+  readonly stateOf: (trx: Transaction<LedgerDatabase>) => TransactionState | undefined;
+  /** Refuses everything from now on, and resolves once every running transaction and read has ended. */
+  readonly drain: () => Promise<void>;
+}
+
+const ATTEMPTS = 5;
+
+/**
+ * Builds the ledger's transactions over a backend; `committed` runs after each commit.
+ *
+ * @example
+ * const transactions = createTransactions(backend, onCommit);
+ */
+export function createTransactions(backend: LedgerBackend, committed: (state: TransactionState) => void): Transactions {
+  const { db } = backend;
+  // The transactions that are open right now, each with what it appended.
+  const open = new WeakMap<Transaction<LedgerDatabase>, TransactionState>();
+  // Which transaction the code running now is part of, to refuse a second one inside it: on SQLite
+  // it would wait forever for the connection the first one holds.
+  const within = new AsyncLocalStorage<{ running: boolean }>();
+  const inflight = new Set<Promise<unknown>>();
+  let closing = false;
+
+  const refusal = (what: string): Error | undefined => {
+    if (closing) return closedLedger();
+    if (within.getStore()?.running) {
+      return new Error(`${what} was called inside ledger.transaction(...): use the transaction you were given (on SQLite, the two would wait for each other forever).`);
+    }
+    return undefined;
+  };
+
+  const track = <T>(promise: Promise<T>): Promise<T> => {
+    inflight.add(promise);
+    const settle = () => inflight.delete(promise);
+    promise.then(settle, settle);
+    return promise;
+  };
+
+  const asWriteError = (error: unknown): unknown => {
+    const failure = backend.failure(error);
+    return failure ? unavailable(failure, error, 'writing') : error;
+  };
+
+  const read = <T>(what: string, query: () => Promise<T>): Promise<T> => {
+    const refused = refusal(what);
+    if (refused) return Promise.reject(refused);
+    return track(
+      query().catch((error: unknown) => {
+        const failure = backend.failure(error);
+        throw failure ? unavailable(failure, error, 'reading') : error;
+      }),
+    );
+  };
+
+  const attempt = async <T>(work: (trx: Transaction<LedgerDatabase>) => Promise<T>, state: TransactionState): Promise<T> =>
+    db.transaction().execute(async (trx) => {
+      open.set(trx, state);
+      const context = { running: true };
+      try {
+        return await within.run(context, () => work(trx));
+      } finally {
+        context.running = false;
+        open.delete(trx);
+      }
+    });
+
+  const transaction = <T>(work: (trx: Transaction<LedgerDatabase>) => Promise<T>): Promise<T> => {
+    const refused = refusal('ledger.transaction');
+    if (refused) return Promise.reject(refused);
+    return track(
+      (async () => {
+        for (let tries = 1; ; tries += 1) {
+          const state: TransactionState = { appended: false, head: undefined, moves: [] };
+          try {
+            const result = await attempt(work, state);
+            if (state.appended) committed(state);
+            return result;
+          } catch (error) {
+            const failure = backend.failure(error);
+            if (failure?.kind === 'retry' && tries < ATTEMPTS) {
+              await delay(2 ** tries * (5 + Math.random() * 5));
+              continue;
+            }
+            throw failure ? unavailable(failure, error, 'writing') : error;
+          }
+        }
+      })(),
+    );
+  };
+
+  const begin = async (): Promise<HeldTransaction> => {
+    const refused = refusal('ledger.begin');
+    if (refused) throw refused;
+    let held: ControlledTransaction<LedgerDatabase>;
+    try {
+      held = await db.startTransaction().execute();
+    } catch (error) {
+      throw asWriteError(error);
+    }
+    const state: TransactionState = { appended: false, head: undefined, moves: [] };
+    open.set(held, state);
+    let ending: Promise<void> | undefined;
+    const end = (how: 'commit' | 'rollback') =>
+      (ending ??= track(
+        (async () => {
+          open.delete(held);
+          try {
+            await (how === 'commit' ? held.commit() : held.rollback()).execute();
+          } catch (error) {
+            if (how === 'commit') await held.rollback().execute().catch(() => undefined);
+            throw asWriteError(error);
+          }
+          if (how === 'commit' && state.appended) committed(state);
+        })(),
+      ));
+    return { trx: held, commit: () => end('commit'), rollback: () => end('rollback') };
+  };
+
+  return {
+    read,
+    transaction,
+    begin,
+    stateOf: (trx) => open.get(trx),
+    async drain() {
+      closing = true;
+      await Promise.allSettled([...inflight]);
+    },
+  };
+}
