@@ -87,6 +87,18 @@ export default defineConfig({
       },
       {
         test: {
+          name: 'mcp',
+          root: './packages/mcp',
+          include: ['test/**/*.test.ts'],
+          environment: 'node',
+          globalSetup: ['./test/support/global-setup.ts'],
+          // Each test starts the gateway and its upstreams as real processes (seconds each on a busy machine).
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
           name: 'playground',
           root: './examples/playground',
           include: ['test/**/*.test.ts'],

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Builds @toolgate/core and @toolgate/server, then runs every `*.bench.mjs` here against the built
+// Builds @toolgate/core, @toolgate/server and @toolgate/mcp, then runs every `*.bench.mjs` here against the built
 // output, one after another, so each measures what users install. Pass names to run only some:
 // `pnpm bench gate`.
 import { spawnSync } from 'node:child_process';
@@ -11,7 +11,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
 const only = process.argv.slice(2);
 
-const build = spawnSync('node', [join(root, 'scripts/pnpm.mjs'), '--filter', '@toolgate/core', '--filter', '@toolgate/server', 'run', 'build'], {
+const build = spawnSync('node', [join(root, 'scripts/pnpm.mjs'), '--filter', '@toolgate/core', '--filter', '@toolgate/server', '--filter', '@toolgate/mcp', 'run', 'build'], {
   cwd: root,
   stdio: ['ignore', 'ignore', 'inherit'],
 });

@@ -31,6 +31,8 @@ export default defineConfig({
   },
   projects: [
     { name: 'playground', testIgnore: /flood\.spec\.ts/ },
+    // @toolgate/mcp's approval page: each spec starts the built gateway itself.
+    { name: 'mcp', testDir: '../packages/mcp/e2e' },
     // The flood measures main-thread tasks, so it runs alone, after the rest, with both cores to itself.
     { name: 'flood', testMatch: /flood\.spec\.ts/, dependencies: ['playground'] },
   ],

@@ -1,0 +1,57 @@
+import { outcomeText, type SettledCall, type ToolCallRecord } from '@toolgate/core';
+
+/**
+ * The `_meta` key a client sets on `tools/call` to name the call (and finds on every answer): the
+ * same id asked again answers that call, which runs once.
+ *
+ * @example
+ * await client.callTool({ name: 'write_file', arguments, _meta: { [CALL_ID]: 'turn-7-call-2' } });
+ */
+export const CALL_ID = 'toolgate/callId';
+
+/** A `CallToolResult` as the gateway answers it. */
+export type Answer = Record<string, unknown> & { content: unknown[]; isError?: boolean; _meta?: Record<string, unknown> };
+
+/**
+ * What the client gets for a settled call: a committed call's upstream result exactly as the
+ * upstream sent it (every content block, `structuredContent`, `isError`, its `_meta`), with the
+ * call id added to `_meta`; any other ending as an `isError` text saying what happened and why.
+ */
+export function answerSettled(call: SettledCall): Answer {
+  const meta = { [CALL_ID]: call.id, 'toolgate/status': call.status };
+  if (call.status === 'committed') {
+    const result = call.output as Answer;
+    const upstreamMeta = typeof result._meta === 'object' && result._meta !== null ? result._meta : {};
+    return { ...result, _meta: { ...upstreamMeta, ...meta } };
+  }
+  return {
+    content: [{ type: 'text', text: outcomeText(call) }],
+    isError: true,
+    _meta: { ...meta, 'toolgate/reason': call.reason.code },
+  };
+}
+
+/**
+ * What the client gets for a call still waiting for a person: where to decide, and how to ask
+ * for the outcome later. It is an error result, since the tool has not run.
+ */
+export function answerWaiting(call: ToolCallRecord, approvalUrl: string): Answer {
+  return {
+    content: [
+      {
+        type: 'text',
+        text:
+          `The call to "${call.name}" has not run: it waits for a person's approval. ` +
+          `Approve or deny it at ${approvalUrl} (call ${call.id}). ` +
+          `To get its outcome, call "${call.name}" again with the same arguments and _meta {"${CALL_ID}": ${JSON.stringify(call.id)}}; do not call it again without that id, or it will be a new call.`,
+      },
+    ],
+    isError: true,
+    _meta: { [CALL_ID]: call.id, 'toolgate/status': call.status, 'toolgate/approvalUrl': approvalUrl },
+  };
+}
+
+/** An answer for a `tools/call` the gateway cannot take up at all (a bad call id, say). */
+export function answerRefused(text: string): Answer {
+  return { content: [{ type: 'text', text }], isError: true };
+}
