@@ -31,6 +31,7 @@ export async function answerHistory(state: ChatState, messages: unknown): Promis
     const record = ledger.get(id);
     if (record !== undefined) state.emit(record, refusals.byId.get(id));
   }
+  catchUp(state, messages, ledger, new Set(refusals.decidedIds));
 
   const lastIndex = messages.length - 1;
   const answered: unknown[] = [];
@@ -51,6 +52,30 @@ export async function answerHistory(state: ChatState, messages: unknown): Promis
   }
   state.history = answered;
   return answered;
+}
+
+/**
+ * Sends the page the record of each call of the history that moved since the page's last
+ * `data-toolgate` part of it (it ended while nobody was streaming: interrupted by a restart,
+ * approved in another tab), so its status is the ledger's, not the last one it saw.
+ */
+function catchUp(state: ChatState, messages: unknown[], ledger: Map<string, ToolCallRecord>, sent: ReadonlySet<string>): void {
+  const shown = new Map<string, unknown>();
+  const named = new Set<string>();
+  for (const message of messages) {
+    if (!isAssistant(message)) continue;
+    for (const raw of message['parts'] as unknown[]) {
+      const tool = readToolPart(raw);
+      if (tool !== undefined) named.add(tool.id);
+      if (isRecord(raw) && raw['type'] === 'data-toolgate' && typeof raw['id'] === 'string' && isRecord(raw['data']) && isRecord(raw['data']['record'])) {
+        shown.set(raw['id'], raw['data']['record']['status']);
+      }
+    }
+  }
+  for (const id of named) {
+    const record = ledger.get(id);
+    if (record !== undefined && !sent.has(id) && shown.get(id) !== record.status) state.emit(record);
+  }
 }
 
 interface Answers {

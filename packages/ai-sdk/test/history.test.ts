@@ -3,6 +3,7 @@ import { createServerGate } from '@toolgate/server';
 import type { UIMessage } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { createFakeClock } from '../../core/test/support/clock.ts';
 import { toolgateChat } from '../src/index.ts';
 import { openGate } from './support/setup.ts';
 import { freshStore } from './support/stores.ts';
@@ -170,6 +171,46 @@ describe('an approval of a tool whose schema transforms its input', () => {
     } finally {
       await gate.close();
       await ledger.close();
+    }
+  });
+});
+
+describe('a call the server stopped in the middle of', () => {
+  it('is answered failed / interrupted to the model, and its new status reaches the page', async () => {
+    const slow = defineTool({
+      name: 'slow_transfer',
+      inputSchema: { type: 'object', properties: { to: { type: 'string' } }, required: ['to'], additionalProperties: false },
+      // The bank never answers before the process dies.
+      execute: () => new Promise<never>(() => undefined),
+    });
+    const store = await freshStore();
+    const before = await store.open();
+    const dying = createServerGate({ tools: [slow], ledger: before, recover: false, leaseMs: 1000, clock: createFakeClock(Date.now()) });
+    const input = { to: 'acct_bob' };
+    expect(await dying.propose({ type: 'tool-call', toolCallId: 'call_s', toolName: 'slow_transfer', input }, { session: 'chat_1', principal: 'alice' })).toMatchObject({ status: 'executing' });
+    // The process stops: nothing renews its claim any more.
+    await dying.close();
+    await before.close();
+
+    const after = await store.open();
+    const gate = createServerGate({ tools: [slow], ledger: after, recover: false, leaseMs: 1000, clock: createFakeClock(Date.now() + 10_000) });
+    try {
+      expect((await gate.recover()).interrupted).toEqual(['call_s']);
+      const written: { data: unknown }[] = [];
+      const chat = toolgateChat(gate, { session: 'chat_1', principal: 'alice', writer: { write: (chunk) => written.push(chunk) } });
+      const answered = await chat.messages([
+        user('Send it'),
+        assistant({ type: 'tool-slow_transfer', toolCallId: 'call_s', state: 'input-available', input }, { type: 'data-toolgate', id: 'call_s', data: { record: { status: 'executing' } } }),
+        user('Did it go through?'),
+      ]);
+      const part = answered[1]?.parts[1] as { state: string; errorText: string };
+      expect(part.state).toBe('output-error');
+      expect(part.errorText).toContain('failed (interrupted)');
+      expect(part.errorText).toContain('may or may not have taken effect');
+      expect(written).toMatchObject([{ type: 'data-toolgate', id: 'call_s', data: { record: { status: 'failed', reason: { code: 'interrupted' } } } }]);
+    } finally {
+      await gate.close();
+      await after.close();
     }
   });
 });
