@@ -59,6 +59,34 @@ export default defineConfig({
       },
       {
         test: {
+          name: 'ai-sdk',
+          root: './packages/ai-sdk',
+          include: ['test/**/*.test.{ts,tsx}'],
+          environment: 'node',
+          testTimeout: 20_000,
+          typecheck: { enabled: true, include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
+        },
+      },
+      {
+        test: {
+          name: 'openai-agents',
+          root: './packages/openai-agents',
+          include: ['test/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 20_000,
+        },
+      },
+      {
+        test: {
+          name: 'ai-sdk-chat',
+          root: './examples/ai-sdk-chat',
+          include: ['test/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 20_000,
+        },
+      },
+      {
+        test: {
           name: 'mcp',
           root: './packages/mcp',
           include: ['test/**/*.test.ts'],

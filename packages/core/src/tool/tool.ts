@@ -118,8 +118,9 @@ type MaybePromise<T> = T | PromiseLike<T>;
  * const tools: ToolDefinition[] = [charge, refund];
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see the doc comment: heterogeneous tool lists
-export interface ToolDefinition<I = any, O = any, S = any> {
-  readonly name: string;
+export interface ToolDefinition<I = any, O = any, S = any, N extends string = string> {
+  /** The tool's name, as its literal type when it was written inline, so a tool list can be keyed by it. */
+  readonly name: N;
   readonly description?: string;
   readonly inputSchema: ToolSchema;
   /** Checked against the tool's output before commit; a mismatch fails the call with `output_invalid`. */
@@ -179,8 +180,8 @@ export type OutputOf<T> = T extends ToolDefinition<infer _I, infer O, infer _S> 
  * const config: ToolConfig<typeof schema, Receipt, Shop> = { name: 'charge', inputSchema: schema, execute };
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- S is free until a commit or authorize names it
-export interface ToolConfig<Schema extends ToolSchema, O, S = any> {
-  readonly name: string;
+export interface ToolConfig<Schema extends ToolSchema, O, S = any, N extends string = string> {
+  readonly name: N;
   readonly description?: string;
   readonly inputSchema: Schema;
   readonly outputSchema?: ToolSchema;
@@ -213,9 +214,9 @@ export interface ToolConfig<Schema extends ToolSchema, O, S = any> {
  * });
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- S is free until a commit or authorize names it
-export function defineTool<const Schema extends ToolSchema, O, S = any>(
-  config: ToolConfig<Schema, O, S>,
-): ToolDefinition<InferSchema<Schema>, O, S> {
+export function defineTool<const Schema extends ToolSchema, O, S = any, const N extends string = string>(
+  config: ToolConfig<Schema, O, S, N>,
+): ToolDefinition<InferSchema<Schema>, O, S, N> {
   const where = typeof config.name === 'string' && config.name !== '' ? `defineTool("${config.name}")` : 'defineTool';
   if (typeof config.name !== 'string' || config.name === '') {
     throw new TypeError(`${where}: \`name\` must be a non-empty string.`);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ajvJsonSchema, createPipeline, isTerminal, toolResult, type Pipeline, type SettledCall } from '@toolgate/core';
+import { ajvJsonSchema, createPipeline, isTerminal, toolResult, type Pipeline, type SettledCall, type ToolDefinition } from '@toolgate/core';
 import { createTail, type Tail } from '../feed/feed.ts';
 import { eventsOf, openSessionFeed } from '../feed/session-feed.ts';
 import { createLedgerKeeper } from '../keeper/ledger-keeper.ts';
@@ -25,7 +25,8 @@ import { createWaiters } from './waiters.ts';
  * const call = await gate.run(toolCall, { session: chat.id, principal: user.id });
  * messages.push(await gate.toolResult(call.id, 'openai-chat'));
  */
-export function createServerGate(options: ServerGateOptions): ServerGate {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own input and output
+export function createServerGate<const Tools extends readonly ToolDefinition<any, any, any>[]>(options: ServerGateOptions & { readonly tools: Tools }): ServerGate<Tools> {
   const parts = assemble(options);
   const { ledger, settings, keeper, follower, sessions, life, tail } = parts;
   const feeds = new Set<{ return: () => unknown }>();
@@ -92,7 +93,8 @@ export function createServerGate(options: ServerGateOptions): ServerGate {
     turn: (turnOptions) => openTurn(parts, turnOptions, { settled: follower.settled, cancel: (id, decision) => cancel(parts, id, decision) }),
     recover: () => recover(parts),
     get tools() {
-      return parts.tools.list();
+      // The static type stays the one the gate was made with (see `ServerGate.tools`).
+      return parts.tools.list() as unknown as Tools;
     },
     limits: settings.limits,
     check: () => parts.tools.check(),

@@ -134,7 +134,8 @@ export interface Recovery {
  * const gate: ServerGate = createServerGate({ tools, ledger });
  * const call = await gate.run(toolCall, { session, principal });
  */
-export interface ServerGate {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own input and output
+export interface ServerGate<Tools extends readonly ToolDefinition<any, any, any>[] = readonly ToolDefinition<any, any, any>[]> {
   /**
    * Reads, checks and starts a call; resolves once it is waiting for a person, running, or ended.
    * Never rejects for model input: a proposal it cannot accept is a `rejected` record. The same id
@@ -195,9 +196,12 @@ export interface ServerGate {
    * the tools whose schemas do not compile; a call of such a tool is rejected with `tool_unavailable`.
    */
   readonly check: () => readonly ToolProblem[];
-  /** The registered tools, in the order given (for a provider's tool definitions). */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own input and output
-  readonly tools: readonly ToolDefinition<any, any, any>[];
+  /**
+   * The registered tools, in the order given (for a provider's tool definitions), typed as the
+   * gate was created with them: each tool keeps its name, input and output types. After
+   * `replaceTools` it lists the new set; its static type stays that of the first.
+   */
+  readonly tools: Tools;
   /**
    * Replaces the tools: later proposals (turn views made before included) see the new set, and
    * `tools` lists it. A call proposed before keeps the definition it was proposed with in this

@@ -1,0 +1,222 @@
+import { ajvJsonSchema, compileSchema, inputHash, isStandardSchema, type ToolCallRecord } from '@toolgate/core';
+import type { ChatState } from './chat-state.ts';
+import type { ToolgateRefusal } from './data-part.ts';
+import { outcomeTextOf } from './outcome-error.ts';
+
+type Part = Record<string, unknown>;
+
+/** A tool part as useChat sends it, read defensively: anything in it may have been written by the client. */
+interface ToolPart {
+  readonly part: Part;
+  readonly id: string;
+  /** What the client says the person answered, if it says anything. */
+  readonly answer: { readonly approved: boolean; readonly reason?: string; readonly approvalId?: string } | undefined;
+  /** The client shows the person's answer waiting for the server (`approval-responded`). */
+  readonly responded: boolean;
+}
+
+/**
+ * Applies the approval responses the history carries, then answers it with every tool part as the
+ * ledger has it. See `ToolgateChat.messages`.
+ */
+export async function answerHistory(state: ChatState, messages: unknown): Promise<unknown[]> {
+  if (!Array.isArray(messages)) {
+    throw new TypeError('chat.messages: pass the UI messages useChat sent (the request body\'s `messages` array).');
+  }
+  let ledger = await state.view.calls();
+  const refusals = await applyAnswers(state, messages, ledger);
+  if (refusals.decided) ledger = await state.view.calls();
+  for (const record of ledger.values()) state.known.set(record.id, record);
+  for (const id of refusals.decidedIds) {
+    const record = ledger.get(id);
+    if (record !== undefined) state.emit(record, refusals.byId.get(id));
+  }
+
+  const lastIndex = messages.length - 1;
+  const answered: unknown[] = [];
+  for (const [index, message] of messages.entries()) {
+    if (!isAssistant(message)) {
+      answered.push(message);
+      continue;
+    }
+    const parts = message['parts'] as unknown[];
+    const finalFrom = index === lastIndex ? lastStepStart(parts) : Number.POSITIVE_INFINITY;
+    const next: Part[] = [];
+    for (const [at, raw] of parts.entries()) {
+      const part = answerPart(state, raw, ledger, at >= finalFrom, refusals.byId);
+      if (part === undefined) continue;
+      next.push(await part);
+    }
+    answered.push({ ...message, parts: next });
+  }
+  state.history = answered;
+  return answered;
+}
+
+interface Answers {
+  readonly decided: boolean;
+  readonly decidedIds: string[];
+  readonly byId: Map<string, ToolgateRefusal>;
+}
+
+/** Gives the ledger each answer a person gave to a call that waits for one, bound to the input the part shows. */
+async function applyAnswers(state: ChatState, messages: unknown[], ledger: Map<string, ToolCallRecord>): Promise<Answers> {
+  const decidedIds: string[] = [];
+  const byId = new Map<string, ToolgateRefusal>();
+  for (const message of messages) {
+    if (!isAssistant(message)) continue;
+    for (const raw of message['parts'] as unknown[]) {
+      const tool = readToolPart(raw);
+      if (tool?.answer === undefined || decidedIds.includes(tool.id)) continue;
+      if (ledger.get(tool.id)?.status !== 'awaiting_approval') continue;
+      decidedIds.push(tool.id);
+      const { principal } = state;
+      const decision = tool.answer.approved
+        ? await state.gate.approve(tool.id, { principal, inputHash: await shownHash(state, ledger.get(tool.id)?.name, tool.part['input']) })
+        : await state.gate.deny(tool.id, tool.answer.reason === undefined ? { principal } : { principal, reason: tool.answer.reason });
+      if (!decision.ok) byId.set(tool.id, { action: tool.answer.approved ? 'approve' : 'deny', code: decision.code, message: decision.message });
+    }
+  }
+  return { decided: decidedIds.length > 0, decidedIds, byId };
+}
+
+/**
+ * The hash of the input a part shows, as the tool reads it. The page shows what the model sent; a
+ * Standard Schema that transforms it (a default, a trim) gave the ledger its output, so the part's
+ * input is read through the same schema first. Another input reads as another value either way.
+ */
+async function shownHash(state: ChatState, name: string | undefined, input: unknown): Promise<string> {
+  const schema = state.gate.tools.find((tool) => tool.name === name)?.inputSchema;
+  if (schema !== undefined && isStandardSchema(schema)) {
+    try {
+      const read = await compileSchema(schema, ajvJsonSchema)(input);
+      if (read.ok) return hashOf(read.value);
+    } catch {
+      // A schema that throws reads nothing: the input is hashed as it is, and refused.
+    }
+  }
+  return hashOf(input);
+}
+
+/** Any value the client sent as an input; one with no JSON form hashes to something no call holds. */
+async function hashOf(input: unknown): Promise<string> {
+  try {
+    return await inputHash(input);
+  } catch {
+    return 'no-json-form';
+  }
+}
+
+/**
+ * One part of an assistant message as the ledger has it. Tool parts of calls the session does not
+ * hold are left out, whatever they claim; `data-toolgate` parts carry the ledger's current record.
+ */
+function answerPart(
+  state: ChatState,
+  raw: unknown,
+  ledger: Map<string, ToolCallRecord>,
+  final: boolean,
+  refusals: Map<string, ToolgateRefusal>,
+): Promise<Part> | undefined {
+  if (!isRecord(raw)) return undefined;
+  if (raw['type'] === 'data-toolgate') {
+    const record = typeof raw['id'] === 'string' ? ledger.get(raw['id']) : undefined;
+    return record === undefined ? undefined : Promise.resolve({ type: 'data-toolgate', id: record.id, data: { record } });
+  }
+  if (!isToolType(raw['type'])) return Promise.resolve(raw);
+  const tool = readToolPart(raw);
+  const record = tool === undefined ? undefined : ledger.get(tool.id);
+  if (tool === undefined || record === undefined) return undefined;
+  return answerToolPart(state, tool, record, final, refusals.get(tool.id));
+}
+
+async function answerToolPart(state: ChatState, tool: ToolPart, record: ToolCallRecord, final: boolean, refusal: ToolgateRefusal | undefined): Promise<Part> {
+  const head: Part = { ...typeOf(state, record), toolCallId: record.id };
+  const metadata = tool.part['callProviderMetadata'];
+  if (isRecord(metadata)) head['callProviderMetadata'] = metadata;
+  const approvalId = tool.answer?.approvalId ?? `toolgate-${record.id}`;
+  const input = record.input ?? {};
+  const asked = record.history.some((step) => step.status === 'awaiting_approval');
+
+  // The last step's answers go back to the SDK as answers, so that it streams their outcome into the
+  // page's tool part (approved: `execute` returns what the ledger ran; denied: `output-denied`).
+  if (final && asked && tool.responded && tool.answer !== undefined) {
+    const ran = record.history.some((step) => step.status === 'executing');
+    const denied = record.status === 'cancelled' && record.reason.code === 'approval_denied';
+    if (tool.answer.approved && ran) {
+      state.approved.add(record.id);
+      return { ...head, state: 'approval-responded', input, approval: { id: approvalId, approved: true } };
+    }
+    if (!tool.answer.approved && denied) {
+      return { ...head, state: 'approval-responded', input, approval: { id: approvalId, approved: false, reason: record.reason.message } };
+    }
+  }
+
+  let now = record;
+  if (now.status === 'executing' || now.status === 'validated') {
+    now = (await state.view.settled(now.id)) ?? now;
+    state.known.set(now.id, now);
+  }
+  switch (now.status) {
+    case 'committed':
+      return { ...head, state: 'output-available', input: now.input, output: now.output };
+    case 'cancelled':
+      if (now.reason.code === 'approval_denied') {
+        return { ...head, state: 'output-denied', input, approval: { id: approvalId, approved: false, reason: now.reason.message } };
+      }
+      return { ...head, state: 'output-error', input, errorText: outcomeTextOf(now) };
+    case 'awaiting_approval':
+      return { ...head, state: 'output-error', input, errorText: waitingText(now, refusal) };
+    default:
+      return { ...head, state: 'output-error', input, errorText: outcomeTextOf(now) };
+  }
+}
+
+function waitingText(record: ToolCallRecord, refusal: ToolgateRefusal | undefined): string {
+  const text = outcomeTextOf(record);
+  if (refusal === undefined) return text;
+  return `${text} The user's last answer was refused (${refusal.code}): ${refusal.message}.`;
+}
+
+/** `tool-<name>` for a tool the chat has; a `dynamic-tool` part otherwise. */
+function typeOf(state: ChatState, record: ToolCallRecord): Part {
+  const known = state.gate.tools.some((tool) => tool.name === record.name);
+  return known ? { type: `tool-${record.name}` } : { type: 'dynamic-tool', toolName: record.name };
+}
+
+function readToolPart(raw: unknown): ToolPart | undefined {
+  if (!isRecord(raw) || !isToolType(raw['type'])) return undefined;
+  const id = raw['toolCallId'];
+  if (typeof id !== 'string' || id === '') return undefined;
+  const approval = raw['approval'];
+  let answer: ToolPart['answer'];
+  if (isRecord(approval) && typeof approval['approved'] === 'boolean') {
+    answer = {
+      approved: approval['approved'],
+      ...(typeof approval['reason'] === 'string' ? { reason: approval['reason'] } : {}),
+      ...(typeof approval['id'] === 'string' && approval['id'] !== '' ? { approvalId: approval['id'] } : {}),
+    };
+  }
+  return { part: raw, id, answer, responded: raw['state'] === 'approval-responded' };
+}
+
+function isToolType(type: unknown): boolean {
+  return typeof type === 'string' && (type.startsWith('tool-') || type === 'dynamic-tool');
+}
+
+/** Where the last step of a message begins: its last `step-start` part, or the start. */
+function lastStepStart(parts: unknown[]): number {
+  for (let at = parts.length - 1; at >= 0; at--) {
+    const part = parts[at];
+    if (isRecord(part) && part['type'] === 'step-start') return at;
+  }
+  return 0;
+}
+
+function isAssistant(message: unknown): message is Part {
+  return isRecord(message) && message['role'] === 'assistant' && Array.isArray(message['parts']);
+}
+
+function isRecord(value: unknown): value is Part {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

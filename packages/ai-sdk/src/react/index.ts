@@ -1,0 +1,2 @@
+export type { ChatHandle, ChatToolPart } from './chat-calls.ts';
+export { ToolCallStatus, type ChatToolCallStatusProps } from './tool-call-status.tsx';

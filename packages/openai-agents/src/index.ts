@@ -1,0 +1,1 @@
+export { toolgateAgents, type Resumed, type ToolgateAgents, type ToolgateAgentsOptions } from './agent-tools.ts';

@@ -1,0 +1,11 @@
+import { defineConfig } from 'tsdown';
+
+export default defineConfig({
+  entry: ['src/index.ts'],
+  format: 'esm',
+  platform: 'node',
+  fixedExtension: false,
+  target: 'node20',
+  sourcemap: true,
+  dts: { sourcemap: true },
+});
