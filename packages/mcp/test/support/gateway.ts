@@ -131,7 +131,7 @@ function ended(child: ChildProcess): Promise<void> {
  * Polls `read` until it answers a value: for what another process writes (a log line, stderr),
  * where there is no event to await.
  */
-export async function waitFor<T>(read: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
+export async function waitFor<T>(read: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
