@@ -77,6 +77,8 @@ test('an approval whose input was changed on its way is refused stale, nothing r
 });
 
 test('after a reload and a server restart mid-approval, the approval still runs the payment, once', async ({ page }) => {
+  // Two server starts in one test.
+  test.setTimeout(150_000);
   await open(page);
   await say(page, 'Pay Bob $5000');
   await expect(statusOf(page)).toHaveAttribute('data-status', 'awaiting_approval');

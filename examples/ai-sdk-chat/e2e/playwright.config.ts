@@ -9,7 +9,8 @@ export default defineConfig({
   workers: 2,
   forbidOnly: true,
   retries: 0,
-  timeout: 45_000,
+  // Each test starts a server process (Vite's module runner loads its TypeScript): seconds on a busy machine.
+  timeout: 90_000,
   expect: { timeout: 10_000 },
   reporter: [['list']],
   globalSetup: './global-setup.ts',
