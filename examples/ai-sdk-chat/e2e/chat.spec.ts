@@ -146,8 +146,10 @@ test("streamText's multi-step loop still runs: a small payment runs on its own, 
   expect(chats).toHaveLength(1);
   expect(ran('processPayment')).toHaveLength(1);
 
-  // toolgate's own Approve moves useChat's part too.
-  await statusOf(page, 1).locator('[data-action="approve"]').click();
+  // toolgate's own Approve moves useChat's part too. It takes a press once it is live (not aria-disabled).
+  const approve = statusOf(page, 1).locator('[data-action="approve"]');
+  await expect(approve).not.toHaveAttribute('aria-disabled', 'true');
+  await approve.click();
   await expect(tool(page, 1)).toHaveAttribute('data-state', 'output-available');
   await expect(statusOf(page, 1)).toHaveAttribute('data-status', 'committed');
   await expect(tool(page, 1).locator('.output')).toContainText('Weather in Paris:');
