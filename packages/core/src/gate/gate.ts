@@ -13,6 +13,7 @@ import { createToolRegistry, type ToolProblem } from '../tool/registry.ts';
 import { isTerminal, type ProposalSource, type Repair, type SettledCall, type ToolCallRecord } from '../call/record.ts';
 import type { JsonSchemaCompiler } from '../schema/schema.ts';
 import { messageOf, textOf } from '../call/text.ts';
+import { partialStateProblem } from '../call/partial-state.ts';
 import type { ToolDefinition } from '../tool/tool.ts';
 import { toolResult, type ToolResultFormat, type ToolResultFormats } from '../reply/tool-result.ts';
 import { refusal, type ProposeOptions, type StreamGate } from './stream-gate.ts';
@@ -232,15 +233,8 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
       } catch (error) {
         return fail(id, `commit threw: ${messageOf(error)}`);
       }
-      let plain: boolean;
-      try {
-        plain = isPlainObject(partial);
-      } catch (error) {
-        return fail(id, `commit must return the partial next state as a plain object; what it returned cannot be read: ${messageOf(error)}`);
-      }
-      if (!plain) {
-        return fail(id, `commit must return the partial next state as a plain object, not ${kindOf(partial)}`);
-      }
+      const problem = partialStateProblem(partial);
+      if (problem !== undefined) return fail(id, problem);
       // `commit` is app code: it may have cancelled the call itself.
       if (records.get(id)?.status !== 'executing') return undefined;
       // From here the store is written: a cancel of this call is refused until the call is
@@ -414,25 +408,6 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
         }),
     },
   };
-}
-
-/** Whether `value` is an object literal (or has no prototype), as a partial state must be. */
-function isPlainObject(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  const proto: unknown = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
-
-function kindOf(value: unknown): string {
-  if (value === null) return 'null';
-  if (typeof value !== 'object') return `a ${typeof value}`;
-  try {
-    if (Array.isArray(value)) return 'an array';
-    const name: unknown = (value as { constructor?: { name?: unknown } }).constructor?.name;
-    return typeof name === 'string' && name !== '' ? `a ${name}` : 'an object with a prototype';
-  } catch {
-    return 'an object that cannot be read';
-  }
 }
 
 /** The browser gate has one person in front of it; the server gate names each actor. */
