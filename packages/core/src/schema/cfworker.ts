@@ -132,7 +132,7 @@ function schemaAt(root: Schema, lookup: Lookup, location: string): { parent?: Re
     const schema = node as Schema;
     // Below `properties` (and the other maps of names) a segment is a name: a property named
     // `$ref` is not a reference.
-    const isName = named;
+    const isName: boolean = named;
     named = !isName && NAME_MAPS.has(segment);
     if (!isName && segment === '$ref' && !Array.isArray(node)) node = lookup[schema.__absolute_ref__ ?? String(schema.$ref)];
     else if (segment === '$recursiveRef') return {};
