@@ -17,6 +17,7 @@ import { BROWSER, createIntake } from './intake.ts';
 import { createDelivery } from './listeners.ts';
 import { createOpenCalls } from './open-calls.ts';
 import { createStoreCommit } from './store-commit.ts';
+import { stoppedCall } from './stopped.ts';
 import type { ProposeOptions, StreamGate } from './stream-gate.ts';
 
 export type { ReadonlyStore, ToolCallsState } from './call-store.ts';
@@ -169,6 +170,7 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
   return {
     propose: intake.propose,
     settled,
+    stopped: (id) => stoppedCall({ get: book.lookup, subscribeCall: book.subscribeCall, settled }, id),
     run: (input, proposeOptions) => settled(intake.propose(input, proposeOptions).id),
     get: book.lookup,
     approve: (id) =>
