@@ -16,6 +16,7 @@ import { messageOf, textOf } from '../call/text.ts';
 import type { ToolDefinition } from '../tool/tool.ts';
 import { toolResult, type ToolResultFormat, type ToolResultFormats } from '../reply/tool-result.ts';
 import { refusal, type ProposeOptions, type StreamGate } from './stream-gate.ts';
+import { stoppedCall } from './stopped.ts';
 
 export type { ReadonlyStore, ToolCallsState } from './call-store.ts';
 
@@ -359,6 +360,7 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
   return {
     propose: proposeBatched,
     settled,
+    stopped: (id) => stoppedCall({ get: lookup, subscribeCall: callStore.subscribeCall, settled }, id),
     run: (input, proposeOptions) => settled(proposeBatched(input, proposeOptions).id),
     get: lookup,
     approve: (id) =>
