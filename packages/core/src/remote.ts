@@ -3,6 +3,7 @@ import { createAuditLog, type AuditEvent } from './gate/audit.ts';
 import { createCallStore } from './gate/call-store.ts';
 import { createDelivery } from './gate/listeners.ts';
 import type { CallAction, CallRequest, RequestError } from './gate/call-request.ts';
+import { stoppedCall } from './gate/stopped.ts';
 import { systemClock, type Clock } from './call/clock.ts';
 import { openEventFeed, type ConnectionState, type Retry } from './remote/event-feed.ts';
 import type { ReadonlyStore, ToolGate } from './gate/gate.ts';
@@ -392,6 +393,7 @@ export function createRemoteGate<S = unknown>(options: RemoteGateOptions<S>): Re
   return {
     propose,
     settled,
+    stopped: (id) => stoppedCall({ get: (known) => records.get(known), subscribeCall: mirror.subscribeCall, settled }, id),
     run(input, proposeOptions) {
       const call = propose(input, proposeOptions);
       return isTerminal(call.status) ? Promise.resolve(call as SettledCall) : settled(call.id);

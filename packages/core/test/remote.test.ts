@@ -337,6 +337,24 @@ describe('remote gate: the rest of the ToolGate shape', () => {
     expect(gate.propose(42).status).toBe('rejected');
   });
 
+  it('stopped(id) answers a mirrored call that waits for a person at once, one that runs once it ends, and rejects once closed', async () => {
+    const { server, gate } = await connect((s) => {
+      s.call('c1', 'charge', input, 'awaiting_approval');
+      s.call('c2', 'charge', input, 'executing');
+      s.call('c3', 'charge', input, 'executing');
+    });
+    await expect(gate.stopped('c1')).resolves.toMatchObject({ id: 'c1', status: 'awaiting_approval' });
+    const running = gate.stopped('c2');
+    server.moveTo('c2', 'committed', { output: receipt });
+    await expect(running).resolves.toMatchObject({ id: 'c2', status: 'committed', output: receipt });
+    const left = gate.stopped('c3').then(
+      () => 'stopped',
+      (error: Error) => error.message,
+    );
+    gate.close();
+    await expect(left).resolves.toBe('gate.settled: the remote gate was closed before call "c3" settled.');
+  });
+
   it('throws at once for a programmer error: a commit without a store, two tools with one name, no url', () => {
     expect(() => createRemoteGate({ url: 'http://127.0.0.1:1/x', session: 's', tools: [chargeTool()] })).toThrow(
       'createRemoteGate: tool "charge" has a commit but the gate has no store; pass your Zustand store as `store`.',

@@ -61,6 +61,13 @@ export function routeTurn(routing: TurnRouting): TurnRouter {
     return record;
   };
 
+  const settled = (id: string): Promise<SettledCall> => {
+    if (!page.has(id)) return server.settled(id);
+    const now = page.get(id) as ToolCallRecord;
+    if (isTerminal(now.status)) return Promise.resolve(now as SettledCall);
+    return answers.get(id) ?? Promise.reject(new Error(`call "${id}" was not handed to the page`));
+  };
+
   return {
     tools: [...server.tools, ...routing.pageTools],
     limits: server.limits,
@@ -82,12 +89,9 @@ export function routeTurn(routing: TurnRouting): TurnRouter {
       return server.propose(input, { ...options, id });
     },
     get: (id) => page.get(id) ?? server.get(id),
-    settled(id) {
-      if (!page.has(id)) return server.settled(id);
-      const now = page.get(id) as ToolCallRecord;
-      if (isTerminal(now.status)) return Promise.resolve(now as SettledCall);
-      return answers.get(id) ?? Promise.reject(new Error(`call "${id}" was not handed to the page`));
-    },
+    settled,
+    // A page call comes back once the page has run it (a person there may decide first).
+    stopped: (id) => (page.has(id) ? settled(id) : server.stopped(id)),
     cancel(id, reason) {
       const now = page.get(id);
       if (now === undefined) return server.cancel(id, reason);

@@ -69,6 +69,12 @@ export interface StreamGate {
   readonly propose: (input: unknown, options?: ProposeOptions) => ToolCallRecord;
   /** Resolves with the record once the call is terminal. Rejects only for an id the gate never saw. */
   readonly settled: (id: string) => Promise<SettledCall>;
+  /**
+   * Resolves with the record once the call has ended or waits for a person (`awaiting_approval`),
+   * whichever comes first: what a turn's answer to the model can wait for without waiting on a
+   * decision that may take days. Rejects only as `settled` does.
+   */
+  readonly stopped: (id: string) => Promise<ToolCallRecord>;
   readonly get: (id: string) => ToolCallRecord | undefined;
   /**
    * Cancels a call that has not ended with `user_cancelled`, aborting its tool if it is running; the

@@ -1,4 +1,4 @@
-import type { JsonSchemaObject } from '../tool/tool.ts';
+import type { JsonSchemaObject } from './tool-schema.ts';
 
 /**
  * The JSON Schema dialects toolgate reads: draft 2020-12, the default when a schema has no

@@ -1,7 +1,7 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { Issue } from '../call/record.ts';
 import { textOf } from '../call/text.ts';
-import type { JsonSchemaObject, ToolSchema } from '../tool/tool.ts';
+import type { JsonSchemaObject, ToolSchema } from './tool-schema.ts';
 
 /**
  * The outcome of checking one value: the (possibly transformed) value, or every issue found.

@@ -42,6 +42,17 @@ export interface TurnReader<E> {
   readonly calls: () => ToolCallRecord[];
   /** Resolves when the stream has ended and every call of the turn is terminal. */
   readonly settled: () => Promise<SettledTurn>;
+  /**
+   * Resolves with the turn's records, in the provider's order, once the stream has ended and each
+   * call has ended or waits for a person: never waiting for that person. Answer the model (or tell
+   * the user what awaits them) from here, and let the rest of the turn go on without the request.
+   *
+   * @example
+   * await reader.read(stream);
+   * const records = await reader.stopped();
+   * const waiting = records.filter((call) => call.status === 'awaiting_approval');
+   */
+  readonly stopped: () => Promise<ToolCallRecord[]>;
   /** The provider's stop reason once it has said it (`tool_calls`, `length`, `max_tokens`, …). */
   readonly stopReason: () => string | undefined;
 }
@@ -89,8 +100,22 @@ export async function settledTurn(turn: StreamTurn): Promise<SettledTurn> {
 }
 
 /**
+ * Resolves once the turn is over and each of its calls has ended or waits for a person, with the
+ * turn's records in the provider's order.
+ *
+ * @example
+ * const records = await stoppedTurn(turn);
+ */
+export async function stoppedTurn(turn: StreamTurn): Promise<ToolCallRecord[]> {
+  await turn.over;
+  const stops: Promise<ToolCallRecord>[] = [];
+  for (const slot of inOrder(turn)) for (const id of slot.callIds) stops.push(turn.gate.stopped(id));
+  return Promise.all(stops);
+}
+
+/**
  * The reader a provider's translation of events is handed out as: its own `push`, `end` and stop
- * reason, and the turn's `read`, `fail`, `abort`, `calls` and `settled`.
+ * reason, and the turn's `read`, `fail`, `abort`, `calls`, `settled` and `stopped`.
  *
  * @example
  * return createTurnReader(turn, { breakOff: calls.breakOff, abort: calls.abort }, push, end, () => stopReason);
@@ -120,6 +145,7 @@ export function createTurnReader<E>(
     abort: stops.abort,
     calls: () => turnRecords(turn),
     settled: () => settledTurn(turn),
+    stopped: () => stoppedTurn(turn),
     stopReason,
   };
 }

@@ -94,6 +94,7 @@ export function createServerGate<const Tools extends readonly ToolDefinition<any
     },
     turn: (turnOptions) => openTurn(parts, turnOptions, { settled: follower.settled, cancel: (id, decision) => cancel(parts, id, decision) }),
     recover: () => recover(parts),
+    head: () => ledger.head(),
     get tools() {
       // The static type stays the one the gate was made with (see `ServerGate.tools`).
       return parts.tools.list() as unknown as Tools;

@@ -192,6 +192,8 @@ export interface ServerGate<Tools extends readonly ToolDefinition<any, any, any>
    * them and go to the ledger as their arguments complete, exactly as `propose` would send them.
    */
   readonly turn: (options: TurnOptions) => TurnGate;
+  /** The `seq` of the last event the ledger holds (0 when none): where a feed resumed with `Last-Event-ID` may start at most. */
+  readonly head: () => Promise<number>;
   /** Settles calls a process that died left open, and approvals that ran out. */
   readonly recover: () => Promise<Recovery>;
   /** Walks the audit chain and names the first event changed, removed or inserted. */

@@ -66,6 +66,19 @@ export function openTurn(parts: GateParts, turnOptions: TurnOptions, gate: TurnC
     records.set(id, record);
     return record;
   };
+  const settledHere = async (id: string, what: string): Promise<SettledCall> => {
+    const answer = answers.get(id);
+    const now = records.get(id);
+    if (answer === undefined) {
+      if (now !== undefined && isTerminal(now.status)) return now as SettledCall;
+      throw new Error(`${what}: call "${id}" was not proposed in this turn.`);
+    }
+    const first = await answer;
+    if (isTerminal(first.status)) return first as SettledCall;
+    const done = await settled(id);
+    if (done !== undefined) records.set(id, done);
+    return done ?? (first as SettledCall);
+  };
   return {
     get tools() {
       return parts.tools.list();
@@ -82,18 +95,12 @@ export function openTurn(parts: GateParts, turnOptions: TurnOptions, gate: TurnC
       return send(id, reading, turnId);
     },
     get: (id) => records.get(id),
-    async settled(id) {
-      const answer = answers.get(id);
-      const now = records.get(id);
-      if (answer === undefined) {
-        if (now !== undefined && isTerminal(now.status)) return now as SettledCall;
-        throw new Error(`turn.settled: call "${id}" was not proposed in this turn.`);
-      }
-      const first = await answer;
-      if (isTerminal(first.status)) return first as SettledCall;
-      const done = await settled(id);
-      if (done !== undefined) records.set(id, done);
-      return done ?? (first as SettledCall);
+    settled: (id) => settledHere(id, 'turn.settled'),
+    async stopped(id) {
+      const first = answers.has(id) ? await answers.get(id) : undefined;
+      // Its first resting point is where it waits for a person, or has ended; one that runs is followed to its end.
+      if (first !== undefined && first.status !== 'executing') return first;
+      return settledHere(id, 'turn.stopped');
     },
     cancel(id, reason) {
       const now = records.get(id);

@@ -11,6 +11,7 @@ import type { Transaction } from 'kysely';
 import type { RefusalCode } from '../gate/decision.ts';
 import type { Ledger } from '../ledger/ledger.ts';
 import type { CallsTable, LedgerDatabase } from '../ledger/schema.ts';
+import { storable } from '../faults/storable.ts';
 import { readRecord } from '../ledger/stored-record.ts';
 import type { Admit } from '../policy/admission.ts';
 import { createCallQueue } from './call-queue.ts';
@@ -240,6 +241,7 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
     async read(id) {
       const draft = drafts.get(id);
       if (draft !== undefined) return { record: draft.record, session: draft.session, owner: draft.owner, proposalHash: draft.proposalHash, draft: true };
+      if (!storable(id)) return undefined;
       const row = await ledger.read((db) => db.selectFrom('toolgate_calls').select(['record', 'session', 'owner', 'proposal_hash']).where('id', '=', id).executeTakeFirst());
       return row === undefined ? undefined : { record: readRecord(row.record), session: row.session, owner: row.owner, proposalHash: row.proposal_hash, draft: false };
     },
