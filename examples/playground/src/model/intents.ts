@@ -1,6 +1,7 @@
 import { CATALOG, formatCents } from '../shop/shop-store.ts';
 import type { ScriptedTurn } from './chat-chunks.ts';
 import type { RequestValues } from './request-reading.ts';
+import { didNotGoThrough, whyNot } from './reply-reading.ts';
 import type { ConversationView, ToolReply } from './scenarios.ts';
 
 /** What the scripted model understands of a message that is not a scenario's prompt. */
@@ -22,9 +23,8 @@ function readJson(text: string): Record<string, unknown> {
   }
 }
 
-const firstLine = (text: string) => text.split('\n')[0] ?? text;
 const money = (cents: unknown) => (typeof cents === 'number' ? formatCents(cents) : 'the amount');
-const outcome = (reply: ToolReply | undefined, success: (output: Record<string, unknown>) => string, otherwise = (failed: ToolReply) => `That did not go through: ${firstLine(failed.content)}`): ScriptedTurn => ({
+const outcome = (reply: ToolReply | undefined, success: (output: Record<string, unknown>) => string, otherwise = (failed: ToolReply) => didNotGoThrough('request', failed)): ScriptedTurn => ({
   content: reply === undefined ? 'I did not get an answer from the tool, so nothing was done.' : reply.code === undefined ? success(readJson(reply.content)) : otherwise(reply),
 });
 
@@ -42,7 +42,7 @@ export const INTENTS: readonly Intent[] = [
         return outcome(
           view.replies[0],
           (sent) => `Sent ${money(sent['amount_cents'])} to ${String(sent['to'])} (${String(sent['transfer_id'])}).`,
-          (reply) => (reply.code === 'approval_denied' ? 'Understood, I did not send the money.' : `The transfer did not go through: ${firstLine(reply.content)}`),
+          (reply) => (reply.code === 'approval_denied' ? 'Understood, I did not send the money.' : didNotGoThrough('transfer', reply, 'Check the wallet before you try again.')),
         );
       }
       if (amountCents === undefined || email === undefined) {
@@ -71,7 +71,7 @@ export const INTENTS: readonly Intent[] = [
       if (view.step > 0) {
         const added = view.replies.filter((reply) => reply.code === undefined).map((reply) => `${String(readJson(reply.content)['quantity'])} × ${String(readJson(reply.content)['name'])}`);
         const refused = view.replies.filter((reply) => reply.code !== undefined);
-        return { content: `${added.length > 0 ? `Added ${added.join(' and ')}.` : 'Nothing was added.'}${refused.map((reply) => ` Refused: ${firstLine(reply.content)}`).join('')}` };
+        return { content: `${added.length > 0 ? `Added ${added.join(' and ')}.` : 'Nothing was added.'}${refused.map((reply) => ` Refused: ${whyNot(reply)}`).join('')}` };
       }
       if (items.length === 0) return { content: `What should I add? The shop has ${Object.values(CATALOG).map((item) => item.name).join(', ')}.` };
       return {
@@ -84,7 +84,7 @@ export const INTENTS: readonly Intent[] = [
     id: 'coupon',
     pattern: /\b(coupon|discount|code)\b/i,
     script: (view, { coupon }) => {
-      if (view.step > 0) return outcome(view.replies[0], (applied) => `${String(applied['code'])} is applied: ${String(applied['percent_off'])}% off your next checkout.`, (reply) => `The shop declined the coupon: ${firstLine(reply.content)}`);
+      if (view.step > 0) return outcome(view.replies[0], (applied) => `${String(applied['code'])} is applied: ${String(applied['percent_off'])}% off your next checkout.`, (reply) => `The shop declined the coupon: ${whyNot(reply)}`);
       if (coupon === undefined) return { content: 'Which coupon code? Write it in capitals, for example TRAIL10.' };
       return { content: `Applying ${coupon}.`, calls: [call(view, 0, 'apply_coupon', { code: coupon })] };
     },
@@ -95,7 +95,7 @@ export const INTENTS: readonly Intent[] = [
     script: (view, { postcode }) => {
       if (view.step > 0) {
         return outcome(view.replies[0], (found) => `The earliest slot is ${String(found['slot'])}.`, (reply) =>
-          reply.code === 'user_cancelled' ? 'Stopped the delivery search as you asked. Nothing was booked.' : `The search did not finish: ${firstLine(reply.content)}`,
+          reply.code === 'user_cancelled' ? 'Stopped the delivery search as you asked. Nothing was booked.' : `The search did not finish: ${whyNot(reply)}`,
         );
       }
       if (postcode === undefined) return { content: 'To which postcode? A five-digit ZIP code, for example 94110.' };
@@ -116,7 +116,7 @@ export const INTENTS: readonly Intent[] = [
     pattern: /\b(buy|check ?out|pay)\b/i,
     script: (view, { amountCents }) => {
       if (view.step > 0) {
-        return outcome(view.replies[0], (receipt) => `Done: order ${String(receipt['order_id'])} is paid, ${money(receipt['amount_cents'])} from your wallet.`, (reply) => `The checkout did not go through: ${firstLine(reply.content)}`);
+        return outcome(view.replies[0], (receipt) => `Done: order ${String(receipt['order_id'])} is paid, ${money(receipt['amount_cents'])} from your wallet.`, (reply) => didNotGoThrough('checkout', reply, 'Check your orders before you try again.'));
       }
       const amount = amountCents ?? view.cartTotalCents;
       if (amount === undefined || amount === 0) return { content: 'Your cart is empty, so there is nothing to pay for.' };
