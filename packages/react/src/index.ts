@@ -2,9 +2,11 @@ export { ToolGateProvider, useToolGate, type ToolGateProviderProps } from './pro
 export {
   ToolCallStatus,
   ToolCallStatusActions,
+  ToolCallStatusInput,
   ToolCallStatusLabel,
   ToolCallStatusReason,
   ToolCallStatusRefusal,
+  type ToolCallStatusInputProps,
   type ToolCallStatusLabels,
   type ToolCallStatusProps,
 } from './tool-call-status.tsx';

@@ -1,10 +1,10 @@
 import { outputText } from '@toolgate/core';
-import { ToolCallStatus, ToolCallStatusActions, ToolCallStatusLabel, ToolCallStatusReason, useToolCall } from '@toolgate/react';
+import { ToolCallStatus, ToolCallStatusActions, ToolCallStatusInput, ToolCallStatusLabel, ToolCallStatusReason, ToolCallStatusRefusal, useToolCall } from '@toolgate/react';
 import { memo, type ReactElement } from 'react';
 
 /**
  * One tool call in the transcript: what the model asked for (its arguments as they stream, then
- * as validated), where it runs, the live status with its reason and actions, and the result once
+ * the validated input Approve approves, shown by `<ToolCallStatusInput>`), where it runs, the live status with its reason and actions, and the result once
  * committed. The status comes from the gate in context: the server's (mirrored) or the page's own.
  * Everything the model or a tool wrote is shown as text.
  */
@@ -35,15 +35,23 @@ export const ToolCallCard = memo(function ToolCallCard({
         </span>
         <span className="call-id">{modelId ?? id}</span>
       </div>
-      <pre className="call-args" aria-label="Arguments">
-        {args ?? '…'}
-      </pre>
+      {/* Until the call has a validated input, what the model sent (or its preview); from then on the
+          status shows the input itself, from the record Approve sends, and only then enables Approve. */}
+      {call?.input === undefined ? (
+        <pre className="call-args" aria-label="Arguments">
+          {args ?? '…'}
+        </pre>
+      ) : null}
       {/* The reason or the result takes the status's second row, which is there from the start, so
           settling never pushes the transcript down. */}
       <ToolCallStatus id={id} className="call-status">
+        <ToolCallStatusInput className="call-args" aria-label="Arguments">
+          {(input) => JSON.stringify(input)}
+        </ToolCallStatusInput>
         <ToolCallStatusLabel />
         <ToolCallStatusActions />
         <ToolCallStatusReason />
+        <ToolCallStatusRefusal />
         {call?.status === 'committed' ? (
           <p className="call-output">
             <span className="call-output-label">Result</span> <code>{outputText(call.output)}</code>
