@@ -470,10 +470,14 @@ describe('<ToolCallStatus>: Approve binds what is shown', () => {
       const approve = within(call).getByRole('button', { name: 'Approve' });
       expect(approve).toHaveAttribute('aria-disabled', 'true');
       act(() => approve.click());
-      act(() => vi.advanceTimersByTime(499));
+      act(() => {
+        vi.advanceTimersByTime(499);
+      });
       act(() => approve.click());
       expect(call).toHaveAttribute('data-status', 'awaiting_approval');
-      act(() => vi.advanceTimersByTime(1));
+      act(() => {
+        vi.advanceTimersByTime(1);
+      });
       expect(approve).not.toHaveAttribute('aria-disabled');
       act(() => approve.click());
       expect(call).toHaveAttribute('data-status', 'executing');
@@ -482,7 +486,9 @@ describe('<ToolCallStatus>: Approve binds what is shown', () => {
       expect(cancelButton).not.toHaveFocus();
       act(() => cancelButton.click());
       expect(call).toHaveAttribute('data-status', 'executing');
-      act(() => vi.advanceTimersByTime(500));
+      act(() => {
+        vi.advanceTimersByTime(500);
+      });
       act(() => cancelButton.click());
       expect(call).toHaveAttribute('data-status', 'cancelled');
       expect(shop.store.getState()).toEqual(initial);
