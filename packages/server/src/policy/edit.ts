@@ -35,7 +35,7 @@ export type CheckedEdit =
  */
 export async function checkEdit(entry: ToolEntry | undefined, record: ToolCallRecord, request: EditRequest, limits: Limits): Promise<CheckedEdit> {
   if (request.name !== undefined && request.name !== record.name) {
-    return { ok: false, message: `an edit cannot change which tool runs: this call is "${record.name}", the edit names ${JSON.stringify(String(request.name))}` };
+    return { ok: false, message: `an edit cannot change which tool runs: this call is "${record.name}", the edit names ${typeof request.name === 'string' ? JSON.stringify(request.name) : 'no tool name'}` };
   }
   if (entry === undefined) return { ok: false, message: `no tool named "${record.name}" is registered on this gate` };
   const copied = copyValue(request.input, limits);
@@ -59,11 +59,11 @@ export async function checkEdit(entry: ToolEntry | undefined, record: ToolCallRe
     return { ok: false, message: `the edited input does not fit the tool's schema${lines === '' ? '' : `: ${lines}`}`, issues };
   }
   const input = verdict.value;
-  const authorize = entry.tool.authorize;
-  if (authorize !== undefined) {
+  const { tool } = entry;
+  if (tool.authorize !== undefined) {
     let answer: unknown;
     try {
-      answer = await authorize(input, { call: { id: record.id, name: record.name }, state: undefined });
+      answer = await tool.authorize(input, { call: { id: record.id, name: record.name }, state: undefined });
     } catch (error) {
       return { ok: false, message: `authorize threw on the edit: ${messageOf(error)}` };
     }
