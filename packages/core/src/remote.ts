@@ -10,6 +10,7 @@ import type { ReadonlyStore, ToolGate } from './gate/gate.ts';
 import { inputHash } from './call/input-hash.ts';
 import { DEFAULT_LIMITS } from './proposal/limits.ts';
 import { messageOf } from './call/pipeline.ts';
+import { partialStateProblem } from './call/partial-state.ts';
 import { readProposal } from './proposal/proposal.ts';
 import { isTerminal, type ProposalSource, type Reason, type RejectedCall, type SettledCall, type ToolCallRecord, type ToolCallStatus } from './call/record.ts';
 import { networkError, serverError } from './remote/server-error.ts';
@@ -192,8 +193,9 @@ export function createRemoteGate<S = unknown>(options: RemoteGateOptions<S>): Re
       refused(`its commit threw here: ${messageOf(error)}`, error);
       return;
     }
-    if (!isPlainObject(partial)) {
-      refused('its commit did not return the partial next state as a plain object');
+    const problem = partialStateProblem(partial);
+    if (problem !== undefined) {
+      refused(`its ${problem}`);
       return;
     }
     try {
@@ -455,10 +457,4 @@ function auditEventOf(event: FeedMove['event'], name: string): AuditEvent {
   const move = { callId: event.callId, name, from: event.from, to: event.to, at: event.at };
   // Refusal codes (stale, forbidden, …) are the server's; they are kept as sent.
   return event.reason === undefined ? move : { ...move, reason: event.reason as Reason };
-}
-
-function isPlainObject(value: unknown): value is object {
-  if (typeof value !== 'object' || value === null) return false;
-  const prototype = Object.getPrototypeOf(value) as unknown;
-  return prototype === Object.prototype || prototype === null;
 }

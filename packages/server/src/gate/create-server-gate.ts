@@ -3,6 +3,8 @@ import { ajvJsonSchema, createPipeline, isTerminal, toolResult, type Pipeline, t
 import { createTail, type Tail } from '../feed/feed.ts';
 import { eventsOf, openSessionFeed } from '../feed/session-feed.ts';
 import { createLedgerKeeper } from '../keeper/ledger-keeper.ts';
+import { createAdmission } from '../policy/admission.ts';
+import { checkBudgets } from '../policy/budget.ts';
 import { approve, cancel, deny } from './decisions.ts';
 import { createFollower } from './follower.ts';
 import type { GateParts } from './parts.ts';
@@ -98,6 +100,7 @@ export function createServerGate<const Tools extends readonly ToolDefinition<any
       await turns?.sweep();
       return recovered;
     },
+    head: () => ledger.head(),
     get tools() {
       // The static type stays the one the gate was made with (see `ServerGate.tools`).
       return parts.tools.list() as unknown as Tools;
@@ -123,6 +126,8 @@ function assemble(options: ServerGateOptions): GateParts & { readonly tail: Tail
   const { ledger } = options;
   const settings = gateSettings(options);
   const tools = createToolSet(options.tools, options.jsonSchema ?? ajvJsonSchema);
+  const budgets = checkBudgets(options.budgets);
+  const admit = createAdmission({ ledger, clock: settings.clock, budgets, approvalsOf: (name, id) => tools.entry(name, id)?.tool.approvals ?? 1 });
   const waiters = createWaiters();
   const keeper = createLedgerKeeper({
     ledger,
@@ -132,6 +137,7 @@ function assemble(options: ServerGateOptions): GateParts & { readonly tail: Tail
     instance: settings.instance,
     onError: settings.onError,
     newKey: () => randomUUID(),
+    admit,
     transactional: (name, id) => tools.entry(name, id)?.tool.transactional === true,
     onMoveFailed: (id, error) => waiters.failed(id, error) || settings.onError(error),
     onTaken: (id) => waiters.taken(id),

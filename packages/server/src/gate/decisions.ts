@@ -1,6 +1,7 @@
 import { isTerminal, type ToolCallRecord } from '@toolgate/core';
 import type { Transaction } from 'kysely';
 import type { CallsTable, LedgerDatabase } from '../ledger/schema.ts';
+import { storable } from '../faults/storable.ts';
 import { readRecord } from '../ledger/stored-record.ts';
 import { refused, type Decision, type RefusalCode } from './decision.ts';
 import type { GateParts } from './parts.ts';
@@ -16,6 +17,7 @@ type Trx = Transaction<LedgerDatabase>;
 async function forDecision(parts: GateParts, id: string, principal: unknown): Promise<{ row: CallsTable; info: CallInfo } | Decision> {
   const { ledger } = parts;
   if (typeof principal !== 'string' || principal === '') return refused('forbidden', 'no principal: only an authenticated user can decide a call');
+  if (!storable(id)) return refused('not_found');
   const row = await ledger.read((db) => db.selectFrom('toolgate_calls').selectAll().where('id', '=', id).executeTakeFirst());
   if (row === undefined) return refused('not_found');
   if (!(await parts.sessions.mayView(principal, row.session, row.owner))) {

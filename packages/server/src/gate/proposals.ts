@@ -14,6 +14,7 @@ import {
   type RejectedCode,
   type ToolCallRecord,
 } from '@toolgate/core';
+import { printable, storable } from '../faults/storable.ts';
 import { readRecord } from '../ledger/stored-record.ts';
 import { abortMessage, proposalSignal } from './abort-signal.ts';
 import { cancel } from './decisions.ts';
@@ -52,14 +53,18 @@ export function readInput(input: unknown, limits: Limits): ProposalReading {
  */
 export async function submit(
   parts: GateParts,
-  reading: Reading,
+  proposed: Reading,
   proposeOptions: ServerProposeOptions,
   how: { readonly generated?: boolean; readonly signal?: AbortSignal } = {},
 ): Promise<ToolCallRecord> {
   const { keeper, pipeline, waiters, sessions, settings } = parts;
   const { session, principal } = proposeOptions;
-  const said = reading.ok ? reading.proposal.id : reading.id;
+  const said = proposed.ok ? proposed.proposal.id : proposed.id;
   const id = proposeOptions.id ?? said ?? settings.generateId();
+  // Model input the ledger cannot hold is refused as model input: an id it cannot key is answered
+  // and not stored; a name it cannot hold is stored as shown, and rejected.
+  if (!storable(id)) return localRejection(id, proposed, { code: 'invalid_shape', message: 'the call id holds a NUL character, which no call id may hold' }, settings.clock.now());
+  const reading = storableName(proposed, id);
   const proposalHash = hashProposal(reading, settings.limits);
 
   // A known id is answered without a second check: a draft beside a stored call of the same id
@@ -105,6 +110,7 @@ export async function proposeReading(parts: GateParts, reading: Reading, propose
   if (signal === undefined) return submit(parts, reading, proposeOptions);
   const said = reading.ok ? reading.proposal.id : reading.id;
   const id = proposeOptions.id ?? said ?? parts.settings.generateId();
+  if (!storable(id)) return submit(parts, reading, proposeOptions);
   const { principal } = proposeOptions;
   let cancelling: Promise<unknown> | undefined;
   const onAbort = () => {
@@ -157,8 +163,16 @@ async function answerKnown(parts: GateParts, id: string, record: ToolCallRecord,
   return conflictRecord(shown, message, at);
 }
 
-function localRejection(id: string, reading: Reading, reason: { code: 'unauthorized'; message: string }, at: number): ToolCallRecord {
-  const name = reading.ok ? reading.proposal.name : (reading.name ?? '');
+/** A proposal naming a tool with a NUL character, read as the rejection it is (its name shown with U+FFFD). */
+function storableName(reading: Reading, id: string): Reading {
+  const name = reading.ok ? reading.proposal.name : reading.name;
+  if (name === undefined || storable(name)) return reading;
+  const reason = { code: 'invalid_shape', message: 'the tool name holds a NUL character, which no tool name may hold' } as const;
+  return { ok: false, reason, id, name: printable(name), source: reading.ok ? reading.proposal.source : reading.source };
+}
+
+function localRejection(id: string, reading: Reading, reason: { code: 'unauthorized' | 'invalid_shape'; message: string }, at: number): ToolCallRecord {
+  const name = printable(reading.ok ? reading.proposal.name : (reading.name ?? ''));
   const source = reading.ok ? reading.proposal.source : reading.source;
   const pending = createPending({ id, name, source, generatedId: false, turn: undefined, at });
   return { ...pending, status: 'rejected', reason, history: [...pending.history, { status: 'rejected', at, reason }] } as ToolCallRecord;
@@ -175,7 +189,7 @@ export function hashProposal(reading: Reading, limits: Limits): string {
   if (!reading.ok) said = `unreadable:${reading.reason.code}:${reading.name ?? ''}`;
   else {
     const args = reading.proposal.arguments;
-    if (typeof args === 'string') said = args.length > limits.maxArgumentChars ? `too_large:${args.length}:${args.slice(0, 1024)}` : args;
+    if (typeof args === 'string') said = args.length > limits.maxArgumentChars ? `too_large:${args.length}:${args.slice(0, 1024)}` : canonicalText(args, limits);
     else if (args === undefined) said = '';
     else {
       const copied = copyValue(args, limits);
@@ -184,6 +198,20 @@ export function hashProposal(reading: Reading, limits: Limits): string {
     said = `${reading.proposal.name}\u0000${said}`;
   }
   return createHash('sha256').update(said).digest('hex');
+}
+
+// Equal JSON values are one call: text that parses is hashed as its canonical JSON, so another
+// key order or spacing (or the same value sent as an object) is not a conflict. Text that does not
+// parse, or that the gate would refuse (too deep, `__proto__`, …), is hashed as sent.
+function canonicalText(text: string, limits: Limits): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  const copied = copyValue(parsed, limits);
+  return copied.kind === 'ok' ? canonicalJson(copied.value) : text;
 }
 
 function conflictRecord(original: ToolCallRecord, message: string, at: number): ToolCallRecord {

@@ -11,6 +11,7 @@ import type {
   ToolResultFormat,
   ToolResultFormats,
 } from '@toolgate/core';
+import type { Budget } from '../policy/budget.ts';
 import type { Decision } from './decision.ts';
 import type { ReadScope } from './read-scope.ts';
 import type { Ledger, LedgerEvent, LedgerMove } from '../ledger/ledger.ts';
@@ -71,6 +72,12 @@ export interface ServerGateOptions {
   readonly generateId?: () => string;
   /** Run `recover()` on start and every `leaseMs` (default true). */
   readonly recover?: boolean;
+  /**
+   * Limits on what calls may take in a rolling window (money, emails, calls), decided in the
+   * ledger transaction that starts a call or sends it to a person; see {@link Budget}. Checked at
+   * start: a mistake throws.
+   */
+  readonly budgets?: readonly Budget[];
   /**
    * The model's next step, run once a turn's last call has ended, wherever it ended: in this
    * request or another, on this app server or another, before or after a restart. A turn is the
@@ -202,9 +209,13 @@ export interface ServerGate<Tools extends readonly ToolDefinition<any, any, any>
    * The gate a provider's stream reader takes, for one assistant turn: calls open as the model names
    * them and go to the ledger as their arguments complete, exactly as `propose` would send them.
    * Each call is tagged with `turn` when given, else with the reader's turn id (the provider's
-   * response id). With `onTurnSettled`, the reader's end records the turn under that id.
+   * response id). With `onTurnSettled`, the reader's end records the turn under that id, and the
+   * reader's `stopped()` and `settled()` resolve only once it is recorded: a request may end then,
+   * and the turn goes on without it (they reject when it could not be recorded, saying why).
    */
   readonly turn: (options: TurnOptions) => TurnGate;
+  /** The `seq` of the last event the ledger holds (0 when none): where a feed resumed with `Last-Event-ID` may start at most. */
+  readonly head: () => Promise<number>;
   /** Settles calls a process that died left open, and approvals that ran out. */
   readonly recover: () => Promise<Recovery>;
   /** Walks the audit chain and names the first event changed, removed or inserted. */

@@ -1,3 +1,4 @@
+import { storable } from '../faults/storable.ts';
 import type { Ledger } from '../ledger/ledger.ts';
 import type { GateSettings } from './settings.ts';
 
@@ -30,6 +31,7 @@ export function createSessions(ledger: Ledger, { clock, canSee, onError }: Pick<
   async function owner(session: string, principal?: string): Promise<string | undefined> {
     const known = owners.get(session);
     if (known !== undefined) return known;
+    if (!storable(session)) return undefined;
     const read = () => ledger.read((db) => db.selectFrom('toolgate_sessions').select('owner').where('id', '=', session).executeTakeFirst());
     let row = await read();
     if (row === undefined && principal !== undefined) {

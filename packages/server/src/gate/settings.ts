@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { resolveLimits, systemClock, type Clock, type Limits } from '@toolgate/core';
+import { storable } from '../faults/storable.ts';
 import type { CallInfo, ServerGateOptions, ServerProposeOptions, SessionInfo } from './server-gate.ts';
 
 /**
@@ -64,6 +65,7 @@ export function checkProposeOptions<T extends Omit<ServerProposeOptions, 'id'>>(
   if (typeof options.principal !== 'string' || options.principal === '') {
     throw new TypeError('serverGate.propose: `principal` must be a non-empty string (the authenticated user the model acts for).');
   }
+  if (!storable(options.session) || !storable(options.principal)) throw new TypeError('serverGate.propose: `session` and `principal` may not hold a NUL character (the ledger cannot store it).');
   return options;
 }
 

@@ -16,8 +16,8 @@ import type { TurnEnd } from '../turns/continuations.ts';
 export interface TurnCalls {
   readonly settled: (id: string) => Promise<SettledCall | undefined>;
   readonly cancel: (id: string, options: { readonly principal: string; readonly reason?: string }) => Promise<Decision>;
-  /** The turn's stream is over (with `onTurnSettled`: the turn is recorded). */
-  readonly closed?: ((turn: TurnEnd) => void) | undefined;
+  /** The turn's stream is over (with `onTurnSettled`: the turn is recorded); resolves with why it was not recorded, if it was not. */
+  readonly closed?: ((turn: TurnEnd) => Promise<Error | undefined>) | undefined;
 }
 
 /**
@@ -38,6 +38,13 @@ export function openTurn(parts: GateParts, turnOptions: TurnOptions, gate: TurnC
   const opened = new Map<string, { readonly name: string; readonly source: ProposalSource }>();
   let stopWatching: (() => void) | undefined;
   let ended = false;
+  let recorded: Promise<Error | undefined> | undefined;
+  /** Answers once the turn, if its stream is over, is in the ledger: what a request waits for can then outlive its process. */
+  const once = async <T>(answer: T): Promise<T> => {
+    const refused = await recorded;
+    if (refused !== undefined) throw refused;
+    return answer;
+  };
   const watch = () => {
     stopWatching ??= keeper.onMoved((call) => {
       if (records.has(call.id)) records.set(call.id, call);
@@ -99,12 +106,12 @@ export function openTurn(parts: GateParts, turnOptions: TurnOptions, gate: TurnC
       return send(id, reading, turnId);
     },
     get: (id) => records.get(id),
-    settled: (id) => settledHere(id, 'turn.settled'),
+    settled: async (id) => once(await settledHere(id, 'turn.settled')),
     async stopped(id) {
       const first = answers.has(id) ? await answers.get(id) : undefined;
       // Its first resting point is where it waits for a person, or has ended; one that runs is followed to its end.
-      if (first !== undefined && first.status !== 'executing') return first;
-      return settledHere(id, 'turn.stopped');
+      if (first !== undefined && first.status !== 'executing') return once(first);
+      return once(await settledHere(id, 'turn.stopped'));
     },
     cancel(id, reason) {
       const now = records.get(id);
@@ -158,7 +165,7 @@ export function openTurn(parts: GateParts, turnOptions: TurnOptions, gate: TurnC
         if (ids.length === 0) return;
         const given = turnOptions.turn !== undefined;
         const id = turnOptions.turn ?? turn.id ?? records.get(ids[0] as string)?.turn ?? generateId();
-        gate.closed({ session, principal, id, given, calls: ids.map((call) => ({ id: call, answer: answers.get(call) ?? (records.get(call) as ToolCallRecord) })) });
+        recorded = gate.closed({ session, principal, id, given, calls: ids.map((call) => ({ id: call, answer: answers.get(call) ?? (records.get(call) as ToolCallRecord) })) });
       },
     },
   };

@@ -1,4 +1,5 @@
 import type { ToolCallRecord } from '@toolgate/core';
+import { storable } from '../faults/storable.ts';
 import { decisionStatus, type Decision } from '../gate/decision.ts';
 import type { LedgerMove } from '../ledger/ledger.ts';
 import type { ServerGate } from '../gate/server-gate.ts';
@@ -16,6 +17,11 @@ export interface ToolgateHandlerOptions {
   readonly basePath?: string;
   /** The largest request body read, in bytes (default 16 KiB); a larger one is refused with 413 before it is read. */
   readonly maxBodyBytes?: number;
+  /**
+   * How long reading a request body may take in all, in milliseconds (default 10 s): a body that
+   * has not ended by then is answered 408, so that a client dripping bytes cannot hold the request.
+   */
+  readonly bodyTimeoutMs?: number;
   /** How often the event feed sends a comment so that proxies keep it open, in milliseconds (default 15 s). */
   readonly heartbeatMs?: number;
   /** Receives errors no response can carry (a feed that broke mid-stream). Default: `console.error`. */
@@ -35,6 +41,7 @@ export type HandlerErrorCode =
   | 'method_not_allowed'
   | 'malformed'
   | 'too_large'
+  | 'timeout'
   | 'unsupported_media_type'
   | 'stale'
   | 'expired'
@@ -68,7 +75,7 @@ const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache
  *   the gate's decision, 200 `{ ok: true }` or 403 / 404 / 409.
  *
  * Every refusal is JSON `{ error: { code, message } }`: 401 without a principal, 403 not allowed,
- * 404 unknown, 409 stale or settled, 413 body too large, 415 not JSON, 400 malformed, 503 the
+ * 404 unknown, 408 body not sent in time, 409 stale or settled, 413 body too large, 415 not JSON, 400 malformed, 503 the
  * ledger is down (try again: nothing was half-applied).
  *
  * @example
@@ -80,6 +87,7 @@ export function toolgateHandler(gate: ServerGate, options: ToolgateHandlerOption
   const base = trimSlashes(options.basePath ?? '/api/toolgate');
   const maxBody = options.maxBodyBytes ?? 16 * 1024;
   const heartbeatMs = options.heartbeatMs ?? 15_000;
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? 10_000;
   const onError = options.onError ?? ((error: unknown) => console.error(error));
 
   async function principalOf(request: Request): Promise<string> {
@@ -106,12 +114,12 @@ export function toolgateHandler(gate: ServerGate, options: ToolgateHandlerOption
       const principal = await principalOf(request);
       if (!(await gate.canSee(id, principal))) throw new HttpError(403, 'forbidden', `you may not see session "${id}"`);
       if (action === 'calls') return json(200, await gate.snapshot(id, principal));
-      return feed(request, id, principal);
+      return feed(request, id, principal, await lastEventId(request));
     }
     if (rest.length === 0 && collection === 'calls' && id !== undefined && (action === 'approve' || action === 'deny' || action === 'cancel')) {
       allow(request, 'POST');
       const principal = await principalOf(request);
-      const body = await readBody(request, maxBody);
+      const body = await readBody(request, maxBody, bodyTimeoutMs);
       let decision: Decision;
       if (action === 'approve') {
         const inputHash = body['inputHash'];
@@ -131,13 +139,18 @@ export function toolgateHandler(gate: ServerGate, options: ToolgateHandlerOption
     throw new HttpError(404, 'not_found', `no route ${url.pathname}`);
   }
 
-  function feed(request: Request, session: string, principal: string): Response {
+  /** The seq a feed resumes after; one beyond the chain's head was never sent, and would silently skip what is written up to it. */
+  async function lastEventId(request: Request): Promise<number | undefined> {
     const lastId = request.headers.get('last-event-id');
-    let after: number | undefined;
-    if (lastId !== null && lastId.trim() !== '') {
-      if (!/^\d{1,15}$/.test(lastId.trim())) throw new HttpError(400, 'malformed', 'Last-Event-ID must be the seq of an event this feed sent');
-      after = Number(lastId.trim());
-    }
+    if (lastId === null || lastId.trim() === '') return undefined;
+    if (!/^\d{1,15}$/.test(lastId.trim())) throw new HttpError(400, 'malformed', 'Last-Event-ID must be the seq of an event this feed sent');
+    const after = Number(lastId.trim());
+    const head = await gate.head();
+    if (after > head) throw new HttpError(400, 'malformed', `Last-Event-ID ${after} is beyond the last event written (${head}); reconnect without it to get a snapshot`);
+    return after;
+  }
+
+  function feed(request: Request, session: string, principal: string, after: number | undefined): Response {
     const encoder = new TextEncoder();
     let stop: (() => void) | undefined;
     const body = new ReadableStream<Uint8Array>({
@@ -213,8 +226,8 @@ function allow(request: Request, method: 'GET' | 'POST'): void {
   if (request.method !== method) throw new HttpError(405, 'method_not_allowed', `use ${method} here`, { allow: method });
 }
 
-/** Reads a small JSON body, refusing a large one before reading it and stopping a stream at the limit. */
-async function readBody(request: Request, limit: number): Promise<Record<string, unknown>> {
+/** Reads a small JSON body, refusing a large one before reading it, stopping a stream at the limit, and one that takes longer than `timeoutMs`. */
+async function readBody(request: Request, limit: number, timeoutMs: number): Promise<Record<string, unknown>> {
   const type = request.headers.get('content-type') ?? '';
   if (!/^application\/json\s*(;|$)/i.test(type)) throw new HttpError(415, 'unsupported_media_type', 'send the body as application/json');
   const declared = request.headers.get('content-length');
@@ -223,11 +236,28 @@ async function readBody(request: Request, limit: number): Promise<Record<string,
   let size = 0;
   if (request.body !== null) {
     const reader: ReadableStreamDefaultReader<Uint8Array> = request.body.getReader();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new HttpError(408, 'timeout', `the body did not arrive within ${timeoutMs} ms`)), timeoutMs);
+    });
+    deadline.catch(() => undefined);
     for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
+      let chunk: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        chunk = await Promise.race([reader.read(), deadline]);
+      } catch (error) {
+        clearTimeout(timer);
+        await reader.cancel().catch(() => undefined);
+        throw error;
+      }
+      const { value, done } = chunk;
+      if (done) {
+        clearTimeout(timer);
+        break;
+      }
       size += value.byteLength;
       if (size > limit) {
+        clearTimeout(timer);
         await reader.cancel().catch(() => undefined);
         throw new HttpError(413, 'too_large', `the body may be at most ${limit} bytes`);
       }
@@ -269,11 +299,14 @@ function trimSlashes(path: string): string {
 }
 
 function decodeSegment(segment: string): string {
+  let decoded: string;
   try {
-    return decodeURIComponent(segment);
+    decoded = decodeURIComponent(segment);
   } catch {
     throw new HttpError(400, 'malformed', 'the path is not valid percent-encoding');
   }
+  if (!storable(decoded)) throw new HttpError(400, 'malformed', 'the path holds a NUL character (%00), which no id may hold');
+  return decoded;
 }
 
 function isUnavailable(error: unknown): boolean {

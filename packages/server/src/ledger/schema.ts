@@ -109,6 +109,36 @@ export interface ChainTable {
 }
 
 /**
+ * One row per call a budget admitted: how much of the budget it takes, under which key, and when
+ * (its window starts there). What a budget has used is the sum over the rows in its window whose
+ * call is waiting for a person, running, committed or failed.
+ *
+ * @example
+ * await trx.insertInto('toolgate_budget_uses').values({ call_id: 'call_1', budget: 'transfers', key: 'user_42', amount: 2000, at: now }).execute();
+ */
+export interface BudgetUsesTable {
+  call_id: string;
+  budget: string;
+  key: string;
+  amount: number;
+  at: number;
+}
+
+/**
+ * One row per approval of a call whose tool needs more than one approver, bound to the hash of
+ * the input that approver was shown.
+ *
+ * @example
+ * await trx.insertInto('toolgate_approvers').values({ call_id: 'call_1', principal: 'manager_1', input_hash, at: now }).execute();
+ */
+export interface ApproversTable {
+  call_id: string;
+  principal: string;
+  input_hash: string;
+  at: number;
+}
+
+/**
  * One row per turn a stream reader read (`serverGate.turn`), once its stream is over: who the model
  * acted for, and the claim on running `onTurnSettled` for it (done once `done_at` is set).
  *
@@ -161,4 +191,6 @@ export interface LedgerDatabase {
   toolgate_chain: ChainTable;
   toolgate_turns: TurnsTable;
   toolgate_turn_calls: TurnCallsTable;
+  toolgate_budget_uses: BudgetUsesTable;
+  toolgate_approvers: ApproversTable;
 }

@@ -29,7 +29,8 @@ export interface TurnEnd {
  * continuations.ended('call_1');
  */
 export interface Continuations {
-  readonly closed: (turn: TurnEnd) => void;
+  /** Records the turn (and runs it, if its calls have all ended); resolves with why it was not recorded, if it was not. */
+  readonly closed: (turn: TurnEnd) => Promise<Error | undefined>;
   /** A call ended (here or elsewhere): the turns that waited on it may be ready. */
   readonly ended: (callId: string) => void;
   /** Claims and runs every ready turn nobody holds. */
@@ -69,7 +70,7 @@ const keyOf = (key: TurnKey) => JSON.stringify([key.session, key.id]);
 export function createContinuations(parts: ContinuationParts): Continuations {
   const { ledger, clock, leaseMs, instance, onError, handler } = parts;
   const running = new Map<string, { readonly controller: AbortController; readonly renewal: { readonly stop: () => void } }>();
-  const recording = new Set<Promise<void>>();
+  const recording = new Set<Promise<unknown>>();
   const timers = new Set<unknown>();
   let stopped = false;
 
@@ -120,14 +121,14 @@ export function createContinuations(parts: ContinuationParts): Continuations {
     if (await releaseTurn(ledger, claim, clock.now() + pause)) later(pause, () => void claimAndStart(claim));
   }
 
-  async function record(end: TurnEnd): Promise<void> {
+  /** Records the turn and claims it if it is ready; answers why it was not recorded, when it was not. */
+  async function record(end: TurnEnd): Promise<Error | undefined> {
     const answers = await Promise.allSettled(end.calls.map((call) => Promise.resolve(call.answer)));
     if (answers.some((answer) => answer.status === 'rejected')) {
-      onError(new Error(`serverGate.turn: turn "${end.id}" in session "${end.session}" was not recorded, as a call of it did not reach the ledger; onTurnSettled will not run for it.`));
-      return;
+      return new Error(`serverGate.turn: turn "${end.id}" in session "${end.session}" was not recorded, as a call of it did not reach the ledger; onTurnSettled will not run for it.`);
     }
     // A principal who may not see the session had every call refused: no handler acts in that session for them.
-    if (!(await parts.mayView(end.principal, end.session))) return;
+    if (!(await parts.mayView(end.principal, end.session))) return undefined;
     const calls = end.calls.map((call, index) => {
       const answer = (answers[index] as PromiseFulfilledResult<ToolCallRecord>).value;
       return isTerminal(answer.status) ? { id: call.id, answer } : { id: call.id };
@@ -140,10 +141,10 @@ export function createContinuations(parts: ContinuationParts): Continuations {
       result = await recordTurn(ledger, turn, clock.now());
     }
     if (result === 'conflict') {
-      onError(new Error(`serverGate.turn: turn "${end.id}" in session "${end.session}" is already another turn (other calls, or another principal); this one was not recorded, and onTurnSettled will not run for it.`));
-      return;
+      return new Error(`serverGate.turn: turn "${end.id}" in session "${end.session}" is already another turn (other calls, or another principal); this one was not recorded, and onTurnSettled will not run for it.`);
     }
     await claimAndStart(turn);
+    return undefined;
   }
 
   const sweep = async () => {
@@ -166,11 +167,16 @@ export function createContinuations(parts: ContinuationParts): Continuations {
 
   return {
     closed(end) {
-      if (stopped) return;
-      const recorded: Promise<void> = record(end)
-        .catch(onError)
+      if (stopped) return Promise.resolve(new Error(`serverGate.turn: the gate was closed before turn "${end.id}" in session "${end.session}" was recorded.`));
+      const recorded: Promise<Error | undefined> = record(end)
+        .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))
+        .then((refused) => {
+          if (refused !== undefined) onError(refused);
+          return refused;
+        })
         .finally(() => recording.delete(recorded));
       recording.add(recorded);
+      return recorded;
     },
     ended(callId) {
       if (stopped) return;

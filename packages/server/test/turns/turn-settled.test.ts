@@ -160,8 +160,12 @@ describeLedgers('onTurnSettled', (target) => {
     await handled;
     // The same stream read again (a retried request) is the same turn: nothing new runs.
     await readOpenAIChatStream(gate.turn({ session: 'chat_1', principal: 'alice', turn: 'turn_1' })).read([call(0, 'call_a', '{"amount_cents":1}'), finish]);
-    await readOpenAIChatStream(gate.turn({ session: 'chat_1', principal: 'alice', turn: 'turn_1' })).read([call(0, 'call_other', '{"amount_cents":2}'), finish]);
-    await vi.waitFor(() => expect(errors.messages()).toEqual([expect.stringContaining('turn "turn_1" in session "chat_1" is already another turn')]));
+    const other = readOpenAIChatStream(gate.turn({ session: 'chat_1', principal: 'alice', turn: 'turn_1' }));
+    await other.read([call(0, 'call_other', '{"amount_cents":2}'), finish]);
+    await expect(other.stopped()).rejects.toThrow('turn "turn_1" in session "chat_1" is already another turn (other calls, or another principal); this one was not recorded');
+    expect(errors.messages()).toEqual([expect.stringContaining('turn "turn_1" in session "chat_1" is already another turn')]);
+    // Its call was proposed all the same: only the turn was refused.
+    expect(await gate.get('call_other')).toMatchObject({ status: 'committed' });
     // The same id in another session is another turn.
     handled = log.next();
     await readOpenAIChatStream(gate.turn({ session: 'chat_2', principal: 'alice', turn: 'turn_1' })).read([call(0, 'call_c', '{"amount_cents":3}'), finish]);

@@ -1,0 +1,27 @@
+// One app server for the server bench: a process with its own pool and gate on the PostgreSQL
+// database named in argv[2]. Told `{ run, prefix, inFlight }` over IPC, it runs that many calls
+// and answers `{ ms }`; told `{ close: true }`, it closes and exits.
+import { drive, server, throughGate, transfer } from './server-workload.mjs';
+
+const ledger = await server.postgresLedger({ connectionString: process.argv[2] });
+const gate = server.createServerGate({ tools: [transfer], ledger, recover: false, instance: `bench-${process.pid}` });
+const sessions = Array.from({ length: 16 }, (_, i) => throughGate(gate, `bench_${process.pid}_${i}`));
+let turn = 0;
+const one = (id) => sessions[turn++ % sessions.length](id);
+
+process.on('message', async (message) => {
+  if (message.close) {
+    await gate.close();
+    await ledger.close();
+    process.disconnect();
+    return;
+  }
+  try {
+    const t0 = performance.now();
+    await drive(one, message.prefix, message.run, message.inFlight);
+    process.send({ ms: performance.now() - t0 });
+  } catch (error) {
+    process.send({ error: String(error?.stack ?? error) });
+  }
+});
+process.send({ ready: true });
