@@ -127,7 +127,8 @@ function assemble(options: ServerGateOptions): GateParts & { readonly tail: Tail
   const settings = gateSettings(options);
   const tools = createToolSet(options.tools, options.jsonSchema ?? ajvJsonSchema);
   const budgets = checkBudgets(options.budgets);
-  const admit = createAdmission({ ledger, clock: settings.clock, budgets, approvalsOf: (name, id) => tools.entry(name, id)?.tool.approvals ?? 1 });
+  const approvalsOf = (name: string, id: string) => tools.entry(name, id)?.tool.approvals ?? 1;
+  const admit = createAdmission({ ledger, clock: settings.clock, budgets, approvalsOf });
   const waiters = createWaiters();
   const keeper = createLedgerKeeper({
     ledger,
@@ -156,5 +157,6 @@ function assemble(options: ServerGateOptions): GateParts & { readonly tail: Tail
   const tail = createTail(ledger, settings.onError);
   const follower = createFollower({ ledger, tail, keeper, pipeline, waiters, ended: tools.unpin, onError: settings.onError });
   const sessions = createSessions(ledger, settings);
-  return { options, settings, ledger, tools, keeper, pipeline, waiters, follower, sessions, life: { closed: false }, tail };
+  const policy = { ledger, keeper, clock: settings.clock, budgets, approvalsOf };
+  return { options, settings, ledger, tools, keeper, pipeline, waiters, follower, sessions, policy, life: { closed: false }, tail };
 }
