@@ -138,7 +138,7 @@ export interface ToolCallStatusProps extends Omit<ComponentPropsWithoutRef<'div'
  * offending argument path when there are issues), and Approve/Deny while the call awaits approval
  * or Cancel while it runs. With children, compose the parts yourself: {@link ToolCallStatusLabel},
  * {@link ToolCallStatusInput}, {@link ToolCallStatusReason}, {@link ToolCallStatusActions}, or your
- * own markup.
+ * own markup. Children render from the start; each part renders nothing until the gate knows the call.
  *
  * Approve binds what is shown: Approve and Deny are enabled only once a {@link ToolCallStatusInput}
  * inside the same status has rendered the input of the very record Approve sends (its hash, to a
@@ -182,8 +182,10 @@ export const ToolCallStatus = memo(
           {...props}
           ref={root}
         >
-          {call !== undefined &&
-            (children ?? (
+          {/* Children are the app's layout: they are there from the start (each part renders nothing
+              until the gate knows the call), so a slot of the app's own holds its place. */}
+          {children ??
+            (call !== undefined && (
               <>
                 <ToolCallStatusLabel />
                 <ToolCallStatusInput />

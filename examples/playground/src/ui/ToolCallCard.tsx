@@ -35,16 +35,17 @@ export const ToolCallCard = memo(function ToolCallCard({
         </span>
         <span className="call-id">{modelId ?? id}</span>
       </div>
-      {/* Until the call has a validated input, what the model sent (or its preview); from then on the
-          status shows the input itself, from the record Approve sends, and only then enables Approve. */}
-      {call?.input === undefined ? (
-        <pre className="call-args" aria-label="Arguments">
-          {args ?? '…'}
-        </pre>
-      ) : null}
-      {/* The reason or the result takes the status's second row, which is there from the start, so
-          settling never pushes the transcript down. */}
+      {/* The reason or the result takes the status's last row, which is there from the start, so
+          settling never pushes the transcript down. The first row holds what the model sent (or its
+          preview) until the call has a validated input; from then on the status's own part shows
+          the input itself, from the record Approve sends, and only then enables Approve. Both are
+          kept out of the live region's announcements. */}
       <ToolCallStatus id={id} className="call-status">
+        {call?.input === undefined ? (
+          <pre className="call-args" data-toolgate-slot="args" aria-label="Arguments" aria-live="off">
+            {args ?? '…'}
+          </pre>
+        ) : null}
         <ToolCallStatusInput className="call-args" aria-label="Arguments">
           {(input) => JSON.stringify(input)}
         </ToolCallStatusInput>
