@@ -126,6 +126,7 @@ function assemble(options: ServerGateOptions): GateParts & { readonly tail: Tail
     instance: settings.instance,
     onError: settings.onError,
     newKey: () => randomUUID(),
+    endingRetryMs: settings.endingRetryMs,
     transactional: (name, id) => tools.entry(name, id)?.tool.transactional === true,
     onMoveFailed: (id, error) => waiters.failed(id, error) || settings.onError(error),
     onTaken: (id) => waiters.taken(id),
