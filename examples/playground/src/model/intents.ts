@@ -23,6 +23,9 @@ function readJson(text: string): Record<string, unknown> {
   }
 }
 
+/** An amount the way it was typed: dollars as money, anything a shop cannot pay as the number itself. */
+const asTyped = (cents: number, currency: string | undefined) =>
+  currency !== undefined ? `${cents / 100} ${currency}` : Number.isInteger(cents) && Number.isSafeInteger(cents) ? formatCents(cents) : `${cents} cents`;
 const money = (cents: unknown) => (typeof cents === 'number' ? formatCents(cents) : 'the amount');
 const outcome = (reply: ToolReply | undefined, success: (output: Record<string, unknown>) => string, otherwise = (failed: ToolReply) => didNotGoThrough('request', failed)): ScriptedTurn => ({
   content: reply === undefined ? 'I did not get an answer from the tool, so nothing was done.' : reply.code === undefined ? success(readJson(reply.content)) : otherwise(reply),
@@ -37,7 +40,7 @@ export const INTENTS: readonly Intent[] = [
   {
     id: 'transfer',
     pattern: /\b(send|transfer|wire)\b/i,
-    script: (view, { amountCents, email }) => {
+    script: (view, { amountCents, currency, email }) => {
       if (view.step > 0) {
         return outcome(
           view.replies[0],
@@ -49,8 +52,9 @@ export const INTENTS: readonly Intent[] = [
         return { content: `To send money I need ${amountCents === undefined && email === undefined ? 'an amount and an email address' : amountCents === undefined ? 'an amount' : 'an email address'}, for example "send $20 to alice@example.com".` };
       }
       return {
-        content: `Preparing a transfer of ${formatCents(amountCents)} to ${email}. You need to approve it.`,
-        calls: [call(view, 0, 'transfer_funds', { to: email, amount_cents: amountCents })],
+        content: `Preparing a transfer of ${asTyped(amountCents, currency)} to ${email}. You need to approve it.`,
+        // The values go as typed, in the unit typed: what the shop refuses is the gate's to say.
+        calls: [call(view, 0, 'transfer_funds', currency === undefined ? { to: email, amount_cents: amountCents } : { to: email, amount_cents: amountCents, currency })],
       };
     },
   },
@@ -114,13 +118,13 @@ export const INTENTS: readonly Intent[] = [
   {
     id: 'checkout',
     pattern: /\b(buy|check ?out|pay)\b/i,
-    script: (view, { amountCents }) => {
+    script: (view, { amountCents, currency }) => {
       if (view.step > 0) {
         return outcome(view.replies[0], (receipt) => `Done: order ${String(receipt['order_id'])} is paid, ${money(receipt['amount_cents'])} from your wallet.`, (reply) => didNotGoThrough('checkout', reply, 'Check your orders before you try again.'));
       }
       const amount = amountCents ?? view.cartTotalCents;
-      if (amount === undefined || amount === 0) return { content: 'Your cart is empty, so there is nothing to pay for.' };
-      return { content: `Checking out ${formatCents(amount)}.`, calls: [call(view, 0, 'checkout', { amount_cents: amount, currency: 'USD' })] };
+      if (amount === undefined || (amountCents === undefined && amount === 0)) return { content: 'Your cart is empty, so there is nothing to pay for.' };
+      return { content: `Checking out ${asTyped(amount, currency)}.`, calls: [call(view, 0, 'checkout', { amount_cents: amount, currency: currency ?? 'USD' })] };
     },
   },
 ];

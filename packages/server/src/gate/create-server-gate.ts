@@ -3,6 +3,8 @@ import { ajvJsonSchema, createPipeline, isTerminal, toolResult, type Pipeline, t
 import { createTail, type Tail } from '../feed/feed.ts';
 import { eventsOf, openSessionFeed } from '../feed/session-feed.ts';
 import { createLedgerKeeper } from '../keeper/ledger-keeper.ts';
+import { createAdmission } from '../policy/admission.ts';
+import { checkBudgets } from '../policy/budget.ts';
 import { approve, cancel, deny } from './decisions.ts';
 import { createFollower } from './follower.ts';
 import type { GateParts } from './parts.ts';
@@ -117,6 +119,8 @@ function assemble(options: ServerGateOptions): GateParts & { readonly tail: Tail
   const { ledger } = options;
   const settings = gateSettings(options);
   const tools = createToolSet(options.tools, options.jsonSchema ?? ajvJsonSchema);
+  const budgets = checkBudgets(options.budgets);
+  const admit = createAdmission({ ledger, clock: settings.clock, budgets, approvalsOf: (name, id) => tools.entry(name, id)?.tool.approvals ?? 1 });
   const waiters = createWaiters();
   const keeper = createLedgerKeeper({
     ledger,
@@ -127,6 +131,7 @@ function assemble(options: ServerGateOptions): GateParts & { readonly tail: Tail
     onError: settings.onError,
     newKey: () => randomUUID(),
     endingRetryMs: settings.endingRetryMs,
+    admit,
     transactional: (name, id) => tools.entry(name, id)?.tool.transactional === true,
     onMoveFailed: (id, error) => waiters.failed(id, error) || settings.onError(error),
     onTaken: (id) => waiters.taken(id),

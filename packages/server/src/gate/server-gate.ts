@@ -11,6 +11,7 @@ import type {
   ToolResultFormat,
   ToolResultFormats,
 } from '@toolgate/core';
+import type { Budget } from '../policy/budget.ts';
 import type { Decision } from './decision.ts';
 import type { ReadScope } from './read-scope.ts';
 import type { Ledger, LedgerEvent, LedgerMove } from '../ledger/ledger.ts';
@@ -77,6 +78,12 @@ export interface ServerGateOptions {
   readonly generateId?: () => string;
   /** Run `recover()` on start and every `leaseMs` (default true). */
   readonly recover?: boolean;
+  /**
+   * Limits on what calls may take in a rolling window (money, emails, calls), decided in the
+   * ledger transaction that starts a call or sends it to a person; see {@link Budget}. Checked at
+   * start: a mistake throws.
+   */
+  readonly budgets?: readonly Budget[];
 }
 
 /**

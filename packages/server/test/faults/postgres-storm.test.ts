@@ -90,7 +90,7 @@ describeLedgers(
         await gate.close();
         await ledger.close();
         await appPool?.end();
-      }, 60_000);
+      }, 90_000);
     }
   },
   { dialects: ['postgres'] },
