@@ -14,7 +14,7 @@ describeLedgers('migrations', (target) => {
     const ledger = await (await target.fresh()).open();
     const tables = (await ledger.db.introspection.getTables()).map((table) => table.name);
     expect(tables).toEqual(expect.arrayContaining(['toolgate_calls', 'toolgate_approvals', 'toolgate_events', 'toolgate_chain']));
-    expect((await applied(ledger)).map((row) => row.name)).toEqual(['0001-initial']);
+    expect((await applied(ledger)).map((row) => row.name)).toEqual(['0001-initial', '0004-pending-events']);
     expect(await ledger.verify()).toEqual({ ok: true, events: 0, hash: '0'.repeat(64) });
   });
 
@@ -70,7 +70,7 @@ describeLedgers(
     it('applies them once however many ledgers open the database at the same time', async () => {
       const store = await target.fresh();
       const ledgers = await Promise.all([store.open(), store.open(), store.open(), store.open()]);
-      expect((await applied(ledgers[0])).map((row) => row.name)).toEqual(['0001-initial']);
+      expect((await applied(ledgers[0])).map((row) => row.name)).toEqual(['0001-initial', '0004-pending-events']);
       expect(await ledgers[3].db.selectFrom('toolgate_chain').selectAll().execute()).toEqual([{ id: 1, last_seq: 0, last_hash: '0'.repeat(64), algorithm: null }]);
     });
   },

@@ -110,7 +110,7 @@ export function createRowMoves({ ledger, clock, leaseMs, approvalTtlMs, instance
       .onConflict((conflict) => conflict.column('id').doNothing())
       .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return undefined;
-    await ledger.appendEvents(
+    await ledger.recordEvents(
       trx,
       draft.moves.map((move) => moveEvent(draft.session, move.from, move.to, move.actor)),
     );
@@ -139,7 +139,7 @@ export function createRowMoves({ ledger, clock, leaseMs, approvalTtlMs, instance
       .where('version', '=', row.version)
       .executeTakeFirst();
     if (Number(updated.numUpdatedRows) === 0) return STALE;
-    await ledger.appendEvent(trx, moveEvent(row.session, current, next, actor));
+    await ledger.recordEvents(trx, [moveEvent(row.session, current, next, actor)]);
     await afterward(trx, next, row.session, columns.input_hash);
     if (next.status === 'executing') {
       claims.claimed(row.id, { fence: columns.fence, idempotencyKey: row.idempotency_key, session: row.session, owner: row.owner });
@@ -150,7 +150,7 @@ export function createRowMoves({ ledger, clock, leaseMs, approvalTtlMs, instance
 
   async function refuse(trx: Trx, row: CallsTable, actor: string, code: RefusalCode | 'recovered', message: string): Promise<void> {
     const record = readRecord(row.record);
-    await ledger.appendEvent(trx, {
+    await ledger.recordEvents(trx, [{
       callId: row.id,
       session: row.session,
       from: record.status,
@@ -159,7 +159,7 @@ export function createRowMoves({ ledger, clock, leaseMs, approvalTtlMs, instance
       at: clock.now(),
       reason: { code, message },
       record: row.record,
-    });
+    }]);
   }
 
   return {

@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import { initial } from './migrations/0001-initial.ts';
+import { pendingEvents } from './migrations/0004-pending-events.ts';
 
 /**
  * Every migration, by name; applied in name order when a ledger opens, and recorded in
@@ -10,4 +11,5 @@ import { initial } from './migrations/0001-initial.ts';
  */
 export const migrations: Record<string, Migration> = {
   '0001-initial': initial,
+  '0004-pending-events': pendingEvents,
 };

@@ -1,4 +1,5 @@
 import type { ToolCallStatus } from '@toolgate/core';
+import type { Generated } from 'kysely';
 
 /**
  * One row per call id: the call's current state, its lease and the whole record the gate keeps.
@@ -83,6 +84,25 @@ export interface EventsTable {
 }
 
 /**
+ * An event committed with its move and not chained yet (PostgreSQL, when the chain was busy): the
+ * sequencer gives it its `seq` and hash, moves it to `toolgate_events` and deletes it here.
+ *
+ * @example
+ * const waiting = await ledger.db.selectFrom('toolgate_pending').select('id').execute();
+ */
+export interface PendingTable {
+  id: Generated<number>;
+  call_id: string;
+  session: string;
+  from_status: ToolCallStatus | null;
+  to_status: ToolCallStatus;
+  actor: string;
+  at: number;
+  reason: string | null;
+  record: string | null;
+}
+
+/**
  * One row per session: the principal of its first proposal owns it, for good.
  *
  * @example
@@ -123,4 +143,5 @@ export interface LedgerDatabase {
   toolgate_events: EventsTable;
   toolgate_sessions: SessionsTable;
   toolgate_chain: ChainTable;
+  toolgate_pending: PendingTable;
 }
