@@ -54,7 +54,9 @@ test('the server is killed while a transfer runs: after the restart the call is 
   await expect(call).toHaveAttribute('data-reason', 'interrupted');
   await expect(call.locator('[data-toolgate="reason"]')).toContainText('it may or may not have taken effect');
   // The model is told the truth, not that nothing happened.
-  await expect(playground.assistantTexts.last()).toContainText('The transfer did not go through: Error: the call to "transfer_funds" failed (interrupted)');
+  await expect(playground.assistantTexts.last()).toHaveText(
+    "I can't tell whether the transfer went through: the server stopped while the tool ran; it may or may not have taken effect. Check the wallet before you try again.",
+  );
   await playground.settled();
   await expect(moves(playground, 'awaiting_approval', 'executing')).toHaveCount(1);
 

@@ -58,3 +58,38 @@ test("a page tool runs in the browser's own gate beside the server's: its result
   await expect(playground.calls.nth(1)).toContainText('runs on the server');
   await expect(playground.status(1)).toHaveAttribute('data-status', 'committed');
 });
+
+test.describe('values are proposed as typed, and the gate refuses what the shop does not allow, with its reason', () => {
+  for (const [said, args, why] of [
+    ['send -20 dollars to alice@example.com', '{"to":"alice@example.com","amount_cents":-2000}', 'amount_cents must be >= 1 (got integer -2000)'],
+    ['send $20.505 to alice@example.com', '{"to":"alice@example.com","amount_cents":2050.5}', 'amount_cents must be integer (got number 2050.5)'],
+    ['send $1,000,000 to alice@example.com', '{"to":"alice@example.com","amount_cents":100000000}', 'amount_cents must be <= 50000 (got integer 100000000)'],
+    ['send 20 euros to alice@example.com', '{"to":"alice@example.com","amount_cents":2000,"currency":"EUR"}', 'currency is not an allowed property'],
+  ] as const) {
+    test(`"${said}" is refused, and nothing moves`, async ({ page, playground }) => {
+      await playground.say(said);
+      await playground.settled();
+      await expect(playground.calls.nth(0).getByLabel('Arguments')).toHaveText(args);
+      await expect(playground.status(0)).toHaveAttribute('data-status', 'rejected');
+      await expect(playground.status(0)).toHaveAttribute('data-reason', 'invalid_arguments');
+      await expect(playground.assistantTexts.last()).toHaveText(`The transfer did not go through: ${why}. Nothing was run.`);
+      await expect(page.getByTestId('wallet')).toHaveText('$100.00');
+      await playground.expectStateUnchanged();
+    });
+  }
+
+  for (const [said, quantity, why] of [
+    ['add -3 mugs', '-3', 'quantity must be >= 1 (got integer -3)'],
+    ['add 2.5 mugs', '2.5', 'quantity must be integer (got number 2.5)'],
+    ['add 1000000 mugs', '1000000', 'quantity must be <= 10 (got integer 1000000)'],
+  ] as const) {
+    test(`"${said}" proposes quantity ${quantity}, which is refused, and the cart is unchanged`, async ({ playground }) => {
+      await playground.say(said);
+      await playground.settled();
+      await expect(playground.calls.nth(0).getByLabel('Arguments')).toHaveText(`{"sku":"mug","quantity":${quantity}}`);
+      await expect(playground.status(0)).toHaveAttribute('data-status', 'rejected');
+      await expect(playground.assistantTexts.last()).toHaveText(`Nothing was added. Refused: ${why}. Nothing was run.`);
+      await playground.expectStateUnchanged();
+    });
+  }
+});

@@ -26,6 +26,35 @@ describe('readRequest: amounts', () => {
   });
 });
 
+describe('readRequest: amounts as typed, so that the gate can refuse them', () => {
+  it.each([
+    ['send -20 dollars to alice@example.com', -2000],
+    ['send $-20 to alice@example.com', -2000],
+    ['send -$20 to alice@example.com', -2000],
+    ['send minus 20 dollars to alice@example.com', -2000],
+    ['send $20.505 to alice@example.com', 2050.5],
+    ['send 0.001 dollars to alice@example.com', 0.1],
+    ['send $20.10 to alice@example.com', 2010],
+    ['send $0 to alice@example.com', 0],
+    ['send $1,000,000,000 to alice@example.com', 100_000_000_000],
+    ['send a million dollars to alice@example.com', 100_000_000],
+    ['send 2.5 cents to alice@example.com', 2.5],
+  ])('%s → %d cents', (text, cents) => {
+    expect(readRequest(text).amountCents).toBe(cents);
+  });
+
+  it.each([
+    ['send 20 euros to alice@example.com', 2000, 'EUR'],
+    ['send €20 to alice@example.com', 2000, 'EUR'],
+    ['send £5 to alice@example.com', 500, 'GBP'],
+    ['send 3 bitcoin to alice@example.com', 300, 'BTC'],
+    ['send 1000 yen to alice@example.com', 100_000, 'JPY'],
+    ['send 20 dollars to alice@example.com', 2000, undefined],
+  ])('%s → %d in %s', (text, cents, currency) => {
+    expect(readRequest(text)).toMatchObject({ amountCents: cents, currency });
+  });
+});
+
 describe('readRequest: addresses, ids and codes', () => {
   it('reads the email address without the sentence around it', () => {
     expect(readRequest('send 20 dollars to alice@example.com.').email).toBe('alice@example.com');
@@ -51,6 +80,13 @@ describe('readRequest: products and quantities', () => {
     ['add ten embroidered patches and 2x steel bottle', [{ sku: 'patch', quantity: 10 }, { sku: 'bottle', quantity: 2 }]],
     ['put twelve t-shirts in my cart', [{ sku: 'tee', quantity: 12 }]],
     ['add an enamel camp mug', [{ sku: 'mug', quantity: 1 }]],
+    ['add -3 mugs', [{ sku: 'mug', quantity: -3 }]],
+    ['add minus three mugs', [{ sku: 'mug', quantity: -3 }]],
+    ['add 2.5 mugs', [{ sku: 'mug', quantity: 2.5 }]],
+    ['add half a mug', [{ sku: 'mug', quantity: 0.5 }]],
+    ['add 0 mugs', [{ sku: 'mug', quantity: 0 }]],
+    ['add 1000000 mugs', [{ sku: 'mug', quantity: 1_000_000 }]],
+    ['add a dozen mugs', [{ sku: 'mug', quantity: 12 }]],
   ])('%s', (text, items) => {
     expect(readRequest(text).items).toEqual(items);
   });

@@ -13,6 +13,9 @@ export { readProposal, type Proposal, type ProposalReading } from './proposal/pr
 export {
   isTerminal,
   type ActiveCall,
+  type ApprovalState,
+  type InputChange,
+  type InputEdit,
   type CancelledCall,
   type CancelledCode,
   type CommittedCall,

@@ -10,6 +10,7 @@ import type { ReadonlyStore, ToolGate } from './gate/gate.ts';
 import { inputHash } from './call/input-hash.ts';
 import { DEFAULT_LIMITS } from './proposal/limits.ts';
 import { messageOf } from './call/pipeline.ts';
+import { partialStateProblem } from './call/partial-state.ts';
 import { readProposal } from './proposal/proposal.ts';
 import { isTerminal, type ProposalSource, type Reason, type RejectedCall, type SettledCall, type ToolCallRecord, type ToolCallStatus } from './call/record.ts';
 import { networkError, serverError } from './remote/server-error.ts';
@@ -92,6 +93,9 @@ export interface RemoteGate extends ToolGate {
 }
 
 // Calls are proposed where the model runs; a page asked to propose one says so.
+/** Events that move no status but carry a changed record: one approval of several, a person's edit. */
+const RECORD_NOTES: ReadonlySet<string> = new Set(['approved', 'edited']);
+
 const NOT_HERE =
   'this page mirrors a server gate and proposes no calls: the server proposes them (serverGate.propose), and the page shows each one once the server\'s event feed has it';
 
@@ -192,8 +196,9 @@ export function createRemoteGate<S = unknown>(options: RemoteGateOptions<S>): Re
       refused(`its commit threw here: ${messageOf(error)}`, error);
       return;
     }
-    if (!isPlainObject(partial)) {
-      refused('its commit did not return the partial next state as a plain object');
+    const problem = partialStateProblem(partial);
+    if (problem !== undefined) {
+      refused(`its ${problem}`);
       return;
     }
     try {
@@ -236,8 +241,8 @@ export function createRemoteGate<S = unknown>(options: RemoteGateOptions<S>): Re
     }
     seq = event.seq;
     audit.record(auditEventOf(event, record.name));
-    // A refusal leaves the call as it was.
-    if (refusal && current !== undefined) return;
+    // A refusal leaves the call as it was; an approval of several, or an edit, changes the record only.
+    if (refusal && current !== undefined && !RECORD_NOTES.has(event.reason?.code ?? '')) return;
     if (record.status === 'committed') commitToStore(record);
     put(record);
     publish([record.id]);
@@ -326,9 +331,11 @@ export function createRemoteGate<S = unknown>(options: RemoteGateOptions<S>): Re
         refuse(await serverError(response));
         return;
       }
-      await response.body?.cancel().catch(() => {});
-      // Accepted: the call's move ends the request. When it came first, the request is over now.
-      if (mine() && records.get(id)?.status !== sentAt) setRequest(id, undefined);
+      // Accepted: the call's move ends the request. When it came first, the request is over now; and
+      // an approval that others must follow moves nothing, so its answer ends it.
+      const answer: unknown = await response.json().catch(() => undefined);
+      const waitsForOthers = typeof answer === 'object' && answer !== null && typeof (answer as { left?: unknown }).left === 'number' && (answer as { left: number }).left > 0;
+      if (mine() && (waitsForOthers || records.get(id)?.status !== sentAt)) setRequest(id, undefined);
     })();
     return true;
   }
@@ -399,11 +406,13 @@ export function createRemoteGate<S = unknown>(options: RemoteGateOptions<S>): Re
       return isTerminal(call.status) ? Promise.resolve(call as SettledCall) : settled(call.id);
     },
     get: (id) => records.get(id),
-    approve(id) {
+    approve(id, edit) {
       const call = canSend(id, awaiting);
       if (call === undefined) return false;
       const shown = call.input;
-      return send(id, 'approve', async () => ({ inputHash: await inputHash(shown) }));
+      // The hash is of what the person was shown; the edit is what they want to run instead.
+      const edited = typeof edit === 'object' && edit !== null && Object.hasOwn(edit, 'input') ? { input: edit.input } : {};
+      return send(id, 'approve', async () => ({ inputHash: await inputHash(shown), ...edited }));
     },
     deny(id, reason) {
       if (canSend(id, awaiting) === undefined) return false;
@@ -455,10 +464,4 @@ function auditEventOf(event: FeedMove['event'], name: string): AuditEvent {
   const move = { callId: event.callId, name, from: event.from, to: event.to, at: event.at };
   // Refusal codes (stale, forbidden, …) are the server's; they are kept as sent.
   return event.reason === undefined ? move : { ...move, reason: event.reason as Reason };
-}
-
-function isPlainObject(value: unknown): value is object {
-  if (typeof value !== 'object' || value === null) return false;
-  const prototype = Object.getPrototypeOf(value) as unknown;
-  return prototype === Object.prototype || prototype === null;
 }

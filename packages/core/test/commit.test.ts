@@ -39,6 +39,7 @@ describe('commit returns a plain object', () => {
     ['a class instance', () => new Receipt()],
     ['null', () => null],
     ['a string', () => 'committed'],
+    ['a thenable object literal', () => ({ committed: ['x'], then: (resolve: (value: unknown) => void) => resolve({ committed: ['y'] }) })],
     ['a revoked Proxy', () => {
       const { proxy, revoke } = Proxy.revocable({}, {});
       revoke();
@@ -51,7 +52,7 @@ describe('commit returns a plain object', () => {
     const call = gate.propose({ id: 'a', name: 'w', arguments: '{}' });
     expect(call.status).toBe('failed');
     expect(call.reason?.code).toBe('commit_error');
-    expect(call.reason?.message).toMatch(/plain object/);
+    expect(call.reason?.message).toMatch(/plain object|not a thenable/);
     expect(store.getState()).toBe(before);
     expect(Object.keys(store.getState())).toEqual(['committed']);
   });

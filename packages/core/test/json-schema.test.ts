@@ -161,6 +161,23 @@ describe.each([...paths, ['validators generated at build time', undefined] as co
   });
 });
 
+describe.each(paths)('a draft-07 $ref stands alone with %s', (_name, jsonSchema) => {
+  it('does not let a sibling $id change the base URI its $ref resolves against', async () => {
+    const schema = {
+      $schema: DRAFT_07,
+      $id: 'http://localhost:1234/sibling_id/base/',
+      definitions: {
+        foo: { $id: 'http://localhost:1234/sibling_id/foo.json', type: 'string' },
+        base_foo: { $id: 'foo.json', type: 'number' },
+      },
+      type: 'object',
+      properties: { v: { allOf: [{ $id: 'http://localhost:1234/sibling_id/', $ref: 'foo.json' }] } },
+    } as JsonSchemaObject;
+    expect((await run(jsonSchema, schema, { v: 1 })).status).toBe('committed');
+    expect((await run(jsonSchema, schema, { v: 'a' })).reason?.issues).toEqual([{ path: '/v', keyword: 'type', message: 'must be number (got string "a")' }]);
+  });
+});
+
 describe('draft-07 tool schemas from an MCP server', () => {
   it("validates a Zod tuple the TypeScript SDK sends as draft-07 against the server's own meaning", async () => {
     const server = new McpServer({ name: 'plotter', version: '1.0.0' });
@@ -206,6 +223,19 @@ describe.each(paths)('issue paths are RFC 6901 pointers with %s', (_name, jsonSc
     expect((await run(jsonSchema, schema, { 'card#': '4242' })).reason?.issues).toEqual([
       { path: '/cvc~12', keyword: 'dependentRequired', message: 'is required when "card#" is present' },
     ]);
+  });
+
+  it('words a check on a property named $ref by its own schema, not as a reference', async () => {
+    const schema = { type: 'object', properties: { $ref: { type: 'string' } } } as const;
+    expect((await run(jsonSchema, schema, { $ref: 2 })).reason?.issues).toEqual([{ path: '/$ref', keyword: 'type', message: 'must be string (got integer 2)' }]);
+  });
+
+  it('names a failed contains once, at the array, rather than nothing or each item', async () => {
+    const schema = { type: 'object', properties: { list: { type: 'array', contains: { const: 5 } } } } as const;
+    const issues = (await run(jsonSchema, schema, { list: [1, 2] })).reason?.issues;
+    expect(issues).toHaveLength(1);
+    expect(issues?.[0]).toMatchObject({ path: '/list', keyword: 'contains' });
+    expect(issues?.[0]?.message).toMatch(/^must contain /);
   });
 
   it('words a check reached through $ref by what that check expects', async () => {

@@ -12,7 +12,7 @@ import {
 } from '../src/index.ts';
 
 const STATUSES: ToolCallStatus[] = ['pending', 'validated', 'awaiting_approval', 'executing', 'committed', 'cancelled', 'rejected', 'failed'];
-const REJECTED: RejectedCode[] = ['invalid_json', 'invalid_shape', 'unknown_tool', 'tool_unavailable', 'invalid_arguments', 'too_large', 'too_deep', 'unauthorized', 'truncated', 'id_conflict'];
+const REJECTED: RejectedCode[] = ['invalid_json', 'invalid_shape', 'unknown_tool', 'tool_unavailable', 'invalid_arguments', 'too_large', 'too_deep', 'unauthorized', 'truncated', 'id_conflict', 'budget_exceeded'];
 const CANCELLED: CancelledCode[] = ['tool_cancelled', 'user_cancelled', 'approval_denied', 'approval_expired', 'timeout'];
 const FAILED: FailedCode[] = ['tool_error', 'output_invalid', 'commit_error', 'interrupted'];
 
@@ -60,6 +60,7 @@ const EXPECTED = new Set([
   'validated→awaiting_approval',
   'validated→executing',
   'validated→rejected:unauthorized',
+  'validated→rejected:budget_exceeded',
   'validated→cancelled:user_cancelled',
   'awaiting_approval→executing',
   'awaiting_approval→cancelled:approval_denied',

@@ -127,21 +127,24 @@ describe('remote gate: the app store is written once per live commit (what only 
   });
 
   it('reports a commit that returns something other than a plain object (a Promise, an array)', async () => {
-    const answers: unknown[] = [Promise.resolve({}), [1]];
+    const answers: unknown[] = [Promise.resolve({}), [1], { then: (resolve: (value: unknown) => void) => resolve({}) }];
     const odd = defineTool({ name: 'charge', inputSchema: { type: 'object' }, execute: () => ({}), commit: () => answers.shift() as Partial<Shop> });
     const { server, gate, writes, log } = await connect(
       (s) => {
         s.call('c1', 'charge', input, 'executing');
         s.call('c2', 'charge', input, 'executing');
+        s.call('c3', 'charge', input, 'executing');
       },
       { gate: { tools: [odd] } },
     );
     server.moveTo('c1', 'committed', { output: receipt });
     server.moveTo('c2', 'committed', { output: receipt });
-    await until(gate, 'c2', 'committed');
+    server.moveTo('c3', 'committed', { output: receipt });
+    await until(gate, 'c3', 'committed');
     expect(writes).toHaveLength(0);
-    expect(log.messages()).toHaveLength(2);
-    expect(log.messages()[0]).toContain('its commit did not return the partial next state as a plain object');
+    expect(log.messages()).toHaveLength(3);
+    expect(log.messages()[2]).toContain('not a thenable');
+    expect(log.messages()[0]).toContain('its commit must return the partial next state as a plain object, not a Promise');
   });
 });
 

@@ -1,5 +1,6 @@
 import { SKUS } from '../shop/shop-store.ts';
 import type { ScriptedCall, ScriptedTurn } from './chat-chunks.ts';
+import { didNotGoThrough, whyNot } from './reply-reading.ts';
 
 /** How the previous turn's calls ended, as the model reads it from the tool messages. */
 export interface ToolReply {
@@ -50,7 +51,6 @@ const call = (view: ConversationView, index: number, name: string, args: unknown
   arguments: typeof args === 'string' ? args : JSON.stringify(args),
 });
 
-const firstLine = (text: string) => text.split('\n')[0] ?? text;
 
 /** A closing answer that reports one call's outcome the way a careful model would. */
 function closing(reply: ToolReply | undefined, success: (content: string) => string, otherwise: (reply: ToolReply) => string): ScriptedTurn {
@@ -88,7 +88,7 @@ export const SCENARIOS: readonly Scenario[] = [
         : closing(
             view.replies[0],
             (content) => `Done: order ${String(readJson(content).order_id)} is paid, ${dollars(readJson(content).amount_cents)} from your wallet.`,
-            (reply) => `The checkout did not go through: ${firstLine(reply.content)}`,
+            (reply) => didNotGoThrough('checkout', reply, 'Check your orders before you try again.'),
           ),
   },
   {
@@ -110,7 +110,7 @@ export const SCENARIOS: readonly Scenario[] = [
       return closing(
         reply,
         (content) => `Done: order ${String(readJson(content).order_id)} is paid, ${dollars(readJson(content).amount_cents)}.`,
-        (failed) => `The checkout did not go through: ${firstLine(failed.content)}`,
+        (failed) => didNotGoThrough('checkout', failed, 'Check your orders before you try again.'),
       );
     },
   },
@@ -142,7 +142,7 @@ export const SCENARIOS: readonly Scenario[] = [
         : closing(
             view.replies[0],
             () => 'STAFF100 is applied to your next checkout.',
-            (reply) => `The shop declined the coupon: ${/\(tool_cancelled\): ([^.]*)/.exec(reply.content)?.[1] ?? firstLine(reply.content)}. Nothing was changed.`,
+            (reply) => `The shop declined the coupon: ${whyNot(reply)}`,
           ),
   },
   {
@@ -156,7 +156,7 @@ export const SCENARIOS: readonly Scenario[] = [
         : closing(
             view.replies[0],
             (content) => `The earliest slot is ${String(readJson(content).slot)}.`,
-            (reply) => (reply.code === 'user_cancelled' ? 'Stopped the delivery search as you asked. Nothing was booked.' : `The search did not finish: ${firstLine(reply.content)}`),
+            (reply) => (reply.code === 'user_cancelled' ? 'Stopped the delivery search as you asked. Nothing was booked.' : `The search did not finish: ${whyNot(reply)}`),
           ),
   },
   {
@@ -173,7 +173,7 @@ export const SCENARIOS: readonly Scenario[] = [
         : closing(
             view.replies[0],
             (content) => `Sent ${dollars(readJson(content).amount_cents)} to ${String(readJson(content).to)} (${String(readJson(content).transfer_id)}).`,
-            (reply) => (reply.code === 'approval_denied' ? 'Understood, I did not send the money.' : `The transfer did not go through: ${firstLine(reply.content)}`),
+            (reply) => (reply.code === 'approval_denied' ? 'Understood, I did not send the money.' : didNotGoThrough('transfer', reply, 'Check the wallet before you try again.')),
           ),
   },
   {
@@ -224,7 +224,7 @@ export const SCENARIOS: readonly Scenario[] = [
         : closing(
             view.replies[0],
             (content) => `That is the ${String(readJson(content).name)}, ${String(readJson(content).price)}. It is on your screen now.`,
-            (reply) => `I could not show it: ${firstLine(reply.content)}`,
+            (reply) => `I could not show it: ${whyNot(reply)}`,
           ),
   },
   {

@@ -1,6 +1,7 @@
 import type {
   CancelledCode,
   FailedCode,
+  InputEdit,
   Issue,
   PendingCall,
   ProposalSource,
@@ -24,7 +25,7 @@ export type CallEvent =
   | { readonly type: 'preview'; readonly preview: unknown }
   | { readonly type: 'validate'; readonly input: unknown; readonly repairs?: readonly Repair[] }
   | { readonly type: 'await_approval' }
-  | { readonly type: 'execute' }
+  | { readonly type: 'execute'; readonly edit?: { readonly input: unknown; readonly edit: InputEdit } }
   | { readonly type: 'commit'; readonly output: unknown }
   | { readonly type: 'reject'; readonly reason: Reason<RejectedCode> }
   | { readonly type: 'cancel'; readonly reason: Reason<CancelledCode> }
@@ -63,7 +64,7 @@ export const ALLOWED_TRANSITIONS: Readonly<
   validated: {
     awaiting_approval: true,
     executing: true,
-    rejected: ['unauthorized'],
+    rejected: ['unauthorized', 'budget_exceeded'],
     cancelled: ['user_cancelled'],
   },
   awaiting_approval: {
@@ -110,6 +111,10 @@ export function transition(
       const repairs = event.repairs === undefined || event.repairs.length === 0 ? call.repairs : frozenRepairs(event.repairs);
       return record(call, 'validated', at, history, event.input, undefined, undefined, undefined, repairs);
     }
+    case 'execute':
+      if (event.edit === undefined) return record(call, to, at, history, call.input, undefined, undefined, undefined, call.repairs);
+      // A person's edit: the input that runs is theirs, and the record keeps what the model proposed.
+      return Object.freeze({ ...record(call, to, at, history, event.edit.input, undefined, undefined, undefined, call.repairs), edit: event.edit.edit });
     case 'commit':
       return record(call, 'committed', at, history, call.input, event.output, undefined, undefined, call.repairs);
     default:
@@ -156,7 +161,7 @@ function record(
 ): ToolCallRecord {
   // Frozen, as the input and output in it are (the pipeline snapshots them once, on the way in): a
   // record is a snapshot no one can change. `preview` is only a draft and stays as the reader made it.
-  return Object.freeze({
+  const next = {
     id: call.id,
     name: call.name,
     source: call.source,
@@ -172,7 +177,11 @@ function record(
     preview,
     repairs,
     evicted: false,
-  }) as ToolCallRecord;
+  } as { -readonly [K in keyof ToolCallRecord]: ToolCallRecord[K] };
+  // Only a server gate's calls carry these; the others keep the smaller shape.
+  if (call.approval !== undefined) next.approval = call.approval;
+  if (call.edit !== undefined) next.edit = call.edit;
+  return Object.freeze(next) as ToolCallRecord;
 }
 
 /**

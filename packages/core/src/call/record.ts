@@ -38,7 +38,8 @@ export type RejectedCode =
   | 'too_deep'
   | 'unauthorized'
   | 'truncated'
-  | 'id_conflict';
+  | 'id_conflict'
+  | 'budget_exceeded';
 
 /**
  * Why a call was stopped without an error.
@@ -148,6 +149,52 @@ interface RecordBase {
    * run again) but its `input` and `output` are no longer held.
    */
   readonly evicted: boolean;
+  /** Where the people deciding this call stand (a server gate's quorum, a budget that sent it to them). */
+  readonly approval?: ApprovalState;
+  /** Set when a person changed the input before approving: what the model proposed and what changed. */
+  readonly edit?: InputEdit;
+}
+
+/**
+ * Where the people deciding a call stand: how many distinct approvers it needs, who has approved
+ * (each of them the hash of the input they approved), how many are left, and the budget that sent
+ * it to a person, when one did.
+ *
+ * @example
+ * if (call.approval && call.approval.left > 0) show(`${call.approval.left} more approval(s) needed`);
+ */
+export interface ApprovalState {
+  readonly required: number;
+  readonly approvedBy: readonly { readonly principal: string; readonly at: number }[];
+  readonly left: number;
+  readonly overBudget?: { readonly budget: string; readonly message: string };
+}
+
+/**
+ * A person's edit of a call's input before approving it: the input the model proposed (the
+ * record's `input` is the one that ran), who changed it, and each value that changed.
+ *
+ * @example
+ * call.edit?.changes.map((change) => `${change.path}: ${JSON.stringify(change.from)} → ${JSON.stringify(change.to)}`);
+ */
+export interface InputEdit {
+  readonly proposed: unknown;
+  readonly by: string;
+  readonly at: number;
+  readonly changes: readonly InputChange[];
+}
+
+/**
+ * One value a person changed: its JSON Pointer path, the value before (absent when added) and after
+ * (absent when removed).
+ *
+ * @example
+ * const change: InputChange = { path: '/amount_cents', from: 250000, to: 200000 };
+ */
+export interface InputChange {
+  readonly path: string;
+  readonly from?: unknown;
+  readonly to?: unknown;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { StoreApi } from 'zustand/vanilla';
 import type { CallEvent } from '../call/machine.ts';
 import type { ToolCallRecord, ToolCallStatus } from '../call/record.ts';
+import { partialStateProblem } from '../call/partial-state.ts';
 import { messageOf } from '../call/text.ts';
 import type { ToolDefinition } from '../tool/tool.ts';
 
@@ -55,13 +56,8 @@ export function createStoreCommit<S>(init: StoreCommitInit<S>): StoreCommit {
     } catch (error) {
       return fail(id, `commit threw: ${messageOf(error)}`);
     }
-    let plain: boolean;
-    try {
-      plain = isPlainObject(partial);
-    } catch (error) {
-      return fail(id, `commit must return the partial next state as a plain object; what it returned cannot be read: ${messageOf(error)}`);
-    }
-    if (!plain) return fail(id, `commit must return the partial next state as a plain object, not ${kindOf(partial)}`);
+    const problem = partialStateProblem(partial);
+    if (problem !== undefined) return fail(id, problem);
     // `commit` is app code: it may have cancelled the call itself.
     if (status(id) !== 'executing') return undefined;
     // From here the store is written: a cancel of this call is refused until the call is
@@ -85,23 +81,4 @@ export function createStoreCommit<S>(init: StoreCommitInit<S>): StoreCommit {
   }
 
   return { commit, committing: (id) => committing.has(id) };
-}
-
-/** Whether `value` is an object literal (or has no prototype), as a partial state must be. */
-function isPlainObject(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  const proto: unknown = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
-
-function kindOf(value: unknown): string {
-  if (value === null) return 'null';
-  if (typeof value !== 'object') return `a ${typeof value}`;
-  try {
-    if (Array.isArray(value)) return 'an array';
-    const name: unknown = (value as { constructor?: { name?: unknown } }).constructor?.name;
-    return typeof name === 'string' && name !== '' ? `a ${name}` : 'an object with a prototype';
-  } catch {
-    return 'an object that cannot be read';
-  }
 }

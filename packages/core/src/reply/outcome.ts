@@ -1,4 +1,4 @@
-import type { SettledCall } from '../call/record.ts';
+import type { InputEdit, SettledCall } from '../call/record.ts';
 import { textOf } from '../call/text.ts';
 
 /**
@@ -11,6 +11,11 @@ import { textOf } from '../call/text.ts';
  * // 'Error: the call to "charge" was rejected (invalid_arguments). Nothing was run.\n- /amount_cents: must be integer (got string "12.50")\nCorrect these arguments and call "charge" again.'
  */
 export function outcomeText(call: SettledCall): string {
+  if (call.edit === undefined) return statusText(call);
+  return `${editText(call.name, call.edit)}\n${statusText(call)}`;
+}
+
+function statusText(call: SettledCall): string {
   if (call.status === 'committed') return outputText(call.output);
   const tool = `"${call.name || '(no name)'}"`;
   switch (call.status) {
@@ -49,7 +54,18 @@ const REJECTED_NEXT = {
   unauthorized: 'Do not retry this call unless the user asks.',
   truncated: 'Your output hit its length limit; call $tool again with shorter arguments.',
   id_conflict: 'Each tool call needs an id of its own; call $tool again with a new id.',
+  budget_exceeded: 'Do not retry this call as it is; ask the user, or wait until the budget has room.',
 } as const;
+
+/**
+ * What the model reads first about a call a person edited before approving: each value they
+ * changed, so that the model neither assumes its own input ran nor proposes the original again.
+ */
+function editText(name: string, edit: InputEdit): string {
+  const shown = (value: unknown) => (value === undefined ? '(absent)' : (JSON.stringify(value) ?? textOf(value)));
+  const lines = edit.changes.map((change) => `- ${change.path || '(input)'}: ${shown(change.from)} → ${shown(change.to)}`);
+  return `A person (${edit.by}) changed the input of "${name || '(no name)'}" before approving it; it ran with their values, not yours:\n${lines.join('\n')}\nDo not call it again with the original values.`;
+}
 
 /**
  * A committed output as text: strings as they are, anything else as JSON.

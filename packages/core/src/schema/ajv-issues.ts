@@ -32,14 +32,15 @@ export interface AjvError {
 }
 
 /**
- * Turns Ajv's errors into toolgate issues: one per offending value, a failed `anyOf`/`oneOf`
+ * Turns Ajv's errors into toolgate issues: one per offending value, a failed `anyOf`/`oneOf`/`contains`
  * summarised once rather than branch by branch.
  *
  * @example
  * if (!validate(value)) return { ok: false, issues: ajvIssues(validate.errors ?? []) };
  */
 export function ajvIssues(errors: readonly AjvError[]): Issue[] {
-  const summarised = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.schemaPath + '/');
+  // No single item had to match `contains`: what each item failed is not the issue.
+  const summarised = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf' || e.keyword === 'contains').map((e) => e.schemaPath + '/');
   const issues: Issue[] = [];
   for (const error of errors) {
     if (error.keyword === 'if') continue;

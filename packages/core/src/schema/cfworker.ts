@@ -1,7 +1,7 @@
 import { dereference, validate, type OutputUnit, type Schema, type SchemaDraft } from '@cfworker/json-schema';
 import type { Issue } from '../call/record.ts';
 import { escapePointer, toIssue, valueAt, type JsonSchemaCompiler, type JsonSchemaCompilerOptions, type ValidationResult } from './schema.ts';
-import { jsonSchemaDialect } from './dialect.ts';
+import { draft07RefsAlone, jsonSchemaDialect } from './dialect.ts';
 
 // Keywords that only say "something below me failed"; the failure below is reported on its own.
 const WRAPPERS = new Set([
@@ -13,7 +13,6 @@ const WRAPPERS = new Set([
   'prefixItems',
   'additionalItems',
   'unevaluatedItems',
-  'contains',
   'dependentSchemas',
   '$ref',
   '$recursiveRef',
@@ -22,6 +21,9 @@ const WRAPPERS = new Set([
   'then',
   'else',
 ]);
+
+// Keywords whose value maps names to schemas.
+const NAME_MAPS = new Set(['properties', 'patternProperties', 'definitions', '$defs', 'dependentSchemas', 'dependencies']);
 
 type Lookup = Record<string, Schema | boolean>;
 
@@ -37,7 +39,9 @@ export function createCfworkerJsonSchema(options: JsonSchemaCompilerOptions = {}
   const known = options.schemas ?? {};
   return (schema) => {
     const draft: SchemaDraft = jsonSchemaDialect(schema, known) === 'draft-07' ? '7' : '2020-12';
-    const root = schema as Schema;
+    // The library ignores a draft-07 `$ref`'s sibling keywords when it validates, but still lets a
+    // sibling `$id` change the base URI the `$ref` resolves against; draft-07 ignores them all.
+    const root = (draft === '7' && typeof schema === 'object' ? draft07RefsAlone(schema) : schema) as Schema;
     const lookup = dereference(root) as Lookup;
     const own = Object.values(lookup);
     // As the library's own `Validator.addSchema` registers a schema under a URI.
@@ -68,7 +72,9 @@ export function createCfworkerJsonSchema(options: JsonSchemaCompilerOptions = {}
 export const cfworkerJsonSchema: JsonSchemaCompiler = createCfworkerJsonSchema();
 
 function toIssues(errors: readonly OutputUnit[], root: Schema, lookup: Lookup, value: unknown): Issue[] {
-  const summarised = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.keywordLocation + '/');
+  // A failed `anyOf`, `oneOf` or `contains` is one issue: what each branch or item failed says
+  // nothing a person can act on (no single item had to match `contains`).
+  const summarised = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf' || e.keyword === 'contains').map((e) => e.keywordLocation + '/');
   const issues: Issue[] = [];
   for (const error of errors) {
     if (WRAPPERS.has(error.keyword)) continue;
@@ -120,10 +126,15 @@ function schemaAt(root: Schema, lookup: Lookup, location: string): { parent?: Re
     .map((segment) => decodeURIComponent(segment).replace(/~1/g, '/').replace(/~0/g, '~'));
   const keyword = segments.pop();
   let node: unknown = root;
+  let named = false;
   for (const segment of segments) {
     if (typeof node !== 'object' || node === null) return {};
     const schema = node as Schema;
-    if (segment === '$ref' && !Array.isArray(node)) node = lookup[schema.__absolute_ref__ ?? String(schema.$ref)];
+    // Below `properties` (and the other maps of names) a segment is a name: a property named
+    // `$ref` is not a reference.
+    const isName: boolean = named;
+    named = !isName && NAME_MAPS.has(segment);
+    if (!isName && segment === '$ref' && !Array.isArray(node)) node = lookup[schema.__absolute_ref__ ?? String(schema.$ref)];
     else if (segment === '$recursiveRef') return {};
     else node = Object.hasOwn(node, segment) ? (node as Record<string, unknown>)[segment] : undefined;
   }

@@ -222,6 +222,7 @@ const WORDING: Readonly<Record<string, string>> = {
   unevaluatedProperties: 'is not an allowed property',
   false: 'is not an allowed property',
   not: 'must not match the excluded schema',
+  contains: 'must contain an item that matches its schema',
   uniqueItems: 'must not contain duplicate items',
   minimum: 'must be >= #',
   maximum: 'must be <= #',

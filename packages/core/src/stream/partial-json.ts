@@ -1,3 +1,6 @@
+import { createJsonContainers, type JsonContainers } from './json-containers.ts';
+import { createJsonString, type JsonString } from './json-string.ts';
+
 /**
  * How far a {@link PartialJson} has read:
  * - `empty`: nothing but whitespace yet;
@@ -46,18 +49,27 @@ const enum Mode {
   Stopped,
 }
 
-interface Frame {
-  readonly array: boolean;
-  readonly value: Record<string, unknown> | unknown[];
-  /** For objects: the key whose value is being read, once its colon has been seen. */
-  key: string | undefined;
-  /** How many values it holds, so that `{}` and `[]` close but `{"a":1,}` and `[1,]` do not. */
-  size: number;
-}
-
 const NOTHING: unique symbol = Symbol('nothing');
 const LITERALS = ['true', 'false', 'null'] as const;
 const LITERAL_VALUES = [true, false, null] as const;
+
+/** Everything one reader knows: where the state machine is, and the parts it reads with. */
+interface Reader {
+  mode: Mode;
+  state: PartialJsonState;
+  root: unknown;
+  readonly containers: JsonContainers;
+  readonly text: JsonString;
+  /** The string being read is a key. */
+  textIsKey: boolean;
+  /** The number being read. */
+  digits: string;
+  literal: number;
+  literalAt: number;
+  cached: unknown;
+  /** Text arrived since the last preview. */
+  fresh: boolean;
+}
 
 /**
  * Creates an incremental reader for one JSON value arriving in fragments, with a live preview
@@ -72,292 +84,177 @@ const LITERAL_VALUES = [true, false, null] as const;
  * json.state();   // 'complete'
  */
 export function createPartialJson(options: { readonly maxDepth?: number } = {}): PartialJson {
-  const maxDepth = options.maxDepth ?? 64;
-  const stack: Frame[] = [];
-  let mode = Mode.Value;
-  let state: PartialJsonState = 'empty';
-  let root: unknown = NOTHING;
-  // The string being read (a key or a value) is kept as the text it arrived in; escapes are decoded
-  // by JSON.parse when the string ends or a preview needs it, so each character is decoded once.
-  /** The decoded start of the string (without `carry`). */
-  let decoded = '';
-  /** A high surrogate at the end of what was decoded, held back until its low half comes. */
-  let carry = '';
-  /** The text after `decoded`, still escaped. */
-  let pending = '';
-  /** The string so far ends in an odd run of backslashes, so the next character is escaped. */
-  let oddBackslashes = false;
-  let textIsKey = false;
-  /** The number being read. */
-  let digits = '';
-  let literal = 0;
-  let literalAt = 0;
-  let cached: unknown = undefined;
-  let fresh = true;
+  const reader: Reader = {
+    mode: Mode.Value,
+    state: 'empty',
+    root: NOTHING,
+    containers: createJsonContainers(options.maxDepth ?? 64),
+    text: createJsonString(),
+    textIsKey: false,
+    digits: '',
+    literal: 0,
+    literalAt: 0,
+    cached: undefined,
+    fresh: true,
+  };
+  return { push: (fragment) => push(reader, fragment), preview: () => preview(reader), state: () => reader.state };
+}
 
-  function emit(value: unknown): void {
-    const top = stack[stack.length - 1];
-    if (top === undefined) {
-      root = value;
-      mode = Mode.Done;
-      state = 'complete';
-      return;
-    }
-    if (top.array) (top.value as unknown[]).push(value);
-    else setKey(top.value as Record<string, unknown>, top.key as string, value);
-    top.key = undefined;
-    top.size++;
-    mode = Mode.AfterValue;
-  }
-
-  function open(array: boolean): void {
-    if (stack.length >= maxDepth) {
-      mode = Mode.Stopped;
-      state = 'too_deep';
-      return;
-    }
-    stack.push({ array, value: array ? [] : {}, key: undefined, size: 0 });
-    state = 'open';
-    mode = array ? Mode.Value : Mode.Key;
-  }
-
-  function close(array: boolean): boolean {
-    const top = stack[stack.length - 1];
-    if (top === undefined || top.array !== array) return false;
-    stack.pop();
-    emit(top.value);
-    return true;
-  }
-
-  function fail(): void {
-    mode = Mode.Stopped;
-    state = 'invalid';
-  }
-
-  /** The whole string, decoded; `undefined` when its escapes are not valid JSON. */
-  function endString(): string | undefined {
-    const tail = pending.includes('\\') ? decode(pending) : pending;
-    if (tail === undefined) return undefined;
-    const value = decoded === '' && carry === '' ? tail : decoded + carry + tail;
-    decoded = '';
-    carry = '';
-    pending = '';
-    oddBackslashes = false;
-    return value;
-  }
-
-  function push(fragment: string): void {
-    if (fragment.length === 0 || mode === Mode.Stopped) return;
-    fresh = true;
-    const n = fragment.length;
-    let i = 0;
-    while (i < n) {
-      switch (mode) {
-        case Mode.Str: {
-          // indexOf jumps from quote to quote natively; a quote after an odd run of backslashes
-          // is escaped. Escapes themselves are left for JSON.parse to decode.
-          let end = -1;
-          for (let j = i; ; ) {
-            const q = fragment.indexOf('"', j);
-            if (q === -1) break;
-            let k = q - 1;
-            while (k >= i && fragment.charCodeAt(k) === 92) k--;
-            if ((q - 1 - k + (k < i && oddBackslashes ? 1 : 0)) % 2 === 0) {
-              end = q;
-              break;
-            }
-            j = q + 1;
-          }
-          if (end === -1) {
-            let k = n - 1;
-            while (k >= i && fragment.charCodeAt(k) === 92) k--;
-            const odd = (n - 1 - k) % 2 === 1;
-            oddBackslashes = k < i ? odd !== oddBackslashes : odd;
-            pending += i === 0 ? fragment : fragment.slice(i);
-            return;
-          }
-          if (end > i) pending += fragment.slice(i, end);
-          i = end + 1;
-          const value = endString();
-          if (value === undefined) fail();
-          else if (textIsKey) {
-            (stack[stack.length - 1] as Frame).key = value;
-            mode = Mode.AfterKey;
-          } else emit(value);
-          continue;
-        }
-        case Mode.Num: {
-          let j = i;
-          while (j < n && isNumberChar(fragment.charCodeAt(j))) j++;
-          digits += fragment.slice(i, j);
-          if (j === n) return;
-          i = j;
-          const value = Number(digits);
-          digits = '';
-          if (!isJsonNumber(value)) {
-            fail();
-            continue;
-          }
-          emit(value);
-          continue;
-        }
-        case Mode.Literal: {
-          const word = LITERALS[literal] as string;
-          if (fragment.charCodeAt(i) !== word.charCodeAt(literalAt)) {
-            fail();
-            continue;
-          }
-          i++;
-          if (++literalAt === word.length) emit(LITERAL_VALUES[literal]);
-          continue;
-        }
-        default:
-          break;
-      }
+function push(r: Reader, fragment: string): void {
+  if (fragment.length === 0 || r.mode === Mode.Stopped) return;
+  r.fresh = true;
+  const n = fragment.length;
+  let i = 0;
+  while (i < n) {
+    const mode = r.mode;
+    if (mode === Mode.Str) i = readString(r, fragment, i);
+    else if (mode === Mode.Num) i = readNumber(r, fragment, i);
+    else if (mode === Mode.Literal) i = readLiteral(r, fragment, i);
+    else {
       const c = fragment.charCodeAt(i++);
       if (c === 32 || c === 10 || c === 13 || c === 9) continue;
       switch (mode) {
         case Mode.Value:
-          startValue(c);
+          startValue(r, c);
           break;
         case Mode.Key:
           if (c === 34) {
-            mode = Mode.Str;
-            textIsKey = true;
-          } else if (c !== 125 || stack[stack.length - 1]?.size !== 0 || !close(false)) fail();
+            r.mode = Mode.Str;
+            r.textIsKey = true;
+          } else if (c !== 125 || r.containers.innermost()?.size !== 0 || !close(r, false)) fail(r);
           break;
         case Mode.AfterKey:
-          if (c === 58) mode = Mode.Value;
-          else fail();
+          if (c === 58) r.mode = Mode.Value;
+          else fail(r);
           break;
-        case Mode.AfterValue: {
-          const top = stack[stack.length - 1] as Frame;
-          if (c === 44) mode = top.array ? Mode.Value : Mode.Key;
-          else if (c === 93 || c === 125) {
-            if (!close(c === 93)) fail();
-          } else fail();
+        case Mode.AfterValue:
+          if (c === 44) r.mode = r.containers.innermost()?.array === true ? Mode.Value : Mode.Key;
+          else if ((c !== 93 && c !== 125) || !close(r, c === 93)) fail(r);
           break;
-        }
-        case Mode.Done:
-          mode = Mode.Stopped;
-          state = 'trailing';
+        default:
+          // Done: a second value, prose or a code fence after the first.
+          r.mode = Mode.Stopped;
+          r.state = 'trailing';
           return;
       }
     }
+    // A step above may have stopped reading; TypeScript still holds the check at the top.
+    if ((r.mode as Mode) === Mode.Stopped) return;
   }
-
-  function startValue(c: number): void {
-    if (state === 'empty') state = 'open';
-    if (c === 34) {
-      mode = Mode.Str;
-      textIsKey = false;
-    } else if (c === 123) open(false);
-    else if (c === 91) open(true);
-    else if (c === 93 && stack[stack.length - 1]?.array === true && stack[stack.length - 1]?.size === 0) close(true);
-    else if (c === 45 || (c >= 48 && c <= 57)) {
-      mode = Mode.Num;
-      digits = String.fromCharCode(c);
-    } else if (c === 116 || c === 102 || c === 110) {
-      mode = Mode.Literal;
-      literal = c === 116 ? 0 : c === 102 ? 1 : 2;
-      literalAt = 1;
-    } else fail();
-  }
-
-  /** The value being read at the innermost level, if it can be shown yet. */
-  function openScalar(): unknown {
-    if (mode === Mode.Str) return textIsKey ? NOTHING : openString();
-    if (mode === Mode.Num) {
-      const value = Number(digits);
-      return isJsonNumber(value) ? value : NOTHING;
-    }
-    return NOTHING;
-  }
-
-  /**
-   * The open string decoded as far as its escapes are whole, never ending in half a character.
-   * Only the text since the last preview is decoded and looked at: reading the end of `decoded`
-   * itself would flatten the whole string on every preview.
-   */
-  function openString(): unknown {
-    let piece: string | undefined = pending;
-    if (pending.includes('\\')) {
-      const hold = unfinishedEscape(pending, oddBackslashes);
-      piece = decode(pending.slice(0, pending.length - hold));
-      if (piece === undefined) return NOTHING;
-      pending = pending.slice(pending.length - hold);
-    } else pending = '';
-    if (piece !== '') {
-      piece = carry + piece;
-      const last = piece.charCodeAt(piece.length - 1);
-      carry = last >= 0xd800 && last <= 0xdbff ? piece.slice(-1) : '';
-      decoded += carry === '' ? piece : piece.slice(0, -1);
-    }
-    return decoded;
-  }
-
-  function preview(): unknown {
-    if (!fresh) return cached;
-    fresh = false;
-    if (root !== NOTHING) {
-      cached = root;
-      return cached;
-    }
-    // Only the containers still open can change, so only they are copied; everything finished
-    // inside them is shared with the previous preview.
-    let child: unknown = state === 'invalid' || state === 'too_deep' ? NOTHING : openScalar();
-    for (let level = stack.length - 1; level >= 0; level--) {
-      const frame = stack[level] as Frame;
-      if (frame.array) {
-        const copy = (frame.value as unknown[]).slice();
-        if (child !== NOTHING) copy.push(child);
-        child = copy;
-      } else {
-        const copy = { ...(frame.value as Record<string, unknown>) };
-        if (child !== NOTHING && frame.key !== undefined) setKey(copy, frame.key, child);
-        child = copy;
-      }
-    }
-    cached = child === NOTHING ? undefined : child;
-    return cached;
-  }
-
-  return { push, preview, state: () => state };
 }
 
-/** Sets a key the way `JSON.parse` does: `__proto__` becomes an own property, never the prototype. */
-function setKey(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
+/** Reads a string's text; answers where reading goes on (past the fragment while the string is open). */
+function readString(r: Reader, fragment: string, from: number): number {
+  const end = r.text.read(fragment, from);
+  if (end === -1) return fragment.length;
+  const value = r.text.finish();
+  if (value === undefined) fail(r);
+  else if (r.textIsKey) {
+    r.containers.setKey(value);
+    r.mode = Mode.AfterKey;
+  } else emit(r, value);
+  return end + 1;
 }
 
-/** How many characters at the end of `text` are an escape that has not finished arriving. */
-function unfinishedEscape(text: string, oddBackslashes: boolean): number {
-  if (oddBackslashes) return 1;
-  // A \u escape with fewer than four hex digits so far, whose backslash is not itself escaped.
-  for (let digits = 0; digits <= 3; digits++) {
-    const at = text.length - 2 - digits;
-    if (at < 0) break;
-    if (text.charCodeAt(at) !== 92 || text.charCodeAt(at + 1) !== 117) continue;
-    let k = at;
-    while (k >= 0 && text.charCodeAt(k) === 92) k--;
-    if ((at - k) % 2 === 1) return digits + 2;
-  }
-  return 0;
+function readNumber(r: Reader, fragment: string, from: number): number {
+  const n = fragment.length;
+  let j = from;
+  while (j < n && isNumberChar(fragment.charCodeAt(j))) j++;
+  r.digits += fragment.slice(from, j);
+  if (j === n) return n;
+  const value = Number(r.digits);
+  r.digits = '';
+  if (Number.isFinite(value)) emit(r, value);
+  else fail(r);
+  return j;
 }
 
-function decode(escapedText: string): string | undefined {
-  try {
-    return JSON.parse(`"${escapedText}"`) as string;
-  } catch {
-    return undefined;
+function readLiteral(r: Reader, fragment: string, at: number): number {
+  const word = LITERALS[r.literal] as string;
+  if (fragment.charCodeAt(at) !== word.charCodeAt(r.literalAt)) {
+    fail(r);
+    return at;
   }
+  if (++r.literalAt === word.length) emit(r, LITERAL_VALUES[r.literal]);
+  return at + 1;
+}
+
+function startValue(r: Reader, c: number): void {
+  if (r.state === 'empty') r.state = 'open';
+  if (c === 34) {
+    r.mode = Mode.Str;
+    r.textIsKey = false;
+  } else if (c === 123 || c === 91) open(r, c === 91);
+  else if (c === 93 && isEmptyArray(r.containers.innermost())) close(r, true);
+  else if (c === 45 || (c >= 48 && c <= 57)) {
+    r.mode = Mode.Num;
+    r.digits = String.fromCharCode(c);
+  } else if (c === 116 || c === 102 || c === 110) {
+    r.mode = Mode.Literal;
+    r.literal = c === 116 ? 0 : c === 102 ? 1 : 2;
+    r.literalAt = 1;
+  } else fail(r);
+}
+
+function emit(r: Reader, value: unknown): void {
+  if (r.containers.add(value)) {
+    r.mode = Mode.AfterValue;
+    return;
+  }
+  r.root = value;
+  r.mode = Mode.Done;
+  r.state = 'complete';
+}
+
+function open(r: Reader, array: boolean): void {
+  if (!r.containers.open(array)) {
+    r.mode = Mode.Stopped;
+    r.state = 'too_deep';
+    return;
+  }
+  r.state = 'open';
+  r.mode = array ? Mode.Value : Mode.Key;
+}
+
+function close(r: Reader, array: boolean): boolean {
+  const closed = r.containers.close(array, NOTHING);
+  if (closed === NOTHING) return false;
+  emit(r, closed);
+  return true;
+}
+
+function fail(r: Reader): void {
+  r.mode = Mode.Stopped;
+  r.state = 'invalid';
+}
+
+function preview(r: Reader): unknown {
+  if (!r.fresh) return r.cached;
+  r.fresh = false;
+  if (r.root !== NOTHING) {
+    r.cached = r.root;
+    return r.cached;
+  }
+  const child = r.state === 'invalid' || r.state === 'too_deep' ? NOTHING : openScalar(r);
+  const shown = r.containers.snapshot(child, NOTHING);
+  r.cached = shown === NOTHING ? undefined : shown;
+  return r.cached;
+}
+
+/** The value being read at the innermost level, if it can be shown yet. */
+function openScalar(r: Reader): unknown {
+  if (r.mode === Mode.Str) return r.textIsKey ? NOTHING : (r.text.preview() ?? NOTHING);
+  if (r.mode === Mode.Num) {
+    const value = Number(r.digits);
+    return Number.isFinite(value) ? value : NOTHING;
+  }
+  return NOTHING;
+}
+
+function isEmptyArray(container: { readonly array: boolean; readonly size: number } | undefined): boolean {
+  return container !== undefined && container.array && container.size === 0;
 }
 
 function isNumberChar(c: number): boolean {
   return (c >= 48 && c <= 57) || c === 46 || c === 101 || c === 69 || c === 43 || c === 45;
-}
-
-function isJsonNumber(value: number): boolean {
-  return Number.isFinite(value);
 }

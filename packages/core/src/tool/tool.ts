@@ -139,6 +139,13 @@ export interface ToolDefinition<I = any, O = any, S = any, N extends string = st
    * they commit with the call's `committed` record or not at all, and a crash re-runs it.
    */
   readonly transactional?: boolean;
+  /**
+   * On the server gate: how many distinct approvers (each allowed by `canApprove`) must approve the
+   * same input before the call runs (default 1); one denial ends it. More than one implies
+   * `needsApproval: true` unless `needsApproval` says otherwise. The browser gate has one person and
+   * asks once.
+   */
+  readonly approvals?: number;
 }
 
 /**
@@ -177,6 +184,7 @@ export interface ToolConfig<Schema extends ToolSchema, O, S = any, N extends str
   readonly repair?: readonly RepairKind[];
   readonly idempotent?: boolean;
   readonly transactional?: boolean;
+  readonly approvals?: number;
 }
 
 /**
@@ -217,6 +225,10 @@ export function defineTool<const Schema extends ToolSchema, O, S = any, const N 
   if (config.timeoutMs !== undefined && !(Number.isFinite(config.timeoutMs) && config.timeoutMs > 0)) {
     throw new TypeError(`${where}: \`timeoutMs\` must be a positive number of milliseconds.`);
   }
+  if (config.approvals !== undefined && !(Number.isInteger(config.approvals) && config.approvals >= 1)) {
+    throw new TypeError(`${where}: \`approvals\` must be a whole number of approvers, 1 or more (got ${String(config.approvals)}).`);
+  }
+  if (config.approvals !== undefined && config.approvals > 1 && config.needsApproval === undefined) return Object.freeze({ ...config, needsApproval: true });
   return Object.freeze({ ...config });
 }
 

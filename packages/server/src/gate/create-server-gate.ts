@@ -3,6 +3,8 @@ import { ajvJsonSchema, createPipeline, isTerminal, toolResult, type Pipeline, t
 import { createTail, type Tail } from '../feed/feed.ts';
 import { eventsOf, openSessionFeed } from '../feed/session-feed.ts';
 import { createLedgerKeeper } from '../keeper/ledger-keeper.ts';
+import { createAdmission } from '../policy/admission.ts';
+import { checkBudgets } from '../policy/budget.ts';
 import { approve, cancel, deny } from './decisions.ts';
 import { createFollower } from './follower.ts';
 import type { GateParts } from './parts.ts';
@@ -117,6 +119,9 @@ function assemble(options: ServerGateOptions): GateParts & { readonly tail: Tail
   const { ledger } = options;
   const settings = gateSettings(options);
   const tools = createToolSet(options.tools, options.jsonSchema ?? ajvJsonSchema);
+  const budgets = checkBudgets(options.budgets);
+  const approvalsOf = (name: string, id: string) => tools.entry(name, id)?.tool.approvals ?? 1;
+  const admit = createAdmission({ ledger, clock: settings.clock, budgets, approvalsOf });
   const waiters = createWaiters();
   const keeper = createLedgerKeeper({
     ledger,
@@ -126,6 +131,7 @@ function assemble(options: ServerGateOptions): GateParts & { readonly tail: Tail
     instance: settings.instance,
     onError: settings.onError,
     newKey: () => randomUUID(),
+    admit,
     transactional: (name, id) => tools.entry(name, id)?.tool.transactional === true,
     onMoveFailed: (id, error) => waiters.failed(id, error) || settings.onError(error),
     onTaken: (id) => waiters.taken(id),
@@ -144,5 +150,6 @@ function assemble(options: ServerGateOptions): GateParts & { readonly tail: Tail
   const tail = createTail(ledger, settings.onError);
   const follower = createFollower({ ledger, tail, keeper, pipeline, waiters, ended: tools.unpin, onError: settings.onError });
   const sessions = createSessions(ledger, settings);
-  return { options, settings, ledger, tools, keeper, pipeline, waiters, follower, sessions, life: { closed: false }, tail };
+  const policy = { ledger, keeper, clock: settings.clock, budgets, approvalsOf };
+  return { options, settings, ledger, tools, keeper, pipeline, waiters, follower, sessions, policy, life: { closed: false }, tail };
 }

@@ -189,7 +189,7 @@ export function hashProposal(reading: Reading, limits: Limits): string {
   if (!reading.ok) said = `unreadable:${reading.reason.code}:${reading.name ?? ''}`;
   else {
     const args = reading.proposal.arguments;
-    if (typeof args === 'string') said = args.length > limits.maxArgumentChars ? `too_large:${args.length}:${args.slice(0, 1024)}` : args;
+    if (typeof args === 'string') said = args.length > limits.maxArgumentChars ? `too_large:${args.length}:${args.slice(0, 1024)}` : canonicalText(args, limits);
     else if (args === undefined) said = '';
     else {
       const copied = copyValue(args, limits);
@@ -198,6 +198,20 @@ export function hashProposal(reading: Reading, limits: Limits): string {
     said = `${reading.proposal.name}\u0000${said}`;
   }
   return createHash('sha256').update(said).digest('hex');
+}
+
+// Equal JSON values are one call: text that parses is hashed as its canonical JSON, so another
+// key order or spacing (or the same value sent as an object) is not a conflict. Text that does not
+// parse, or that the gate would refuse (too deep, `__proto__`, …), is hashed as sent.
+function canonicalText(text: string, limits: Limits): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  const copied = copyValue(parsed, limits);
+  return copied.kind === 'ok' ? canonicalJson(copied.value) : text;
 }
 
 function conflictRecord(original: ToolCallRecord, message: string, at: number): ToolCallRecord {

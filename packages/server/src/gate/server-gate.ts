@@ -11,6 +11,7 @@ import type {
   ToolResultFormat,
   ToolResultFormats,
 } from '@toolgate/core';
+import type { Budget } from '../policy/budget.ts';
 import type { Decision } from './decision.ts';
 import type { ReadScope } from './read-scope.ts';
 import type { Ledger, LedgerEvent, LedgerMove } from '../ledger/ledger.ts';
@@ -70,6 +71,12 @@ export interface ServerGateOptions {
   readonly generateId?: () => string;
   /** Run `recover()` on start and every `leaseMs` (default true). */
   readonly recover?: boolean;
+  /**
+   * Limits on what calls may take in a rolling window (money, emails, calls), decided in the
+   * ledger transaction that starts a call or sends it to a person; see {@link Budget}. Checked at
+   * start: a mistake throws.
+   */
+  readonly budgets?: readonly Budget[];
 }
 
 /**
@@ -158,8 +165,15 @@ export interface ServerGate<Tools extends readonly ToolDefinition<any, any, any>
    * any call to anyone: for trusted server code only, never with an id a client sent.
    */
   readonly get: (id: string, scope?: ReadScope) => Promise<ToolCallRecord | undefined>;
-  /** Runs a call that awaits approval, if `inputHash` is the hash of the input it holds. */
-  readonly approve: (id: string, options: { readonly principal: string; readonly inputHash: string }) => Promise<Decision>;
+  /**
+   * Approves a call that awaits approval, if `inputHash` is the hash of the input it holds (what the
+   * person was shown); it runs once the last approver its tool needs (`approvals`) has approved.
+   * With `input`, the person approves an edited input: it is checked as a proposal would be
+   * (schema, `authorize`, budgets; a field the model did not propose is refused) and a bad edit is
+   * refused `invalid_edit` while the call keeps waiting. The record keeps what the model proposed
+   * (`edit.proposed`) beside what runs, and the tool result tells the model what the person changed.
+   */
+  readonly approve: (id: string, options: { readonly principal: string; readonly inputHash: string; readonly input?: unknown; readonly name?: unknown }) => Promise<Decision>;
   readonly deny: (id: string, options: { readonly principal: string; readonly reason?: string }) => Promise<Decision>;
   readonly cancel: (id: string, options: { readonly principal: string; readonly reason?: string }) => Promise<Decision>;
   /** The session's calls, oldest first, if the principal may see the session; otherwise none. */

@@ -13,6 +13,7 @@ import type { Ledger } from '../ledger/ledger.ts';
 import type { CallsTable, LedgerDatabase } from '../ledger/schema.ts';
 import { storable } from '../faults/storable.ts';
 import { readRecord } from '../ledger/stored-record.ts';
+import type { Admit } from '../policy/admission.ts';
 import { createCallQueue } from './call-queue.ts';
 import { createClaims, type Claim } from './claims.ts';
 import { executionScopes } from './execution-scope.ts';
@@ -108,6 +109,8 @@ export interface LedgerKeeperOptions {
   readonly transactional: (name: string, id: string) => boolean;
   /** Makes a fresh idempotency key for a new call. */
   readonly newKey: () => string;
+  /** Decides a call about to start or wait for a person against the gate's policy (budgets, quorum). */
+  readonly admit?: Admit;
 }
 
 const DURABLE = new Set(['executing', 'awaiting_approval', 'committed', 'cancelled', 'rejected', 'failed']);
@@ -125,7 +128,7 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
   const moved = new Set<(call: ToolCallRecord, previous: ToolCallRecord | undefined) => void>();
   const queue = createCallQueue();
   const claims = createClaims({ ledger, clock, leaseMs: options.leaseMs, onError: options.onError, onLeaseLost: options.onLeaseLost });
-  const rows = createRowMoves({ ledger, clock, leaseMs: options.leaseMs, approvalTtlMs: options.approvalTtlMs, instance: options.instance, newKey: options.newKey, claims });
+  const rows = createRowMoves({ ledger, clock, leaseMs: options.leaseMs, approvalTtlMs: options.approvalTtlMs, instance: options.instance, newKey: options.newKey, claims, ...(options.admit === undefined ? {} : { admit: options.admit }) });
 
   const notify = (call: ToolCallRecord, previous: ToolCallRecord | undefined) => {
     for (const listener of moved) {
@@ -169,22 +172,24 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
     return held ? flush(draft, next) : queue.exclusive(draft.record.id, () => flush(draft, next));
   }
 
-  async function flush(draft: Draft, last: ToolCallRecord): Promise<ToolCallRecord | undefined> {
+  async function flush(draft: Draft, proposed: ToolCallRecord): Promise<ToolCallRecord | undefined> {
     const previous = draft.record;
-    let wrote: { fence: number; key: string } | undefined;
+    let wrote: { fence: number; key: string; record: ToolCallRecord } | undefined;
     try {
-      wrote = await ledger.transaction((trx) => rows.writeDraft(trx, draft, last));
+      wrote = await ledger.transaction((trx) => rows.writeDraft(trx, draft, proposed));
     } catch (error) {
       // Nothing was written: the draft stays as it was, and the caller may propose the same id again.
       draft.moves.pop();
       drafts.delete(draft.record.id);
       throw error;
     }
-    drafts.delete(last.id);
+    drafts.delete(proposed.id);
     if (wrote === undefined) {
-      options.onTaken(last.id);
+      options.onTaken(proposed.id);
       return undefined;
     }
+    // The policy may have written another move than the one asked for (a budget's refusal).
+    const last = wrote.record;
     if (last.status === 'executing') claims.claimed(last.id, { fence: wrote.fence, idempotencyKey: wrote.key, session: draft.session, owner: draft.owner });
     written(last, previous);
     return last;
@@ -223,7 +228,7 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
     );
   }
 
-  const open = executionScopes({ ledger, claims, queue, rows, transactional: options.transactional, move, written });
+  const open = executionScopes({ ledger, claims, rows, transactional: options.transactional, move, written });
 
   return {
     move,

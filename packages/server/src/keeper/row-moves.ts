@@ -4,6 +4,7 @@ import type { RefusalCode } from '../gate/decision.ts';
 import type { Ledger } from '../ledger/ledger.ts';
 import type { CallsTable, LedgerDatabase } from '../ledger/schema.ts';
 import { readRecord } from '../ledger/stored-record.ts';
+import type { Admit } from '../policy/admission.ts';
 import type { Claims } from './claims.ts';
 import { moveEvent, rowColumns, type Lease } from './row-columns.ts';
 
@@ -44,8 +45,12 @@ export const STALE: unique symbol = Symbol('stale');
 export interface RowMoves {
   /** Reads a call's row inside a transaction, locking it on PostgreSQL. */
   readonly lock: (trx: Trx, id: string) => Promise<CallsTable | undefined>;
-  /** Writes a draft and its moves so far, ending with `last`. `undefined` when the id was taken meanwhile. */
-  readonly writeDraft: (trx: Trx, draft: DraftRow, last: ToolCallRecord) => Promise<{ fence: number; key: string } | undefined>;
+  /**
+   * Writes a draft and its moves so far, ending with `last` or with what the policy made of it (a
+   * budget's refusal, a wait for a person): `record` is what was written. `undefined` when the id
+   * was taken meanwhile.
+   */
+  readonly writeDraft: (trx: Trx, draft: DraftRow, last: ToolCallRecord) => Promise<{ fence: number; key: string; record: ToolCallRecord } | undefined>;
   readonly tryMove: (trx: Trx, row: CallsTable, event: CallEvent, actor: string, extra?: MoveExtra) => Promise<ToolCallRecord | undefined | typeof STALE>;
   readonly moveIn: (trx: Trx, row: CallsTable, event: CallEvent, actor: string, extra?: MoveExtra) => Promise<ToolCallRecord | undefined>;
   readonly refuse: (trx: Trx, row: CallsTable, actor: string, code: RefusalCode | 'recovered', message: string) => Promise<void>;
@@ -65,6 +70,8 @@ export interface RowMovesOptions {
   readonly instance: string;
   readonly newKey: () => string;
   readonly claims: Claims;
+  /** Decides a call about to start or wait for a person against the gate's policy. */
+  readonly admit?: Admit;
 }
 
 /**
@@ -73,7 +80,7 @@ export interface RowMovesOptions {
  * @example
  * const moves = createRowMoves(options);
  */
-export function createRowMoves({ ledger, clock, leaseMs, approvalTtlMs, instance, newKey, claims }: RowMovesOptions): RowMoves {
+export function createRowMoves({ ledger, clock, leaseMs, approvalTtlMs, instance, newKey, claims, admit }: RowMovesOptions): RowMoves {
   const lease = (): Lease => ({ instance, expiresAt: clock.now() + leaseMs });
 
   const lock = (trx: Trx, id: string): Promise<CallsTable | undefined> => {
@@ -91,7 +98,20 @@ export function createRowMoves({ ledger, clock, leaseMs, approvalTtlMs, instance
       .execute();
   }
 
-  async function writeDraft(trx: Trx, draft: DraftRow, last: ToolCallRecord): Promise<{ fence: number; key: string } | undefined> {
+  async function writeDraft(trx: Trx, draft: DraftRow, proposed: ToolCallRecord): Promise<{ fence: number; key: string; record: ToolCallRecord } | undefined> {
+    let last = proposed;
+    let { moves } = draft;
+    let after: ((trx: Trx) => Promise<void>) | undefined;
+    const final = moves[moves.length - 1];
+    if (admit !== undefined && final?.from !== undefined && (last.status === 'executing' || last.status === 'awaiting_approval')) {
+      // Decided in this transaction, before the row exists: what the policy counts is what is written.
+      const verdict = await admit(trx, { record: last, previous: final.from, session: draft.session, principal: moves[0]?.actor ?? draft.owner });
+      ({ after } = verdict);
+      if (verdict.record !== last) {
+        last = verdict.record;
+        moves = [...moves.slice(0, -1), { from: final.from, to: last, actor: verdict.actor ?? final.actor }];
+      }
+    }
     const columns = rowColumns(last, { fence: 0, input_hash: null }, lease());
     const row: CallsTable = {
       id: last.id,
@@ -99,7 +119,7 @@ export function createRowMoves({ ledger, clock, leaseMs, approvalTtlMs, instance
       owner: draft.owner,
       tool: last.name,
       proposal_hash: draft.proposalHash,
-      version: draft.moves.length,
+      version: moves.length,
       idempotency_key: newKey(),
       created_at: last.createdAt,
       ...columns,
@@ -112,11 +132,12 @@ export function createRowMoves({ ledger, clock, leaseMs, approvalTtlMs, instance
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return undefined;
     await ledger.recordEvents(
       trx,
-      draft.moves.map((move) => moveEvent(draft.session, move.from, move.to, move.actor)),
+      moves.map((move) => moveEvent(draft.session, move.from, move.to, move.actor)),
     );
     await afterward(trx, last, draft.session, columns.input_hash);
+    await after?.(trx);
     if (last.status === 'executing') claims.known.set(last.id, row);
-    return { fence: columns.fence, key: row.idempotency_key };
+    return { fence: columns.fence, key: row.idempotency_key, record: last };
   }
 
   async function tryMove(trx: Trx, row: CallsTable, event: CallEvent, actor: string, extra: MoveExtra = {}): Promise<ToolCallRecord | undefined | typeof STALE> {

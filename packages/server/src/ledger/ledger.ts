@@ -27,13 +27,14 @@ export interface LedgerEvent {
 
 /**
  * Why a call moved (the reason its record gives), or, on an event with `from === to`, why a request
- * about it was refused (`stale`, `forbidden`, `expired`, `id_conflict`, …) or that a recovery
- * re-ran it (`recovered`).
+ * about it was refused (`stale`, `forbidden`, `expired`, `id_conflict`, …), that a recovery
+ * re-ran it (`recovered`), that one of several approvers approved it (`approved`), that a person
+ * edited its input (`edited`), or what a shadow budget would have refused (`budget_exceeded`).
  *
  * @example
  * const reason: EventReason = { code: 'stale', message: 'the approval names other arguments than the call holds' };
  */
-export type EventReason = Reason | { readonly code: RefusalCode | 'recovered'; readonly message: string };
+export type EventReason = Reason | { readonly code: RefusalCode | 'recovered' | 'approved' | 'edited'; readonly message: string };
 
 /**
  * An event to append: everything but its number, which the ledger assigns.

@@ -1,5 +1,6 @@
 import type Pg from 'pg';
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import { checkout } from '../faults/pg-checkout.ts';
 import { unavailable, type Failure } from './error.ts';
 import { NOTIFY_CHANNEL, type Ledger, type LedgerOptions } from './ledger.ts';
 import { openLedger } from './open-ledger.ts';
@@ -148,10 +149,10 @@ function readInt8(value: string): number | string {
 function typedPool(pool: PostgresLedgerPool, types: PostgresTypes, onError: (error: unknown) => void, end: () => Promise<void>): PostgresPool {
   return {
     async connect() {
-      const client = await pool.connect();
-      // A connection that breaks while the ledger holds it, between two queries, is reported here
-      // (pg would otherwise throw it as an unhandled 'error' event); the next query then fails.
-      client.on('error', onError);
+      // A connection that breaks while the ledger holds it, between two queries or as it is handed
+      // out, is reported here (pg would otherwise throw it as an unhandled 'error' event); the next
+      // query then fails.
+      const client = await checkout(pool, onError);
       const typed = {
         query: (text: unknown, values?: readonly unknown[]) => {
           if (typeof text !== 'string') throw new Error('The ledger does not stream query results.');
@@ -221,7 +222,8 @@ function liveFeed(pool: PostgresLedgerPool, onError: (error: unknown) => void): 
   const feed: LiveFeed = {
     wake: undefined,
     async start() {
-      const client = await pool.connect();
+      const on: { drop?: (error?: Error) => void } = {};
+      const client = await checkout(pool, (error) => on.drop?.(error));
       const ended = new Promise<void>((resolve) => client.on('end', resolve));
       let released = false;
       const releaseOnce = () => {
@@ -245,7 +247,7 @@ function liveFeed(pool: PostgresLedgerPool, onError: (error: unknown) => void): 
         if (Number.isSafeInteger(seq)) feed.wake?.(seq);
         else feed.wake?.();
       });
-      client.on('error', drop);
+      on.drop = drop;
       client.on('end', () => drop());
       try {
         await client.query({ text: `listen ${NOTIFY_CHANNEL}` });

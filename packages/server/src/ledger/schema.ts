@@ -129,6 +129,36 @@ export interface ChainTable {
 }
 
 /**
+ * One row per call a budget admitted: how much of the budget it takes, under which key, and when
+ * (its window starts there). What a budget has used is the sum over the rows in its window whose
+ * call is waiting for a person, running, committed or failed.
+ *
+ * @example
+ * await trx.insertInto('toolgate_budget_uses').values({ call_id: 'call_1', budget: 'transfers', key: 'user_42', amount: 2000, at: now }).execute();
+ */
+export interface BudgetUsesTable {
+  call_id: string;
+  budget: string;
+  key: string;
+  amount: number;
+  at: number;
+}
+
+/**
+ * One row per approval of a call whose tool needs more than one approver, bound to the hash of
+ * the input that approver was shown.
+ *
+ * @example
+ * await trx.insertInto('toolgate_approvers').values({ call_id: 'call_1', principal: 'manager_1', input_hash, at: now }).execute();
+ */
+export interface ApproversTable {
+  call_id: string;
+  principal: string;
+  input_hash: string;
+  at: number;
+}
+
+/**
  * The ledger's tables, for `Kysely<LedgerDatabase>` (the type of `ledger.db` and of the
  * transactions it hands out).
  *
@@ -143,5 +173,7 @@ export interface LedgerDatabase {
   toolgate_events: EventsTable;
   toolgate_sessions: SessionsTable;
   toolgate_chain: ChainTable;
+  toolgate_budget_uses: BudgetUsesTable;
+  toolgate_approvers: ApproversTable;
   toolgate_pending: PendingTable;
 }

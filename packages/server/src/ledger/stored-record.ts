@@ -35,5 +35,7 @@ export function readRecord(text: string): ToolCallRecord {
     preview: stored.preview,
     repairs: stored.repairs,
     evicted: false,
+    ...(stored.approval === undefined ? {} : { approval: stored.approval }),
+    ...(stored.edit === undefined ? {} : { edit: stored.edit }),
   } as ToolCallRecord;
 }

@@ -39,6 +39,22 @@ describeLedgers('server gate smoke', (target) => {
     await gate.close();
   });
 
+  it('takes the same call id with equal arguments in another key order, or as an object, for the same call', async () => {
+    const ledger = await (await target.fresh()).open();
+    const gate = createServerGate({ tools: [charge], ledger, recover: false });
+    const first = await gate.run({ id: 'k1', name: 'charge', arguments: '{"amount_cents":100,"currency":"USD"}' }, { session: 's1', principal: 'alice' });
+    expect(first.status).toBe('committed');
+    const reordered = await gate.propose({ id: 'k1', name: 'charge', arguments: '{ "currency": "USD", "amount_cents": 100 }' }, { session: 's1', principal: 'alice' });
+    expect(reordered).toMatchObject({ status: 'committed', output: { charged: 100 } });
+    const asObject = await gate.propose({ id: 'k1', name: 'charge', arguments: { currency: 'USD', amount_cents: 100 } }, { session: 's1', principal: 'alice' });
+    expect(asObject).toMatchObject({ status: 'committed', output: { charged: 100 } });
+    const other = await gate.propose({ id: 'k1', name: 'charge', arguments: '{"currency":"USD","amount_cents":101}' }, { session: 's1', principal: 'alice' });
+    expect(other).toMatchObject({ status: 'rejected', reason: { code: 'id_conflict' } });
+    const refusals = (await ledger.eventsAfter(0)).filter((e) => e.reason?.code === 'id_conflict');
+    expect(refusals).toHaveLength(1);
+    await gate.close();
+  });
+
   it('runs an approved call once, bound to the input hash', async () => {
     const ledger = await (await target.fresh()).open();
     const gate = createServerGate({ tools: [charge], ledger, recover: false });

@@ -1,0 +1,253 @@
+import { transition, type ApprovalState, type Clock, type ToolCallRecord } from '@toolgate/core';
+import { sql, type Transaction } from 'kysely';
+import type { Ledger } from '../ledger/ledger.ts';
+import type { LedgerDatabase } from '../ledger/schema.ts';
+import { storeRecord } from '../ledger/stored-record.ts';
+import { windowText, type Budget, type BudgetCall } from './budget.ts';
+
+type Trx = Transaction<LedgerDatabase>;
+
+/**
+ * A call about to start or to wait for a person, as the policy sees it in the transaction that
+ * will write that move: `record` is the move the pipeline asked for, `previous` the validated call.
+ *
+ * @example
+ * const verdict = await admit(trx, { record: executing, previous: validated, session: 'chat_1', principal: 'user_42' });
+ */
+export interface AdmissionCall {
+  readonly record: ToolCallRecord;
+  readonly previous: ToolCallRecord;
+  readonly session: string;
+  readonly principal: string;
+}
+
+/**
+ * What the policy decided: the move to write instead (the same one, a rejection, or a wait for a
+ * person), who made it when it is not the proposer's, and what to write once the call's row is in.
+ *
+ * @example
+ * const { record, after } = await admit(trx, call);
+ */
+export interface Admission {
+  readonly record: ToolCallRecord;
+  readonly actor?: string;
+  readonly after: (trx: Trx) => Promise<void>;
+}
+
+/**
+ * Decides a call against the budgets (and sets up its quorum) inside a ledger transaction.
+ *
+ * @example
+ * const admit: Admit = createAdmission({ ledger, clock, budgets, approvalsOf: () => 1 });
+ */
+export type Admit = (trx: Trx, call: AdmissionCall) => Promise<Admission>;
+
+/**
+ * What {@link createAdmission} needs: the ledger, the clock, the gate's checked budgets, and how
+ * many approvers a call of a tool needs.
+ *
+ * @example
+ * const options: AdmissionOptions = { ledger, clock, budgets, approvalsOf: (name, id) => tools.entry(name, id)?.tool.approvals ?? 1 };
+ */
+export interface AdmissionOptions {
+  readonly ledger: Ledger;
+  readonly clock: Clock;
+  readonly budgets: readonly Budget[];
+  readonly approvalsOf: (name: string, id: string) => number;
+}
+
+/** The actor of moves and events a budget makes, in the audit trail. */
+export const BUDGET_ACTOR = 'toolgate:budget';
+
+/** What a budget counts: calls it admitted that wait for a person, run, committed, or failed after running. */
+const COUNTED = ['awaiting_approval', 'executing', 'committed', 'failed'] as const;
+
+interface Measured {
+  readonly budget: Budget;
+  readonly key: string;
+  readonly amount: number;
+}
+
+type Measure = Measured | { readonly budget: Budget; readonly why: string };
+
+/**
+ * Builds the admission step of a gate.
+ *
+ * @example
+ * const admit = createAdmission(options);
+ */
+export function createAdmission({ ledger, clock, budgets, approvalsOf }: AdmissionOptions): Admit {
+  return async (trx, call) => {
+    const { record, previous } = call;
+    const required = approvalsOf(record.name, record.id);
+    const applicable = applying(budgets, record.name);
+    if (applicable.length === 0) return { record: withApproval(record, required, undefined), after: nothing };
+
+    const now = clock.now();
+    const verdict = await judge(ledger, trx, applicable.map((budget) => measure(budget, call, record.input)), now, undefined);
+    if ('refusal' in verdict) return refuse(previous, now, verdict.refusal);
+
+    let next = record;
+    if (verdict.toPerson !== undefined && record.status === 'executing') next = transition(previous, { type: 'await_approval' }, now) ?? record;
+    next = withApproval(next, required, verdict.toPerson);
+    const after = async (inner: Trx) => {
+      await verdict.write(inner, record.id);
+      await noteShadow(ledger, inner, { id: record.id, session: call.session, record: next }, verdict.notes, now);
+    };
+    return { record: next, ...(next === record ? {} : { actor: BUDGET_ACTOR }), after };
+  };
+}
+
+/**
+ * Decides a person's edit of a waiting call against the budgets, in the transaction that approves
+ * it: what the call takes is measured again on the edited input, beside everything else the
+ * budget counts. Answers why the edit does not fit, or writes the call's new share (and audits a
+ * shadow budget's verdict) and answers `undefined`.
+ *
+ * @example
+ * const problem = await readmit(ledger, trx, { budgets, clock }, { record, session, principal: owner }, edited);
+ */
+export async function readmit(
+  ledger: Ledger,
+  trx: Trx,
+  { budgets, clock }: { readonly budgets: readonly Budget[]; readonly clock: Clock },
+  call: Omit<AdmissionCall, 'previous'>,
+  input: unknown,
+): Promise<string | undefined> {
+  const applicable = applying(budgets, call.record.name);
+  if (applicable.length === 0) return undefined;
+  const now = clock.now();
+  const verdict = await judge(ledger, trx, applicable.map((budget) => measure(budget, call, input)), now, call.record.id);
+  if ('refusal' in verdict) return verdict.refusal;
+  await trx.deleteFrom('toolgate_budget_uses').where('call_id', '=', call.record.id).execute();
+  await verdict.write(trx, call.record.id);
+  await noteShadow(ledger, trx, { id: call.record.id, session: call.session, record: call.record }, verdict.notes, now);
+  return undefined;
+}
+
+const applying = (budgets: readonly Budget[], name: string) => budgets.filter((budget) => budget.tools === undefined || budget.tools.includes(name));
+
+type Verdict =
+  | { readonly refusal: string }
+  | {
+      readonly toPerson: { readonly budget: string; readonly message: string } | undefined;
+      readonly notes: readonly string[];
+      readonly write: (trx: Trx, id: string) => Promise<void>;
+    };
+
+/** Measures a call against its budgets: refused, sent to a person, or admitted (with what to write). */
+async function judge(ledger: Ledger, trx: Trx, measures: readonly Measure[], now: number, except: string | undefined): Promise<Verdict> {
+  const failed = measures.find((m): m is Extract<Measure, { why: string }> => 'why' in m && m.budget.shadow !== true);
+  if (failed !== undefined) return { refusal: `budget "${failed.budget.name}" could not measure this call: ${failed.why}` };
+  const measured = measures.filter((m): m is Measured => 'amount' in m);
+  const used = await usedNow(ledger, trx, measured, now, except);
+  const notes: string[] = measures.filter((m) => 'why' in m).map((m) => `shadow budget "${m.budget.name}" could not measure this call: ${(m as { why: string }).why}`);
+  let toPerson: { budget: string; message: string } | undefined;
+  for (const m of measured) {
+    const spent = used.get(slot(m.budget.name, m.key)) ?? 0;
+    if (spent + m.amount <= m.budget.max) continue;
+    const message = overText(m, spent);
+    if (m.budget.shadow === true) notes.push(`shadow budget would have refused this call: ${message}`);
+    else if (m.budget.over === 'approve') toPerson ??= { budget: m.budget.name, message };
+    else return { refusal: message };
+  }
+  const write = async (inner: Trx, id: string) => {
+    if (measured.length === 0) return;
+    await inner
+      .insertInto('toolgate_budget_uses')
+      .values(measured.map((m) => ({ call_id: id, budget: m.budget.name, key: m.key, amount: m.amount, at: now })))
+      .execute();
+  };
+  return { toPerson, notes, write };
+}
+
+/** Audits what a shadow budget would have done, as events that change nothing. */
+async function noteShadow(ledger: Ledger, trx: Trx, call: { id: string; session: string; record: ToolCallRecord }, notes: readonly string[], now: number): Promise<void> {
+  if (notes.length === 0) return;
+  const stored = storeRecord(call.record);
+  const { status } = call.record;
+  await ledger.appendEvents(
+    trx,
+    notes.map((message) => ({ callId: call.id, session: call.session, from: status, to: status, actor: BUDGET_ACTOR, at: now, reason: { code: 'budget_exceeded', message }, record: stored })),
+  );
+}
+
+const nothing = (): Promise<void> => Promise.resolve();
+
+function refuse(previous: ToolCallRecord, now: number, message: string): Admission {
+  const next = transition(previous, { type: 'reject', reason: { code: 'budget_exceeded', message } }, now);
+  if (next === undefined) throw new Error(`a budget could not refuse call "${previous.id}" from ${previous.status}`);
+  return { record: next, actor: BUDGET_ACTOR, after: nothing };
+}
+
+/** A call waiting for a person carries who must still approve it, when more than one must or a budget sent it. */
+function withApproval(record: ToolCallRecord, required: number, overBudget: ApprovalState['overBudget']): ToolCallRecord {
+  if (record.status !== 'awaiting_approval' || (required <= 1 && overBudget === undefined)) return record;
+  const approval: ApprovalState = { required, approvedBy: [], left: required, ...(overBudget === undefined ? {} : { overBudget }) };
+  return Object.freeze({ ...record, approval });
+}
+
+function measure(budget: Budget, call: Omit<AdmissionCall, 'previous'>, input: unknown): Measure {
+  const { record, session, principal } = call;
+  let key: unknown;
+  let amount: unknown = 1;
+  try {
+    if (budget.per === 'principal') key = principal;
+    else if (budget.per === 'session') key = session;
+    else if (budget.per === 'tool') key = record.name;
+    else key = budget.per({ id: record.id, name: record.name, input, session, principal } satisfies BudgetCall);
+  } catch (error) {
+    return { budget, why: `its \`per\` threw: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  if (typeof key !== 'string') return { budget, why: `its \`per\` answered ${describe(key)}, not a string key` };
+  if (budget.measure !== undefined) {
+    try {
+      amount = budget.measure(input);
+    } catch (error) {
+      return { budget, why: `its \`measure\` threw: ${error instanceof Error ? error.message : String(error)}` };
+    }
+  }
+  if (typeof amount !== 'number' || !Number.isFinite(amount) || amount < 0) return { budget, why: `its \`measure\` answered ${describe(amount)}, not a finite number of 0 or more` };
+  return { budget, key, amount };
+}
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'object' && value !== null) return typeof (value as { then?: unknown }).then === 'function' ? 'a promise' : 'an object';
+  return String(value);
+}
+
+function slot(budget: string, key: string): string {
+  return JSON.stringify([budget, key]);
+}
+
+/**
+ * What each budget has used now, under its key. On PostgreSQL each budget key is locked first (in
+ * one order, so two transactions never wait for each other), so a second app server deciding a call
+ * under the same key waits here, then counts this one. SQLite's write transactions run one at a time.
+ */
+async function usedNow(ledger: Ledger, trx: Trx, measured: readonly Measured[], now: number, except: string | undefined): Promise<Map<string, number>> {
+  const used = new Map<string, number>();
+  if (measured.length === 0) return used;
+  if (ledger.dialect === 'postgres') {
+    const keys = [...new Set(measured.map((m) => slot(m.budget.name, m.key)))];
+    await sql`select pg_advisory_xact_lock(h) from (select hashtextextended(k, 0) as h from unnest(${keys}::text[]) as k order by 1) as locks`.execute(trx);
+  }
+  let query = trx
+    .selectFrom('toolgate_budget_uses as u')
+    .innerJoin('toolgate_calls as c', 'c.id', 'u.call_id')
+    .select(['u.budget', 'u.key', sql<number>`sum(u.amount)`.as('used')])
+    .where('c.status', 'in', COUNTED)
+    .where((eb) => eb.or(measured.map((m) => eb.and([eb('u.budget', '=', m.budget.name), eb('u.key', '=', m.key), eb('u.at', '>', now - m.budget.windowMs)]))))
+    .groupBy(['u.budget', 'u.key']);
+  if (except !== undefined) query = query.where('u.call_id', '<>', except);
+  const rows = await query.execute();
+  for (const row of rows) used.set(slot(row.budget, row.key), Number(row.used));
+  return used;
+}
+
+function overText({ budget, key, amount }: Measured, spent: number): string {
+  const left = Math.max(0, budget.max - spent);
+  const per = typeof budget.per === 'string' ? ` for this ${budget.per}` : ` for "${key}"`;
+  return `budget "${budget.name}" allows ${budget.max} in any ${windowText(budget.windowMs)}${per}; ${spent} is used and ${left} is left, and this call would take ${amount}`;
+}

@@ -1,0 +1,85 @@
+// PostgreSQL backends killed with pg_terminate_backend every 0–100 ms while calls are proposed:
+// the process stays up, every proposal answers (a record, or a LedgerError to try again), and
+// no call ran twice.
+import { setTimeout as delay } from 'node:timers/promises';
+import { defineTool } from '@toolgate/core';
+import pg from 'pg';
+import { afterEach, expect, it } from 'vitest';
+import { createServerGate, LedgerError, postgresLedger, type Ledger } from '../../src/index.ts';
+import { describeLedgers, keep, postgresAdmin, withAdmin } from '../support/ledgers.ts';
+
+const CALLS = 200;
+const STORM_MS = 4000;
+
+const crashes: unknown[] = [];
+const crashed = (error: unknown) => crashes.push(error);
+afterEach(() => {
+  process.off('uncaughtException', crashed);
+  crashes.length = 0;
+});
+
+/** Kills every backend of `database` but the killer's own, every 0–100 ms, until stopped. */
+function storm(database: string): { readonly stop: () => Promise<number> } {
+  let stopped = false;
+  let kills = 0;
+  const running = withAdmin(postgresAdmin!, async (admin) => {
+    while (!stopped) {
+      const { rowCount } = await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [database]);
+      kills += rowCount ?? 0;
+      await delay(Math.random() * 100);
+    }
+  });
+  return {
+    stop: async () => {
+      stopped = true;
+      await running;
+      return kills;
+    },
+  };
+}
+
+describeLedgers(
+  'PostgreSQL backends terminated over and over while calls are proposed',
+  (target) => {
+    for (const pooled of ['its own pool', 'the app’s pg.Pool'] as const) {
+      it(`keeps the process up and answers every proposal with a record or a LedgerError (${pooled})`, async () => {
+        process.on('uncaughtException', crashed);
+        const store = await target.fresh();
+        const database = new URL(store.location).pathname.slice(1);
+        const appPool = pooled === 'its own pool' ? undefined : new pg.Pool({ connectionString: store.location, max: 10 });
+        appPool?.on('error', () => undefined);
+        const ledger: Ledger = appPool === undefined ? await store.open({ onError: () => undefined }) : keep(await postgresLedger({ pool: appPool, onError: () => undefined }));
+        const runs = new Map<string, number>();
+        const work = defineTool({
+          name: 'work',
+          inputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
+          execute: async (_input, { call }) => {
+            runs.set(call.id, (runs.get(call.id) ?? 0) + 1);
+            await delay(Math.random() * 20);
+            return { ok: true };
+          },
+        });
+        const gate = createServerGate({ tools: [work], ledger, leaseMs: 1500, onError: () => undefined });
+        const proposal = (i: number) => ({ id: `c${i}`, name: 'work', arguments: { n: i } });
+        const killer = storm(database);
+        const answers = await Promise.allSettled(
+          Array.from({ length: CALLS }, async (_, i) => {
+            await delay(Math.random() * STORM_MS * 0.8);
+            return gate.propose(proposal(i), { session: `s${i % 10}`, principal: 'alice' });
+          }),
+        );
+        const kills = await killer.stop();
+        expect(kills).toBeGreaterThan(0);
+        expect(crashes).toEqual([]);
+        // Every proposal answered: a record, or the ledger's own error (nothing half-done; propose again).
+        for (const answer of answers) {
+          if (answer.status === 'rejected') expect(answer.reason).toBeInstanceOf(LedgerError);
+        }
+        await gate.close();
+        await ledger.close();
+        await appPool?.end();
+      }, 60_000);
+    }
+  },
+  { dialects: ['postgres'] },
+);
