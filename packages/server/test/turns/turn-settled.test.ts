@@ -226,6 +226,26 @@ describeLedgers(
       await gateB.close();
     });
 
+    it('a turn whose last call ended while no gate with a handler was up runs on the next start', async () => {
+      const store = await target.fresh();
+      const first = gateOn(await store.open(), { onTurnSettled: () => undefined, instance: 'first' });
+      const reader = readOpenAIChatStream(first.turn({ session: 'chat_1', principal: 'alice', turn: 'turn_1' }));
+      await reader.read([call(0, 'call_1', '{"amount_cents":2000}'), finish]);
+      expect((await reader.stopped()).map((record) => record.status)).toEqual(['awaiting_approval']);
+      await first.close();
+      // Approved through an app server that keeps no turns.
+      const plain = gateOn(await store.open(), { instance: 'plain' });
+      expect(await approve(plain, 'call_1')).toEqual({ ok: true });
+      expect(await plain.settled('call_1')).toMatchObject({ status: 'committed' });
+      await plain.close();
+      const log = handlerLog();
+      const handled = log.next();
+      const restarted = createServerGate({ tools: [pay], ledger: await store.open(), onTurnSettled: log.handler, instance: 'restarted' });
+      const turn = await handled;
+      expect({ id: turn.id, attempt: turn.attempt, calls: turn.calls.map((settled) => settled.status) }).toEqual({ id: 'turn_1', attempt: 1, calls: ['committed'] });
+      await restarted.close();
+    });
+
     it('a handler that never resolves keeps its claim while its gate lives; the other takes the turn over only once it stops renewing', async () => {
       const store = await target.fresh();
       const clock = createFakeClock(Date.now());
