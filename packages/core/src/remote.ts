@@ -93,6 +93,9 @@ export interface RemoteGate extends ToolGate {
 }
 
 // Calls are proposed where the model runs; a page asked to propose one says so.
+/** Events that move no status but carry a changed record: one approval of several, a person's edit. */
+const RECORD_NOTES: ReadonlySet<string> = new Set(['approved', 'edited']);
+
 const NOT_HERE =
   'this page mirrors a server gate and proposes no calls: the server proposes them (serverGate.propose), and the page shows each one once the server\'s event feed has it';
 
@@ -238,8 +241,8 @@ export function createRemoteGate<S = unknown>(options: RemoteGateOptions<S>): Re
     }
     seq = event.seq;
     audit.record(auditEventOf(event, record.name));
-    // A refusal leaves the call as it was.
-    if (refusal && current !== undefined) return;
+    // A refusal leaves the call as it was; an approval of several, or an edit, changes the record only.
+    if (refusal && current !== undefined && !RECORD_NOTES.has(event.reason?.code ?? '')) return;
     if (record.status === 'committed') commitToStore(record);
     put(record);
     publish([record.id]);
@@ -328,9 +331,11 @@ export function createRemoteGate<S = unknown>(options: RemoteGateOptions<S>): Re
         refuse(await serverError(response));
         return;
       }
-      await response.body?.cancel().catch(() => {});
-      // Accepted: the call's move ends the request. When it came first, the request is over now.
-      if (mine() && records.get(id)?.status !== sentAt) setRequest(id, undefined);
+      // Accepted: the call's move ends the request. When it came first, the request is over now; and
+      // an approval that others must follow moves nothing, so its answer ends it.
+      const answer: unknown = await response.json().catch(() => undefined);
+      const waitsForOthers = typeof answer === 'object' && answer !== null && typeof (answer as { left?: unknown }).left === 'number' && (answer as { left: number }).left > 0;
+      if (mine() && (waitsForOthers || records.get(id)?.status !== sentAt)) setRequest(id, undefined);
     })();
     return true;
   }
@@ -401,11 +406,13 @@ export function createRemoteGate<S = unknown>(options: RemoteGateOptions<S>): Re
       return isTerminal(call.status) ? Promise.resolve(call as SettledCall) : settled(call.id);
     },
     get: (id) => records.get(id),
-    approve(id) {
+    approve(id, edit) {
       const call = canSend(id, awaiting);
       if (call === undefined) return false;
       const shown = call.input;
-      return send(id, 'approve', async () => ({ inputHash: await inputHash(shown) }));
+      // The hash is of what the person was shown; the edit is what they want to run instead.
+      const edited = typeof edit === 'object' && edit !== null && Object.hasOwn(edit, 'input') ? { input: edit.input } : {};
+      return send(id, 'approve', async () => ({ inputHash: await inputHash(shown), ...edited }));
     },
     deny(id, reason) {
       if (canSend(id, awaiting) === undefined) return false;

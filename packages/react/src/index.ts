@@ -2,9 +2,13 @@ export { ToolGateProvider, useToolGate, type ToolGateProviderProps } from './pro
 export {
   ToolCallStatus,
   ToolCallStatusActions,
+  ToolCallStatusApprovals,
+  ToolCallStatusChanges,
+  ToolCallStatusEdit,
   ToolCallStatusLabel,
   ToolCallStatusReason,
   ToolCallStatusRefusal,
+  type ToolCallEditor,
   type ToolCallStatusLabels,
   type ToolCallStatusProps,
 } from './tool-call-status.tsx';

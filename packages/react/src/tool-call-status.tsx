@@ -9,6 +9,7 @@ import {
   useLayoutEffect,
   useRef,
   type ComponentPropsWithoutRef,
+  type ReactNode,
   type RefObject,
 } from 'react';
 import { useGate } from './provider.tsx';
@@ -91,8 +92,9 @@ function usePart(name: string): Part {
   return part;
 }
 
-// A preview keeps a call's history, and eviction copies it: neither changes what is shown here.
-const sameStatus = (last: ToolCallRecord, next: ToolCallRecord): boolean => last.history === next.history;
+// A preview keeps a call's history, and eviction copies it: neither changes what is shown here. An
+// approval of several, or an edit, changes the record without a move.
+const sameStatus = (last: ToolCallRecord, next: ToolCallRecord): boolean => last.history === next.history && last.approval === next.approval && last.edit === next.edit;
 
 /**
  * What {@link ToolCallStatus} takes, beside any `<div>` attribute.
@@ -160,6 +162,8 @@ export const ToolCallStatus = memo(
               <>
                 <ToolCallStatusLabel />
                 <ToolCallStatusReason />
+                <ToolCallStatusApprovals />
+                <ToolCallStatusChanges />
                 <ToolCallStatusRefusal />
                 <ToolCallStatusActions />
               </>
@@ -335,3 +339,113 @@ export const ToolCallStatusActions = forwardRef<HTMLDivElement, ComponentPropsWi
     </div>
   );
 });
+
+/**
+ * Who has approved a call that needs several approvers, how many are left, and the budget that sent
+ * it to a person, when one did. Renders nothing for a call without that state (one approver, no
+ * budget). `data-left` carries how many approvals are still needed.
+ *
+ * @example
+ * <ToolCallStatus id={id}>
+ *   <ToolCallStatusLabel />
+ *   <ToolCallStatusApprovals />
+ *   <ToolCallStatusActions />
+ * </ToolCallStatus>
+ */
+export const ToolCallStatusApprovals = forwardRef<HTMLDivElement, ComponentPropsWithoutRef<'div'>>(function ToolCallStatusApprovals(
+  { children, ...props },
+  ref,
+) {
+  const { call } = usePart('ToolCallStatusApprovals');
+  const approval: unknown = call?.approval;
+  if (typeof approval !== 'object' || approval === null) return null;
+  const { required, left, approvedBy, overBudget } = approval as { required?: unknown; left?: unknown; approvedBy?: unknown; overBudget?: unknown };
+  const names = (Array.isArray(approvedBy) ? approvedBy : []).map((entry: unknown) => text((entry as { principal?: unknown } | null)?.principal)).filter((name) => name !== undefined);
+  const over = text((overBudget as { message?: unknown } | null | undefined)?.message);
+  const count = typeof left === 'number' ? left : undefined;
+  return (
+    <div data-toolgate="approvals" data-left={count} {...props} ref={ref}>
+      {children ?? (
+        <>
+          {typeof required === 'number' && required > 1 && (
+            <span data-toolgate="approvers">
+              {names.length > 0 ? `Approved by ${names.join(', ')}` : 'No approvals yet'}
+              {count !== undefined && count > 0 ? ` · ${count} more of ${required} needed` : ''}
+            </span>
+          )}
+          {over !== undefined && <span data-toolgate="over-budget">Over budget: {over}</span>}
+        </>
+      )}
+    </div>
+  );
+});
+
+/**
+ * What a person changed before approving: each value's path, the model's value and theirs, and who
+ * changed it. Renders nothing for a call nobody edited.
+ *
+ * @example
+ * <ToolCallStatusChanges className="diff" />
+ */
+export const ToolCallStatusChanges = forwardRef<HTMLDivElement, ComponentPropsWithoutRef<'div'>>(function ToolCallStatusChanges(
+  { children, ...props },
+  ref,
+) {
+  const { call } = usePart('ToolCallStatusChanges');
+  const edit: unknown = call?.edit;
+  if (typeof edit !== 'object' || edit === null) return null;
+  const { by, changes } = edit as { by?: unknown; changes?: unknown };
+  const shown = (value: unknown) => (value === undefined ? '(none)' : JSON.stringify(value));
+  return (
+    <div data-toolgate="changes" {...props} ref={ref}>
+      {children ?? (
+        <>
+          <span>Changed by {text(by) ?? 'a person'}:</span>
+          <ul>
+            {(Array.isArray(changes) ? changes : []).map((change: unknown, i) => {
+              const { path, from, to } = (typeof change === 'object' && change !== null ? change : {}) as { path?: unknown; from?: unknown; to?: unknown };
+              return (
+                <li key={i}>
+                  <code>{text(path) || '(input)'}</code> {shown(from)} → {shown(to)}
+                </li>
+              );
+            })}
+          </ul>
+        </>
+      )}
+    </div>
+  );
+});
+
+/**
+ * What {@link ToolCallStatusEdit} hands its render function: the input the person is shown, and
+ * `approve(input)`, which approves the call with their edit of it.
+ *
+ * @example
+ * const render = ({ input, approve }: ToolCallEditor) => <button onClick={() => approve({ ...input, amount_cents: 1000 })}>Approve 10.00</button>;
+ */
+export interface ToolCallEditor {
+  readonly input: unknown;
+  readonly approve: (input: unknown) => boolean;
+}
+
+/**
+ * A headless part for approving an edited input: while the call awaits approval it calls its child
+ * with the input shown and an `approve(edited)`; the app renders the form. The server gate checks
+ * the edit as it checks a proposal; a refusal (`invalid_edit`) shows in `<ToolCallStatusRefusal>`
+ * and the call keeps waiting. Renders nothing otherwise.
+ *
+ * @example
+ * <ToolCallStatusEdit>
+ *   {({ input, approve }) => (
+ *     <form onSubmit={(event) => { event.preventDefault(); approve({ ...input, amount_cents: Number(new FormData(event.currentTarget).get('amount')) }); }}>
+ *       <input name="amount" defaultValue={input.amount_cents} /> <button>Approve this amount</button>
+ *     </form>
+ *   )}
+ * </ToolCallStatusEdit>
+ */
+export function ToolCallStatusEdit({ children }: { readonly children: (editor: ToolCallEditor) => ReactNode }): ReactNode {
+  const { call, controls } = usePart('ToolCallStatusEdit');
+  if (call?.status !== 'awaiting_approval') return null;
+  return children({ input: call.input, approve: controls.approveEdited });
+}

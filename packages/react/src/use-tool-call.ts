@@ -24,6 +24,11 @@ import { useGate } from './provider.tsx';
 export interface ToolCallControls {
   /** Runs a call that awaits approval. */
   readonly approve: () => boolean;
+  /**
+   * Approves the call with an edited input (a server gate checks it as a proposal and runs it, or
+   * refuses it `invalid_edit` and keeps waiting); a gate that decides on the spot answers `false`.
+   */
+  readonly approveEdited: (input: unknown) => boolean;
   /** Cancels a call that awaits approval, with code `approval_denied`. */
   readonly deny: (reason?: string) => boolean;
   /** Cancels a call that has not ended, with code `user_cancelled`; aborts its tool if it is running. */
@@ -185,6 +190,7 @@ export function useControls(gate: ToolGate, id: string | undefined): ToolCallCon
   return useMemo(
     () => ({
       approve: () => id !== undefined && gate.approve(id),
+      approveEdited: (input: unknown) => id !== undefined && gate.approve(id, { input }),
       deny: (reason?: string) => id !== undefined && gate.deny(id, reason),
       cancel: (reason?: string) => id !== undefined && gate.cancel(id, reason),
     }),

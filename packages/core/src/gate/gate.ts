@@ -61,8 +61,12 @@ export interface ToolGateOptions<S> {
 export interface ToolGate extends StreamGate {
   /** `propose`, then `settled`. */
   readonly run: (input: unknown, options?: ProposeOptions) => Promise<SettledCall>;
-  /** Runs a call that awaits approval. `false`, and nothing moves, when there is no such call. */
-  readonly approve: (id: string) => boolean;
+  /**
+   * Runs a call that awaits approval. `false`, and nothing moves, when there is no such call. With
+   * `edit`, the person approves an edited input: a remote gate sends it to the server gate, which
+   * checks it as a proposal; a gate that decides on the spot takes no edits and answers `false`.
+   */
+  readonly approve: (id: string, edit?: { readonly input: unknown }) => boolean;
   /** Cancels a call that awaits approval with `approval_denied`; the reason is recorded as text, whatever it is. */
   readonly deny: (id: string, reason?: string) => boolean;
   /** The call records, as a read-only Zustand store. */
@@ -173,8 +177,10 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
     stopped: (id) => stoppedCall({ get: book.lookup, subscribeCall: book.subscribeCall, settled }, id),
     run: (input, proposeOptions) => settled(intake.propose(input, proposeOptions).id),
     get: book.lookup,
-    approve: (id) =>
+    approve: (id, edit) =>
       book.batch(() => {
+        // An edit is checked and run by a server gate; approving the original instead would run what the person changed.
+        if (edit !== undefined) return false;
         const call = book.get(id);
         if (call?.status !== 'awaiting_approval' || registry.entry(call.name) === undefined) return false;
         pipeline.execute(id, BROWSER);

@@ -143,6 +143,9 @@ export function readRecord(value: unknown): WireReading<ToolCallRecord> {
     preview: status === 'pending' ? own(value, 'preview') : undefined,
     repairs,
     evicted,
+    // A server gate's policy state, kept as sent: the page shows it, and decides nothing by it.
+    ...(isFields(own(value, 'approval')) ? { approval: own(value, 'approval') } : {}),
+    ...(isFields(own(value, 'edit')) ? { edit: own(value, 'edit') } : {}),
   };
   return { ok: true, value: record as ToolCallRecord, problems: [] };
 }

@@ -1,3 +1,5 @@
+import type { Issue } from '@toolgate/core';
+
 /**
  * Why the server gate refused an approval, a denial or a cancellation. The same codes travel over
  * HTTP (`{ error: { code, message } }`), so a program can switch on them:
@@ -6,12 +8,15 @@
  * - `stale`: the approval names other arguments than the call holds (another input hash);
  * - `expired`: the approval's time ran out, and the call was cancelled with `approval_expired`;
  * - `not_awaiting`: the call is not waiting for a person (it is running, or was decided already);
- * - `settled`: the call has ended.
+ * - `settled`: the call has ended;
+ * - `invalid_edit`: the edited input was refused (schema, `authorize`, a budget, a field the model
+ *   did not propose, another tool); the call keeps waiting;
+ * - `already_approved`: this approver has approved this input already; the call waits for others.
  *
  * @example
  * const code: DecisionCode = 'stale';
  */
-export type DecisionCode = 'not_found' | 'forbidden' | 'stale' | 'expired' | 'not_awaiting' | 'settled';
+export type DecisionCode = 'not_found' | 'forbidden' | 'stale' | 'expired' | 'not_awaiting' | 'settled' | 'invalid_edit' | 'already_approved';
 
 /**
  * What `approve`, `deny` and `cancel` answer: done, or refused with a code and a sentence. Every
@@ -21,7 +26,13 @@ export type DecisionCode = 'not_found' | 'forbidden' | 'stale' | 'expired' | 'no
  * const decision = await serverGate.approve(id, { principal: user.id, inputHash });
  * if (!decision.ok) return Response.json({ error: { code: decision.code, message: decision.message } }, { status: 409 });
  */
-export type Decision = { readonly ok: true } | { readonly ok: false; readonly code: DecisionCode; readonly message: string };
+export type Decision =
+  | {
+      readonly ok: true;
+      /** On a call that needs several approvers: how many must still approve before it runs (0: it runs). */
+      readonly left?: number;
+    }
+  | { readonly ok: false; readonly code: DecisionCode; readonly message: string; readonly issues?: readonly Issue[] };
 
 /**
  * Codes of refusal events in the audit trail: the decision codes, and `id_conflict` for a
@@ -39,6 +50,8 @@ const WHY: Readonly<Record<DecisionCode, string>> = {
   expired: 'the approval expired; the call was cancelled',
   not_awaiting: 'the call is not waiting for approval',
   settled: 'the call has already ended',
+  invalid_edit: 'the edited input was refused; the call still waits for a decision',
+  already_approved: 'this approver has already approved this input; the call waits for the others',
 };
 
 /**
@@ -47,8 +60,8 @@ const WHY: Readonly<Record<DecisionCode, string>> = {
  * @example
  * return refused('settled');
  */
-export function refused(code: DecisionCode, message: string = WHY[code]): Decision {
-  return { ok: false, code, message };
+export function refused(code: DecisionCode, message: string = WHY[code], issues?: readonly Issue[]): Decision {
+  return issues === undefined ? { ok: false, code, message } : { ok: false, code, message, issues };
 }
 
 /**

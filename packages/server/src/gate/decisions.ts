@@ -1,8 +1,10 @@
-import { isTerminal, type ToolCallRecord } from '@toolgate/core';
+import { canonicalJson, isTerminal, type ToolCallRecord } from '@toolgate/core';
 import type { Transaction } from 'kysely';
 import type { CallsTable, LedgerDatabase } from '../ledger/schema.ts';
 import { storable } from '../faults/storable.ts';
 import { readRecord } from '../ledger/stored-record.ts';
+import { decideApproval, type ApprovalOutcome } from '../policy/approval.ts';
+import { checkEdit, type CheckedEdit } from '../policy/edit.ts';
 import { refused, type Decision, type RefusalCode } from './decision.ts';
 import type { GateParts } from './parts.ts';
 import type { CallInfo } from './server-gate.ts';
@@ -71,23 +73,50 @@ export async function expire(parts: GateParts, trx: Trx, row: CallsTable, actor:
 }
 
 /**
- * Runs a call that awaits approval, if `inputHash` is the hash of the input it holds: the approval
- * is consumed in the transaction that starts the execution, so of two approvals one wins.
+ * What `approve` takes: who approves, the hash of the input they were shown, and, for an edit, the
+ * input they want to run (and the tool they think they approve, when a client sends it).
+ *
+ * @example
+ * const request: ApproveRequest = { principal: 'manager_1', inputHash, input: { ...call.input, amount_cents: 2000 } };
+ */
+export interface ApproveRequest {
+  readonly principal: string;
+  readonly inputHash: string;
+  readonly input?: unknown;
+  readonly name?: unknown;
+}
+
+/**
+ * Approves a call that awaits approval, if `inputHash` is the hash of the input it holds: on the
+ * last approval it needs, the approval is consumed in the transaction that starts the execution,
+ * so of two approvals one wins. An edit is checked as a proposal would be before anything moves.
  *
  * @example
  * const decision = await approve(parts, 'call_1', { principal: 'user_42', inputHash });
  */
-export async function approve(parts: GateParts, id: string, { principal, inputHash }: { readonly principal: string; readonly inputHash: string }): Promise<Decision> {
+export async function approve(parts: GateParts, id: string, request: ApproveRequest): Promise<Decision> {
   const { ledger, keeper, pipeline } = parts;
   const { clock } = parts.settings;
+  const { principal, inputHash } = request;
   const found = await forDecision(parts, id, principal);
   if ('ok' in found) return found;
   if (!(await mayDecide(parts, principal, found.info))) {
     await audit(parts, id, principal, 'forbidden', `"${principal}" may not approve this call`);
     return refused('forbidden');
   }
+  let edit: Extract<CheckedEdit, { ok: true }> | undefined;
+  if (request.input !== undefined || request.name !== undefined) {
+    const { record } = found.info;
+    const checked = await checkEdit(parts.tools.entry(record.name, id), record, { input: request.input ?? record.input, name: request.name }, parts.settings.limits);
+    if (!checked.ok) {
+      await audit(parts, id, principal, 'invalid_edit', checked.message);
+      return refused('invalid_edit', checked.message, checked.issues);
+    }
+    // An edit that changes nothing is a plain approval.
+    if (checked.changes.length > 0 || canonicalJson(checked.input) !== canonicalJson(record.input)) edit = checked;
+  }
   const outcome = await keeper.exclusive(id, () =>
-    ledger.transaction(async (trx): Promise<{ decision: Decision; started?: ToolCallRecord }> => {
+    ledger.transaction(async (trx): Promise<ApprovalOutcome> => {
       const row = await keeper.lock(trx, id);
       if (row === undefined) return { decision: refused('not_found') };
       if (row.status !== 'awaiting_approval') return { decision: await refuseIn(parts, trx, row, principal, notAwaiting(row.status)) };
@@ -101,16 +130,9 @@ export async function approve(parts: GateParts, id: string, { principal, inputHa
       if (typeof inputHash !== 'string' || inputHash !== approval.input_hash) {
         return { decision: await refuseIn(parts, trx, row, principal, refused('stale') as Decision & { ok: false }) };
       }
-      const taken = await trx
-        .updateTable('toolgate_approvals')
-        .set({ decision: 'approved', approver: principal, decided_at: clock.now(), consumed: 1 })
-        .where('call_id', '=', id)
-        .where('decision', 'is', null)
-        .executeTakeFirst();
-      if (Number(taken.numUpdatedRows) === 0) return { decision: await refuseIn(parts, trx, row, principal, notAwaiting(row.status)) };
-      const started = await keeper.moveIn(trx, row, { type: 'execute' }, principal);
-      if (started === undefined) throw new Error('the approved call could not be started'); // rolls the approval back
-      return { decision: { ok: true }, started };
+      // The edit was checked against the record read before this transaction: it must still be the one held.
+      if (edit !== undefined && row.record !== found.row.record) return { decision: await refuseIn(parts, trx, row, principal, refused('stale') as Decision & { ok: false }) };
+      return decideApproval(parts.policy, trx, { row, approval, principal, ...(edit === undefined ? {} : { edit }) });
     }),
   );
   if (outcome.started !== undefined) {

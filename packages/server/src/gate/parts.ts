@@ -1,6 +1,7 @@
 import type { Pipeline } from '@toolgate/core';
 import type { LedgerKeeper } from '../keeper/ledger-keeper.ts';
 import type { Ledger } from '../ledger/ledger.ts';
+import type { ApprovalStep } from '../policy/approval.ts';
 import type { Follower } from './follower.ts';
 import type { ServerGateOptions } from './server-gate.ts';
 import type { Sessions } from './sessions.ts';
@@ -25,6 +26,8 @@ export interface GateParts {
   readonly waiters: Waiters;
   readonly follower: Follower;
   readonly sessions: Sessions;
+  /** What approving works with: the budgets, and how many approvers each tool needs. */
+  readonly policy: ApprovalStep;
   /** Set once `close()` was called: nothing new is taken over or run. */
   readonly life: { closed: boolean };
 }

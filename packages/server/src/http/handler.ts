@@ -71,8 +71,9 @@ const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache
  * - `GET {base}/sessions/:session/events`: Server-Sent Events, `id:` the ledger's seq; first an
  *   `event: snapshot` (`{ seq, calls }`), then `event: move` (`{ event, record }`) for each move;
  *   with `Last-Event-ID`, no snapshot and every move after that seq; heartbeats as comments;
- * - `POST {base}/calls/:id/approve` `{ inputHash }`, `/deny` `{ reason? }`, `/cancel` `{ reason? }`:
- *   the gate's decision, 200 `{ ok: true }` or 403 / 404 / 409.
+ * - `POST {base}/calls/:id/approve` `{ inputHash, input? }` (`input`: the person's edit of the
+ *   input they were shown), `/deny` `{ reason? }`, `/cancel` `{ reason? }`: the gate's decision,
+ *   200 `{ ok: true, left? }` or 403 / 404 / 409 (an `invalid_edit` also lists its `issues`).
  *
  * Every refusal is JSON `{ error: { code, message } }`: 401 without a principal, 403 not allowed,
  * 404 unknown, 408 body not sent in time, 409 stale or settled, 413 body too large, 415 not JSON, 400 malformed, 503 the
@@ -126,15 +127,16 @@ export function toolgateHandler(gate: ServerGate, options: ToolgateHandlerOption
         if (typeof inputHash !== 'string' || !/^[0-9a-f]{64}$/.test(inputHash)) {
           throw new HttpError(400, 'malformed', 'approve needs { "inputHash": "<SHA-256 hex of the canonical JSON of the input you were shown>" }');
         }
-        decision = await gate.approve(id, { principal, inputHash });
+        const edit = { ...('input' in body ? { input: body['input'] } : {}), ...('name' in body ? { name: body['name'] } : {}) };
+        decision = await gate.approve(id, { principal, inputHash, ...edit });
       } else {
         const reason = body['reason'];
         if (reason !== undefined && typeof reason !== 'string') throw new HttpError(400, 'malformed', '`reason` must be a string');
         const decide = action === 'deny' ? gate.deny : gate.cancel;
         decision = await decide(id, reason === undefined ? { principal } : { principal, reason });
       }
-      if (decision.ok) return json(200, { ok: true });
-      return json(decisionStatus(decision), { error: { code: decision.code, message: decision.message } });
+      if (decision.ok) return json(200, decision.left === undefined ? { ok: true } : { ok: true, left: decision.left });
+      return json(decisionStatus(decision), { error: { code: decision.code, message: decision.message, ...(decision.issues === undefined ? {} : { issues: decision.issues }) } });
     }
     throw new HttpError(404, 'not_found', `no route ${url.pathname}`);
   }

@@ -232,7 +232,7 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
     return reported(id, claims.claims.has(id) ? endings.write(id, write) : write());
   }
 
-  const open = executionScopes({ ledger, claims, queue, rows, transactional: options.transactional, move, written });
+  const open = executionScopes({ ledger, claims, rows, transactional: options.transactional, move, written });
 
   return {
     move,

@@ -27,13 +27,14 @@ export interface LedgerEvent {
 
 /**
  * Why a call moved (the reason its record gives), or, on an event with `from === to`, why a request
- * about it was refused (`stale`, `forbidden`, `expired`, `id_conflict`, …) or that a recovery
- * re-ran it (`recovered`).
+ * about it was refused (`stale`, `forbidden`, `expired`, `id_conflict`, …), that a recovery
+ * re-ran it (`recovered`), that one of several approvers approved it (`approved`), that a person
+ * edited its input (`edited`), or what a shadow budget would have refused (`budget_exceeded`).
  *
  * @example
  * const reason: EventReason = { code: 'stale', message: 'the approval names other arguments than the call holds' };
  */
-export type EventReason = Reason | { readonly code: RefusalCode | 'recovered'; readonly message: string };
+export type EventReason = Reason | { readonly code: RefusalCode | 'recovered' | 'approved' | 'edited'; readonly message: string };
 
 /**
  * An event to append: everything but its number, which the ledger assigns.
@@ -111,12 +112,19 @@ export interface Ledger {
    */
   readonly transaction: <T>(work: (trx: Transaction<LedgerDatabase>) => Promise<T>) => Promise<T>;
   /**
-   * Inside `transaction`: locks the chain head, gives the event the next `seq`, chains its hash to
-   * the previous event's, stores it, and wakes `onCommitted` listeners once the transaction commits.
+   * Inside `transaction`: takes the chain (waiting for whoever holds it), gives the event the next
+   * `seq`, chains its hash to the previous event's, stores it, and wakes `onCommitted` listeners
+   * once the transaction commits.
    *
    * @internal
    */
   readonly appendEvent: (trx: Transaction<LedgerDatabase>, event: NewLedgerEvent) => Promise<LedgerEvent>;
+  /**
+   * Inside `transaction`: records the move's events. Chained at once when the chain is free (and
+   * always on SQLite); on PostgreSQL, when another transaction holds the chain, left pending without
+   * waiting, and chained right after this transaction commits. What a move writes. @internal
+   */
+  readonly recordEvents: (trx: Transaction<LedgerDatabase>, events: readonly NewLedgerEvent[]) => Promise<void>;
   /** `appendEvent` for several events of one transaction, in order, with one chain update. @internal */
   readonly appendEvents: (trx: Transaction<LedgerDatabase>, events: readonly NewLedgerEvent[]) => Promise<LedgerEvent[]>;
   /** Committed events with a `seq` above `after`, oldest first, at most `limit` (default 1000) of them. */

@@ -80,46 +80,96 @@ export function createAdmission({ ledger, clock, budgets, approvalsOf }: Admissi
   return async (trx, call) => {
     const { record, previous } = call;
     const required = approvalsOf(record.name, record.id);
-    const applicable = budgets.filter((budget) => budget.tools === undefined || budget.tools.includes(record.name));
+    const applicable = applying(budgets, record.name);
     if (applicable.length === 0) return { record: withApproval(record, required, undefined), after: nothing };
 
     const now = clock.now();
-    const measures = applicable.map((budget) => measure(budget, call));
-    const failed = measures.find((m): m is Extract<Measure, { why: string }> => 'why' in m && m.budget.shadow !== true);
-    if (failed !== undefined) return refuse(previous, now, `budget "${failed.budget.name}" could not measure this call: ${failed.why}`);
-
-    const measured = measures.filter((m): m is Measured => 'amount' in m);
-    const used = await usedNow(ledger, trx, measured, now);
-    const notes: string[] = measures.filter((m) => 'why' in m).map((m) => `shadow budget "${m.budget.name}" could not measure this call: ${(m as { why: string }).why}`);
-    let toPerson: { budget: string; message: string } | undefined;
-    for (const m of measured) {
-      const spent = used.get(slot(m.budget.name, m.key)) ?? 0;
-      if (spent + m.amount <= m.budget.max) continue;
-      const message = overText(m, spent);
-      if (m.budget.shadow === true) notes.push(`shadow budget would have refused this call: ${message}`);
-      else if (m.budget.over === 'approve') toPerson ??= { budget: m.budget.name, message };
-      else return refuse(previous, now, message);
-    }
+    const verdict = await judge(ledger, trx, applicable.map((budget) => measure(budget, call, record.input)), now, undefined);
+    if ('refusal' in verdict) return refuse(previous, now, verdict.refusal);
 
     let next = record;
-    if (toPerson !== undefined && record.status === 'executing') next = transition(previous, { type: 'await_approval' }, now) ?? record;
-    next = withApproval(next, required, toPerson);
+    if (verdict.toPerson !== undefined && record.status === 'executing') next = transition(previous, { type: 'await_approval' }, now) ?? record;
+    next = withApproval(next, required, verdict.toPerson);
     const after = async (inner: Trx) => {
-      if (measured.length > 0) {
-        await inner
-          .insertInto('toolgate_budget_uses')
-          .values(measured.map((m) => ({ call_id: record.id, budget: m.budget.name, key: m.key, amount: m.amount, at: now })))
-          .execute();
-      }
-      if (notes.length === 0) return;
-      const stored = storeRecord(next);
-      await ledger.appendEvents(
-        inner,
-        notes.map((message) => ({ callId: record.id, session: call.session, from: next.status, to: next.status, actor: BUDGET_ACTOR, at: now, reason: { code: 'budget_exceeded', message }, record: stored })),
-      );
+      await verdict.write(inner, record.id);
+      await noteShadow(ledger, inner, { id: record.id, session: call.session, record: next }, verdict.notes, now);
     };
     return { record: next, ...(next === record ? {} : { actor: BUDGET_ACTOR }), after };
   };
+}
+
+/**
+ * Decides a person's edit of a waiting call against the budgets, in the transaction that approves
+ * it: what the call takes is measured again on the edited input, beside everything else the
+ * budget counts. Answers why the edit does not fit, or writes the call's new share (and audits a
+ * shadow budget's verdict) and answers `undefined`.
+ *
+ * @example
+ * const problem = await readmit(ledger, trx, { budgets, clock }, { record, session, principal: owner }, edited);
+ */
+export async function readmit(
+  ledger: Ledger,
+  trx: Trx,
+  { budgets, clock }: { readonly budgets: readonly Budget[]; readonly clock: Clock },
+  call: Omit<AdmissionCall, 'previous'>,
+  input: unknown,
+): Promise<string | undefined> {
+  const applicable = applying(budgets, call.record.name);
+  if (applicable.length === 0) return undefined;
+  const now = clock.now();
+  const verdict = await judge(ledger, trx, applicable.map((budget) => measure(budget, call, input)), now, call.record.id);
+  if ('refusal' in verdict) return verdict.refusal;
+  await trx.deleteFrom('toolgate_budget_uses').where('call_id', '=', call.record.id).execute();
+  await verdict.write(trx, call.record.id);
+  await noteShadow(ledger, trx, { id: call.record.id, session: call.session, record: call.record }, verdict.notes, now);
+  return undefined;
+}
+
+const applying = (budgets: readonly Budget[], name: string) => budgets.filter((budget) => budget.tools === undefined || budget.tools.includes(name));
+
+type Verdict =
+  | { readonly refusal: string }
+  | {
+      readonly toPerson: { readonly budget: string; readonly message: string } | undefined;
+      readonly notes: readonly string[];
+      readonly write: (trx: Trx, id: string) => Promise<void>;
+    };
+
+/** Measures a call against its budgets: refused, sent to a person, or admitted (with what to write). */
+async function judge(ledger: Ledger, trx: Trx, measures: readonly Measure[], now: number, except: string | undefined): Promise<Verdict> {
+  const failed = measures.find((m): m is Extract<Measure, { why: string }> => 'why' in m && m.budget.shadow !== true);
+  if (failed !== undefined) return { refusal: `budget "${failed.budget.name}" could not measure this call: ${failed.why}` };
+  const measured = measures.filter((m): m is Measured => 'amount' in m);
+  const used = await usedNow(ledger, trx, measured, now, except);
+  const notes: string[] = measures.filter((m) => 'why' in m).map((m) => `shadow budget "${m.budget.name}" could not measure this call: ${(m as { why: string }).why}`);
+  let toPerson: { budget: string; message: string } | undefined;
+  for (const m of measured) {
+    const spent = used.get(slot(m.budget.name, m.key)) ?? 0;
+    if (spent + m.amount <= m.budget.max) continue;
+    const message = overText(m, spent);
+    if (m.budget.shadow === true) notes.push(`shadow budget would have refused this call: ${message}`);
+    else if (m.budget.over === 'approve') toPerson ??= { budget: m.budget.name, message };
+    else return { refusal: message };
+  }
+  const write = async (inner: Trx, id: string) => {
+    if (measured.length === 0) return;
+    await inner
+      .insertInto('toolgate_budget_uses')
+      .values(measured.map((m) => ({ call_id: id, budget: m.budget.name, key: m.key, amount: m.amount, at: now })))
+      .execute();
+  };
+  return { toPerson, notes, write };
+}
+
+/** Audits what a shadow budget would have done, as events that change nothing. */
+async function noteShadow(ledger: Ledger, trx: Trx, call: { id: string; session: string; record: ToolCallRecord }, notes: readonly string[], now: number): Promise<void> {
+  if (notes.length === 0) return;
+  const stored = storeRecord(call.record);
+  const { status } = call.record;
+  await ledger.appendEvents(
+    trx,
+    notes.map((message) => ({ callId: call.id, session: call.session, from: status, to: status, actor: BUDGET_ACTOR, at: now, reason: { code: 'budget_exceeded', message }, record: stored })),
+  );
 }
 
 const nothing = (): Promise<void> => Promise.resolve();
@@ -137,7 +187,7 @@ function withApproval(record: ToolCallRecord, required: number, overBudget: Appr
   return Object.freeze({ ...record, approval });
 }
 
-function measure(budget: Budget, call: AdmissionCall): Measure {
+function measure(budget: Budget, call: Omit<AdmissionCall, 'previous'>, input: unknown): Measure {
   const { record, session, principal } = call;
   let key: unknown;
   let amount: unknown = 1;
@@ -145,14 +195,14 @@ function measure(budget: Budget, call: AdmissionCall): Measure {
     if (budget.per === 'principal') key = principal;
     else if (budget.per === 'session') key = session;
     else if (budget.per === 'tool') key = record.name;
-    else key = budget.per({ id: record.id, name: record.name, input: record.input, session, principal } satisfies BudgetCall);
+    else key = budget.per({ id: record.id, name: record.name, input, session, principal } satisfies BudgetCall);
   } catch (error) {
     return { budget, why: `its \`per\` threw: ${error instanceof Error ? error.message : String(error)}` };
   }
   if (typeof key !== 'string') return { budget, why: `its \`per\` answered ${describe(key)}, not a string key` };
   if (budget.measure !== undefined) {
     try {
-      amount = budget.measure(record.input);
+      amount = budget.measure(input);
     } catch (error) {
       return { budget, why: `its \`measure\` threw: ${error instanceof Error ? error.message : String(error)}` };
     }
@@ -176,21 +226,22 @@ function slot(budget: string, key: string): string {
  * one order, so two transactions never wait for each other), so a second app server deciding a call
  * under the same key waits here, then counts this one. SQLite's write transactions run one at a time.
  */
-async function usedNow(ledger: Ledger, trx: Trx, measured: readonly Measured[], now: number): Promise<Map<string, number>> {
+async function usedNow(ledger: Ledger, trx: Trx, measured: readonly Measured[], now: number, except: string | undefined): Promise<Map<string, number>> {
   const used = new Map<string, number>();
   if (measured.length === 0) return used;
   if (ledger.dialect === 'postgres') {
     const keys = [...new Set(measured.map((m) => slot(m.budget.name, m.key)))];
     await sql`select pg_advisory_xact_lock(h) from (select hashtextextended(k, 0) as h from unnest(${keys}::text[]) as k order by 1) as locks`.execute(trx);
   }
-  const rows = await trx
+  let query = trx
     .selectFrom('toolgate_budget_uses as u')
     .innerJoin('toolgate_calls as c', 'c.id', 'u.call_id')
     .select(['u.budget', 'u.key', sql<number>`sum(u.amount)`.as('used')])
     .where('c.status', 'in', COUNTED)
     .where((eb) => eb.or(measured.map((m) => eb.and([eb('u.budget', '=', m.budget.name), eb('u.key', '=', m.key), eb('u.at', '>', now - m.budget.windowMs)]))))
-    .groupBy(['u.budget', 'u.key'])
-    .execute();
+    .groupBy(['u.budget', 'u.key']);
+  if (except !== undefined) query = query.where('u.call_id', '<>', except);
+  const rows = await query.execute();
   for (const row of rows) used.set(slot(row.budget, row.key), Number(row.used));
   return used;
 }
