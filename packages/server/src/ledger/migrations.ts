@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import { initial } from './migrations/0001-initial.ts';
 import { policy } from './migrations/0003-policy.ts';
+import { budgetTotals } from './migrations/0006-budget-totals.ts';
 
 /**
  * Every migration, by name; applied in name order when a ledger opens, and recorded in
@@ -12,4 +13,5 @@ import { policy } from './migrations/0003-policy.ts';
 export const migrations: Record<string, Migration> = {
   '0001-initial': initial,
   '0003-policy': policy,
+  '0006-budget-totals': budgetTotals,
 };
