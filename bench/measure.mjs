@@ -8,13 +8,19 @@
  * `statistic: 'quartile'` each side's figure is its lower-quartile time instead, and the ratio is
  * theirs: on a busy machine a run that waited for a core is slow for reasons that are not the
  * code, and that lands more often on the longer of two workloads.
+ *
+ * Each round starts after a full collection (`collect: true`), so one side's garbage is not the
+ * other's cost. With `collect: false` it does not: a full collection makes V8 throw away optimized
+ * code that refers to objects it found dead (`--trace-deopt`: "weak objects") and re-learn its
+ * inline caches, so code of many small functions (a gate) runs each round re-warming, which an
+ * app's long-lived code does not; the alternating order still charges garbage to both sides alike.
  */
-export function compare({ subject, baseline, n, rounds = 15, warmup = 3, statistic = 'median' }) {
+export function compare({ subject, baseline, n, rounds = 15, warmup = 3, statistic = 'median', collect = true }) {
   const ratios = [];
   const subjectTimes = [];
   const baselineTimes = [];
   for (let round = 0; round < rounds + warmup; round++) {
-    globalThis.gc?.();
+    if (collect || round === 0) globalThis.gc?.();
     subject.prepare?.();
     baseline.prepare?.();
     const flip = round % 2 === 0;

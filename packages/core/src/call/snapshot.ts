@@ -17,37 +17,48 @@ export function snapshot<T>(value: T): T {
 
 /**
  * Freezes, in place, a tree of plain data that the gate made and no one else holds (arguments it
- * parsed or copied: objects, arrays and primitives, no cycles): cheaper than a frozen copy, which
- * matters for large arguments. Returns the value.
+ * parsed or copied: objects, arrays and primitives, no cycles), and answers an unfrozen deep copy
+ * of it, in one walk: the record keeps the tree, frozen without a copy, and the tool gets the copy.
  *
  * @example
- * const input = freezeOwn(JSON.parse(text));
+ * const mine = freezeOwnAndCopy(parsed); // Object.isFrozen(parsed) && !Object.isFrozen(mine)
  */
-export function freezeOwn<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) freezeTree(value);
-  return value;
+export function freezeOwnAndCopy<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return value;
+  const copied = freezeAndCopyTree(value, 0);
+  if (copied !== TOO_BIG) return copied as T;
+  // Deeper than the stack allows a recursive walk: the two walks that keep their own stacks.
+  freezeDeep(value);
+  return copyGraph(value, false) as T;
 }
 
-function freezeTree(node: object, depth = 0): void {
-  // Recursion is the fastest walk; past a depth no stack minds, an explicit stack takes over, as a
-  // limit may allow arguments nested far deeper than the stack.
-  if (depth > TREE_DEPTH) {
-    freezeDeep(node);
-    return;
-  }
+function freezeAndCopyTree(node: object, depth: number): unknown {
+  if (depth > TREE_DEPTH) return TOO_BIG;
   if (Array.isArray(node)) {
+    const out: unknown[] = node.slice();
     for (let i = 0; i < node.length; i++) {
       const item: unknown = node[i];
-      if (typeof item === 'object' && item !== null) freezeTree(item, depth + 1);
+      if (typeof item !== 'object' || item === null) continue;
+      const copied = freezeAndCopyTree(item, depth + 1);
+      if (copied === TOO_BIG) return TOO_BIG;
+      out[i] = copied;
     }
-  } else {
-    // `for…in` over parsed JSON is the fastest walk V8 has; `hasOwn` skips anything inherited.
-    for (const key in node) {
-      const item: unknown = (node as Record<string, unknown>)[key];
-      if (typeof item === 'object' && item !== null && Object.hasOwn(node, key)) freezeTree(item, depth + 1);
-    }
+    Object.freeze(node);
+    return out;
+  }
+  // A spread keeps the shape V8 gave the original: faster to make and cheaper to keep.
+  const out: Record<string, unknown> = { ...node };
+  for (const key in node) {
+    const item: unknown = (node as Record<string, unknown>)[key];
+    if (typeof item !== 'object' || item === null || !Object.hasOwn(node, key)) continue;
+    const copied = freezeAndCopyTree(item, depth + 1);
+    if (copied === TOO_BIG) return TOO_BIG;
+    // Assigning `__proto__` would set the copy's prototype instead of the key's value.
+    if (key === '__proto__') Object.defineProperty(out, key, { value: copied, enumerable: true, writable: true, configurable: true });
+    else out[key] = copied;
   }
   Object.freeze(node);
+  return out;
 }
 
 function freezeDeep(root: object): void {

@@ -44,8 +44,9 @@ export interface StoreCommitInit<S> {
  */
 export function createStoreCommit<S>(init: StoreCommitInit<S>): StoreCommit {
   const { store, move, status, onError } = init;
-  // A set, not one id: a store subscriber may approve another call whose sync tool commits inside this write.
-  const committing = new Set<string>();
+  // A stack, not one id: a store subscriber may approve another call whose sync tool commits
+  // inside this write (and an array, as a Set would grow and shrink its table on every call).
+  const committing: string[] = [];
   const fail = (id: string, message: string) => move(id, { type: 'fail', reason: { code: 'commit_error', message } });
 
   function commit(id: string, tool: ToolDefinition, input: unknown, output: unknown): ToolCallRecord | undefined {
@@ -62,7 +63,7 @@ export function createStoreCommit<S>(init: StoreCommitInit<S>): StoreCommit {
     if (status(id) !== 'executing') return undefined;
     // From here the store is written: a cancel of this call is refused until the call is
     // `committed`, so the record can never say `cancelled` about a change the store holds.
-    committing.add(id);
+    committing.push(id);
     try {
       const before = store.getState();
       try {
@@ -76,9 +77,9 @@ export function createStoreCommit<S>(init: StoreCommitInit<S>): StoreCommit {
       }
       return move(id, { type: 'commit', output });
     } finally {
-      committing.delete(id);
+      committing.pop();
     }
   }
 
-  return { commit, committing: (id) => committing.has(id) };
+  return { commit, committing: (id) => committing.includes(id) };
 }

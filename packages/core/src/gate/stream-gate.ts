@@ -100,5 +100,12 @@ export interface StreamGate {
      * names no place in one, say): reject it now with this reason; nothing of it runs.
      */
     readonly refuse: (id: string, reason: Reason<StreamRefusal>) => ToolCallRecord | undefined;
+    /**
+     * The turn is over (its stream ended, broke off or was aborted): no call is opened or proposed
+     * in it any more. Told once, after each call's end above, with the turn's id (if it has one) and
+     * its call ids in the provider's order. A gate that keeps turns (a server gate's `turn(...)`)
+     * records the turn here; one that does not leaves this out.
+     */
+    readonly end?: (turn: { readonly id: string | undefined; readonly calls: readonly string[] }) => void;
   };
 }

@@ -51,7 +51,8 @@ export function inOrder(turn: StreamTurn): Slot[] {
 }
 
 /**
- * Ends the turn once: `false` when it was already over, else runs `settle` on it and resolves `over`.
+ * Ends the turn once: `false` when it was already over, else runs `settle` on it, tells the gate
+ * the turn is over (`gate.stream.end`) and resolves `over`.
  *
  * @example
  * finish(turn, () => { for (const slot of inOrder(turn)) close(turn, slot); });
@@ -60,6 +61,7 @@ export function finish(turn: StreamTurn, settle: () => void): boolean {
   if (turn.finished) return false;
   turn.finished = true;
   settle();
+  turn.gate.stream.end?.({ id: turn.id, calls: inOrder(turn).flatMap((slot) => slot.callIds) });
   turn.resolveOver();
   return true;
 }

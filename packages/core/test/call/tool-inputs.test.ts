@@ -17,6 +17,27 @@ describe('tool inputs', () => {
     expect(input.items).toEqual([3, 1, 2]);
   });
 
+  it('freeze and copy, in the walk they share, nesting deeper than a recursive walk goes and a __proto__ key', () => {
+    const inputs = createToolInputs();
+    const deep = '{"next":'.repeat(5_000) + '{"leaf":[1]}' + '}'.repeat(5_000);
+    const parsed = JSON.parse(`{"__proto__":{"polluted":true},"deep":${deep}}`) as Record<string, unknown>;
+    const input = inputs.keep(parsed, true) as Record<string, unknown>;
+    const mine = inputs.take(input) as Record<string, unknown>;
+    expect(Object.hasOwn(mine, '__proto__')).toBe(true);
+    expect(Object.getPrototypeOf(mine)).toBe(Object.prototype);
+    expect(mine['__proto__']).toEqual({ polluted: true });
+    let frozen: unknown = input['deep'];
+    let copied: unknown = mine['deep'];
+    for (let i = 0; i < 5_000; i++) {
+      expect(Object.isFrozen(frozen)).toBe(true);
+      expect(Object.isFrozen(copied)).toBe(false);
+      frozen = (frozen as { next: unknown }).next;
+      copied = (copied as { next: unknown }).next;
+    }
+    expect(copied).toEqual({ leaf: [1] });
+    expect(Object.isFrozen((frozen as { leaf: unknown }).leaf)).toBe(true);
+  });
+
   it('copy a value someone else still holds before freezing it', () => {
     const inputs = createToolInputs();
     const answered = { amount: 5 };

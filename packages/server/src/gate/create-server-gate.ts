@@ -16,6 +16,7 @@ import { createSessions } from './sessions.ts';
 import { checkProposeOptions, gateSettings } from './settings.ts';
 import { createToolSet } from './tool-set.ts';
 import { openTurn } from './turn.ts';
+import { keepTurns } from '../turns/turn-keeping.ts';
 import { createWaiters } from './waiters.ts';
 
 /**
@@ -63,6 +64,7 @@ export function createServerGate<const Tools extends readonly ToolDefinition<any
     return follower.settled(id);
   };
 
+  const turns = options.onTurnSettled === undefined ? undefined : keepTurns(parts, tail, options.onTurnSettled);
   let stopSweeping: (() => void) | undefined;
   if (options.recover !== false) {
     void recover(parts).then(undefined, settings.onError);
@@ -92,8 +94,12 @@ export function createServerGate<const Tools extends readonly ToolDefinition<any
       if (!isTerminal(call.status)) throw new Error(`serverGate.toolResult: call "${id}" is ${call.status}; answer it once it has settled (await serverGate.settled(id)).`);
       return toolResult(call as SettledCall, format);
     },
-    turn: (turnOptions) => openTurn(parts, turnOptions, { settled: follower.settled, cancel: (id, decision) => cancel(parts, id, decision) }),
-    recover: () => recover(parts),
+    turn: (turnOptions) => openTurn(parts, turnOptions, { settled: follower.settled, cancel: (id, decision) => cancel(parts, id, decision), closed: turns?.closed }),
+    async recover() {
+      const recovered = await recover(parts);
+      await turns?.sweep();
+      return recovered;
+    },
     head: () => ledger.head(),
     get tools() {
       // The static type stays the one the gate was made with (see `ServerGate.tools`).
@@ -106,6 +112,7 @@ export function createServerGate<const Tools extends readonly ToolDefinition<any
     async close() {
       life.closed = true;
       stopSweeping?.();
+      await turns?.stop();
       follower.close();
       tail.close();
       keeper.close();

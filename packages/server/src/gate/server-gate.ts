@@ -15,6 +15,7 @@ import type { Budget } from '../policy/budget.ts';
 import type { Decision } from './decision.ts';
 import type { ReadScope } from './read-scope.ts';
 import type { Ledger, LedgerEvent, LedgerMove } from '../ledger/ledger.ts';
+import type { TurnSettledHandler } from '../turns/ended-turn.ts';
 
 /**
  * A session as `canSee` is asked about it: its id and its owner (the principal of its first
@@ -77,6 +78,23 @@ export interface ServerGateOptions {
    * start: a mistake throws.
    */
   readonly budgets?: readonly Budget[];
+  /**
+   * The model's next step, run once a turn's last call has ended, wherever it ended: in this
+   * request or another, on this app server or another, before or after a restart. A turn is the
+   * calls one stream reader read over `serverGate.turn(...)`, recorded in the ledger when its
+   * stream is over. One process at a time claims it (a lease renewed every third of `leaseMs`
+   * while the handler runs); when the handler throws (the error goes to `onError`) or its process
+   * dies, it runs again with the same turn id. A handler that never resolves keeps its claim for as
+   * long as its process lives. A turn whose principal may not see its session is not recorded.
+   *
+   * @example
+   * onTurnSettled: async (turn) => {
+   *   // Each call as the turn's reader was answered (toolResult from @toolgate/core).
+   *   const replies = turn.calls.map((call) => toolResult(call, 'openai-chat'));
+   *   await nextModelStep(turn.session, replies, { signal: turn.signal });
+   * }
+   */
+  readonly onTurnSettled?: TurnSettledHandler;
 }
 
 /**
@@ -197,6 +215,10 @@ export interface ServerGate<Tools extends readonly ToolDefinition<any, any, any>
   /**
    * The gate a provider's stream reader takes, for one assistant turn: calls open as the model names
    * them and go to the ledger as their arguments complete, exactly as `propose` would send them.
+   * Each call is tagged with `turn` when given, else with the reader's turn id (the provider's
+   * response id). With `onTurnSettled`, the reader's end records the turn under that id, and the
+   * reader's `stopped()` and `settled()` resolve only once it is recorded: a request may end then,
+   * and the turn goes on without it (they reject when it could not be recorded, saying why).
    */
   readonly turn: (options: TurnOptions) => TurnGate;
   /** The `seq` of the last event the ledger holds (0 when none): where a feed resumed with `Last-Event-ID` may start at most. */

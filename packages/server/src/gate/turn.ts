@@ -5,6 +5,7 @@ import { proposalSignal } from './abort-signal.ts';
 import { proposeReading, readInput, type Reading } from './proposals.ts';
 import type { TurnGate, TurnOptions } from './server-gate.ts';
 import { checkProposeOptions, textOf } from './settings.ts';
+import type { TurnEnd } from '../turns/continuations.ts';
 
 /**
  * What a turn asks of its gate once a call is proposed: its end, and a cancel.
@@ -15,6 +16,8 @@ import { checkProposeOptions, textOf } from './settings.ts';
 export interface TurnCalls {
   readonly settled: (id: string) => Promise<SettledCall | undefined>;
   readonly cancel: (id: string, options: { readonly principal: string; readonly reason?: string }) => Promise<Decision>;
+  /** The turn's stream is over (with `onTurnSettled`: the turn is recorded); resolves with why it was not recorded, if it was not. */
+  readonly closed?: ((turn: TurnEnd) => Promise<Error | undefined>) | undefined;
 }
 
 /**
@@ -34,6 +37,14 @@ export function openTurn(parts: GateParts, turnOptions: TurnOptions, gate: TurnC
   const answers = new Map<string, Promise<ToolCallRecord>>();
   const opened = new Map<string, { readonly name: string; readonly source: ProposalSource }>();
   let stopWatching: (() => void) | undefined;
+  let ended = false;
+  let recorded: Promise<Error | undefined> | undefined;
+  /** Answers once the turn, if its stream is over, is in the ledger: what a request waits for can then outlive its process. */
+  const once = async <T>(answer: T): Promise<T> => {
+    const refused = await recorded;
+    if (refused !== undefined) throw refused;
+    return answer;
+  };
   const watch = () => {
     stopWatching ??= keeper.onMoved((call) => {
       if (records.has(call.id)) records.set(call.id, call);
@@ -90,17 +101,17 @@ export function openTurn(parts: GateParts, turnOptions: TurnOptions, gate: TurnC
       const id = proposeOptions?.id ?? said ?? generateId();
       const known = records.get(id);
       if (known !== undefined) return known;
-      const turnId = proposeOptions?.turn ?? turnOptions.turn;
+      const turnId = turnOptions.turn ?? proposeOptions?.turn;
       local(id, reading.ok ? reading.proposal.name : (reading.name ?? ''), reading.ok ? reading.proposal.source : reading.source, turnId, said === undefined && proposeOptions?.id === undefined);
       return send(id, reading, turnId);
     },
     get: (id) => records.get(id),
-    settled: (id) => settledHere(id, 'turn.settled'),
+    settled: async (id) => once(await settledHere(id, 'turn.settled')),
     async stopped(id) {
       const first = answers.has(id) ? await answers.get(id) : undefined;
       // Its first resting point is where it waits for a person, or has ended; one that runs is followed to its end.
-      if (first !== undefined && first.status !== 'executing') return first;
-      return settledHere(id, 'turn.stopped');
+      if (first !== undefined && first.status !== 'executing') return once(first);
+      return once(await settledHere(id, 'turn.stopped'));
     },
     cancel(id, reason) {
       const now = records.get(id);
@@ -122,7 +133,8 @@ export function openTurn(parts: GateParts, turnOptions: TurnOptions, gate: TurnC
         const known = records.get(id);
         if (known !== undefined) return known;
         opened.set(id, { name: init.name, source: init.source });
-        return local(id, init.name, init.source, init.turn ?? turnOptions.turn, init.id === undefined);
+        // The app's turn id, when it gave one, names the turn; else the reader's (the provider's response id).
+        return local(id, init.name, init.source, turnOptions.turn ?? init.turn, init.id === undefined);
       },
       preview(id, preview) {
         const now = records.get(id);
@@ -145,6 +157,15 @@ export function openTurn(parts: GateParts, turnOptions: TurnOptions, gate: TurnC
         const now = records.get(id);
         if (call === undefined || now === undefined || answers.has(id) || now.status !== 'pending') return now;
         return send(id, { ok: false, reason: refusal(reason), id, name: call.name, source: call.source }, now.turn);
+      },
+      end(turn) {
+        if (ended || gate.closed === undefined) return;
+        ended = true;
+        const ids = turn.calls.filter((id) => records.has(id));
+        if (ids.length === 0) return;
+        const given = turnOptions.turn !== undefined;
+        const id = turnOptions.turn ?? turn.id ?? records.get(ids[0] as string)?.turn ?? generateId();
+        recorded = gate.closed({ session, principal, id, given, calls: ids.map((call) => ({ id: call, answer: answers.get(call) ?? (records.get(call) as ToolCallRecord) })) });
       },
     },
   };

@@ -1,21 +1,19 @@
 import type { ExecutionScope, MoveNote, ToolCallRecord } from '@toolgate/core';
 import type { HeldTransaction, Ledger } from '../ledger/ledger.ts';
 import { startToolSpan } from './telemetry.ts';
-import type { CallQueue } from './call-queue.ts';
 import type { Claims } from './claims.ts';
 import type { RowMoves } from './row-moves.ts';
 
 /**
- * What opening a run needs: the claims, the queue of this process's moves, the row moves, how a
- * plain commit is moved, and what to do once a commit is written.
+ * What opening a run needs: the claims, the row moves, how a plain commit is moved, and what to
+ * do once a commit is written.
  *
  * @example
- * const open = executionScopes({ ledger, claims, queue, rows, transactional, commit: move, written });
+ * const open = executionScopes({ ledger, claims, rows, transactional, move, written });
  */
 export interface ExecutionScopeParts {
   readonly ledger: Ledger;
   readonly claims: Claims;
-  readonly queue: CallQueue;
   readonly rows: RowMoves;
   /** Whether a tool runs inside the ledger's transaction. */
   readonly transactional: (name: string, id: string) => boolean;
@@ -35,7 +33,7 @@ export interface ExecutionScopeParts {
  * const scope = await open(call, 'transfer');
  */
 export function executionScopes(parts: ExecutionScopeParts): (call: ToolCallRecord, name: string) => Promise<ExecutionScope | undefined> {
-  const { ledger, claims, queue, rows } = parts;
+  const { ledger, claims, rows } = parts;
   return async (call, name) => {
     const claim = claims.claims.get(call.id);
     if (claim === undefined) return undefined;
@@ -57,25 +55,29 @@ export function executionScopes(parts: ExecutionScopeParts): (call: ToolCallReco
     let done = false;
     return {
       context: { idempotencyKey: claim.idempotencyKey, transaction: held.trx },
-      commit: (running, output, note) =>
-        queue.exclusive(running.id, async () => {
-          done = true;
-          let next: ToolCallRecord | undefined;
-          try {
-            const row = await rows.lock(held.trx, running.id);
-            next = row === undefined ? undefined : await rows.moveIn(held.trx, row, { type: 'commit', output }, note.actor);
-            if (next === undefined) {
-              await held.rollback();
-              return undefined;
-            }
-            await held.commit();
-          } catch (error) {
-            await held.rollback().catch(() => undefined);
-            throw error;
+      // Not in the call's turn of the queue: work waiting there for this call (a second recovery's
+      // take-over, say) waits for a connection, and on SQLite the only one is the one this
+      // transaction holds, so the two would wait for each other for ever. The row, locked here in
+      // the tool's own transaction, decides what a move in between would have: a call moved since
+      // is not committed.
+      commit: async (running, output, note) => {
+        done = true;
+        let next: ToolCallRecord | undefined;
+        try {
+          const row = await rows.lock(held.trx, running.id);
+          next = row === undefined ? undefined : await rows.moveIn(held.trx, row, { type: 'commit', output }, note.actor);
+          if (next === undefined) {
+            await held.rollback();
+            return undefined;
           }
-          parts.written(next, running);
-          return next;
-        }),
+          await held.commit();
+        } catch (error) {
+          await held.rollback().catch(() => undefined);
+          throw error;
+        }
+        parts.written(next, running);
+        return next;
+      },
       abandon: async () => {
         if (done) return;
         done = true;

@@ -228,7 +228,7 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
     );
   }
 
-  const open = executionScopes({ ledger, claims, queue, rows, transactional: options.transactional, move, written });
+  const open = executionScopes({ ledger, claims, rows, transactional: options.transactional, move, written });
 
   return {
     move,

@@ -1,5 +1,6 @@
 import type { Migration } from 'kysely';
 import { initial } from './migrations/0001-initial.ts';
+import { turns } from './migrations/0002-turns.ts';
 import { policy } from './migrations/0003-policy.ts';
 import { budgetTotals } from './migrations/0006-budget-totals.ts';
 
@@ -12,6 +13,7 @@ import { budgetTotals } from './migrations/0006-budget-totals.ts';
  */
 export const migrations: Record<string, Migration> = {
   '0001-initial': initial,
+  '0002-turns': turns,
   '0003-policy': policy,
   '0006-budget-totals': budgetTotals,
 };

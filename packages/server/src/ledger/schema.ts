@@ -155,6 +155,42 @@ export interface ApproversTable {
 }
 
 /**
+ * One row per turn a stream reader read (`serverGate.turn`), once its stream is over: who the model
+ * acted for, and the claim on running `onTurnSettled` for it (done once `done_at` is set).
+ *
+ * @example
+ * const open = await ledger.db.selectFrom('toolgate_turns').selectAll().where('done_at', 'is', null).execute();
+ */
+export interface TurnsTable {
+  session: string;
+  id: string;
+  principal: string;
+  created_at: number;
+  done_at: number | null;
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+  /** Bumped on every claim: a handler run whose claim passed to another process writes nothing. */
+  fence: number;
+  attempts: number;
+}
+
+/**
+ * A turn's calls in the provider's order. `answer` holds the record the reader was answered with
+ * when that is all there is to know (the call had ended, or was refused without being stored);
+ * otherwise the call is read from `toolgate_calls` once it has ended.
+ *
+ * @example
+ * const calls = await ledger.db.selectFrom('toolgate_turn_calls').selectAll().where('turn_id', '=', 'turn_1').orderBy('position').execute();
+ */
+export interface TurnCallsTable {
+  session: string;
+  turn_id: string;
+  position: number;
+  call_id: string;
+  answer: string | null;
+}
+
+/**
  * The ledger's tables, for `Kysely<LedgerDatabase>` (the type of `ledger.db` and of the
  * transactions it hands out).
  *
@@ -169,6 +205,8 @@ export interface LedgerDatabase {
   toolgate_events: EventsTable;
   toolgate_sessions: SessionsTable;
   toolgate_chain: ChainTable;
+  toolgate_turns: TurnsTable;
+  toolgate_turn_calls: TurnCallsTable;
   toolgate_budget_uses: BudgetUsesTable;
   toolgate_budget_totals: BudgetTotalsTable;
   toolgate_approvers: ApproversTable;

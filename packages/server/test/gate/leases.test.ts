@@ -1,7 +1,8 @@
 import { defineTool } from '@toolgate/core';
 import { expect, it, vi } from 'vitest';
 import { createFakeClock } from '../../../core/test/support/clock.ts';
-import { createServerGate, type Ledger } from '../../src/index.ts';
+import { createServerGate, transactionOf, type Ledger } from '../../src/index.ts';
+import type { LedgerDatabase } from '../../src/ledger/schema.ts';
 import { describeLedgers } from '../support/ledgers.ts';
 
 const LEASE = 3_000;
@@ -113,6 +114,33 @@ describeLedgers('leases and fencing', (target) => {
     await vi.waitFor(() => expect(runs[0]?.signal.aborted).toBe(true));
     runs[0]?.finish({ shipped: true });
     expect(await a.settled('c1')).toMatchObject({ status: 'cancelled', reason: { code: 'user_cancelled', message: 'changed my mind' } });
+    await Promise.all([a.close(), b.close()]);
+  });
+  it('re-runs transactional calls once when two recoveries run at once, and each commits', async () => {
+    // The sweep and a recover() of the app's own can overlap. The second one's take-over of a call
+    // waits for the call's turn; the re-run's transaction must not wait behind it to commit (on
+    // SQLite that transaction holds the one connection the take-over waits for).
+    const store = await target.fresh();
+    const stalled = createFakeClock(Date.now());
+    const later = createFakeClock(Date.now() + LEASE + 1);
+    const { tool: hanging } = slowTool('book', {});
+    const a = createServerGate({ tools: [hanging], ledger: await store.open(), recover: false, clock: stalled, leaseMs: LEASE, instance: 'a' });
+    const ids = Array.from({ length: 6 }, (_, n) => `t${n}`);
+    for (const id of ids) await a.propose({ id, name: 'book', arguments: '{}' }, { session: 's', principal: 'p' });
+    const booked = defineTool({
+      name: 'book',
+      inputSchema: { type: 'object' },
+      transactional: true,
+      async execute(_input, ctx) {
+        await transactionOf<LedgerDatabase>(ctx).selectFrom('toolgate_calls').select('id').where('id', '=', ctx.call.id).execute();
+        return { booked: ctx.call.id };
+      },
+    });
+    const b = createServerGate({ tools: [booked], ledger: await store.open(), recover: false, clock: later, leaseMs: LEASE, instance: 'b' });
+    const [first, second] = await Promise.all([b.recover(), b.recover()]);
+    expect([...first.rerun, ...second.rerun].sort()).toEqual(ids);
+    const settled = await Promise.all(ids.map((id) => b.settled(id)));
+    expect(settled.map((call) => `${call?.id}:${call?.status}`)).toEqual(ids.map((id) => `${id}:committed`));
     await Promise.all([a.close(), b.close()]);
   });
 }, { shared: true });

@@ -134,7 +134,7 @@ describeLedgers('budgets', (target) => {
       inputSchema: { type: 'object', properties: { amount_cents: { type: 'integer' } }, required: ['amount_cents'] },
       needsApproval: (input) => input.amount_cents === 6000,
       execute: (input, { signal }) =>
-        new Promise((resolve, reject) => {
+        new Promise<{ ok: boolean }>((resolve, reject) => {
           started.set(input.amount_cents, () => resolve({ ok: true }));
           onStart(input.amount_cents);
           signal.addEventListener('abort', () => reject(signal.reason as Error));

@@ -70,6 +70,10 @@ export async function compile(name: string): Promise<Program> {
     ssr: { noExternal: true, external: ['better-sqlite3', 'pg'] },
   });
   const file = `${outDir}${name}.mjs`;
+  const { readFileSync, writeFileSync } = await import('node:fs');
+  let text = readFileSync(file, 'utf8');
+  text = text.replace(/(\tasync lock\(\) \{\n)([\s\S]*?)(\n\t\}\n\tunlock\(\) \{\n)/, (_m, a, body, c) => `${a}${body}\n(globalThis.__holders ??= []).push(new Error().stack);${c}(globalThis.__holders ??= []).shift();\n`);
+  writeFileSync(file, text);
   return { start: (args, options = {}) => spawnChild(name, [file, ...args], options) };
 }
 
@@ -98,7 +102,8 @@ function spawnChild(name: string, argv: readonly string[], options: StartOptions
     stderr += chunk.toString();
   });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) => {
-    child.on('exit', (code, signal) => resolve({ code, signal, stderr }));
+    // 'close', not 'exit': only then has all of its stderr been read.
+    child.on('close', (code, signal) => resolve({ code, signal, stderr }));
   });
   return {
     line: (match) => {

@@ -26,11 +26,15 @@ export interface Moves {
  * const moves = createMoves(host.keeper, host.onError);
  */
 export function createMoves(keeper: CallKeeper, onError: (error: unknown) => void): Moves {
-  const move: Moves['move'] = (id, event, note, then) => after(keeper.move(id, event, note), (next) => then?.(next), onError);
+  const move: Moves['move'] = (id, event, note, then) => after(keeper.move(id, event, note), then ?? ignore, onError);
   return {
     move,
     reject: (id, reason, note) => move(id, { type: 'reject', reason }, note),
     fail: (id, code, message, note, issues) => move(id, { type: 'fail', reason: issues ? { code, message, issues } : { code, message } }, note),
     cancel: (id, code, message, note) => move(id, { type: 'cancel', reason: { code, message } }, note),
   };
+}
+
+function ignore(): void {
+  // A move nobody waits on.
 }

@@ -1,4 +1,4 @@
-import { freezeOwn, ownCopy, snapshot } from '../snapshot.ts';
+import { freezeOwnAndCopy, ownCopy, snapshot } from '../snapshot.ts';
 
 /**
  * The validated inputs of calls, as the record keeps them and as their tools get them. The record
@@ -33,9 +33,10 @@ export function createToolInputs(): ToolInputs {
   const forTool = new WeakMap<object, unknown>();
   return {
     keep(value, owned) {
-      // The tool's copy first, from the value as the validator answered it; then the record's.
-      const mine = ownCopy(value);
-      const input = owned ? freezeOwn(value) : snapshot(value);
+      // A value the gate made is frozen for the record as its copy for the tool is made, in one
+      // walk; a validator's own answer is copied for the tool first, then for the record.
+      const mine = owned ? freezeOwnAndCopy(value) : ownCopy(value);
+      const input = owned ? value : snapshot(value);
       if (typeof input === 'object' && input !== null) forTool.set(input, mine);
       return input;
     },
