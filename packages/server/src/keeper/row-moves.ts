@@ -131,7 +131,7 @@ export function createRowMoves({ ledger, clock, leaseMs, approvalTtlMs, instance
       .onConflict((conflict) => conflict.column('id').doNothing())
       .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return undefined;
-    await ledger.appendEvents(
+    await ledger.recordEvents(
       trx,
       moves.map((move) => moveEvent(draft.session, move.from, move.to, move.actor)),
     );
@@ -163,7 +163,7 @@ export function createRowMoves({ ledger, clock, leaseMs, approvalTtlMs, instance
     if (Number(updated.numUpdatedRows) === 0) return STALE;
     // A call that stops counting against its budgets gives its share back, before the chain's lock.
     if (next.status === 'cancelled' && (current.status === 'awaiting_approval' || current.status === 'executing')) await policy?.release(trx, row.id);
-    await ledger.appendEvent(trx, moveEvent(row.session, current, next, actor));
+    await ledger.recordEvents(trx, [moveEvent(row.session, current, next, actor)]);
     await afterward(trx, next, row.session, columns.input_hash);
     if (next.status === 'executing') {
       claims.claimed(row.id, { fence: columns.fence, idempotencyKey: row.idempotency_key, session: row.session, owner: row.owner });
@@ -174,7 +174,7 @@ export function createRowMoves({ ledger, clock, leaseMs, approvalTtlMs, instance
 
   async function refuse(trx: Trx, row: CallsTable, actor: string, code: RefusalCode | 'recovered', message: string): Promise<void> {
     const record = readRecord(row.record);
-    await ledger.appendEvent(trx, {
+    await ledger.recordEvents(trx, [{
       callId: row.id,
       session: row.session,
       from: record.status,
@@ -183,7 +183,7 @@ export function createRowMoves({ ledger, clock, leaseMs, approvalTtlMs, instance
       at: clock.now(),
       reason: { code, message },
       record: row.record,
-    });
+    }]);
   }
 
   return {

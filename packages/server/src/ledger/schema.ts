@@ -1,4 +1,5 @@
 import type { ToolCallStatus } from '@toolgate/core';
+import type { Generated } from 'kysely';
 
 /**
  * One row per call id: the call's current state, its lease and the whole record the gate keeps.
@@ -80,6 +81,25 @@ export interface EventsTable {
   record: string | null;
   prev_hash: string;
   hash: string;
+}
+
+/**
+ * An event committed with its move and not chained yet (PostgreSQL, when the chain was busy): the
+ * sequencer gives it its `seq` and hash, moves it to `toolgate_events` and deletes it here.
+ *
+ * @example
+ * const waiting = await ledger.db.selectFrom('toolgate_pending').select('id').execute();
+ */
+export interface PendingTable {
+  id: Generated<number>;
+  call_id: string;
+  session: string;
+  from_status: ToolCallStatus | null;
+  to_status: ToolCallStatus;
+  actor: string;
+  at: number;
+  reason: string | null;
+  record: string | null;
 }
 
 /**
@@ -210,4 +230,5 @@ export interface LedgerDatabase {
   toolgate_budget_uses: BudgetUsesTable;
   toolgate_budget_totals: BudgetTotalsTable;
   toolgate_approvers: ApproversTable;
+  toolgate_pending: PendingTable;
 }

@@ -180,7 +180,7 @@ async function noteShadow(ledger: Ledger, trx: Trx, call: { id: string; session:
   if (notes.length === 0) return;
   const stored = storeRecord(call.record);
   const { status } = call.record;
-  await ledger.appendEvents(
+  await ledger.recordEvents(
     trx,
     notes.map((message) => ({ callId: call.id, session: call.session, from: status, to: status, actor: BUDGET_ACTOR, at: now, reason: { code: 'budget_exceeded', message }, record: stored })),
   );
