@@ -13,7 +13,7 @@ import type { Ledger } from '../ledger/ledger.ts';
 import type { CallsTable, LedgerDatabase } from '../ledger/schema.ts';
 import { storable } from '../faults/storable.ts';
 import { readRecord } from '../ledger/stored-record.ts';
-import type { Admit } from '../policy/admission.ts';
+import type { Policy } from '../policy/admission.ts';
 import { createCallQueue } from './call-queue.ts';
 import { createClaims, type Claim } from './claims.ts';
 import { executionScopes } from './execution-scope.ts';
@@ -110,7 +110,7 @@ export interface LedgerKeeperOptions {
   /** Makes a fresh idempotency key for a new call. */
   readonly newKey: () => string;
   /** Decides a call about to start or wait for a person against the gate's policy (budgets, quorum). */
-  readonly admit?: Admit;
+  readonly policy?: Policy;
 }
 
 const DURABLE = new Set(['executing', 'awaiting_approval', 'committed', 'cancelled', 'rejected', 'failed']);
@@ -128,7 +128,7 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
   const moved = new Set<(call: ToolCallRecord, previous: ToolCallRecord | undefined) => void>();
   const queue = createCallQueue();
   const claims = createClaims({ ledger, clock, leaseMs: options.leaseMs, onError: options.onError, onLeaseLost: options.onLeaseLost });
-  const rows = createRowMoves({ ledger, clock, leaseMs: options.leaseMs, approvalTtlMs: options.approvalTtlMs, instance: options.instance, newKey: options.newKey, claims, ...(options.admit === undefined ? {} : { admit: options.admit }) });
+  const rows = createRowMoves({ ledger, clock, leaseMs: options.leaseMs, approvalTtlMs: options.approvalTtlMs, instance: options.instance, newKey: options.newKey, claims, ...(options.policy === undefined ? {} : { policy: options.policy }) });
 
   const notify = (call: ToolCallRecord, previous: ToolCallRecord | undefined) => {
     for (const listener of moved) {
