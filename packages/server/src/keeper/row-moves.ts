@@ -4,7 +4,7 @@ import type { RefusalCode } from '../gate/decision.ts';
 import type { Ledger } from '../ledger/ledger.ts';
 import type { CallsTable, LedgerDatabase } from '../ledger/schema.ts';
 import { readRecord } from '../ledger/stored-record.ts';
-import type { Admit } from '../policy/admission.ts';
+import type { Policy } from '../policy/admission.ts';
 import type { Claims } from './claims.ts';
 import { moveEvent, rowColumns, type Lease } from './row-columns.ts';
 
@@ -70,8 +70,8 @@ export interface RowMovesOptions {
   readonly instance: string;
   readonly newKey: () => string;
   readonly claims: Claims;
-  /** Decides a call about to start or wait for a person against the gate's policy. */
-  readonly admit?: Admit;
+  /** Decides a call about to start or wait for a person against the gate's policy, and gives back a share when it stops counting. */
+  readonly policy?: Policy;
 }
 
 /**
@@ -80,7 +80,8 @@ export interface RowMovesOptions {
  * @example
  * const moves = createRowMoves(options);
  */
-export function createRowMoves({ ledger, clock, leaseMs, approvalTtlMs, instance, newKey, claims, admit }: RowMovesOptions): RowMoves {
+export function createRowMoves({ ledger, clock, leaseMs, approvalTtlMs, instance, newKey, claims, policy }: RowMovesOptions): RowMoves {
+  const admit = policy?.admit;
   const lease = (): Lease => ({ instance, expiresAt: clock.now() + leaseMs });
 
   const lock = (trx: Trx, id: string): Promise<CallsTable | undefined> => {
@@ -130,7 +131,7 @@ export function createRowMoves({ ledger, clock, leaseMs, approvalTtlMs, instance
       .onConflict((conflict) => conflict.column('id').doNothing())
       .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return undefined;
-    await ledger.appendEvents(
+    await ledger.recordEvents(
       trx,
       moves.map((move) => moveEvent(draft.session, move.from, move.to, move.actor)),
     );
@@ -160,7 +161,9 @@ export function createRowMoves({ ledger, clock, leaseMs, approvalTtlMs, instance
       .where('version', '=', row.version)
       .executeTakeFirst();
     if (Number(updated.numUpdatedRows) === 0) return STALE;
-    await ledger.appendEvent(trx, moveEvent(row.session, current, next, actor));
+    // A call that stops counting against its budgets gives its share back, before the chain's lock.
+    if (next.status === 'cancelled' && (current.status === 'awaiting_approval' || current.status === 'executing')) await policy?.release(trx, row.id);
+    await ledger.recordEvents(trx, [moveEvent(row.session, current, next, actor)]);
     await afterward(trx, next, row.session, columns.input_hash);
     if (next.status === 'executing') {
       claims.claimed(row.id, { fence: columns.fence, idempotencyKey: row.idempotency_key, session: row.session, owner: row.owner });
@@ -171,7 +174,7 @@ export function createRowMoves({ ledger, clock, leaseMs, approvalTtlMs, instance
 
   async function refuse(trx: Trx, row: CallsTable, actor: string, code: RefusalCode | 'recovered', message: string): Promise<void> {
     const record = readRecord(row.record);
-    await ledger.appendEvent(trx, {
+    await ledger.recordEvents(trx, [{
       callId: row.id,
       session: row.session,
       from: record.status,
@@ -180,7 +183,7 @@ export function createRowMoves({ ledger, clock, leaseMs, approvalTtlMs, instance
       at: clock.now(),
       reason: { code, message },
       record: row.record,
-    });
+    }]);
   }
 
   return {

@@ -1,7 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { ChainHasher } from './chain.ts';
-import { NOTIFY_CHANNEL, type LedgerEvent, type NewLedgerEvent } from './ledger.ts';
-import type { EventsTable, LedgerDatabase } from './schema.ts';
+import { NOTIFY_CHANNEL, type EventReason, type LedgerEvent, type NewLedgerEvent } from './ledger.ts';
+import type { EventsTable, LedgerDatabase, PendingTable } from './schema.ts';
 import { readRecord } from './stored-record.ts';
 import { toEvent } from './event-rows.ts';
 import type { Head, TransactionState } from './transactions.ts';
@@ -14,8 +14,16 @@ import type { Head, TransactionState } from './transactions.ts';
  * await chain.append(trx, [event]);
  */
 export interface ChainAppender {
+  /** Chains the events now, waiting for the chain if another transaction holds it, and answers them numbered. */
   readonly append: (trx: Transaction<LedgerDatabase>, events: readonly NewLedgerEvent[]) => Promise<LedgerEvent[]>;
-  /** A transaction that appended has committed: the head it left is the one to expect next. */
+  /**
+   * Records the events with the transaction's move: chained now when the chain is free (and always
+   * on SQLite), else left pending, without waiting, for the sequencer to chain once this commits.
+   */
+  readonly record: (trx: Transaction<LedgerDatabase>, events: readonly NewLedgerEvent[]) => Promise<void>;
+  /** PostgreSQL: takes the chain and chains up to `limit` pending events, oldest first; answers how many. */
+  readonly sequence: (trx: Transaction<LedgerDatabase>, limit: number) => Promise<number>;
+  /** A transaction that chained has committed: the head it left is the one to expect next. */
   readonly committed: (state: TransactionState) => void;
 }
 
@@ -32,6 +40,12 @@ export interface ChainAppenderOptions {
   readonly stateOf: (trx: Transaction<LedgerDatabase>) => TransactionState | undefined;
 }
 
+// On PostgreSQL whoever extends the chain holds this transaction-scoped advisory lock until it
+// commits: one chainer at a time, so seq order is commit order (a reader that saw seq 6 never
+// misses a 5 committed later). A move never waits for it: it tries it, and when it is taken it
+// leaves its event pending. SQLite needs no lock: its write transactions already run one at a time.
+const CHAIN_LOCK = 0x746f6f6c6761; // 'toolga', within a JS number's exact range
+
 /**
  * Builds the appender.
  *
@@ -40,96 +54,206 @@ export interface ChainAppenderOptions {
  */
 export function createChainAppender({ dialect, hasher, stateOf }: ChainAppenderOptions): ChainAppender {
   // The chain head as this ledger object last committed it. An append that finds it still current
-  // needs no read of its own: one guarded UPDATE both checks it and locks the head. Another writer
+  // needs no read of its own: one guarded UPDATE both checks it and moves it on. Another writer
   // (a process, an app server) moves the head on; the guard then fails and the head is read.
   let knownHead: Head | undefined;
 
-  const append = async (trx: Transaction<LedgerDatabase>, events: readonly NewLedgerEvent[]): Promise<LedgerEvent[]> => {
+  const stateFor = (trx: Transaction<LedgerDatabase>, events: readonly NewLedgerEvent[]): TransactionState => {
     const state = stateOf(trx);
     if (!state) throw new Error('appendEvent must be given the transaction that ledger.transaction(...) is running.');
     for (const event of events) {
       if (!Number.isSafeInteger(event.at)) throw new TypeError(`An event's \`at\` must be milliseconds since the epoch (got ${String(event.at)}).`);
     }
+    return state;
+  };
+
+  const append = async (trx: Transaction<LedgerDatabase>, events: readonly NewLedgerEvent[]): Promise<LedgerEvent[]> => {
+    const state = stateFor(trx, events);
     if (events.length === 0) return [];
-    // Every append locks the one chain-head row until its transaction commits, so the next `seq`
-    // is handed out only after the previous one is committed: seq order is commit order, across
-    // connections, processes and app servers. With a sequence (bigserial) instead, a transaction
-    // could take 5, another 6 and commit first; a reader that saw 6 and moved on would never see
-    // 5. SQLite needs no row lock: its write transactions (BEGIN IMMEDIATE) already run one at a time.
-    const guess = state.head ?? knownHead;
-    const guessed = guess === undefined ? undefined : await appendAfterGuess(trx, guess, events);
-    const rows = guessed?.rows ?? (await appendAfterHead(trx, events));
-    if (guessed?.inserted !== true) await trx.insertInto('toolgate_events').values(rows).execute();
-    const last = rows[rows.length - 1] as EventsTable;
+    const guess = state.pending ? undefined : (state.head ?? knownHead);
+    let rows: EventsTable[] | undefined;
+    if (guess !== undefined) rows = dialect === 'postgres' ? await pgTryChain(trx, hasher, guess, events, false) : await sqliteAfterGuess(trx, hasher, guess, events);
+    if (rows === undefined) {
+      // Behind the lock, whatever is pending goes first (a call's earlier move may be among it).
+      if (dialect === 'postgres') {
+        while ((await sequence(trx, state, hasher, BATCH)) === BATCH);
+        state.pending = false; // chained above, this transaction's own among them
+      }
+      rows = await appendAfterHead(trx, hasher, dialect, events);
+    }
+    return chained(state, rows);
+  };
+
+  const record = async (trx: Transaction<LedgerDatabase>, events: readonly NewLedgerEvent[]): Promise<void> => {
+    if (dialect === 'sqlite') {
+      await append(trx, events);
+      return;
+    }
+    const state = stateFor(trx, events);
+    if (events.length === 0) return;
+    const guess = state.pending ? undefined : (state.head ?? knownHead);
+    const rows = guess === undefined ? undefined : await pgTryChain(trx, hasher, guess, events, true);
+    if (rows !== undefined) {
+      chained(state, rows);
+      return;
+    }
+    if (guess === undefined) await trx.insertInto('toolgate_pending').values(events.map(pendingRow)).execute();
     state.appended = true;
-    state.head = { seq: last.seq, hash: last.hash };
-    const appended = rows.map(toEvent);
-    rows.forEach((row, index) => {
-      if (row.record !== null) state.moves.push({ event: appended[index] as LedgerEvent, record: readRecord(row.record) });
-      else state.moves.length = 0; // a gap a reader would notice: let it read instead
-    });
-    return appended;
+    state.pending = true;
   };
-
-  const headUpdate = (trx: Transaction<LedgerDatabase>, rows: readonly EventsTable[]) => {
-    const last = rows[rows.length - 1] as EventsTable;
-    const update = trx.updateTable('toolgate_chain').set({ last_seq: last.seq, last_hash: last.hash, algorithm: hasher.algorithm }).where('id', '=', 1);
-    return { last, update };
-  };
-
-  /** The rows chained after the head this ledger expects, if the head is still that one; `inserted` once they are stored. */
-  async function appendAfterGuess(trx: Transaction<LedgerDatabase>, guess: Head, events: readonly NewLedgerEvent[]): Promise<{ rows: EventsTable[]; inserted: boolean } | undefined> {
-    const candidate = chainRows(guess, events, hasher);
-    const { last, update } = headUpdate(trx, candidate);
-    const guarded = update
-      .where('last_seq', '=', guess.seq)
-      .where('last_hash', '=', guess.hash)
-      .where((eb) => eb.or([eb('algorithm', '=', hasher.algorithm), eb('algorithm', 'is', null)]));
-    if (dialect === 'postgres') {
-      // One statement on PostgreSQL: the guarded head update, and the events inserted only if it
-      // took (a data-modifying WITH; SQLite has none, and needs no round trip to save).
-      const result = await trx
-        .with('chained', () => guarded.returning(notify(last.seq)))
-        .insertInto('toolgate_events')
-        .columns(EVENT_COLUMNS)
-        .expression(sql`select * from (values ${sql.join(candidate.map(eventValues))}) as v where exists (select 1 from chained)`)
-        .executeTakeFirst();
-      return Number(result.numInsertedOrUpdatedRows ?? 0) === candidate.length ? { rows: candidate, inserted: true } : undefined;
-    }
-    return Number((await guarded.executeTakeFirst()).numUpdatedRows) === 1 ? { rows: candidate, inserted: false } : undefined;
-  }
-
-  /** Reads (and on PostgreSQL locks) the head, and chains the rows after it. */
-  async function appendAfterHead(trx: Transaction<LedgerDatabase>, events: readonly NewLedgerEvent[]): Promise<EventsTable[]> {
-    let lock = trx.selectFrom('toolgate_chain').select(['last_seq', 'last_hash', 'algorithm']).where('id', '=', 1);
-    if (dialect === 'postgres') lock = lock.forUpdate();
-    const head = await lock.executeTakeFirstOrThrow();
-    if (head.algorithm !== null && head.algorithm !== hasher.algorithm) {
-      throw new Error(`This ledger’s audit chain is hashed with ${head.algorithm}; this ledger object was opened for ${hasher.algorithm}.`);
-    }
-    const rows = chainRows({ seq: head.last_seq, hash: head.last_hash }, events, hasher);
-    const { last, update } = headUpdate(trx, rows);
-    if (dialect === 'postgres') await update.returning(notify(last.seq)).execute();
-    else await update.execute();
-    return rows;
-  }
 
   return {
     append,
+    record,
+    sequence: (trx, limit) => sequence(trx, stateFor(trx, []), hasher, limit),
     committed(state) {
-      knownHead = state.head;
+      if (state.head !== undefined) knownHead = state.head;
     },
   };
 }
+
+function chained(state: TransactionState, rows: readonly EventsTable[]): LedgerEvent[] {
+  const last = rows[rows.length - 1] as EventsTable;
+  state.appended = true;
+  state.head = { seq: last.seq, hash: last.hash };
+  const appended = rows.map(toEvent);
+  rows.forEach((row, index) => {
+    if (row.record !== null) state.moves.push({ event: appended[index] as LedgerEvent, record: readRecord(row.record) });
+    else state.moves.length = 0; // a gap a reader would notice: let it read instead
+  });
+  return appended;
+}
+
+const headUpdate = (trx: Transaction<LedgerDatabase>, rows: readonly EventsTable[], hasher: ChainHasher) => {
+  const last = rows[rows.length - 1] as EventsTable;
+  const update = trx.updateTable('toolgate_chain').set({ last_seq: last.seq, last_hash: last.hash, algorithm: hasher.algorithm }).where('id', '=', 1);
+  return { last, update };
+};
+
+/** SQLite: the rows chained after the head this ledger expects, if the head is still that one. */
+async function sqliteAfterGuess(trx: Transaction<LedgerDatabase>, hasher: ChainHasher, guess: Head, events: readonly NewLedgerEvent[]): Promise<EventsTable[] | undefined> {
+  const candidate = chainRows(guess, events, hasher);
+  const { update } = headUpdate(trx, candidate, hasher);
+  const guarded = update
+    .where('last_seq', '=', guess.seq)
+    .where('last_hash', '=', guess.hash)
+    .where((eb) => eb.or([eb('algorithm', '=', hasher.algorithm), eb('algorithm', 'is', null)]));
+  if (Number((await guarded.executeTakeFirst()).numUpdatedRows) !== 1) return undefined;
+  await trx.insertInto('toolgate_events').values(candidate).execute();
+  return candidate;
+}
+
+/**
+ * PostgreSQL, in one statement: if the chain lock is free, nothing is pending and the head is the
+ * one guessed, the head moves on and the events are chained. Otherwise nothing is written, or,
+ * with `orPending`, the events are left pending instead, all without waiting for anyone.
+ */
+async function pgTryChain(trx: Transaction<LedgerDatabase>, hasher: ChainHasher, guess: Head, events: readonly NewLedgerEvent[], orPending: boolean): Promise<EventsTable[] | undefined> {
+  const candidate = chainRows(guess, events, hasher);
+  const last = candidate[candidate.length - 1] as EventsTable;
+  const pending = orPending
+    ? sql`, pending as (insert into toolgate_pending (${sql.join(PENDING_COLUMNS.map((c) => sql.ref(c)))}) select * from (values ${sql.join(events.map((e) => pendingValues(pendingRow(e))))}) as v where not exists (select 1 from chained) returning 1)`
+    : sql``;
+  const { rows } = await sql<{ chained: number }>`
+    with chained as (
+      update toolgate_chain set last_seq = ${last.seq}, last_hash = ${last.hash}, algorithm = ${hasher.algorithm}
+      where id = 1 and last_seq = ${guess.seq} and last_hash = ${guess.hash} and (algorithm = ${hasher.algorithm} or algorithm is null)
+        and not exists (select 1 from toolgate_pending) and pg_try_advisory_xact_lock(${CHAIN_LOCK})
+      returning ${notify(last.seq)}
+    ), inline as (
+      insert into toolgate_events (${sql.join(EVENT_COLUMNS.map((c) => sql.ref(c)))})
+      select * from (values ${sql.join(candidate.map(eventValues))}) as v where exists (select 1 from chained) returning 1
+    )${pending}
+    select (select count(*) from inline)::int as chained`.execute(trx);
+  return rows[0]?.chained === candidate.length ? candidate : undefined;
+}
+
+/** Reads the head (holding the chain: on PostgreSQL its lock, on SQLite the write lock) and chains the rows after it. */
+async function appendAfterHead(trx: Transaction<LedgerDatabase>, hasher: ChainHasher, dialect: 'sqlite' | 'postgres', events: readonly NewLedgerEvent[]): Promise<EventsTable[]> {
+  const head = await trx.selectFrom('toolgate_chain').select(['last_seq', 'last_hash', 'algorithm']).where('id', '=', 1).executeTakeFirstOrThrow();
+  checkAlgorithm(head.algorithm, hasher);
+  const rows = chainRows({ seq: head.last_seq, hash: head.last_hash }, events, hasher);
+  const { last, update } = headUpdate(trx, rows, hasher);
+  if (dialect === 'postgres') await update.returning(notify(last.seq)).execute();
+  else await update.execute();
+  await trx.insertInto('toolgate_events').values(rows).execute();
+  return rows;
+}
+
+function checkAlgorithm(algorithm: string | null, hasher: ChainHasher): void {
+  if (algorithm !== null && algorithm !== hasher.algorithm) {
+    throw new Error(`This ledger’s audit chain is hashed with ${algorithm}; this ledger object was opened for ${hasher.algorithm}.`);
+  }
+}
+
+/** Waits for the chain lock, then moves the oldest pending events onto the chain, in one statement. */
+async function sequence(trx: Transaction<LedgerDatabase>, state: TransactionState, hasher: ChainHasher, limit: number): Promise<number> {
+  // Its own statement: a statement that waited for the lock would read with the snapshot it took
+  // before, and could chain again what the previous holder just chained.
+  await sql`select pg_advisory_xact_lock(${CHAIN_LOCK})`.execute(trx);
+  const head = await trx.selectFrom('toolgate_chain').select(['last_seq', 'last_hash', 'algorithm']).where('id', '=', 1).executeTakeFirstOrThrow();
+  checkAlgorithm(head.algorithm, hasher);
+  const waiting = await trx.selectFrom('toolgate_pending').selectAll().orderBy('id').limit(limit).execute();
+  if (waiting.length === 0) {
+    state.head ??= { seq: head.last_seq, hash: head.last_hash };
+    return 0;
+  }
+  const rows = chainRows({ seq: head.last_seq, hash: head.last_hash }, waiting.map(pendingEvent), hasher);
+  const last = rows[rows.length - 1] as EventsTable;
+  const { rows: done } = await sql<{ chained: number }>`
+    with chained as (
+      update toolgate_chain set last_seq = ${last.seq}, last_hash = ${last.hash}, algorithm = ${hasher.algorithm}
+      where id = 1 and last_seq = ${head.last_seq} returning ${notify(last.seq)}
+    ), taken as (
+      delete from toolgate_pending where id = any(${waiting.map((row) => row.id)}::bigint[]) and exists (select 1 from chained) returning 1
+    ), inline as (
+      insert into toolgate_events (${sql.join(EVENT_COLUMNS.map((c) => sql.ref(c)))})
+      select * from (values ${sql.join(rows.map(eventValues))}) as v where exists (select 1 from chained) returning 1
+    )
+    select (select count(*) from inline)::int as chained`.execute(trx);
+  if (done[0]?.chained !== rows.length) throw new Error('The audit chain’s head moved while the sequencer held it: something else writes to toolgate_chain.');
+  chained(state, rows);
+  return rows.length;
+}
+
+
+/** How many pending events one sequencer transaction chains at most. */
+export const BATCH = 500;
 
 /** Delivered to every listening connection when (and only if) the transaction commits. */
 const notify = (seq: number) => sql<string>`pg_notify(${NOTIFY_CHANNEL}, ${String(seq)})`.as('notified');
 
 const EVENT_COLUMNS = ['seq', 'call_id', 'session', 'from_status', 'to_status', 'actor', 'at', 'reason', 'record', 'prev_hash', 'hash'] as const;
+const PENDING_COLUMNS = ['call_id', 'session', 'from_status', 'to_status', 'actor', 'at', 'reason', 'record'] as const;
 
 /** One event as a row of a VALUES list, in `EVENT_COLUMNS` order, typed for PostgreSQL. */
 function eventValues(row: EventsTable) {
   return sql`(${row.seq}::bigint, ${row.call_id}, ${row.session}, ${row.from_status}::text, ${row.to_status}, ${row.actor}, ${row.at}::bigint, ${row.reason}::text, ${row.record}::text, ${row.prev_hash}, ${row.hash})`;
+}
+
+type PendingRow = Omit<PendingTable, 'id'>;
+
+function pendingValues(row: PendingRow) {
+  return sql`(${row.call_id}, ${row.session}, ${row.from_status}::text, ${row.to_status}, ${row.actor}, ${row.at}::bigint, ${row.reason}::text, ${row.record}::text)`;
+}
+
+function pendingRow(event: NewLedgerEvent): PendingRow {
+  return {
+    call_id: event.callId,
+    session: event.session,
+    from_status: event.from,
+    to_status: event.to,
+    actor: event.actor,
+    at: event.at,
+    reason: event.reason === undefined ? null : JSON.stringify(event.reason),
+    record: event.record ?? null,
+  };
+}
+
+function pendingEvent(row: Omit<PendingTable, 'id'> & { id: number }): NewLedgerEvent {
+  const event = { callId: row.call_id, session: row.session, from: row.from_status, to: row.to_status, actor: row.actor, at: Number(row.at) };
+  const withReason = row.reason === null ? event : { ...event, reason: JSON.parse(row.reason) as EventReason };
+  return row.record === null ? withReason : { ...withReason, record: row.record };
 }
 
 /**

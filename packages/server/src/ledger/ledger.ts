@@ -112,12 +112,19 @@ export interface Ledger {
    */
   readonly transaction: <T>(work: (trx: Transaction<LedgerDatabase>) => Promise<T>) => Promise<T>;
   /**
-   * Inside `transaction`: locks the chain head, gives the event the next `seq`, chains its hash to
-   * the previous event's, stores it, and wakes `onCommitted` listeners once the transaction commits.
+   * Inside `transaction`: takes the chain (waiting for whoever holds it), gives the event the next
+   * `seq`, chains its hash to the previous event's, stores it, and wakes `onCommitted` listeners
+   * once the transaction commits.
    *
    * @internal
    */
   readonly appendEvent: (trx: Transaction<LedgerDatabase>, event: NewLedgerEvent) => Promise<LedgerEvent>;
+  /**
+   * Inside `transaction`: records the move's events. Chained at once when the chain is free (and
+   * always on SQLite); on PostgreSQL, when another transaction holds the chain, left pending without
+   * waiting, and chained right after this transaction commits. What a move writes. @internal
+   */
+  readonly recordEvents: (trx: Transaction<LedgerDatabase>, events: readonly NewLedgerEvent[]) => Promise<void>;
   /** `appendEvent` for several events of one transaction, in order, with one chain update. @internal */
   readonly appendEvents: (trx: Transaction<LedgerDatabase>, events: readonly NewLedgerEvent[]) => Promise<LedgerEvent[]>;
   /** Committed events with a `seq` above `after`, oldest first, at most `limit` (default 1000) of them. */
@@ -185,6 +192,8 @@ export interface LedgerBackend {
   readonly watch: (wake: (seq?: number) => void) => () => void;
   readonly failure: (error: unknown) => Failure | undefined;
   readonly close: () => Promise<void>;
+  /** How many transactions may run at once (default: no bound), so that writers waiting on the chain head leave connections for reads. */
+  readonly writers?: number;
 }
 
 /**

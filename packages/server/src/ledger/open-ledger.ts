@@ -1,11 +1,12 @@
 import { Migrator, type Kysely } from 'kysely';
-import { createChainAppender } from './chain-append.ts';
+import { BATCH, createChainAppender } from './chain-append.ts';
 import { chainHasher, type ChainHasher } from './chain.ts';
 import { createCommitSignal } from './commits.ts';
 import { unavailable } from './error.ts';
 import type { LedgerEvent, Ledger, LedgerBackend, LedgerOptions, NewLedgerEvent } from './ledger.ts';
 import { migrations } from './migrations.ts';
 import { createEventReads } from './reads.ts';
+import { createSequencer } from './sequencer.ts';
 import type { LedgerDatabase } from './schema.ts';
 import { createTransactions } from './transactions.ts';
 
@@ -29,14 +30,35 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
     throw failure ? unavailable(failure, error, 'opening') : error;
   }
 
-  const commits = createCommitSignal(backend, onError);
-  const transactions = createTransactions(backend, (state) => {
-    chain.committed(state);
-    commits.wake(state.moves);
+  let closing: Promise<void> | undefined;
+  // This object's own NOTIFY may reach its LISTEN connection before its commit returns: a seq it
+  // is committing is delivered from the commit itself, with no read.
+  const committing = new Set<number>();
+  const watch: LedgerBackend['watch'] = (wake) => backend.watch((seq) => (seq !== undefined && committing.has(seq) ? undefined : wake(seq)));
+  const commits = createCommitSignal({ watch }, onError);
+  const transactions = createTransactions(backend, {
+    sealing: (state) => state.head !== undefined && committing.add(state.head.seq),
+    committed: (state) => {
+      chain.committed(state);
+      // A transaction that only left events pending has nothing to tell yet: the sequencer will.
+      if (state.head !== undefined || !state.pending) commits.wake(state.moves);
+      if (state.pending) sequencer.kick();
+    },
+    ended: (state) => state.head !== undefined && committing.delete(state.head.seq),
+    // A move that left its event pending returns once it is chained: its caller's next move then
+    // finds the chain free, instead of racing the pass it started.
+    chained: () => sequencer.chained(),
   });
   const chain = createChainAppender({ dialect, hasher, stateOf: transactions.stateOf });
-  const reads = createEventReads(db, transactions.read, hasher);
-  let closing: Promise<void> | undefined;
+  const sequencer = createSequencer({
+    pass: () => transactions.transaction((trx) => chain.sequence(trx, BATCH)),
+    batch: BATCH,
+    anyPending: async () => dialect === 'postgres' && (await transactions.read('ledger.read', () => db.selectFrom('toolgate_pending').select('id').limit(1).executeTakeFirst())) !== undefined,
+    onError,
+    closing: () => closing !== undefined,
+  });
+  // Reads that promise every committed move see the pending ones chained first.
+  const reads = createEventReads(db, transactions.read, hasher, sequencer.flush);
 
   return {
     dialect,
@@ -45,6 +67,7 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
     transaction: transactions.transaction,
     appendEvent: async (trx, event: NewLedgerEvent) => (await chain.append(trx, [event]))[0] as LedgerEvent,
     appendEvents: chain.append,
+    recordEvents: chain.record,
     ...reads,
     begin: transactions.begin,
     onCommitted: commits.onCommitted,
@@ -65,6 +88,9 @@ async function migrate(db: Kysely<LedgerDatabase>): Promise<void> {
     provider: { getMigrations: () => Promise.resolve(migrations) },
     migrationTableName: 'toolgate_migrations',
     migrationLockTableName: 'toolgate_migration_lock',
+    // Each migration makes tables of its own: one numbered below another already applied (made on
+    // another branch of work) still applies.
+    allowUnorderedMigrations: true,
   });
   const { error } = await migrator.migrateToLatest();
   if (error !== undefined) throw error;

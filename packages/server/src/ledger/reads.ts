@@ -22,9 +22,11 @@ export function createEventReads(
   db: Kysely<LedgerDatabase>,
   read: Read,
   hasher: ChainHasher,
+  chained: () => Promise<void> = () => Promise.resolve(),
 ): Pick<Ledger, 'eventsAfter' | 'movesAfter' | 'head' | 'snapshot' | 'verify'> {
   const eventsAfter = (after: number, { session, limit = DEFAULT_LIMIT }: { readonly session?: string; readonly limit?: number } = {}) =>
     read('ledger.eventsAfter', async () => {
+      await chained();
       let query = db.selectFrom('toolgate_events').selectAll().where('seq', '>', after);
       if (session !== undefined) query = query.where('session', '=', session);
       const rows = await query.orderBy('seq').limit(limit).execute();
@@ -40,10 +42,15 @@ export function createEventReads(
     });
 
   const readHead = () => db.selectFrom('toolgate_chain').select('last_seq').where('id', '=', 1).executeTakeFirstOrThrow();
-  const head = () => read('ledger.head', async () => (await readHead()).last_seq);
+  const head = () =>
+    read('ledger.head', async () => {
+      await chained();
+      return (await readHead()).last_seq;
+    });
 
   const snapshot = (session: string) =>
     read('ledger.snapshot', async () => {
+      await chained();
       const seq = (await readHead()).last_seq;
       const last = db
         .selectFrom('toolgate_events')
@@ -67,15 +74,16 @@ export function createEventReads(
     });
 
   const verify = (): Promise<Verification> =>
-    read('ledger.verify', () =>
-      verifyChain(
+    read('ledger.verify', async () => {
+      await chained();
+      return verifyChain(
         {
           after: (seq, limit) => db.selectFrom('toolgate_events').selectAll().where('seq', '>', seq).orderBy('seq').limit(limit).execute(),
           head: () => db.selectFrom('toolgate_chain').select(['last_seq', 'last_hash', 'algorithm']).where('id', '=', 1).executeTakeFirstOrThrow(),
         },
         hasher,
-      ),
-    );
+      );
+    });
 
   return { eventsAfter, movesAfter, head, snapshot, verify };
 }

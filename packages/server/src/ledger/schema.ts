@@ -1,4 +1,5 @@
 import type { ToolCallStatus } from '@toolgate/core';
+import type { Generated } from 'kysely';
 
 /**
  * One row per call id: the call's current state, its lease and the whole record the gate keeps.
@@ -83,6 +84,25 @@ export interface EventsTable {
 }
 
 /**
+ * An event committed with its move and not chained yet (PostgreSQL, when the chain was busy): the
+ * sequencer gives it its `seq` and hash, moves it to `toolgate_events` and deletes it here.
+ *
+ * @example
+ * const waiting = await ledger.db.selectFrom('toolgate_pending').select('id').execute();
+ */
+export interface PendingTable {
+  id: Generated<number>;
+  call_id: string;
+  session: string;
+  from_status: ToolCallStatus | null;
+  to_status: ToolCallStatus;
+  actor: string;
+  at: number;
+  reason: string | null;
+  record: string | null;
+}
+
+/**
  * One row per session: the principal of its first proposal owns it, for good.
  *
  * @example
@@ -122,6 +142,22 @@ export interface BudgetUsesTable {
   key: string;
   amount: number;
   at: number;
+}
+
+/**
+ * One row per budget key: the sum of its rows in `toolgate_budget_uses`, kept in step with them
+ * (a row leaves the sum when it leaves its window or its call stops counting). Deciding a call
+ * locks this row first.
+ *
+ * @example
+ * const total = await trx.selectFrom('toolgate_budget_totals').select('amount').where('budget', '=', 'transfers').where('key', '=', 'user_42').executeTakeFirst();
+ */
+export interface BudgetTotalsTable {
+  budget: string;
+  key: string;
+  amount: number;
+  /** At most the time of the key's oldest use (`null`: it has none), so a decision looks for expired uses only when one may be. */
+  oldest: number | null;
 }
 
 /**
@@ -192,5 +228,7 @@ export interface LedgerDatabase {
   toolgate_turns: TurnsTable;
   toolgate_turn_calls: TurnCallsTable;
   toolgate_budget_uses: BudgetUsesTable;
+  toolgate_budget_totals: BudgetTotalsTable;
   toolgate_approvers: ApproversTable;
+  toolgate_pending: PendingTable;
 }

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ControlledTransaction, Transaction } from 'kysely';
+import { writerSlots } from '../faults/writer-slots.ts';
 import { closedLedger, unavailable } from './error.ts';
 import type { HeldTransaction, LedgerBackend, LedgerMove } from './ledger.ts';
 import type { LedgerDatabase } from './schema.ts';
@@ -11,9 +12,11 @@ export interface Head {
   readonly hash: string;
 }
 
-/** What the ledger knows of a transaction it runs: whether it appended, the head it left, and its moves. */
+/** What the ledger knows of a transaction it runs: whether it appended (chained or left pending), the head it left, and its moves. */
 export interface TransactionState {
   appended: boolean;
+  /** It left events pending (PostgreSQL, the chain was busy): the sequencer chains them once it commits. */
+  pending: boolean;
   head: Head | undefined;
   moves: LedgerMove[];
 }
@@ -40,12 +43,27 @@ export interface Transactions {
 const ATTEMPTS = 5;
 
 /**
+ * What the ledger hears of the transactions that chained events: right before each one commits
+ * (`sealing`, with the head it will leave), after it committed, and once it has ended either way.
+ *
+ * @example
+ * const hooks: TransactionHooks = { sealing: (state) => expect(state.head), committed: wake, ended: (state) => forget(state.head) };
+ */
+export interface TransactionHooks {
+  readonly sealing?: (state: TransactionState) => void;
+  readonly committed: (state: TransactionState) => void;
+  readonly ended?: (state: TransactionState) => void;
+  /** Awaited after a commit that left events pending, before the transaction's caller goes on. */
+  readonly chained?: () => Promise<void>;
+}
+
+/**
  * Builds the ledger's transactions over a backend; `committed` runs after each commit.
  *
  * @example
  * const transactions = createTransactions(backend, onCommit);
  */
-export function createTransactions(backend: LedgerBackend, committed: (state: TransactionState) => void): Transactions {
+export function createTransactions(backend: LedgerBackend, { sealing, committed, ended, chained }: TransactionHooks): Transactions {
   const { db } = backend;
   // The transactions that are open right now, each with what it appended.
   const open = new WeakMap<Transaction<LedgerDatabase>, TransactionState>();
@@ -53,6 +71,7 @@ export function createTransactions(backend: LedgerBackend, committed: (state: Tr
   // it would wait forever for the connection the first one holds.
   const within = new AsyncLocalStorage<{ running: boolean }>();
   const inflight = new Set<Promise<unknown>>();
+  const slots = writerSlots(backend.writers ?? Number.POSITIVE_INFINITY);
   let closing = false;
 
   const refusal = (what: string): Error | undefined => {
@@ -91,7 +110,9 @@ export function createTransactions(backend: LedgerBackend, committed: (state: Tr
       open.set(trx, state);
       const context = { running: true };
       try {
-        return await within.run(context, () => work(trx));
+        const result = await within.run(context, () => work(trx));
+        if (state.appended) sealing?.(state);
+        return result;
       } finally {
         context.running = false;
         open.delete(trx);
@@ -104,12 +125,17 @@ export function createTransactions(backend: LedgerBackend, committed: (state: Tr
     return track(
       (async () => {
         for (let tries = 1; ; tries += 1) {
-          const state: TransactionState = { appended: false, head: undefined, moves: [] };
+          const state: TransactionState = { appended: false, pending: false, head: undefined, moves: [] };
           try {
-            const result = await attempt(work, state);
-            if (state.appended) committed(state);
+            const result = await slots.run(() => attempt(work, state));
+            if (state.appended) {
+              committed(state);
+              ended?.(state);
+              if (state.pending) await chained?.();
+            }
             return result;
           } catch (error) {
+            if (state.appended) ended?.(state);
             const failure = backend.failure(error);
             if (failure?.kind === 'retry' && tries < ATTEMPTS) {
               await delay(2 ** tries * (5 + Math.random() * 5));
@@ -131,20 +157,24 @@ export function createTransactions(backend: LedgerBackend, committed: (state: Tr
     } catch (error) {
       throw asWriteError(error);
     }
-    const state: TransactionState = { appended: false, head: undefined, moves: [] };
+    const state: TransactionState = { appended: false, pending: false, head: undefined, moves: [] };
     open.set(held, state);
     let ending: Promise<void> | undefined;
     const end = (how: 'commit' | 'rollback') =>
       (ending ??= track(
         (async () => {
           open.delete(held);
+          if (how === 'commit' && state.appended) sealing?.(state);
           try {
             await (how === 'commit' ? held.commit() : held.rollback()).execute();
           } catch (error) {
             if (how === 'commit') await held.rollback().execute().catch(() => undefined);
             throw asWriteError(error);
+          } finally {
+            if (state.appended) ended?.(state);
           }
           if (how === 'commit' && state.appended) committed(state);
+          if (how === 'commit' && state.pending) await chained?.();
         })(),
       ));
     return { trx: held, commit: () => end('commit'), rollback: () => end('rollback') };

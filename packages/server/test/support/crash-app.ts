@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { ajvJsonSchema, defineTool, type JsonSchemaCompiler, type ToolDefinition } from '@toolgate/core';
 import { sql } from 'kysely';
-import { postgresLedger, sqliteLedger, transactionOf, type Ledger, type LedgerEvent, type NewLedgerEvent } from '../../src/index.ts';
+import { postgresLedger, sqliteLedger, transactionOf, type Ledger, type NewLedgerEvent } from '../../src/index.ts';
 import type { Effects } from './effects.ts';
 
 // An app whose server is killed at every step of a call. Its tools' effects land where the test
@@ -129,8 +129,8 @@ export function reachingJsonSchema(reach: Reach): JsonSchemaCompiler {
 export interface LedgerWatch {
   /** An event was appended inside a transaction that has not committed yet. */
   readonly appended?: (event: NewLedgerEvent) => void;
-  /** A transaction committed these events. */
-  readonly committed?: (events: readonly LedgerEvent[]) => void;
+  /** A transaction committed these events (chained, or pending for the sequencer to chain). */
+  readonly committed?: (events: readonly NewLedgerEvent[]) => void;
 }
 
 /**
@@ -139,11 +139,11 @@ export interface LedgerWatch {
  * which events this process wrote.
  */
 export function watchLedger(ledger: Ledger, watch: LedgerWatch): Ledger {
-  const written = new WeakMap<object, LedgerEvent[]>();
+  const written = new WeakMap<object, NewLedgerEvent[]>();
   return {
     ...ledger,
     async transaction(work) {
-      let events: LedgerEvent[] = [];
+      let events: NewLedgerEvent[] = [];
       const result = await ledger.transaction((trx) => {
         events = [];
         written.set(trx, events);
@@ -164,9 +164,14 @@ export function watchLedger(ledger: Ledger, watch: LedgerWatch): Ledger {
       for (const event of events) watch.appended?.(event);
       return appended;
     },
+    async recordEvents(trx, events) {
+      await ledger.recordEvents(trx, events);
+      written.get(trx)?.push(...events);
+      for (const event of events) watch.appended?.(event);
+    },
     async begin() {
       const held = await ledger.begin();
-      const events: LedgerEvent[] = [];
+      const events: NewLedgerEvent[] = [];
       written.set(held.trx, events);
       return {
         trx: held.trx,

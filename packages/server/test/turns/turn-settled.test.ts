@@ -34,6 +34,9 @@ function handlerLog(behave: (turn: EndedTurn) => unknown = () => undefined) {
   };
 }
 
+/** Room for a ledger write on a busy machine: `vi.waitFor` gives up after one second by default. */
+const PATIENCE = { timeout: 10_000, interval: 20 };
+
 function errorLog() {
   const errors: Error[] = [];
   return { errors, onError: (error: unknown) => errors.push(error instanceof Error ? error : new Error(String(error))), messages: () => errors.map((error) => error.message) };
@@ -75,7 +78,7 @@ describeLedgers('onTurnSettled', (target) => {
     ]);
     expect(toolResult(turn.calls[1] as EndedTurn['calls'][number], 'openai-chat')).toMatchObject({ tool_call_id: 'call_big', content: '{"paid":5000}' });
     expect(turn.signal.aborted).toBe(false);
-    await vi.waitFor(async () => expect((await turnRow(ledger, 'chat_1', 'turn_1'))?.done_at).not.toBeNull());
+    await vi.waitFor(async () => expect((await turnRow(ledger, 'chat_1', 'turn_1'))?.done_at).not.toBeNull(), PATIENCE);
 
     await gate.recover();
     expect(log.turns).toHaveLength(1);
@@ -116,7 +119,7 @@ describeLedgers('onTurnSettled', (target) => {
     const reader = readOpenAIChatStream(gate.turn({ session: 'chat_1', principal: 'alice', turn: 'turn_1' }));
     await reader.read([call(0, 'call_a', '{"amount_cents":300}'), finish]);
     expect((await first).attempt).toBe(1);
-    await vi.waitFor(async () => expect((await turnRow(ledger, 'chat_1', 'turn_1'))?.lease_owner).toBeNull());
+    await vi.waitFor(async () => expect((await turnRow(ledger, 'chat_1', 'turn_1'))?.lease_owner).toBeNull(), PATIENCE);
     expect(errors.messages()).toEqual(['the model could not be reached']);
     // Not at once: after a pause.
     await gate.recover();
@@ -125,7 +128,7 @@ describeLedgers('onTurnSettled', (target) => {
     clock.advance(250);
     const retried = await second;
     expect({ id: retried.id, attempt: retried.attempt, calls: retried.calls.map((settled) => settled.id) }).toEqual({ id: 'turn_1', attempt: 2, calls: ['call_a'] });
-    await vi.waitFor(async () => expect(await turnRow(ledger, 'chat_1', 'turn_1')).toMatchObject({ done_at: expect.any(Number), attempts: 2 }));
+    await vi.waitFor(async () => expect(await turnRow(ledger, 'chat_1', 'turn_1')).toMatchObject({ done_at: expect.any(Number), attempts: 2 }), PATIENCE);
     clock.advance(60_000);
     await gate.recover();
     expect(log.turns).toHaveLength(2);
@@ -219,11 +222,31 @@ describeLedgers(
       const turn = await either;
       expect(turn.calls.map((settled) => settled.status)).toEqual(['committed', 'committed']);
       const ledger = await store.open();
-      await vi.waitFor(async () => expect((await turnRow(ledger, 'chat_1', 'turn_1'))?.done_at).not.toBeNull());
+      await vi.waitFor(async () => expect((await turnRow(ledger, 'chat_1', 'turn_1'))?.done_at).not.toBeNull(), PATIENCE);
       await Promise.all([gateA.recover(), gateB.recover()]);
       expect(logA.turns.length + logB.turns.length).toBe(1);
       await gateA.close();
       await gateB.close();
+    });
+
+    it('a turn whose last call ended while no gate with a handler was up runs on the next start', async () => {
+      const store = await target.fresh();
+      const first = gateOn(await store.open(), { onTurnSettled: () => undefined, instance: 'first' });
+      const reader = readOpenAIChatStream(first.turn({ session: 'chat_1', principal: 'alice', turn: 'turn_1' }));
+      await reader.read([call(0, 'call_1', '{"amount_cents":2000}'), finish]);
+      expect((await reader.stopped()).map((record) => record.status)).toEqual(['awaiting_approval']);
+      await first.close();
+      // Approved through an app server that keeps no turns.
+      const plain = gateOn(await store.open(), { instance: 'plain' });
+      expect(await approve(plain, 'call_1')).toEqual({ ok: true });
+      expect(await plain.settled('call_1')).toMatchObject({ status: 'committed' });
+      await plain.close();
+      const log = handlerLog();
+      const handled = log.next();
+      const restarted = createServerGate({ tools: [pay], ledger: await store.open(), onTurnSettled: log.handler, instance: 'restarted' });
+      const turn = await handled;
+      expect({ id: turn.id, attempt: turn.attempt, calls: turn.calls.map((settled) => settled.status) }).toEqual({ id: 'turn_1', attempt: 1, calls: ['committed'] });
+      await restarted.close();
     });
 
     it('a handler that never resolves keeps its claim while its gate lives; the other takes the turn over only once it stops renewing', async () => {
@@ -241,7 +264,7 @@ describeLedgers(
       for (let period = 0; period < 4; period++) {
         clock.advance(leaseMs / 3);
         const renewed = clock.now() + leaseMs;
-        await vi.waitFor(async () => expect((await turnRow(ledger, 'chat_1', 'turn_1'))?.lease_expires_at).toBe(renewed));
+        await vi.waitFor(async () => expect((await turnRow(ledger, 'chat_1', 'turn_1'))?.lease_expires_at).toBe(renewed), PATIENCE);
         await gateB.recover();
       }
       expect(logB.turns).toEqual([]);

@@ -6,19 +6,20 @@
 //   { ref, op: 'approve', id, inputHash } / { ref, op: 'cancel', id }  → { ref, decision }
 //   { ref, op: 'settled', id }  → { ref, status }
 //   { ref, op: 'report' }  → { ref, appended, seen, feedErrors }: the seqs of the events this
-//     process committed, and of those its feeds delivered (once they have caught up with the ledger, or
+//     process committed (found in the chain, as any process may have chained them), and of those its feeds delivered (once they have caught up with the ledger, or
 //     after ten seconds)
 //   { op: 'exit' }
 // A request that throws is answered { ref, error: { name, code, message } }.
 import { setTimeout as delay } from 'node:timers/promises';
 import { createInterface } from 'node:readline';
-import { createServerGate, type LedgerEvent } from '../../../src/index.ts';
+import { createServerGate, type LedgerEvent, type NewLedgerEvent } from '../../../src/index.ts';
 import { crashTools, ledgerAt, watchLedger } from '../crash-app.ts';
 import { openEffects } from '../effects.ts';
 
 const [where = '', effectsPath = '', name = 'app', ...sessions] = process.argv.slice(2);
-const appended: number[] = [];
-const ledger = watchLedger(await ledgerAt(where), { committed: (events) => appended.push(...events.map((event) => event.seq)) });
+const committed: NewLedgerEvent[] = [];
+const ledger = watchLedger(await ledgerAt(where), { committed: (events) => committed.push(...events) });
+const sameEvent = (a: NewLedgerEvent, b: LedgerEvent) => a.callId === b.callId && a.from === b.from && a.to === b.to && a.at === b.at && a.actor === b.actor;
 const effects = openEffects(effectsPath);
 const gate = createServerGate({ tools: crashTools(effects, () => undefined), ledger, leaseMs: 2000, instance: name });
 const principal = 'alice';
@@ -56,6 +57,14 @@ async function answer(request: Record<string, unknown>): Promise<Record<string, 
         const last = (await ledger.eventsAfter(0, { session, limit: 1_000_000 })).at(-1)?.seq ?? after;
         while ((seen.get(session)?.at(-1)?.seq ?? after) < last && Date.now() < deadline) await delay(20);
       }
+      const chain = await ledger.eventsAfter(0, { limit: 1_000_000 });
+      const taken = new Set<number>();
+      const appended = committed.flatMap((event) => {
+        const found = chain.find((candidate) => !taken.has(candidate.seq) && sameEvent(event, candidate));
+        if (found === undefined) return [];
+        taken.add(found.seq);
+        return [found.seq];
+      });
       return { appended, seen: [...seen.values()].flat().map((event) => event.seq), feedErrors };
     }
     default:
