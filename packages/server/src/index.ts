@@ -6,7 +6,7 @@ export type { Verification } from './ledger/chain.ts';
 export { LedgerError, type LedgerErrorCode } from './ledger/error.ts';
 export type { Committed, EventReason, HeldTransaction, Ledger, LedgerEvent, LedgerOptions, NewLedgerEvent } from './ledger/ledger.ts';
 export { postgresLedger, type PostgresLedgerClient, type PostgresLedgerOptions, type PostgresLedgerPool, type PostgresTypes } from './ledger/postgres.ts';
-export type { ApprovalDecision, ApprovalsTable, ApproversTable, BudgetUsesTable, CallsTable, ChainTable, EventsTable, LedgerDatabase, SessionsTable, TurnCallsTable, TurnsTable } from './ledger/schema.ts';
+export type { ApprovalDecision, ApprovalsTable, ApproversTable, BudgetTotalsTable, BudgetUsesTable, CallsTable, ChainTable, EventsTable, LedgerDatabase, SessionsTable, TurnCallsTable, TurnsTable } from './ledger/schema.ts';
 export { sqliteLedger, type SqliteLedgerOptions } from './ledger/sqlite.ts';
 export type {
   CallInfo,

@@ -14,7 +14,7 @@ describeLedgers('migrations', (target) => {
   it('creates the ledger tables on open and records the migration that made them', async () => {
     const ledger = await (await target.fresh()).open();
     const tables = (await ledger.db.introspection.getTables()).map((table) => table.name);
-    expect(tables).toEqual(expect.arrayContaining(['toolgate_calls', 'toolgate_approvals', 'toolgate_events', 'toolgate_chain', 'toolgate_budget_uses', 'toolgate_approvers', 'toolgate_turns', 'toolgate_turn_calls', 'toolgate_pending']));
+    expect(tables).toEqual(expect.arrayContaining(['toolgate_calls', 'toolgate_approvals', 'toolgate_events', 'toolgate_chain', 'toolgate_budget_uses', 'toolgate_budget_totals', 'toolgate_approvers', 'toolgate_turns', 'toolgate_turn_calls', 'toolgate_pending']));
     expect((await applied(ledger)).map((row) => row.name)).toEqual(Object.keys(migrations).sort());
     expect(await ledger.verify()).toEqual({ ok: true, events: 0, hash: '0'.repeat(64) });
   });

@@ -3,7 +3,7 @@ import { ajvJsonSchema, createPipeline, isTerminal, toolResult, type Pipeline, t
 import { createTail, type Tail } from '../feed/feed.ts';
 import { eventsOf, openSessionFeed } from '../feed/session-feed.ts';
 import { createLedgerKeeper } from '../keeper/ledger-keeper.ts';
-import { createAdmission } from '../policy/admission.ts';
+import { createAdmission, release } from '../policy/admission.ts';
 import { checkBudgets } from '../policy/budget.ts';
 import { approve, cancel, deny } from './decisions.ts';
 import { createFollower } from './follower.ts';
@@ -138,7 +138,9 @@ function assemble(options: ServerGateOptions): GateParts & { readonly tail: Tail
     instance: settings.instance,
     onError: settings.onError,
     newKey: () => randomUUID(),
-    admit,
+    endingRetryMs: settings.endingRetryMs,
+    // Without budgets nothing is counted, and nothing is given back.
+    policy: { admit, release: budgets.length === 0 ? () => Promise.resolve() : release },
     transactional: (name, id) => tools.entry(name, id)?.tool.transactional === true,
     onMoveFailed: (id, error) => waiters.failed(id, error) || settings.onError(error),
     onTaken: (id) => waiters.taken(id),

@@ -4,7 +4,7 @@ import type { RefusalCode } from '../gate/decision.ts';
 import type { Ledger } from '../ledger/ledger.ts';
 import type { CallsTable, LedgerDatabase } from '../ledger/schema.ts';
 import { readRecord } from '../ledger/stored-record.ts';
-import type { Admit } from '../policy/admission.ts';
+import type { Policy } from '../policy/admission.ts';
 import type { Claims } from './claims.ts';
 import { moveEvent, rowColumns, type Lease } from './row-columns.ts';
 
@@ -70,8 +70,8 @@ export interface RowMovesOptions {
   readonly instance: string;
   readonly newKey: () => string;
   readonly claims: Claims;
-  /** Decides a call about to start or wait for a person against the gate's policy. */
-  readonly admit?: Admit;
+  /** Decides a call about to start or wait for a person against the gate's policy, and gives back a share when it stops counting. */
+  readonly policy?: Policy;
 }
 
 /**
@@ -80,7 +80,8 @@ export interface RowMovesOptions {
  * @example
  * const moves = createRowMoves(options);
  */
-export function createRowMoves({ ledger, clock, leaseMs, approvalTtlMs, instance, newKey, claims, admit }: RowMovesOptions): RowMoves {
+export function createRowMoves({ ledger, clock, leaseMs, approvalTtlMs, instance, newKey, claims, policy }: RowMovesOptions): RowMoves {
+  const admit = policy?.admit;
   const lease = (): Lease => ({ instance, expiresAt: clock.now() + leaseMs });
 
   const lock = (trx: Trx, id: string): Promise<CallsTable | undefined> => {
@@ -160,6 +161,8 @@ export function createRowMoves({ ledger, clock, leaseMs, approvalTtlMs, instance
       .where('version', '=', row.version)
       .executeTakeFirst();
     if (Number(updated.numUpdatedRows) === 0) return STALE;
+    // A call that stops counting against its budgets gives its share back, before the chain's lock.
+    if (next.status === 'cancelled' && (current.status === 'awaiting_approval' || current.status === 'executing')) await policy?.release(trx, row.id);
     await ledger.recordEvents(trx, [moveEvent(row.session, current, next, actor)]);
     await afterward(trx, next, row.session, columns.input_hash);
     if (next.status === 'executing') {

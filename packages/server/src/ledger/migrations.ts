@@ -3,6 +3,7 @@ import { initial } from './migrations/0001-initial.ts';
 import { turns } from './migrations/0002-turns.ts';
 import { policy } from './migrations/0003-policy.ts';
 import { pendingEvents } from './migrations/0004-pending-events.ts';
+import { budgetTotals } from './migrations/0006-budget-totals.ts';
 
 /**
  * Every migration, by name; applied in name order when a ledger opens, and recorded in
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '0002-turns': turns,
   '0003-policy': policy,
   '0004-pending-events': pendingEvents,
+  '0006-budget-totals': budgetTotals,
 };

@@ -88,6 +88,9 @@ async function migrate(db: Kysely<LedgerDatabase>): Promise<void> {
     provider: { getMigrations: () => Promise.resolve(migrations) },
     migrationTableName: 'toolgate_migrations',
     migrationLockTableName: 'toolgate_migration_lock',
+    // Each migration makes tables of its own: one numbered below another already applied (made on
+    // another branch of work) still applies.
+    allowUnorderedMigrations: true,
   });
   const { error } = await migrator.migrateToLatest();
   if (error !== undefined) throw error;

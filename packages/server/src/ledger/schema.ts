@@ -145,6 +145,22 @@ export interface BudgetUsesTable {
 }
 
 /**
+ * One row per budget key: the sum of its rows in `toolgate_budget_uses`, kept in step with them
+ * (a row leaves the sum when it leaves its window or its call stops counting). Deciding a call
+ * locks this row first.
+ *
+ * @example
+ * const total = await trx.selectFrom('toolgate_budget_totals').select('amount').where('budget', '=', 'transfers').where('key', '=', 'user_42').executeTakeFirst();
+ */
+export interface BudgetTotalsTable {
+  budget: string;
+  key: string;
+  amount: number;
+  /** At most the time of the key's oldest use (`null`: it has none), so a decision looks for expired uses only when one may be. */
+  oldest: number | null;
+}
+
+/**
  * One row per approval of a call whose tool needs more than one approver, bound to the hash of
  * the input that approver was shown.
  *
@@ -212,6 +228,7 @@ export interface LedgerDatabase {
   toolgate_turns: TurnsTable;
   toolgate_turn_calls: TurnCallsTable;
   toolgate_budget_uses: BudgetUsesTable;
+  toolgate_budget_totals: BudgetTotalsTable;
   toolgate_approvers: ApproversTable;
   toolgate_pending: PendingTable;
 }

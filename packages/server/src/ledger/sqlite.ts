@@ -162,15 +162,25 @@ function preparedOnce(database: BetterSqlite3.Database): SqliteDialectConfig['da
 
 class ImmediateSqliteDriver extends SqliteDriver {
   readonly #check: () => void;
+  readonly #database: BetterSqlite3.Database;
 
-  constructor(config: SqliteDialectConfig, check: () => void) {
+  constructor(config: SqliteDialectConfig & { database: BetterSqlite3.Database }, check: () => void) {
     super(config);
     this.#check = check;
+    this.#database = config.database;
   }
 
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     this.#check();
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+
+  // SQLite rolls a transaction back itself when a write fails for want of space (SQLITE_FULL) or
+  // on an I/O error; a ROLLBACK after that fails ("cannot rollback - no transaction is active")
+  // and would hide the error that says why. Nothing is left to roll back then.
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (!this.#database.inTransaction) return;
+    await super.rollbackTransaction(connection);
   }
 }
 

@@ -56,11 +56,21 @@ export interface AdmissionOptions {
   readonly approvalsOf: (name: string, id: string) => number;
 }
 
+/**
+ * What the keeper asks of the policy: to decide a call as it is first written, and to give back a
+ * call's budget shares when it stops counting.
+ *
+ * @example
+ * const policy: Policy = { admit: createAdmission(options), release };
+ */
+export interface Policy {
+  readonly admit: Admit;
+  readonly release: (trx: Trx, id: string) => Promise<void>;
+}
+
 /** The actor of moves and events a budget makes, in the audit trail. */
 export const BUDGET_ACTOR = 'toolgate:budget';
 
-/** What a budget counts: calls it admitted that wait for a person, run, committed, or failed after running. */
-const COUNTED = ['awaiting_approval', 'executing', 'committed', 'failed'] as const;
 
 interface Measured {
   readonly budget: Budget;
@@ -119,7 +129,7 @@ export async function readmit(
   const now = clock.now();
   const verdict = await judge(ledger, trx, applicable.map((budget) => measure(budget, call, input)), now, call.record.id);
   if ('refusal' in verdict) return verdict.refusal;
-  await trx.deleteFrom('toolgate_budget_uses').where('call_id', '=', call.record.id).execute();
+  await release(trx, call.record.id);
   await verdict.write(trx, call.record.id);
   await noteShadow(ledger, trx, { id: call.record.id, session: call.session, record: call.record }, verdict.notes, now);
   return undefined;
@@ -153,10 +163,14 @@ async function judge(ledger: Ledger, trx: Trx, measures: readonly Measure[], now
   }
   const write = async (inner: Trx, id: string) => {
     if (measured.length === 0) return;
-    await inner
-      .insertInto('toolgate_budget_uses')
-      .values(measured.map((m) => ({ call_id: id, budget: m.budget.name, key: m.key, amount: m.amount, at: now })))
-      .execute();
+    const uses = measured.map((m) => ({ call_id: id, budget: m.budget.name, key: m.key, amount: m.amount, at: now }));
+    const shares = measured.map((m) => ({ budget: m.budget.name, key: m.key, amount: m.amount }));
+    // One round trip on PostgreSQL (a data-modifying WITH); SQLite runs in this process.
+    if (ledger.dialect === 'postgres') await addToTotals(inner.with('added', (db) => db.insertInto('toolgate_budget_uses').values(uses)), shares, now);
+    else {
+      await inner.insertInto('toolgate_budget_uses').values(uses).execute();
+      await addToTotals(inner, shares, now);
+    }
   };
   return { toPerson, notes, write };
 }
@@ -166,7 +180,7 @@ async function noteShadow(ledger: Ledger, trx: Trx, call: { id: string; session:
   if (notes.length === 0) return;
   const stored = storeRecord(call.record);
   const { status } = call.record;
-  await ledger.appendEvents(
+  await ledger.recordEvents(
     trx,
     notes.map((message) => ({ callId: call.id, session: call.session, from: status, to: status, actor: BUDGET_ACTOR, at: now, reason: { code: 'budget_exceeded', message }, record: stored })),
   );
@@ -222,28 +236,108 @@ function slot(budget: string, key: string): string {
 }
 
 /**
- * What each budget has used now, under its key. On PostgreSQL each budget key is locked first (in
- * one order, so two transactions never wait for each other), so a second app server deciding a call
- * under the same key waits here, then counts this one. SQLite's write transactions run one at a time.
+ * What each budget key has in use now, its total locked first (in one order, so that two
+ * transactions never wait for each other): a second app server deciding a call under the same key
+ * waits here, then counts this one. Uses that have left their window leave the total on the way.
+ * With `except`, that call's own share is left out (an edit is measured again). SQLite's write
+ * transactions run one at a time already.
  */
 async function usedNow(ledger: Ledger, trx: Trx, measured: readonly Measured[], now: number, except: string | undefined): Promise<Map<string, number>> {
   const used = new Map<string, number>();
-  if (measured.length === 0) return used;
-  if (ledger.dialect === 'postgres') {
-    const keys = [...new Set(measured.map((m) => slot(m.budget.name, m.key)))];
-    await sql`select pg_advisory_xact_lock(h) from (select hashtextextended(k, 0) as h from unnest(${keys}::text[]) as k order by 1) as locks`.execute(trx);
+  const slots = new Map<string, Measured>();
+  for (const m of measured) slots.set(slot(m.budget.name, m.key), m);
+  if (slots.size === 0) return used;
+  const all = [...slots.values()];
+  let totals = await lockTotals(ledger, trx, all);
+  if (totals.size < slots.size) {
+    await trx
+      .insertInto('toolgate_budget_totals')
+      .values(all.filter((m) => !totals.has(slot(m.budget.name, m.key))).map((m) => ({ budget: m.budget.name, key: m.key, amount: 0, oldest: null })))
+      .onConflict((conflict) => conflict.columns(['budget', 'key']).doNothing())
+      .execute();
+    totals = await lockTotals(ledger, trx, all);
   }
-  let query = trx
-    .selectFrom('toolgate_budget_uses as u')
-    .innerJoin('toolgate_calls as c', 'c.id', 'u.call_id')
-    .select(['u.budget', 'u.key', sql<number>`sum(u.amount)`.as('used')])
-    .where('c.status', 'in', COUNTED)
-    .where((eb) => eb.or(measured.map((m) => eb.and([eb('u.budget', '=', m.budget.name), eb('u.key', '=', m.key), eb('u.at', '>', now - m.budget.windowMs)]))))
-    .groupBy(['u.budget', 'u.key']);
-  if (except !== undefined) query = query.where('u.call_id', '<>', except);
-  const rows = await query.execute();
-  for (const row of rows) used.set(slot(row.budget, row.key), Number(row.used));
+  for (const [at, m] of slots) {
+    const total = totals.get(at);
+    const cutoff = now - m.budget.windowMs;
+    if (total === undefined || total.oldest === null || total.oldest > cutoff) continue;
+    total.amount = await expire(trx, m, cutoff, total.amount);
+  }
+  const mine = new Map<string, number>();
+  if (except !== undefined) {
+    for (const row of await trx.selectFrom('toolgate_budget_uses').select(['budget', 'key', 'amount']).where('call_id', '=', except).execute()) mine.set(slot(row.budget, row.key), Number(row.amount));
+  }
+  for (const at of slots.keys()) used.set(at, Math.max(0, (totals.get(at)?.amount ?? 0) - (mine.get(at) ?? 0)));
   return used;
+}
+
+/** Takes the uses that left a key's window out of its total (each once); answers the total left. */
+async function expire(trx: Trx, { budget, key }: Measured, cutoff: number, total: number): Promise<number> {
+  const base = trx.selectFrom('toolgate_budget_uses').where('budget', '=', budget.name).where('key', '=', key);
+  const gone = await base.select(sql<number | null>`sum(amount)`.as('amount')).where('at', '<=', cutoff).executeTakeFirst();
+  const left = Math.max(0, total - Number(gone?.amount ?? 0));
+  await trx.deleteFrom('toolgate_budget_uses').where('budget', '=', budget.name).where('key', '=', key).where('at', '<=', cutoff).execute();
+  const oldest = await base.select(sql<number | null>`min(at)`.as('at')).executeTakeFirst();
+  await trx
+    .updateTable('toolgate_budget_totals')
+    .set({ amount: left, oldest: oldest?.at === null || oldest?.at === undefined ? null : Number(oldest.at) })
+    .where('budget', '=', budget.name)
+    .where('key', '=', key)
+    .execute();
+  return left;
+}
+
+/**
+ * The budget keys' totals, locked on PostgreSQL for the rest of the transaction in one order (so
+ * two transactions never wait for each other); keys without a total yet are missing.
+ */
+async function lockTotals(ledger: Ledger, trx: Trx, all: readonly Measured[]): Promise<Map<string, { amount: number; oldest: number | null }>> {
+  let query = trx
+    .selectFrom('toolgate_budget_totals')
+    .select(['budget', 'key', 'amount', 'oldest'])
+    .where((eb) => eb.or(all.map((m) => eb.and([eb('budget', '=', m.budget.name), eb('key', '=', m.key)]))))
+    .orderBy('budget')
+    .orderBy('key');
+  if (ledger.dialect === 'postgres') query = query.forUpdate();
+  const totals = new Map<string, { amount: number; oldest: number | null }>();
+  for (const row of await query.execute()) totals.set(slot(row.budget, row.key), { amount: Number(row.amount), oldest: row.oldest === null ? null : Number(row.oldest) });
+  return totals;
+}
+
+/**
+ * Takes a call's shares out of its budgets: it stopped counting (denied, cancelled, expired while
+ * waiting, or cancelled while running), in the transaction that moves it, before its event.
+ *
+ * @example
+ * await release(trx, 'call_1');
+ */
+export async function release(trx: Trx, id: string): Promise<void> {
+  const rows = await trx.selectFrom('toolgate_budget_uses').select(['budget', 'key', 'amount']).where('call_id', '=', id).execute();
+  if (rows.length === 0) return;
+  await addToTotals(
+    trx,
+    rows.map((row) => ({ budget: row.budget, key: row.key, amount: -Number(row.amount) })),
+  );
+  await trx.deleteFrom('toolgate_budget_uses').where('call_id', '=', id).execute();
+}
+
+/**
+ * Adds each amount to its key's total, in one statement (the keys' rows are locked by then, or
+ * taken in the table's order); with `at`, the shares are uses made then.
+ */
+async function addToTotals(
+  trx: Pick<Trx, 'updateTable'>,
+  shares: readonly { readonly budget: string; readonly key: string; readonly amount: number }[],
+  at?: number,
+): Promise<void> {
+  if (shares.length === 0) return;
+  const cases = sql.join(shares.map((share) => sql`when budget = ${share.budget} and key = ${share.key} then ${share.amount}`), sql` `);
+  const amount = sql<number>`amount + (case ${cases} else 0 end)`;
+  await trx
+    .updateTable('toolgate_budget_totals')
+    .set(at === undefined ? { amount } : { amount, oldest: sql<number>`(case when oldest is null or oldest > ${at} then ${at} else oldest end)` })
+    .where((eb) => eb.or(shares.map((share) => eb.and([eb('budget', '=', share.budget), eb('key', '=', share.key)]))))
+    .execute();
 }
 
 function overText({ budget, key, amount }: Measured, spent: number): string {

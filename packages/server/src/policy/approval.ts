@@ -117,7 +117,7 @@ export async function decideApproval(step: ApprovalStep, trx: Trx, { row, approv
       note('edited', editMessage(principal, edited as InputEdit), stored);
     }
     note('approved', `"${principal}" approved; ${left} more approval${left === 1 ? '' : 's'} needed (${required} in all)`, stored);
-    await ledger.appendEvents(trx, notes);
+    await ledger.recordEvents(trx, notes);
     return { decision: { ok: true, left } };
   }
 
@@ -135,7 +135,7 @@ export async function decideApproval(step: ApprovalStep, trx: Trx, { row, approv
   const before = state === undefined ? record : (Object.freeze({ ...record, approval: state }) as ToolCallRecord);
   if (edit !== undefined) note('edited', editMessage(principal, edited as InputEdit), storeRecord(before));
   if (required > 1) note('approved', `"${principal}" approved; no more approvals needed (${required} in all)`, storeRecord(before));
-  if (notes.length > 0) await ledger.appendEvents(trx, notes);
+  if (notes.length > 0) await ledger.recordEvents(trx, notes);
   const started = await keeper.moveIn(
     trx,
     { ...row, record: storeRecord(before) },

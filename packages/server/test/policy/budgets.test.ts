@@ -65,6 +65,9 @@ describeLedgers('budgets', (target) => {
     expect(over).toMatchObject({ status: 'rejected', reason: { code: 'budget_exceeded' } });
     expect(over.reason?.message).toBe('budget "transfers_per_day" allows 10000 in any 1 day for this principal; 9000 is used and 1000 is left, and this call would take 2000');
     expect(runs).toEqual(['bob:6000', 'bob:3000']);
+    // The refusal is a move in the audit trail, made by the budget.
+    const refusal = (await ledger.eventsAfter(0)).filter((event) => event.callId === over.id).at(-1);
+    expect(refusal).toMatchObject({ from: 'validated', to: 'rejected', actor: 'toolgate:budget', reason: { code: 'budget_exceeded' } });
     const text = (await gate.toolResult(over.id, 'openai-chat')).content;
     expect(text).toContain('rejected (budget_exceeded)');
     expect(text).toContain('9000 is used and 1000 is left');
@@ -120,6 +123,42 @@ describeLedgers('budgets', (target) => {
     const after = await failing.gate.run({ id: 'f2', name: 'transfer', arguments: { to: 'bob', amount_cents: 2000 } }, { session: 'chat_b', principal: 'alice' });
     expect(after.reason?.message).toContain('9000 is used and 1000 is left');
     await failing.gate.close();
+  });
+
+  it('gives back the share of a call cancelled while it runs, and of one whose approval expired', async () => {
+    const ledger = await (await target.fresh()).open();
+    const started = new Map<number, () => void>();
+    let onStart: (amount: number) => void = () => undefined;
+    const slow = defineTool({
+      name: 'transfer',
+      inputSchema: { type: 'object', properties: { amount_cents: { type: 'integer' } }, required: ['amount_cents'] },
+      needsApproval: (input) => input.amount_cents === 6000,
+      execute: (input, { signal }) =>
+        new Promise<{ ok: boolean }>((resolve, reject) => {
+          started.set(input.amount_cents, () => resolve({ ok: true }));
+          onStart(input.amount_cents);
+          signal.addEventListener('abort', () => reject(signal.reason as Error));
+        }),
+    });
+    const clock = createFakeClock(1_767_225_600_000);
+    const gate = createServerGate({ tools: [slow], ledger, recover: false, clock, approvalTtlMs: 60_000, budgets: [transfers()] });
+    const as = { session: 'chat_a', principal: 'alice' };
+    const running = await gate.propose({ id: 'r1', name: 'transfer', arguments: { amount_cents: 4000 } }, as);
+    expect(running.status).toBe('executing');
+    const waiting = await gate.propose({ id: 'r2', name: 'transfer', arguments: { amount_cents: 6000 } }, as);
+    expect(waiting.status).toBe('awaiting_approval');
+    expect((await gate.propose({ id: 'r3', name: 'transfer', arguments: { amount_cents: 1 } }, as)).reason?.message).toContain('10000 is used and 0 is left');
+    expect(await gate.cancel('r1', { principal: 'alice' })).toEqual({ ok: true });
+    clock.advance(60_000);
+    await gate.recover();
+    expect((await gate.get('r2'))?.reason?.code).toBe('approval_expired');
+    const running4 = new Promise<void>((resolve) => (onStart = (amount) => amount === 10_000 && resolve()));
+    const after = await gate.propose({ id: 'r4', name: 'transfer', arguments: { amount_cents: 10_000 } }, as);
+    expect(after.status).toBe('executing');
+    await running4;
+    started.get(10_000)?.();
+    expect((await gate.settled('r4'))?.status).toBe('committed');
+    await gate.close();
   });
 
   it("applies only to the budget's tools", async () => {
