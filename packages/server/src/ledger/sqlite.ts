@@ -133,7 +133,7 @@ function stillInPlace(path: string): () => void {
 function immediateSqlite(database: BetterSqlite3.Database, check: () => void): Dialect {
   return {
     createAdapter: () => new TransactionalSqliteAdapter(),
-    createDriver: () => new ImmediateSqliteDriver({ database: preparedOnce(database) }, check),
+    createDriver: () => new ImmediateSqliteDriver({ database: preparedOnce(database) }, database, check),
     createIntrospector: (db) => new SqliteIntrospector(db),
     createQueryCompiler: () => new SqliteQueryCompiler(),
   };
@@ -164,10 +164,10 @@ class ImmediateSqliteDriver extends SqliteDriver {
   readonly #check: () => void;
   readonly #database: BetterSqlite3.Database;
 
-  constructor(config: SqliteDialectConfig & { database: BetterSqlite3.Database }, check: () => void) {
+  constructor(config: SqliteDialectConfig, database: BetterSqlite3.Database, check: () => void) {
     super(config);
     this.#check = check;
-    this.#database = config.database;
+    this.#database = database;
   }
 
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
