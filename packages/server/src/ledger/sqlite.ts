@@ -133,9 +133,30 @@ function stillInPlace(path: string): () => void {
 function immediateSqlite(database: BetterSqlite3.Database, check: () => void): Dialect {
   return {
     createAdapter: () => new TransactionalSqliteAdapter(),
-    createDriver: () => new ImmediateSqliteDriver({ database }, check),
+    createDriver: () => new ImmediateSqliteDriver({ database: preparedOnce(database) }, database, check),
     createIntrospector: (db) => new SqliteIntrospector(db),
     createQueryCompiler: () => new SqliteQueryCompiler(),
+  };
+}
+
+const PREPARED = 256;
+
+// Kysely prepares every query it runs; the ledger runs the same few dozen queries again and again,
+// and preparing one costs about as much as running it. Statements are kept by their SQL text (the
+// values are bound at each run), the least recently used let go past a few hundred.
+function preparedOnce(database: BetterSqlite3.Database): SqliteDialectConfig['database'] {
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  return {
+    close: () => database.close(),
+    prepare(text: string) {
+      let statement = statements.get(text);
+      if (statement === undefined) {
+        statement = database.prepare(text);
+        if (statements.size >= PREPARED) statements.delete(statements.keys().next().value as string);
+      } else statements.delete(text);
+      statements.set(text, statement);
+      return statement;
+    },
   };
 }
 
@@ -143,10 +164,10 @@ class ImmediateSqliteDriver extends SqliteDriver {
   readonly #check: () => void;
   readonly #database: BetterSqlite3.Database;
 
-  constructor(config: SqliteDialectConfig & { database: BetterSqlite3.Database }, check: () => void) {
+  constructor(config: SqliteDialectConfig, database: BetterSqlite3.Database, check: () => void) {
     super(config);
     this.#check = check;
-    this.#database = config.database;
+    this.#database = database;
   }
 
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
