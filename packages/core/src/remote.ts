@@ -46,8 +46,13 @@ export interface RemoteGateOptions<S> {
   /** Headers for every request, e.g. `Authorization`; a function is asked again for each request. */
   readonly headers?: HeadersInit | (() => HeadersInit | Promise<HeadersInit>);
   readonly clock?: Clock;
-  /** How long to wait before opening the feed again after it broke (default: 0.5 s doubling up to 30 s, jittered). */
+  /** How long to wait before opening the feed again after it broke (default: 0.5 s doubling up to 4 s, jittered). */
   readonly retry?: Retry;
+  /**
+   * Where `online` and `visibilitychange` are heard, to open a broken feed at once rather than after
+   * its backoff (default: the page's `window` and `document`, when there are).
+   */
+  readonly events?: EventTarget;
   /** Reopen the feed when nothing arrived (not even a heartbeat) for this long (default 60 s; `Infinity` never). */
   readonly idleTimeoutMs?: number;
   /** The longest feed message buffered, in characters (default 16 Mi); a longer one breaks the connection. */
@@ -288,6 +293,7 @@ export function createRemoteGate<S = unknown>(options: RemoteGateOptions<S>): Re
     onState: (state, error, retryAt) => connection.setState({ state, error, retryAt }, true),
     onError,
   });
+  const stopWaking = wakeOn(options.events, () => feed.retryNow());
 
   function setRequest(id: string, request: CallRequest | undefined): void {
     if (request === undefined) requests.delete(id);
@@ -297,6 +303,12 @@ export function createRemoteGate<S = unknown>(options: RemoteGateOptions<S>): Re
 
   /** Sends one request about a call; the answer, or the call's move, ends it. */
   function send(id: string, action: CallAction, body: () => Promise<object> | object): true {
+    // A decision sent while the feed is down could not be followed: it is refused where the person sees it.
+    if (connection.getState().state !== 'live') {
+      setRequest(id, { action, state: 'refused', error: OFFLINE });
+      feed.retryNow();
+      return true;
+    }
     const request: CallRequest = { action, state: 'sending' };
     const sentAt = records.get(id)?.status;
     setRequest(id, request);
@@ -325,6 +337,8 @@ export function createRemoteGate<S = unknown>(options: RemoteGateOptions<S>): Re
         });
       } catch (error) {
         refuse(networkError(error));
+        // The server may be gone: find out now rather than after the feed's backoff.
+        feed.retryNow();
         return;
       }
       if (!response.ok) {
@@ -449,6 +463,7 @@ export function createRemoteGate<S = unknown>(options: RemoteGateOptions<S>): Re
     close() {
       if (closed) return;
       closed = true;
+      stopWaking();
       feed.close();
       requestsInFlight.abort();
       for (const [id, list] of waiters) {
@@ -464,4 +479,28 @@ function auditEventOf(event: FeedMove['event'], name: string): AuditEvent {
   const move = { callId: event.callId, name, from: event.from, to: event.to, at: event.at };
   // Refusal codes (stale, forbidden, …) are the server's; they are kept as sent.
   return event.reason === undefined ? move : { ...move, reason: event.reason as Reason };
+}
+
+const OFFLINE: RequestError = {
+  code: 'offline',
+  message: 'the server cannot be reached right now, so the decision was not sent; try again once the connection is back',
+};
+
+/** Calls `wake` on `online`, and on `visibilitychange` to visible; returns what stops it. */
+function wakeOn(given: EventTarget | undefined, wake: () => void): () => void {
+  const page = globalThis as { window?: EventTarget; document?: EventTarget & { visibilityState?: string } };
+  const targets = given !== undefined ? [given] : [page.window, page.document].filter((target): target is EventTarget => typeof target?.addEventListener === 'function');
+  const onVisibility = () => {
+    if (page.document?.visibilityState !== 'hidden') wake();
+  };
+  for (const target of targets) {
+    target.addEventListener('online', wake);
+    target.addEventListener('visibilitychange', onVisibility);
+  }
+  return () => {
+    for (const target of targets) {
+      target.removeEventListener('online', wake);
+      target.removeEventListener('visibilitychange', onVisibility);
+    }
+  };
 }

@@ -234,6 +234,50 @@ describe('remote gate: reconnecting', () => {
     expect(state).toMatchObject({ error: { code: 'ended' }, retryAt: clock.now() + 1000 });
   });
 
+  it('caps its backoff at a few seconds by default, so a page catches up soon after a restart', async () => {
+    const { server, gate, clock } = await connect(() => {}, { gate: { retry: { random: () => 1 } } });
+    let longest = 0;
+    for (let i = 0; i < 8; i++) {
+      server.answerFeed(503, { error: { code: 'unavailable', message: 'restarting' } });
+      if (i === 0) server.drop();
+      const state = await when(gate.connection, (s) => s.state === 'reconnecting' && s.retryAt !== undefined && s.retryAt > clock.now());
+      longest = Math.max(longest, (state.retryAt ?? 0) - clock.now());
+      clock.advance((state.retryAt ?? 0) - clock.now());
+      await server.until(() => server.feeds().length === i + 2);
+    }
+    expect(longest).toBeLessThanOrEqual(4000);
+  });
+
+  it('tries again at once when the browser says it is back online or the tab is shown again', async () => {
+    const events = new EventTarget();
+    const { server, gate } = await connect(() => {}, { gate: { retry: { initialMs: 60_000, maxMs: 60_000 }, events } });
+    server.drop();
+    await when(gate.connection, (s) => s.state === 'reconnecting');
+    expect(server.feeds()).toHaveLength(1);
+    events.dispatchEvent(new Event('online'));
+    await when(gate.connection, (s) => s.state === 'live');
+    expect(server.feeds()).toHaveLength(2);
+    server.drop();
+    await when(gate.connection, (s) => s.state === 'reconnecting');
+    events.dispatchEvent(new Event('visibilitychange'));
+    await when(gate.connection, (s) => s.state === 'live');
+    expect(server.feeds()).toHaveLength(3);
+  });
+
+  it('refuses a decision while the feed is not live, visibly, and tries to reconnect at once', async () => {
+    const { server, gate } = await connect((s) => s.call('c1', 'charge', input, 'awaiting_approval'), { gate: { retry: { initialMs: 60_000, maxMs: 60_000 } } });
+    server.drop();
+    await when(gate.connection, (s) => s.state === 'reconnecting');
+    expect(gate.approve('c1')).toBe(true);
+    expect(gate.requestOf('c1')).toEqual({ action: 'approve', state: 'refused', error: { code: 'offline', message: expect.stringContaining('not sent') } });
+    expect(server.requests.filter((request) => request.method === 'POST')).toHaveLength(0);
+    // The refusal asked the feed to try again now, without waiting out the backoff.
+    await server.until(() => server.feeds().length === 2);
+    await when(gate.connection, (s) => s.state === 'live');
+    expect(gate.approve('c1')).toBe(true);
+    await server.until(() => server.requests.some((request) => request.method === 'POST'));
+  });
+
   it('reopens a feed that went quiet (no move, no heartbeat) for idleTimeoutMs', async () => {
     const { server, gate, clock } = await connect(() => {}, { gate: { idleTimeoutMs: 30_000 } });
     clock.advance(30_000);

@@ -60,9 +60,12 @@ export interface EventFeedOptions {
  */
 export interface EventFeed {
   readonly close: () => void;
+  /** While the feed waits out a backoff, opens it now (the browser is online again, the tab is shown, a request failed). */
+  readonly retryNow: () => void;
 }
 
-const DEFAULT_RETRY = { initialMs: 500, maxMs: 30_000 };
+// A few seconds at most: a page whose server came back catches up within about that, not half a minute later.
+const DEFAULT_RETRY = { initialMs: 500, maxMs: 4_000 };
 // Answers that may change if asked again; any other refusal (401, 403, 404, …) stops the feed.
 const RETRYABLE = new Set([408, 425, 429]);
 
@@ -205,6 +208,11 @@ export function openEventFeed(options: EventFeedOptions): EventFeed {
       if (closed) return;
       shut();
       options.onState('closed', undefined, undefined);
+    },
+    retryNow() {
+      if (closed || retryTimer === undefined) return;
+      clock.clearTimeout(retryTimer);
+      connect();
     },
   };
 }
