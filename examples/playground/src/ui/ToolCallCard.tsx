@@ -1,6 +1,48 @@
 import { outputText } from '@toolgate/core';
-import { ToolCallStatus, ToolCallStatusActions, ToolCallStatusLabel, ToolCallStatusReason, useToolCall } from '@toolgate/react';
+import {
+  ToolCallStatus,
+  ToolCallStatusActions,
+  ToolCallStatusApprovals,
+  ToolCallStatusChanges,
+  ToolCallStatusEdit,
+  ToolCallStatusLabel,
+  ToolCallStatusReason,
+  ToolCallStatusRefusal,
+  useToolCall,
+} from '@toolgate/react';
 import { memo, type ReactElement } from 'react';
+
+/**
+ * Approving a transfer or wire for another amount: the person types it, and the server gate checks
+ * the edit as it checks a proposal (the schema, the wallet, the day's budget) before it runs it.
+ */
+function AmountEdit(): ReactElement {
+  return (
+    <ToolCallStatusEdit>
+      {({ input, approve }) => {
+        const shown = input as { amount_cents: number };
+        return (
+          <form
+            className="call-edit"
+            aria-label="Change the amount"
+            onSubmit={(event) => {
+              event.preventDefault();
+              const dollars = Number(new FormData(event.currentTarget).get('amount'));
+              approve({ ...shown, amount_cents: Math.round(dollars * 100) });
+            }}
+          >
+            <label>
+              Amount ($) <input name="amount" inputMode="decimal" defaultValue={(shown.amount_cents / 100).toFixed(2)} size={8} />
+            </label>{' '}
+            <button type="submit" data-action="approve-edited">
+              Use this amount
+            </button>
+          </form>
+        );
+      }}
+    </ToolCallStatusEdit>
+  );
+}
 
 /**
  * One tool call in the transcript: what the model asked for (its arguments as they stream, then
@@ -44,6 +86,10 @@ export const ToolCallCard = memo(function ToolCallCard({
         <ToolCallStatusLabel />
         <ToolCallStatusActions />
         <ToolCallStatusReason />
+        <ToolCallStatusApprovals className="call-approvals" />
+        <ToolCallStatusChanges className="call-changes" />
+        <ToolCallStatusRefusal className="call-refusal" />
+        {call?.name === 'transfer_funds' || call?.name === 'wire_funds' ? <AmountEdit /> : null}
         {call?.status === 'committed' ? (
           <p className="call-output">
             <span className="call-output-label">Result</span> <code>{outputText(call.output)}</code>
