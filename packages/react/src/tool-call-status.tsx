@@ -10,6 +10,7 @@ import {
   useLayoutEffect,
   useRef,
   useState,
+  useSyncExternalStore,
   type ComponentPropsWithoutRef,
   type ReactNode,
   type RefObject,
@@ -37,6 +38,7 @@ export interface ToolCallStatusLabels extends Record<Status, string> {
   readonly approveRefused: string;
   readonly denyRefused: string;
   readonly cancelRefused: string;
+  readonly notLive: string;
 }
 
 const LABELS: ToolCallStatusLabels = {
@@ -58,6 +60,7 @@ const LABELS: ToolCallStatusLabels = {
   approveRefused: 'Not approved',
   denyRefused: 'Not denied',
   cancelRefused: 'Not cancelled',
+  notLive: 'The server is out of reach; reconnecting…',
 };
 
 type Action = 'approve' | 'deny' | 'cancel';
@@ -282,6 +285,24 @@ function inputText(input: unknown): string {
   }
 }
 
+/** A store of a gate's connection to its server, as `@toolgate/core/remote` has one. */
+interface ConnectionStore {
+  readonly getState: () => { readonly state: string };
+  readonly subscribe: (listener: () => void) => () => void;
+}
+
+const ALWAYS_LIVE: ConnectionStore = { getState: () => ({ state: 'live' }), subscribe: () => () => {} };
+
+/**
+ * Whether the gate can send a decision now: always with a gate that decides on the spot; with a
+ * remote gate, only while its feed is live (a decision sent otherwise is refused).
+ */
+function useLive(gate: object): boolean {
+  const given = (gate as { connection?: unknown }).connection;
+  const store = typeof given === 'object' && given !== null && typeof (given as ConnectionStore).subscribe === 'function' ? (given as ConnectionStore) : ALWAYS_LIVE;
+  return useSyncExternalStore(store.subscribe, () => store.getState().state === 'live', () => true);
+}
+
 /**
  * Whether a press may land: `false` from the moment `key` changes (a button appeared, or what it
  * acts on changed) until `delayMs` have passed.
@@ -390,6 +411,7 @@ export const ToolCallStatusActions = forwardRef<HTMLDivElement, ComponentPropsWi
   ref,
 ) {
   const { call, request, controls, labels, labelId, root, shown, pressDelayMs } = usePart('ToolCallStatusActions');
+  const live = useLive(useGate('ToolCallStatusActions'));
   const status = call?.status;
   const inputShown = call?.input !== undefined && shown === call.input;
   const armed = useArmed(`${String(status)}|${inputKey(call?.input)}|${String(inputShown)}|${request?.state ?? ''}|${request?.action ?? ''}`, pressDelayMs);
@@ -408,7 +430,7 @@ export const ToolCallStatusActions = forwardRef<HTMLDivElement, ComponentPropsWi
   // While a request is on its way every button waits for it; `aria-disabled` rather than
   // `disabled`, so that the button under the keyboard keeps the focus.
   const sending = request?.state === 'sending' ? request.action : undefined;
-  const pressable = (action: Action) => sending === undefined && armed && (action === 'cancel' || inputShown);
+  const pressable = (action: Action) => live && sending === undefined && armed && (action === 'cancel' || inputShown);
   // Keyed by action: a button is never reused for another action, so a click meant for Approve that
   // lands as the call starts running cannot press the Cancel that took its place.
   const button = (action: Action) => (
@@ -438,6 +460,11 @@ export const ToolCallStatusActions = forwardRef<HTMLDivElement, ComponentPropsWi
         props.onBlur?.(event);
       }}
     >
+      {live ? null : (
+        <span data-toolgate="connection" role="note">
+          {wordFor(labels, 'notLive')}
+        </span>
+      )}
       {status === 'executing' ? (
         button('cancel')
       ) : (

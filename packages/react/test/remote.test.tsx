@@ -189,6 +189,29 @@ describe('React over a remote gate (a real server gate)', () => {
 });
 
 describe('React over a remote gate (a scripted loopback server)', () => {
+  it('while the feed is down, Approve and Deny are disabled and say the server is out of reach; back live, they work again', async () => {
+    const { server, gate } = await mirror((s) => s.call('c1', 'charge', input, 'awaiting_approval'));
+    render(
+      <ToolGateProvider gate={gate}>
+        <ToolCallStatus pressDelayMs={0} id="c1" />
+      </ToolGateProvider>,
+    );
+    const status = screen.getByRole('status');
+    server.drop();
+    await act(() => when(gate.connection, (state) => state.state === 'reconnecting'));
+    const approve = within(status).getByRole('button', { name: 'Approve' });
+    expect(approve).toHaveAttribute('aria-disabled', 'true');
+    expect(within(status).getByRole('button', { name: 'Deny' })).toHaveAttribute('aria-disabled', 'true');
+    expect(status).toHaveTextContent('The server is out of reach; reconnecting…');
+    await userEvent.setup().click(approve);
+    expect(server.requests.some((request) => request.method === 'POST')).toBe(false);
+    gate.approve('c1');
+    expect(gate.requestOf('c1')).toMatchObject({ state: 'refused', error: { code: 'offline' } });
+    await act(() => when(gate.connection, (state) => state.state === 'live'));
+    expect(approve).not.toHaveAttribute('aria-disabled');
+    expect(status).not.toHaveTextContent('out of reach');
+  });
+
   it('Approve shows the request on its way (busy, disabled for the keyboard too) until the server\'s move arrives', async () => {
     const { server, gate } = await mirror((s) => s.call('c1', 'charge', input, 'awaiting_approval'));
     const { container } = render(
