@@ -22,7 +22,9 @@ test('the server restarts while a transfer awaits approval: approved after the r
   await server.stop('SIGKILL');
   await server.start();
 
-  // The page's mirror reconnects on its own; the approval is the new process's to run.
+  // The page's mirror reconnects on its own, within 5 s of the server serving again (Approve is
+  // disabled while it is away); the approval is the new process's to run.
+  await expect(call.getByRole('button', { name: 'Approve' })).toBeEnabled({ timeout: 5_000 });
   await call.getByRole('button', { name: 'Approve' }).click();
   await expect(call).toHaveAttribute('data-status', 'committed', { timeout: 20_000 });
   await expect(page.getByTestId('wallet')).toHaveText('$75.00');
