@@ -5,10 +5,12 @@ export {
   ToolCallStatusApprovals,
   ToolCallStatusChanges,
   ToolCallStatusEdit,
+  ToolCallStatusInput,
   ToolCallStatusLabel,
   ToolCallStatusReason,
   ToolCallStatusRefusal,
   type ToolCallEditor,
+  type ToolCallStatusInputProps,
   type ToolCallStatusLabels,
   type ToolCallStatusProps,
 } from './tool-call-status.tsx';

@@ -5,6 +5,7 @@ import {
   ToolCallStatusApprovals,
   ToolCallStatusChanges,
   ToolCallStatusEdit,
+  ToolCallStatusInput,
   ToolCallStatusLabel,
   ToolCallStatusReason,
   ToolCallStatusRefusal,
@@ -46,7 +47,7 @@ function AmountEdit(): ReactElement {
 
 /**
  * One tool call in the transcript: what the model asked for (its arguments as they stream, then
- * as validated), where it runs, the live status with its reason and actions, and the result once
+ * the validated input Approve approves, shown by `<ToolCallStatusInput>`), where it runs, the live status with its reason and actions, and the result once
  * committed. The status comes from the gate in context: the server's (mirrored) or the page's own.
  * Everything the model or a tool wrote is shown as text.
  */
@@ -77,12 +78,20 @@ export const ToolCallCard = memo(function ToolCallCard({
         </span>
         <span className="call-id">{modelId ?? id}</span>
       </div>
-      <pre className="call-args" aria-label="Arguments">
-        {args ?? '…'}
-      </pre>
-      {/* The reason or the result takes the status's second row, which is there from the start, so
-          settling never pushes the transcript down. */}
+      {/* The reason or the result takes the status's last row, which is there from the start, so
+          settling never pushes the transcript down. The first row holds what the model sent (or its
+          preview) until the call has a validated input; from then on the status's own part shows
+          the input itself, from the record Approve sends, and only then enables Approve. Both are
+          kept out of the live region's announcements. */}
       <ToolCallStatus id={id} className="call-status">
+        {call?.input === undefined ? (
+          <pre className="call-args" data-toolgate-slot="args" aria-label="Arguments" aria-live="off">
+            {args ?? '…'}
+          </pre>
+        ) : null}
+        <ToolCallStatusInput className="call-args" aria-label="Arguments">
+          {(input) => JSON.stringify(input)}
+        </ToolCallStatusInput>
         <ToolCallStatusLabel />
         <ToolCallStatusActions />
         <ToolCallStatusReason />
