@@ -86,13 +86,7 @@ export function createFollower(parts: FollowerParts): Follower {
         if (!isTerminal(event.to) || event.from === event.to) continue;
         parts.ended(record.id);
         if (pipeline.running(record.id) && keeper.claims.has(record.id) && event.from === 'executing') {
-          // This process's own ending reaches the tail as it commits, a moment before the keeper
-          // lets go of the claim: only a claim still held once that moment has passed was ended elsewhere.
-          const { id } = record;
-          const message = record.reason?.message ?? 'The call ended elsewhere.';
-          setImmediate(() => {
-            if (pipeline.running(id) && keeper.claims.has(id)) stopRun(id, message);
-          });
+          stopRun(record.id, record.reason?.message ?? 'The call ended elsewhere.');
         }
         waiters.settle(record as SettledCall);
       }
