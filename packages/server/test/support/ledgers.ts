@@ -91,8 +91,11 @@ const postgres: Target = {
       return url.toString();
     })();
     const location = await database;
+    // Every table of the ledger's goes, whichever migration made it.
     await withAdmin(location, (client) =>
-      client.query('drop table if exists toolgate_turn_calls, toolgate_turns, toolgate_events, toolgate_approvals, toolgate_calls, toolgate_sessions, toolgate_chain, toolgate_budget_uses, toolgate_budget_totals, toolgate_approvers, toolgate_pending, toolgate_migrations, toolgate_migration_lock cascade'),
+      client.query(
+        `do $$ declare t text; begin for t in select tablename from pg_tables where schemaname = current_schema() and tablename like 'toolgate\\_%' loop execute format('drop table if exists %I cascade', t); end loop; end $$`,
+      ),
     );
     return { location, open: async (options = {}) => keep(await postgresLedger({ ...options, connectionString: location })) };
   },
