@@ -20,9 +20,6 @@ export const dialect = process.env['TOOLGATE_AI_SDK_LEDGER'] === 'postgres' ? 'p
 
 let directory: string | undefined;
 let database: Promise<string> | undefined;
-/** Drops every table of the ledger's in the current schema, whichever migrations made them. */
-const DROP_LEDGER_TABLES = `do $$ declare t text; begin for t in select tablename from pg_tables where schemaname = current_schema() and tablename like 'toolgate\\_%' loop execute format('drop table if exists %I cascade', t); end loop; end $$`;
-
 const admin = process.env['TOOLGATE_TEST_POSTGRES_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 afterAll(async () => {
@@ -58,8 +55,9 @@ export async function freshStore(): Promise<Store> {
     return url.toString();
   })();
   const connectionString = await database;
-  // One store at a time per file: each test starts from no tables at all. Every table the ledger
-  // has is dropped, whatever its migrations add, so a new migration cannot meet its own table.
-  await withClient(connectionString, (client) => client.query(DROP_LEDGER_TABLES));
+  // One store at a time per file: each test starts from empty tables (every toolgate table, whatever migration made it).
+  await withClient(connectionString, (client) =>
+    client.query(`do $$ declare t text; begin for t in select tablename from pg_tables where schemaname = current_schema() and tablename like 'toolgate\\_%' loop execute format('drop table if exists %I cascade', t); end loop; end $$`),
+  );
   return { open: () => postgresLedger({ connectionString }) };
 }

@@ -91,11 +91,8 @@ const postgres: Target = {
       return url.toString();
     })();
     const location = await database;
-    // Every table of the ledger's goes, whichever migration made it.
     await withAdmin(location, (client) =>
-      client.query(
-        `do $$ declare t text; begin for t in select tablename from pg_tables where schemaname = current_schema() and tablename like 'toolgate\\_%' loop execute format('drop table if exists %I cascade', t); end loop; end $$`,
-      ),
+      client.query(`do $$ declare t text; begin for t in select tablename from pg_tables where schemaname = current_schema() and tablename like 'toolgate\\_%' loop execute format('drop table if exists %I cascade', t); end loop; end $$`),
     );
     return { location, open: async (options = {}) => keep(await postgresLedger({ ...options, connectionString: location })) };
   },
