@@ -30,7 +30,9 @@ function workload(gate, prefix) {
 async function measure(label, ledger) {
   const plain = createServerGate({ tools: [transfer], ledger, recover: false });
   const budgeted = createServerGate({ tools: [transfer], ledger, recover: false, budgets });
-  const result = await compareAsync({ subject: workload(budgeted, 'budget'), baseline: workload(plain, 'plain'), n: 100 });
+  // The lower quartile of each side: on a shared machine a round that waited for a core or a disk
+  // flush is slow for reasons that are not the budgets.
+  const result = await compareAsync({ subject: workload(budgeted, 'budget'), baseline: workload(plain, 'plain'), n: 100, statistic: 'quartile' });
   if (!report(`${label}: three budgets vs none, per call`, result, TARGET)) failures.push(label);
   await budgeted.close();
   await plain.close();

@@ -22,6 +22,8 @@ test('the approval flow with the keyboard alone: pick the scenario, reach Approv
   const approve = call.getByRole('button', { name: 'Approve' });
   await tabTo(page, approve);
   await expect(approve).toBeFocused();
+  // Approve takes presses once its input is on screen and it has been there a moment, as a person sees it.
+  await expect(approve).toBeEnabled();
   await playground.screenshot('keyboard-approve-focused', testInfo);
   await page.keyboard.press('Enter');
   await playground.settled();
@@ -41,6 +43,7 @@ test('denying with the keyboard alone: Tab past Approve to Deny, press Space', a
   await tabTo(page, call.getByRole('button', { name: 'Approve' }));
   await page.keyboard.press('Tab');
   await expect(call.getByRole('button', { name: 'Deny' })).toBeFocused();
+  await expect(call.getByRole('button', { name: 'Deny' })).toBeEnabled();
   await page.keyboard.press('Space');
   await playground.settled();
 

@@ -69,7 +69,7 @@ test('your model is called from the server: parallel calls from an OpenAI-compat
     expect(entry.authorization).toBe(`Bearer ${API_KEY}`);
     expect(entry.body.model).toBe(LOOPBACK_MODEL);
     expect(entry.body.stream).toBe(true);
-    expect(entry.body.tools?.map((tool) => tool.function.name)).toEqual(['add_to_cart', 'checkout', 'apply_coupon', 'find_delivery_slot', 'transfer_funds', 'track_order', 'show_product']);
+    expect(entry.body.tools?.map((tool) => tool.function.name)).toEqual(['add_to_cart', 'checkout', 'apply_coupon', 'find_delivery_slot', 'transfer_funds', 'wire_funds', 'track_order', 'show_product']);
   }
   const second = ours[1]?.body.messages ?? [];
   const assistant = second.findLast((m) => m.role === 'assistant');

@@ -25,7 +25,7 @@ const part = (state: string, approved?: boolean) => ({ type: 'tool-transfer', to
 function show(toolPart: ReturnType<typeof part>, parts: unknown[]) {
   const addToolApprovalResponse = vi.fn();
   const chat = { messages: [{ parts: [toolPart, ...parts] }], addToolApprovalResponse };
-  const { container } = render(<ToolCallStatus part={toolPart} chat={chat} />);
+  const { container } = render(<ToolCallStatus pressDelayMs={0} part={toolPart} chat={chat} />);
   return { root: container.querySelector('[data-toolgate="call"]') as HTMLElement, addToolApprovalResponse };
 }
 
@@ -55,7 +55,7 @@ describe('<ToolCallStatus> for a useChat tool part', () => {
   it('shows each offending path of a rejected call, from the latest record of it in any message', () => {
     const toolPart = part('output-error');
     const chat = { messages: [{ parts: [toolPart, data(waiting)] }, { parts: [data(rejected)] }], addToolApprovalResponse: vi.fn() };
-    const { container } = render(<ToolCallStatus part={toolPart} chat={chat} />);
+    const { container } = render(<ToolCallStatus pressDelayMs={0} part={toolPart} chat={chat} />);
     const root = container.querySelector('[data-toolgate="call"]') as HTMLElement;
     expect(root.dataset['status']).toBe('rejected');
     expect(root.dataset['reason']).toBe('invalid_arguments');

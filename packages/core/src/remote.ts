@@ -13,6 +13,7 @@ import { messageOf } from './call/pipeline.ts';
 import { partialStateProblem } from './call/partial-state.ts';
 import { readProposal } from './proposal/proposal.ts';
 import { isTerminal, type ProposalSource, type Reason, type RejectedCall, type SettledCall, type ToolCallRecord, type ToolCallStatus } from './call/record.ts';
+import { createRemoteTools } from './remote/remote-tools.ts';
 import { networkError, serverError } from './remote/server-error.ts';
 import type { ToolDefinition } from './tool/tool.ts';
 import { toolResult } from './reply/tool-result.ts';
@@ -134,14 +135,7 @@ export function createRemoteGate<S = unknown>(options: RemoteGateOptions<S>): Re
   if (typeof options.url !== 'string' || options.url === '') throw new Error('createRemoteGate: `url` must be where the server mounted toolgateHandler, e.g. "/api/toolgate".');
   if (typeof options.session !== 'string' || options.session === '') throw new Error('createRemoteGate: `session` must be the id of the session (conversation) to show.');
   const { store, session } = options;
-  const tools = new Map<string, ToolDefinition>();
-  for (const tool of options.tools) {
-    if (tools.has(tool.name)) throw new Error(`createRemoteGate: two tools are named "${tool.name}"; tool names must be unique.`);
-    if (tool.commit && !store) {
-      throw new Error(`createRemoteGate: tool "${tool.name}" has a commit but the gate has no store; pass your Zustand store as \`store\`.`);
-    }
-    tools.set(tool.name, tool);
-  }
+  const tools = createRemoteTools(options.tools, store !== undefined);
   const base = options.url.replace(/\/+$/, '');
   const clock = options.clock ?? systemClock;
   const onError = options.onError ?? ((error: unknown) => console.error(error));
@@ -171,6 +165,7 @@ export function createRemoteGate<S = unknown>(options: RemoteGateOptions<S>): Re
     records.set(record.id, record);
     if (before !== undefined && before.status !== record.status) requests.delete(record.id);
     if (!isTerminal(record.status)) return;
+    tools.release(record.id);
     const waiting = waiters.get(record.id);
     waiters.delete(record.id);
     for (const { resolve } of waiting ?? []) resolve(record as SettledCall);
@@ -180,7 +175,7 @@ export function createRemoteGate<S = unknown>(options: RemoteGateOptions<S>): Re
   function commitToStore(record: ToolCallRecord): void {
     if (committed.has(record.id)) return;
     committed.add(record.id);
-    const tool = tools.get(record.name);
+    const tool = tools.definition(record.name, record.id);
     if (tool?.commit === undefined || store === undefined) return;
     const refused = (why: string, cause?: unknown) =>
       onError(
@@ -436,7 +431,10 @@ export function createRemoteGate<S = unknown>(options: RemoteGateOptions<S>): Re
       return toolResult(call as SettledCall, format);
     },
     audit,
-    tools: options.tools,
+    get tools() {
+      return tools.list();
+    },
+    replaceTools: (next) => tools.replace(next, [...records.values()].filter((call) => !isTerminal(call.status)).map((call) => call.id)),
     limits: DEFAULT_LIMITS,
     stream: {
       open: (init) => records.get(init.id ?? '') ?? notProposedHere(init.id, init.name, init.source, init.turn),

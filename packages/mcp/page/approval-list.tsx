@@ -1,7 +1,7 @@
 import type { ToolCallRecord } from '@toolgate/core';
 import { inputHash } from '@toolgate/core';
 import type { RemoteGate } from '@toolgate/core/remote';
-import { ToolCallStatus, useToolCalls } from '@toolgate/react';
+import { ToolCallStatus, ToolCallStatusActions, ToolCallStatusInput, ToolCallStatusLabel, ToolCallStatusReason, ToolCallStatusRefusal, useToolCalls } from '@toolgate/react';
 import { useEffect, useState, useSyncExternalStore } from 'react';
 
 const waiting = (call: ToolCallRecord) => call.status === 'awaiting_approval';
@@ -41,7 +41,6 @@ export function ApprovalList({ connection, session }: { connection: RemoteGate['
 /** One call: the tool, the exact input it holds, the hash an approval is bound to, and its status with Approve and Deny. */
 function CallCard({ call }: { call: ToolCallRecord }) {
   const hash = useInputHash(call);
-  const hasInput = call.input !== undefined;
   const open = call.status === 'awaiting_approval';
   return (
     <article className="call" data-call-id={call.id} aria-label={`Call to ${call.name}`}>
@@ -49,25 +48,36 @@ function CallCard({ call }: { call: ToolCallRecord }) {
         <code>{call.name || '(no name)'}</code>
         <time dateTime={new Date(call.history[0]?.at ?? 0).toISOString()}>{new Date(call.history[0]?.at ?? 0).toLocaleString()}</time>
       </h3>
-      {hasInput ? (
-        <>
-          <p className="label">{open ? 'Input, exactly as the tool will receive it:' : 'Input:'}</p>
-          <pre className="input" data-testid="input">{JSON.stringify(call.input, null, 2)}</pre>
-          <p className="hash">
-            SHA-256 of this input: <code data-testid="input-hash">{hash ?? '…'}</code>
-            {open ? (
-              <>
-                <br />
-                Approving sends this hash; the gateway runs the call only with the input it names, once.
-              </>
-            ) : null}
-          </p>
-        </>
-      ) : null}
       <p className="id">
         Call id <code>{call.id}</code>
       </p>
-      <ToolCallStatus id={call.id} call={call} />
+      {/* The input is shown by the status's own part, from the record its Approve sends: Approve is
+          enabled only once it is on screen. */}
+      <ToolCallStatus id={call.id} call={call}>
+        <ToolCallStatusInput>
+          {(input) => (
+            <>
+              <p className="label">{open ? 'Input, exactly as the tool will receive it:' : 'Input:'}</p>
+              <pre className="input" data-testid="input">
+                {JSON.stringify(input, null, 2)}
+              </pre>
+              <p className="hash">
+                SHA-256 of this input: <code data-testid="input-hash">{hash ?? '…'}</code>
+                {open ? (
+                  <>
+                    <br />
+                    Approving sends this hash; the gateway runs the call only with the input it names, once.
+                  </>
+                ) : null}
+              </p>
+            </>
+          )}
+        </ToolCallStatusInput>
+        <ToolCallStatusLabel />
+        <ToolCallStatusReason />
+        <ToolCallStatusRefusal />
+        <ToolCallStatusActions />
+      </ToolCallStatus>
     </article>
   );
 }

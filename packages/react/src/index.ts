@@ -5,12 +5,15 @@ export {
   ToolCallStatusApprovals,
   ToolCallStatusChanges,
   ToolCallStatusEdit,
+  ToolCallStatusInput,
   ToolCallStatusLabel,
   ToolCallStatusReason,
   ToolCallStatusRefusal,
   type ToolCallEditor,
+  type ToolCallStatusInputProps,
   type ToolCallStatusLabels,
   type ToolCallStatusProps,
 } from './tool-call-status.tsx';
+export { useGateTools } from './use-gate-tools.ts';
 export { useToolCall, type ToolCallControls, type UseToolCallOptions, type UseToolCallResult } from './use-tool-call.ts';
 export { useToolCallIds, useToolCalls } from './use-tool-calls.ts';

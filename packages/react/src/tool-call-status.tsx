@@ -4,10 +4,12 @@ import {
   forwardRef,
   memo,
   useContext,
+  useEffect,
   useId,
   useImperativeHandle,
   useLayoutEffect,
   useRef,
+  useState,
   type ComponentPropsWithoutRef,
   type ReactNode,
   type RefObject,
@@ -75,6 +77,9 @@ function wordFor(labels: ToolCallStatusLabels, key: unknown): string {
   return text(labels[word]) ?? LABELS[word];
 }
 
+/** What no input is: distinct from every value a record's `input` can hold, `undefined` included. */
+const NOTHING_SHOWN: unique symbol = Symbol('nothing shown');
+
 interface Part {
   readonly call: ToolCallRecord | undefined;
   readonly request: CallRequest | undefined;
@@ -82,7 +87,14 @@ interface Part {
   readonly labels: ToolCallStatusLabels;
   readonly labelId: string;
   readonly root: RefObject<HTMLDivElement | null>;
+  /** The input a {@link ToolCallStatusInput} has put on the screen (the record's own object), or nothing. */
+  readonly shown: unknown;
+  readonly setShown: (input: unknown) => void;
+  readonly pressDelayMs: number;
 }
+
+/** How long after Approve, Deny or Cancel appears or changes a press on it is ignored, by default. */
+const PRESS_DELAY_MS = 500;
 
 const PartContext = createContext<Part | undefined>(undefined);
 
@@ -109,6 +121,11 @@ export interface ToolCallStatusProps extends Omit<ComponentPropsWithoutRef<'div'
   readonly call?: ToolCallRecord;
   /** Words to use instead of the defaults; keep the object stable (module scope) so the component can skip re-renders. */
   readonly labels?: Partial<ToolCallStatusLabels>;
+  /**
+   * How long (ms) after Approve, Deny or Cancel appears or changes a press on it does nothing, so
+   * that a click or Enter meant for what was there before cannot land on it. Default 500.
+   */
+  readonly pressDelayMs?: number;
 }
 
 /**
@@ -117,10 +134,17 @@ export interface ToolCallStatusProps extends Omit<ComponentPropsWithoutRef<'div'
  * `data-reason` with the reason code once there is one) and is a polite live region
  * (`role="status"`), so each change is announced.
  *
- * Without children it shows the label, the reason (each offending argument path when there are
- * issues), and Approve/Deny while the call awaits approval or Cancel while it runs. With children,
- * compose the parts yourself: {@link ToolCallStatusLabel}, {@link ToolCallStatusReason},
- * {@link ToolCallStatusActions}, or your own markup. Everything is rendered as text, never as HTML,
+ * Without children it shows the label, the input (exactly what Approve approves), the reason (each
+ * offending argument path when there are issues), and Approve/Deny while the call awaits approval
+ * or Cancel while it runs. With children, compose the parts yourself: {@link ToolCallStatusLabel},
+ * {@link ToolCallStatusInput}, {@link ToolCallStatusReason}, {@link ToolCallStatusActions}, or your
+ * own markup. Children render from the start; each part renders nothing until the gate knows the call.
+ *
+ * Approve binds what is shown: Approve and Deny are enabled only once a {@link ToolCallStatusInput}
+ * inside the same status has rendered the input of the very record Approve sends (its hash, to a
+ * server), and a press in the first `pressDelayMs` after a button appears or changes does nothing.
+ * To show the input your own way, pass `<ToolCallStatusInput>` a function of the input: that is
+ * the one way to put your view beside Approve, and it is always the approved input. Everything is rendered as text, never as HTML,
  * and only strings are rendered: a reason or name that is not one (in a record made elsewhere) is left out.
  * Style it through the attributes, or import `@toolgate/react/styles.css`.
  *
@@ -135,7 +159,7 @@ export interface ToolCallStatusProps extends Omit<ComponentPropsWithoutRef<'div'
  * </ToolCallStatus>
  */
 export const ToolCallStatus = memo(
-  forwardRef<HTMLDivElement, ToolCallStatusProps>(function ToolCallStatus({ id, call: given, labels, children, ...props }, ref) {
+  forwardRef<HTMLDivElement, ToolCallStatusProps>(function ToolCallStatus({ id, call: given, labels, pressDelayMs = PRESS_DELAY_MS, children, ...props }, ref) {
     const gate = useGate('ToolCallStatus');
     const callId = id ?? given?.id;
     const call = useCall(gate, callId, sameStatus) ?? given;
@@ -143,9 +167,10 @@ export const ToolCallStatus = memo(
     const controls = useControls(gate, callId);
     const labelId = useId();
     const root = useRef<HTMLDivElement>(null);
+    const [shown, setShown] = useState<unknown>(NOTHING_SHOWN);
     useImperativeHandle(ref, () => root.current as HTMLDivElement, []);
     return (
-      <PartContext.Provider value={{ call, request, controls, labels: { ...LABELS, ...labels }, labelId, root }}>
+      <PartContext.Provider value={{ call, request, controls, labels: { ...LABELS, ...labels }, labelId, root, shown, setShown, pressDelayMs }}>
         <div
           role="status"
           aria-live="polite"
@@ -157,10 +182,13 @@ export const ToolCallStatus = memo(
           {...props}
           ref={root}
         >
-          {call !== undefined &&
-            (children ?? (
+          {/* Children are the app's layout: they are there from the start (each part renders nothing
+              until the gate knows the call), so a slot of the app's own holds its place. */}
+          {children ??
+            (call !== undefined && (
               <>
                 <ToolCallStatusLabel />
+                <ToolCallStatusInput />
                 <ToolCallStatusReason />
                 <ToolCallStatusApprovals />
                 <ToolCallStatusChanges />
@@ -200,6 +228,83 @@ export const ToolCallStatusLabel = forwardRef<HTMLSpanElement, ComponentPropsWit
     </span>
   );
 });
+
+/**
+ * What {@link ToolCallStatusInput} takes, beside any `<div>` attribute.
+ *
+ * @example
+ * const props: ToolCallStatusInputProps = { className: 'input', children: (input) => <TransferSummary transfer={input as Transfer} /> };
+ */
+export interface ToolCallStatusInputProps extends Omit<ComponentPropsWithoutRef<'div'>, 'children'> {
+  /**
+   * Your own view of the input, given the record's input itself: the exact value Approve approves.
+   * Without it the input is shown as indented JSON.
+   */
+  readonly children?: (input: unknown) => ReactNode;
+}
+
+/**
+ * The call's validated input, from the same record Approve sends, once there is one: as JSON, or
+ * as the function you pass as children renders it. Approve and Deny wait for it: until this part
+ * has put the record's input on the screen they stay disabled, so a person never approves an
+ * input they were not shown (a preview still streaming, another component's rendering). It is not
+ * a live region of its own (`aria-live="off"`): a long input is read when reached, not announced.
+ *
+ * @example
+ * <ToolCallStatus id={id}>
+ *   <ToolCallStatusLabel />
+ *   <ToolCallStatusInput>{(input) => <TransferSummary transfer={input as Transfer} />}</ToolCallStatusInput>
+ *   <ToolCallStatusActions />
+ * </ToolCallStatus>
+ */
+export const ToolCallStatusInput = forwardRef<HTMLDivElement, ToolCallStatusInputProps>(function ToolCallStatusInput({ children, ...props }, ref) {
+  const { call, setShown } = usePart('ToolCallStatusInput');
+  const input: unknown = call?.input;
+  const has = call !== undefined && input !== undefined;
+  useLayoutEffect(() => {
+    if (!has) return;
+    setShown(input);
+    return () => setShown(NOTHING_SHOWN);
+  }, [has, input, setShown]);
+  if (!has) return null;
+  return (
+    <div data-toolgate="input" aria-live="off" {...props} ref={ref}>
+      {children === undefined ? <pre>{inputText(input)}</pre> : children(input)}
+    </div>
+  );
+});
+
+function inputText(input: unknown): string {
+  try {
+    return JSON.stringify(input, null, 2) ?? String(input);
+  } catch {
+    return String(input);
+  }
+}
+
+/**
+ * Whether a press may land: `false` from the moment `key` changes (a button appeared, or what it
+ * acts on changed) until `delayMs` have passed.
+ */
+function useArmed(key: string, delayMs: number): boolean {
+  const [armed, setArmed] = useState<string | undefined>(undefined);
+  useEffect(() => {
+    if (delayMs <= 0) return;
+    const timer = setTimeout(() => setArmed(key), delayMs);
+    return () => clearTimeout(timer);
+  }, [key, delayMs]);
+  return delayMs <= 0 || armed === key;
+}
+
+// A number per input object, so that a new input (another record's) re-arms the buttons.
+const inputIds = new WeakMap<object, number>();
+let nextInputId = 0;
+function inputKey(input: unknown): string {
+  if (typeof input !== 'object' || input === null) return `v:${String(input)}`;
+  let known = inputIds.get(input);
+  if (known === undefined) inputIds.set(input, (known = ++nextInputId));
+  return `o:${known}`;
+}
 
 /**
  * Why a rejected, cancelled or failed call ended: each offending path and what is wrong with it
@@ -267,9 +372,12 @@ export const ToolCallStatusRefusal = forwardRef<HTMLDivElement, ComponentPropsWi
 
 /**
  * Approve and Deny while the call awaits approval, Cancel while it runs; nothing otherwise. Each
- * button carries `data-action`. When a button goes away under the keyboard (Approve turns into
- * Cancel, or the call ends), focus moves to the next button or to the status itself, never to the
- * top of the page.
+ * button carries `data-action`. Approve and Deny are enabled once a {@link ToolCallStatusInput} in
+ * the same status shows the call's input; every button ignores presses (`aria-disabled`) for the
+ * status's `pressDelayMs` after it appears or changes. When a button goes away under the keyboard
+ * (Approve turns into Cancel, or the call ends), focus moves to the status itself, never to the
+ * button that took its place (a second Enter must not cancel what the first approved) and never to
+ * the top of the page.
  *
  * @example
  * <ToolCallStatus id={id}>
@@ -281,8 +389,10 @@ export const ToolCallStatusActions = forwardRef<HTMLDivElement, ComponentPropsWi
   props,
   ref,
 ) {
-  const { call, request, controls, labels, labelId, root } = usePart('ToolCallStatusActions');
+  const { call, request, controls, labels, labelId, root, shown, pressDelayMs } = usePart('ToolCallStatusActions');
   const status = call?.status;
+  const inputShown = call?.input !== undefined && shown === call.input;
+  const armed = useArmed(`${String(status)}|${inputKey(call?.input)}|${String(inputShown)}|${request?.state ?? ''}|${request?.action ?? ''}`, pressDelayMs);
   // Whether focus is on one of these buttons. Removing a focused button fires no blur, so this
   // stays true when a transition takes the button away, and the effect below catches the focus.
   const holdsFocus = useRef(false);
@@ -291,14 +401,14 @@ export const ToolCallStatusActions = forwardRef<HTMLDivElement, ComponentPropsWi
     if (!holdsFocus.current || element === null) return;
     const focused = document.activeElement;
     if (focused !== null && focused !== document.body) return;
-    const next = element.querySelector<HTMLElement>('[data-action]');
-    holdsFocus.current = next !== null;
-    (next ?? element).focus();
+    holdsFocus.current = false;
+    element.focus();
   }, [status, root]);
   if (status !== 'awaiting_approval' && status !== 'executing') return null;
   // While a request is on its way every button waits for it; `aria-disabled` rather than
   // `disabled`, so that the button under the keyboard keeps the focus.
   const sending = request?.state === 'sending' ? request.action : undefined;
+  const pressable = (action: Action) => sending === undefined && armed && (action === 'cancel' || inputShown);
   // Keyed by action: a button is never reused for another action, so a click meant for Approve that
   // lands as the call starts running cannot press the Cancel that took its place.
   const button = (action: Action) => (
@@ -308,8 +418,8 @@ export const ToolCallStatusActions = forwardRef<HTMLDivElement, ComponentPropsWi
       data-action={action}
       aria-describedby={labelId}
       aria-busy={sending === action || undefined}
-      aria-disabled={sending !== undefined || undefined}
-      onClick={() => sending === undefined && controls[action]()}
+      aria-disabled={!pressable(action) || undefined}
+      onClick={() => pressable(action) && controls[action]()}
     >
       {sending === action ? wordFor(labels, SENDING[action]) : wordFor(labels, action)}
     </button>

@@ -57,7 +57,7 @@ describe('accessibility (axe)', () => {
 
   it.each(statuses)('%s: no violations', async (status, reach) => {
     const shop = createShop();
-    const { container } = page(shop.gate, <ToolCallStatus id="call_1" />);
+    const { container } = page(shop.gate, <ToolCallStatus pressDelayMs={0} id="call_1" />);
     await act(async () => {
       await reach(shop);
     });
@@ -67,7 +67,7 @@ describe('accessibility (axe)', () => {
 
   it('a call that does not exist yet: no violations', async () => {
     const shop = createShop();
-    const { container } = page(shop.gate, <ToolCallStatus id="later" />);
+    const { container } = page(shop.gate, <ToolCallStatus pressDelayMs={0} id="later" />);
     expect(await violations(container)).toEqual([]);
   });
 
@@ -79,9 +79,9 @@ describe('accessibility (axe)', () => {
       shop.gate,
       <>
         {['call_0', 'call_1', 'call_2', 'call_3', 'call_4', 'bad'].map((id) => (
-          <ToolCallStatus key={id} id={id} />
+          <ToolCallStatus pressDelayMs={0} key={id} id={id} />
         ))}
-        <ToolCallStatus id="call_0">
+        <ToolCallStatus pressDelayMs={0} id="call_0">
           <ToolCallStatusReason />
           <ToolCallStatusActions />
         </ToolCallStatus>

@@ -57,7 +57,7 @@ it('shows who has approved a call that needs two approvers and how many are left
   const { server, gate } = await page(2, 'manager_1');
   render(
     <ToolGateProvider gate={gate}>
-      <ToolCallStatus id="w1" />
+      <ToolCallStatus pressDelayMs={0} id="w1" />
     </ToolGateProvider>,
   );
   expect(screen.getByRole('status').querySelector('[data-toolgate="approvals"]')?.textContent).toBe('No approvals yet · 2 more of 2 needed');
@@ -107,7 +107,7 @@ it('sends the edit from a form the app renders: a bad one is refused and the cal
   const { server, gate } = await page(1, 'manager_1');
   render(
     <ToolGateProvider gate={gate}>
-      <ToolCallStatus id="w1">
+      <ToolCallStatus pressDelayMs={0} id="w1">
         <ToolCallStatusLabel />
         <ToolCallStatusChanges />
         <ToolCallStatusApprovals />

@@ -134,7 +134,7 @@ describe('React over a remote gate (a real server gate)', () => {
           <Charge id="c1" />
           <Charge id="c2" />
           <List />
-          <ToolCallStatus id="c1" />
+          <ToolCallStatus pressDelayMs={0} id="c1" />
           <Wallet store={store} />
         </main>
       </ToolGateProvider>,
@@ -168,7 +168,7 @@ describe('React over a remote gate (a real server gate)', () => {
     const { container } = render(
       <ToolGateProvider gate={gate}>
         <main>
-          <ToolCallStatus id="c1" />
+          <ToolCallStatus pressDelayMs={0} id="c1" />
         </main>
       </ToolGateProvider>,
     );
@@ -194,7 +194,7 @@ describe('React over a remote gate (a scripted loopback server)', () => {
     const { container } = render(
       <ToolGateProvider gate={gate}>
         <main>
-          <ToolCallStatus id="c1" />
+          <ToolCallStatus pressDelayMs={0} id="c1" />
         </main>
       </ToolGateProvider>,
     );
@@ -226,7 +226,7 @@ describe('React over a remote gate (a scripted loopback server)', () => {
     const { container } = render(
       <ToolGateProvider gate={gate}>
         <main>
-          <ToolCallStatus id="c1" />
+          <ToolCallStatus pressDelayMs={0} id="c1" />
         </main>
       </ToolGateProvider>,
     );
@@ -251,7 +251,7 @@ describe('React over a remote gate (a scripted loopback server)', () => {
     const labels = { approve: 'Autoriser', approving: 'Autorisation…', approveRefused: 'Refusé' };
     render(
       <ToolGateProvider gate={gate}>
-        <ToolCallStatus id="c1" labels={labels} />
+        <ToolCallStatus pressDelayMs={0} id="c1" labels={labels} />
       </ToolGateProvider>,
     );
     server.refuseNextPost(403, 'forbidden', 'seul le propriétaire peut autoriser');

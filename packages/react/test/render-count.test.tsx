@@ -27,14 +27,15 @@ describe('render counts', () => {
       shop.gate,
       ids.map((id) => (
         <Counted key={id} id={id}>
-          <ToolCallStatus id={id} />
+          <ToolCallStatus pressDelayMs={0} id={id} />
         </Counted>
       )),
     );
     // Role queries walk the whole tree per element; with 500 calls the attribute is the quick way in.
     const statuses = () => [...container.querySelectorAll<HTMLElement>('[data-toolgate="call"]')];
     expect(statuses()).toHaveLength(500);
-    expect(total()).toBe(500);
+    // Each status renders, then once more when its input is on screen and Approve may be enabled.
+    expect(total()).toBe(1000);
     counts.clear();
 
     act(() => {
@@ -72,7 +73,7 @@ describe('render counts', () => {
       transcriptRenders += 1;
       const ids = useToolCallIds();
       return ids.map((id) => (
-        <ToolCallStatus key={id} id={id}>
+        <ToolCallStatus pressDelayMs={0} key={id} id={id}>
           {labelOf(id)}
         </ToolCallStatus>
       ));
@@ -104,10 +105,10 @@ describe('render counts', () => {
       shop.gate,
       <>
         <Counted id="streaming">
-          <ToolCallStatus id="call_1" />
+          <ToolCallStatus pressDelayMs={0} id="call_1" />
         </Counted>
         <Counted id="neighbour">
-          <ToolCallStatus id="call_0" />
+          <ToolCallStatus pressDelayMs={0} id="call_0" />
         </Counted>
       </>,
     );
@@ -137,8 +138,9 @@ describe('render counts', () => {
     expect(history).toEqual(['pending', 'validated', 'awaiting_approval', 'executing', 'committed']);
     const renders = counts.get('streaming') ?? 0;
     expect(renders).toBeLessThanOrEqual(history?.length ?? 0);
-    // pending; validated and awaiting_approval in one synchronous step; executing; committed.
-    expect(renders).toBe(4);
+    // pending; validated and awaiting_approval in one synchronous step, then once more as its input
+    // is on screen (Approve is enabled only then); executing; committed.
+    expect(renders).toBe(5);
     expect(counts.has('neighbour')).toBe(false);
   });
 

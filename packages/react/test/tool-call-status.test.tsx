@@ -1,8 +1,8 @@
 import { cancel } from '@toolgate/core';
 import { act, render, screen, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
-import { describe, expect, it } from 'vitest';
-import { ToolCallStatus, ToolCallStatusActions, ToolCallStatusLabel, ToolCallStatusReason } from '../src/index.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { ToolCallStatus, ToolCallStatusActions, ToolCallStatusInput, ToolCallStatusLabel, ToolCallStatusReason } from '../src/index.ts';
 import { createShop, openaiCall, quietly, renderWithGate, type ShopFixture } from './shop.tsx';
 
 const initial = { balance: 10_000, items: [] };
@@ -10,7 +10,7 @@ const validCharge = { amount_cents: 1250, currency: 'USD' };
 
 /** Renders one status and proposes the call through the gate, as a chat adapter would. */
 function show(shop: ShopFixture, id: string, propose: () => unknown) {
-  const view = renderWithGate(shop.gate, <ToolCallStatus id={id} />);
+  const view = renderWithGate(shop.gate, <ToolCallStatus pressDelayMs={0} id={id} />);
   act(() => {
     propose();
   });
@@ -175,7 +175,7 @@ describe('<ToolCallStatus> shows each status', () => {
 });
 
 describe('<ToolCallStatus> by keyboard', () => {
-  it('Tab reaches Approve, Enter approves, and focus moves to Cancel', async () => {
+  it('Tab reaches Approve, Enter approves, and focus moves to the status, not onto the Cancel that replaced Approve', async () => {
     const shop = createShop();
     const { status } = proposeCharge(shop);
     const user = userEvent.setup();
@@ -183,6 +183,11 @@ describe('<ToolCallStatus> by keyboard', () => {
     expect(within(status).getByRole('button', { name: 'Approve' })).toHaveFocus();
     await user.keyboard('{Enter}');
     expect(status).toHaveAttribute('data-status', 'executing');
+    expect(status).toHaveFocus();
+    // A second Enter, as a double press lands, presses nothing.
+    await user.keyboard('{Enter}');
+    expect(status).toHaveAttribute('data-status', 'executing');
+    await user.tab();
     expect(within(status).getByRole('button', { name: 'Cancel' })).toHaveFocus();
     await user.keyboard(' ');
     expect(status).toHaveAttribute('data-status', 'cancelled');
@@ -211,6 +216,8 @@ describe('<ToolCallStatus> by keyboard', () => {
     const user = userEvent.setup();
     await user.tab();
     await user.keyboard('{Enter}');
+    expect(status).toHaveFocus();
+    await user.tab();
     expect(within(status).getByRole('button', { name: 'Cancel' })).toHaveFocus();
     await act(() => shop.pay('call_1', { charged: 1250 }));
     expect(status).toHaveAttribute('data-status', 'committed');
@@ -225,7 +232,7 @@ describe('<ToolCallStatus> by keyboard', () => {
     const view = renderWithGate(
       shop.gate,
       <>
-        <ToolCallStatus id="call_1" />
+        <ToolCallStatus pressDelayMs={0} id="call_1" />
         <input aria-label="Message" />
       </>,
     );
@@ -294,7 +301,7 @@ describe('<ToolCallStatus> renders only text', () => {
   ])('does not throw or render an element for a record from elsewhere with %s', (_what, reason) => {
     const shop = createShop();
     const saved = { ...createShop().gate.propose(openaiCall('call_x', 'add_item', { sku: 'socks' })), status: 'failed', reason } as never;
-    renderWithGate(shop.gate, <ToolCallStatus call={saved} />);
+    renderWithGate(shop.gate, <ToolCallStatus pressDelayMs={0} call={saved} />);
     const status = screen.getByRole('status');
     expect(status).toHaveAttribute('data-status', 'failed');
     expect(status).toHaveTextContent('add_item Failed');
@@ -305,7 +312,7 @@ describe('<ToolCallStatus> renders only text', () => {
   it('shows no code, name or label that is not text', () => {
     const shop = createShop();
     const saved = { ...createShop().gate.propose(openaiCall('call_x', 'add_item', { sku: 'socks' })), name: element, status: 'failed', reason: { code: element, message: 'bad' } } as never;
-    renderWithGate(shop.gate, <ToolCallStatus call={saved} labels={{ failed: element as unknown as string }} />);
+    renderWithGate(shop.gate, <ToolCallStatus pressDelayMs={0} call={saved} labels={{ failed: element as unknown as string }} />);
     const status = screen.getByRole('status');
     expect(status).not.toHaveAttribute('data-reason');
     expect(status).toHaveTextContent('Tool call Failed');
@@ -317,7 +324,7 @@ describe('<ToolCallStatus> props and parts', () => {
   it('takes the record itself and still follows the live call', async () => {
     const shop = createShop();
     const record = shop.gate.propose(openaiCall('call_1', 'charge', validCharge));
-    renderWithGate(shop.gate, <ToolCallStatus call={record} />);
+    renderWithGate(shop.gate, <ToolCallStatus pressDelayMs={0} call={record} />);
     const status = screen.getByRole('status');
     expect(status).toHaveAttribute('data-status', 'awaiting_approval');
     act(() => {
@@ -329,14 +336,14 @@ describe('<ToolCallStatus> props and parts', () => {
   it('shows a record from elsewhere (a saved transcript) that this gate does not know', () => {
     const shop = createShop();
     const saved = createShop().gate.propose(openaiCall('call_x', 'add_item', { sku: 'socks' }));
-    renderWithGate(shop.gate, <ToolCallStatus call={saved} />);
+    renderWithGate(shop.gate, <ToolCallStatus pressDelayMs={0} call={saved} />);
     expect(screen.getByRole('status')).toHaveAttribute('data-status', 'committed');
     expect(screen.getByRole('status')).toHaveTextContent('add_item Done');
   });
 
   it('renders an empty live region, ready to announce, before the call exists', () => {
     const shop = createShop();
-    renderWithGate(shop.gate, <ToolCallStatus id="later" />);
+    renderWithGate(shop.gate, <ToolCallStatus pressDelayMs={0} id="later" />);
     const status = screen.getByRole('status');
     expect(status).not.toHaveAttribute('data-status');
     expect(status).toBeEmptyDOMElement();
@@ -348,7 +355,7 @@ describe('<ToolCallStatus> props and parts', () => {
     let element: HTMLDivElement | null = null;
     renderWithGate(
       shop.gate,
-      <ToolCallStatus
+      <ToolCallStatus pressDelayMs={0}
         id="call_1"
         className="call"
         data-testid="charge"
@@ -370,9 +377,10 @@ describe('<ToolCallStatus> props and parts', () => {
     const shop = createShop();
     renderWithGate(
       shop.gate,
-      <ToolCallStatus id="call_1">
+      <ToolCallStatus pressDelayMs={0} id="call_1">
         <ToolCallStatusActions data-testid="actions" />
         <ToolCallStatusLabel>Pay the bill</ToolCallStatusLabel>
+        <ToolCallStatusInput>{(input) => `${(input as { amount_cents: number }).amount_cents / 100} ${(input as { currency: string }).currency}`}</ToolCallStatusInput>
         <ToolCallStatusReason data-testid="reason" />
       </ToolCallStatus>,
     );
@@ -380,7 +388,7 @@ describe('<ToolCallStatus> props and parts', () => {
       shop.gate.propose(openaiCall('call_1', 'charge', validCharge));
     });
     const status = screen.getByRole('status');
-    expect(status).toHaveTextContent(/^ApproveDenyPay the bill$/);
+    expect(status).toHaveTextContent(/^ApproveDenyPay the bill12.5 USD$/);
     await userEvent.setup().click(screen.getByRole('button', { name: 'Deny' }));
     expect(screen.getByTestId('reason')).toHaveAttribute('data-code', 'approval_denied');
     expect(screen.queryByTestId('actions')).toBeNull();
@@ -394,8 +402,98 @@ describe('<ToolCallStatus> props and parts', () => {
   });
 
   it('throws a clear error outside <ToolGateProvider>', () => {
-    expect(() => quietly(() => render(<ToolCallStatus id="call_1" />))).toThrow(
+    expect(() => quietly(() => render(<ToolCallStatus pressDelayMs={0} id="call_1" />))).toThrow(
       '`ToolCallStatus` must be used within `<ToolGateProvider gate={gate}>`',
     );
+  });
+});
+
+describe('<ToolCallStatus>: Approve binds what is shown', () => {
+  it('shows the input of the very record Approve sends, by default, as JSON', () => {
+    const shop = createShop();
+    const { status } = proposeCharge(shop);
+    const shown = status.querySelector('[data-toolgate="input"]');
+    expect(shown?.textContent).toBe(JSON.stringify(shop.gate.get('call_1')?.input, null, 2));
+    expect(shown).toHaveAttribute('aria-live', 'off');
+  });
+
+  it('hands your own view the record\'s input object itself', () => {
+    const shop = createShop();
+    const seen: unknown[] = [];
+    renderWithGate(
+      shop.gate,
+      <ToolCallStatus pressDelayMs={0} id="call_1">
+        <ToolCallStatusInput>{(input) => (seen.push(input), `Pay ${(input as { amount_cents: number }).amount_cents} cents`)}</ToolCallStatusInput>
+        <ToolCallStatusActions />
+      </ToolCallStatus>,
+    );
+    act(() => {
+      shop.gate.propose(openaiCall('call_1', 'charge', validCharge));
+    });
+    expect(screen.getByRole('status')).toHaveTextContent('Pay 1250 cents');
+    expect(seen.at(-1)).toBe(shop.gate.get('call_1')?.input);
+    expect(screen.getByRole('button', { name: 'Approve' })).not.toHaveAttribute('aria-disabled');
+  });
+
+  it('keeps Approve and Deny disabled, and pressing them does nothing, when no <ToolCallStatusInput> shows the input', async () => {
+    const shop = createShop();
+    renderWithGate(
+      shop.gate,
+      <>
+        <pre>{JSON.stringify({ amount_cents: 1, currency: 'USD' })}</pre>
+        <ToolCallStatus pressDelayMs={0} id="call_1">
+          <ToolCallStatusLabel />
+          <ToolCallStatusActions />
+        </ToolCallStatus>
+      </>,
+    );
+    act(() => {
+      shop.gate.propose(openaiCall('call_1', 'charge', validCharge));
+    });
+    const approve = screen.getByRole('button', { name: 'Approve' });
+    expect(approve).toHaveAttribute('aria-disabled', 'true');
+    expect(screen.getByRole('button', { name: 'Deny' })).toHaveAttribute('aria-disabled', 'true');
+    await userEvent.setup().click(approve);
+    expect(screen.getByRole('status')).toHaveAttribute('data-status', 'awaiting_approval');
+    expect(shop.runs.charge).toBe(0);
+  });
+
+  it('ignores a press in the first 500 ms after a button appears or changes (Enter and Space arrive as the same click)', () => {
+    vi.useFakeTimers();
+    try {
+      const shop = createShop();
+      renderWithGate(shop.gate, <ToolCallStatus id="call_1" />);
+      act(() => {
+        shop.gate.propose(openaiCall('call_1', 'charge', validCharge));
+      });
+      const call = screen.getByRole('status');
+      const approve = within(call).getByRole('button', { name: 'Approve' });
+      expect(approve).toHaveAttribute('aria-disabled', 'true');
+      act(() => approve.click());
+      act(() => {
+        vi.advanceTimersByTime(499);
+      });
+      act(() => approve.click());
+      expect(call).toHaveAttribute('data-status', 'awaiting_approval');
+      act(() => {
+        vi.advanceTimersByTime(1);
+      });
+      expect(approve).not.toHaveAttribute('aria-disabled');
+      act(() => approve.click());
+      expect(call).toHaveAttribute('data-status', 'executing');
+      // Cancel took Approve's place: for 500 ms it ignores a press too, and focus is not on it.
+      const cancelButton = within(call).getByRole('button', { name: 'Cancel' });
+      expect(cancelButton).not.toHaveFocus();
+      act(() => cancelButton.click());
+      expect(call).toHaveAttribute('data-status', 'executing');
+      act(() => {
+        vi.advanceTimersByTime(500);
+      });
+      act(() => cancelButton.click());
+      expect(call).toHaveAttribute('data-status', 'cancelled');
+      expect(shop.store.getState()).toEqual(initial);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -4,6 +4,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import { createPageViewStore, PAGE_TOOLS, type PageViewStore } from '../shop/page-tools.ts';
 import { createShopStore, type ShopStore } from '../shop/shop-store.ts';
 import { createShopTools, type ShopBackend } from '../shop/shop-tools.ts';
+import { actingHeaders } from './acting-as.ts';
 import { api, chatEventsUrl, TOOLGATE_URL, type ChatLoad } from './api.ts';
 import { watchAudit, type AuditFeed } from './audit-feed.ts';
 import { watchVerdict, type VerdictStore } from './state-verdict.ts';
@@ -47,7 +48,7 @@ export interface Conversation {
 export function openConversation(load: ChatLoad): Conversation {
   const { chat } = load;
   const shop = createShopStore(load.shop);
-  const gate = createRemoteGate({ url: TOOLGATE_URL, session: chat.id, tools: SHOP_TOOLS, store: shop });
+  const gate = createRemoteGate({ url: TOOLGATE_URL, session: chat.id, tools: SHOP_TOOLS, store: shop, headers: actingHeaders });
   const view = createPageViewStore();
   const pageGate = createToolGate({ tools: PAGE_TOOLS, store: view });
   const transcript = createStore<TranscriptState>()(() => chat.transcript);

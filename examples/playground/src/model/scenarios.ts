@@ -29,6 +29,7 @@ export type ScenarioId =
   | 'policy-cancel'
   | 'slow-cancel'
   | 'transfer'
+  | 'wire'
   | 'parallel'
   | 'tool-throws'
   | 'browser-tool'
@@ -60,12 +61,16 @@ function closing(reply: ToolReply | undefined, success: (content: string) => str
 
 function readJson(text: string): Record<string, unknown> {
   try {
-    const value: unknown = JSON.parse(text);
+    // A call a person edited before approving says so first; its output is on the last line.
+    const value: unknown = JSON.parse(text.startsWith('A person') ? (text.split('\n').at(-1) ?? '') : text);
     return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
   } catch {
     return {};
   }
 }
+
+/** What a careful model says first about a call a person edited: that it ran with their values. */
+const editedNote = (content: string) => (content.startsWith('A person') ? 'You changed the amount before approving, so I used yours. ' : '');
 
 const dollars = (cents: unknown) => (typeof cents === 'number' ? `$${(cents / 100).toFixed(2)}` : 'the amount');
 
@@ -172,8 +177,26 @@ export const SCENARIOS: readonly Scenario[] = [
           }
         : closing(
             view.replies[0],
-            (content) => `Sent ${dollars(readJson(content).amount_cents)} to ${String(readJson(content).to)} (${String(readJson(content).transfer_id)}).`,
+            (content) => `${editedNote(content)}Sent ${dollars(readJson(content).amount_cents)} to ${String(readJson(content).to)} (${String(readJson(content).transfer_id)}).`,
             (reply) => (reply.code === 'approval_denied' ? 'Understood, I did not send the money.' : didNotGoThrough('transfer', reply, 'Check the wallet before you try again.')),
+          ),
+  },
+  {
+    id: 'wire',
+    title: 'A wire that needs two approvers',
+    prompt: 'Wire $40 to landlord@example.com for the rent.',
+    shows:
+      'wire_funds needs two different people to approve the same amount: approve as yourself, then flip “Approve as the manager” and approve again. Change the amount first and the other approver must approve the new one. Both count against the day’s transfer budget.',
+    script: (view) =>
+      view.step === 0
+        ? {
+            content: 'Preparing a wire of $40.00 to landlord@example.com. You and a manager both need to approve it.',
+            calls: [call(view, 0, 'wire_funds', { to: 'landlord@example.com', amount_cents: 4000, memo: 'Rent' })],
+          }
+        : closing(
+            view.replies[0],
+            (content) => `${editedNote(content)}Wired ${dollars(readJson(content).amount_cents)} to ${String(readJson(content).to)} (${String(readJson(content).transfer_id)}).`,
+            (reply) => (reply.code === 'approval_denied' ? 'Understood, I did not wire the money.' : didNotGoThrough('wire', reply, 'Check the wallet before you try again.')),
           ),
   },
   {

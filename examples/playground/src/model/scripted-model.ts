@@ -5,7 +5,7 @@ import { readRequest } from './request-reading.ts';
 import { SCENARIOS, type ConversationView, type ToolReply } from './scenarios.ts';
 
 const REASON_CODE =
-  /\b(invalid_json|invalid_shape|unknown_tool|tool_unavailable|invalid_arguments|too_large|too_deep|unauthorized|truncated|tool_cancelled|user_cancelled|approval_denied|timeout|approval_expired|tool_error|output_invalid|commit_error|interrupted|id_conflict)\b/;
+  /\b(invalid_json|invalid_shape|unknown_tool|tool_unavailable|invalid_arguments|too_large|too_deep|unauthorized|truncated|tool_cancelled|user_cancelled|approval_denied|timeout|approval_expired|tool_error|output_invalid|commit_error|interrupted|id_conflict|budget_exceeded)\b/;
 
 /** How the shop's state is stated in the system message, for a model to compute amounts from. */
 const CART_TOTAL = /cart total (\d+) cents/;

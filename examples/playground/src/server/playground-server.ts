@@ -1,5 +1,5 @@
 import type { AuditEvent, Reason } from '@toolgate/core';
-import { createServerGate, sqliteLedger, toolgateHandler, type Ledger } from '@toolgate/server';
+import { createServerGate, sqliteLedger, toolgateHandler, type Budget, type Ledger } from '@toolgate/server';
 import { Hono, type Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { streamSSE } from 'hono/streaming';
@@ -41,6 +41,19 @@ export interface PlaygroundServer {
   readonly close: () => Promise<void>;
 }
 
+/** What the manager switch adds to the visitor's principal. */
+const MANAGER = ':manager';
+
+/** Transfers and wires of one visitor: $60.00 in any 24 hours, counted by the ledger as it decides each call. */
+const TRANSFER_BUDGET: Budget = {
+  name: 'daily_transfers',
+  tools: ['transfer_funds', 'wire_funds'],
+  per: 'principal',
+  windowMs: 24 * 60 * 60 * 1000,
+  max: 6000,
+  measure: (input) => (input as { amount_cents: number }).amount_cents,
+};
+
 /** The browser's cookie: a random secret per browser, sent only to this origin, never readable by the page's script. */
 const COOKIE = 'tg_visitor';
 
@@ -59,7 +72,19 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
   const chats = new Map<string, Chat>();
   const book = createShopBook(store, { paceOf: (session) => paceScale(chats.get(session)?.pace ?? 'realistic'), transferHoldMs: options.transferHoldMs ?? 1500 });
   const serverTools = createShopTools(book.backend);
-  const gate = createServerGate({ tools: serverTools, ledger, leaseMs: options.leaseMs ?? 4000, approvalTtlMs: 60 * 60 * 1000, onError });
+  // The visitor, and the same visitor acting as the manager (the page's manager switch): both may
+  // see and approve the visitor's calls, so a wire gets its two distinct approvers.
+  const mayDecide = (principal: string, owner: string) => principal === owner || principal === `${owner}${MANAGER}`;
+  const gate = createServerGate({
+    tools: serverTools,
+    ledger,
+    leaseMs: options.leaseMs ?? 4000,
+    approvalTtlMs: 60 * 60 * 1000,
+    onError,
+    budgets: [TRANSFER_BUDGET],
+    canSee: (principal, session) => mayDecide(principal, session.owner),
+    canApprove: (principal, call) => mayDecide(principal, call.owner),
+  });
   // Held in this process's memory only: never written anywhere, never sent back to a page.
   const remoteModels = new Map<string, RemoteModel>();
   const deps: ChatDeps = {
@@ -191,6 +216,21 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
 
   app.get('/chat/:id/shop', async (c) => c.json({ shop: await book.read((await ownChat(c)).id) }));
 
+  /** The visitor's transfer budget as the ledger counts it now: what is used and left of the day's. */
+  app.get('/budget', async (c) => {
+    const principal = visitor(c);
+    const since = Date.now() - TRANSFER_BUDGET.windowMs;
+    const row = await ledger.db
+      .selectFrom('toolgate_budget_uses')
+      .select((eb) => eb.fn.sum<number>('amount').as('used'))
+      .where('budget', '=', TRANSFER_BUDGET.name)
+      .where('key', '=', principal)
+      .where('at', '>', since)
+      .executeTakeFirst();
+    const used = Number(row?.used ?? 0);
+    return c.json({ name: TRANSFER_BUDGET.name, max: TRANSFER_BUDGET.max, used, left: Math.max(0, TRANSFER_BUDGET.max - used), windowMs: TRANSFER_BUDGET.windowMs });
+  });
+
   /** The transcript as it changes: a `transcript` snapshot, then `patch`es with the entries that changed. */
   app.get('/chat/:id/events', async (c) => {
     const chat = await ownChat(c);
@@ -253,7 +293,7 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
     const principal = c.get('principal');
     const drop = new AbortController();
     const request = new Request(c.req.raw, { signal: AbortSignal.any([c.req.raw.signal, drop.signal]) });
-    if (principal !== undefined) principals.set(request, principal);
+    if (principal !== undefined) principals.set(request, c.req.header('x-playground-as') === 'manager' ? `${principal}${MANAGER}` : principal);
     const cut = () => drop.abort();
     if (request.method === 'GET' && new URL(request.url).pathname.endsWith('/events')) {
       feeds.add(cut);

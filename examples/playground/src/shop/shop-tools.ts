@@ -198,6 +198,30 @@ export function createShopTools(backend: ShopBackend): ToolDefinition[] {
     commit: (_state: ShopState, found) => ({ delivery_slot: `${found.slot} to ${found.postcode}` }),
   });
 
+  const sendMoney = async ({ to, amount_cents }: { to: string; amount_cents: number }, ctx: ToolContext): Promise<Transfer> => {
+    // The bank holds the transfer for a while before it sends it; cancelling during the hold sends nothing.
+    await backend.pause(backend.transferHoldMs, ctx, { fixed: true });
+    return backend.write(ctx, (state) => {
+      if (amount_cents > state.balance_cents) throw new Error(`the wallet holds only ${formatCents(state.balance_cents)}`);
+      const sent: Transfer = { transfer_id: `tr_${501 + state.transfers.length}`, to, amount_cents };
+      return { output: sent, next: send(state, sent) };
+    });
+  };
+
+  // A wire leaves the country: the account holder and a manager must both approve the same amount.
+  const wireFunds = defineTool({
+    name: 'wire_funds',
+    description: 'Wire money abroad from the wallet, by email address. Two people (the account holder and a manager) must approve every wire.',
+    inputSchema: TRANSFER_FUNDS,
+    approvals: 2,
+    authorize: async ({ amount_cents }, ctx) => {
+      const state = await backend.read(ctx);
+      return amount_cents <= state.balance_cents || `the wallet holds only ${formatCents(state.balance_cents)}`;
+    },
+    execute: sendMoney,
+    commit: send,
+  });
+
   const transferFunds = defineTool({
     name: 'transfer_funds',
     description: 'Send money from the wallet to another person by email address. A person must approve every transfer.',
@@ -230,5 +254,5 @@ export function createShopTools(backend: ShopBackend): ToolDefinition[] {
     },
   });
 
-  return [addToCart, checkout, applyCoupon, findDeliverySlot, transferFunds, trackOrder];
+  return [addToCart, checkout, applyCoupon, findDeliverySlot, transferFunds, wireFunds, trackOrder];
 }

@@ -9,6 +9,7 @@ import { AuditTimeline } from './AuditTimeline.tsx';
 import { Composer } from './Composer.tsx';
 import { ConnectionForm } from './ConnectionForm.tsx';
 import { ScenarioList } from './ScenarioList.tsx';
+import { PolicyPanel } from './PolicyPanel.tsx';
 import { ShopPanel } from './ShopPanel.tsx';
 import { Spotlight } from './Spotlight.tsx';
 import { StateVerdict } from './StateVerdict.tsx';
@@ -149,6 +150,7 @@ export function App(): ReactElement {
             />
             <aside className="inspector" aria-label="App state">
               <ShopPanel key={conversation.id} shop={conversation.shop} />
+              <PolicyPanel />
               <Spotlight view={conversation.view} />
               <StateVerdict verdict={conversation.verdict} />
               <AuditTimeline key={`audit-${conversation.id}`} feed={conversation.audit} />
@@ -180,7 +182,7 @@ function Chat({ conversation, onNewChat }: { conversation: Conversation; onNewCh
             <p>
               {scripted
                 ? 'Pick a scenario, or ask the offline model to send money, add to the cart, show a product, check out, apply a coupon, find a delivery slot or track an order.'
-                : 'Say what you want from the shop. Your model sees seven tools; every call it makes goes through a gate.'}
+                : 'Say what you want from the shop. Your model sees eight tools; every call it makes goes through a gate.'}
             </p>
             <p>The model runs on the playground’s server, and so do the shop’s tools. The shop on the right changes only when a call commits.</p>
           </div>

@@ -1,10 +1,53 @@
 import { outputText } from '@toolgate/core';
-import { ToolCallStatus, ToolCallStatusActions, ToolCallStatusLabel, ToolCallStatusReason, useToolCall } from '@toolgate/react';
+import {
+  ToolCallStatus,
+  ToolCallStatusActions,
+  ToolCallStatusApprovals,
+  ToolCallStatusChanges,
+  ToolCallStatusEdit,
+  ToolCallStatusInput,
+  ToolCallStatusLabel,
+  ToolCallStatusReason,
+  ToolCallStatusRefusal,
+  useToolCall,
+} from '@toolgate/react';
 import { memo, type ReactElement } from 'react';
 
 /**
+ * Approving a transfer or wire for another amount: the person types it, and the server gate checks
+ * the edit as it checks a proposal (the schema, the wallet, the day's budget) before it runs it.
+ */
+function AmountEdit(): ReactElement {
+  return (
+    <ToolCallStatusEdit>
+      {({ input, approve }) => {
+        const shown = input as { amount_cents: number };
+        return (
+          <form
+            className="call-edit"
+            aria-label="Change the amount"
+            onSubmit={(event) => {
+              event.preventDefault();
+              const dollars = Number(new FormData(event.currentTarget).get('amount'));
+              approve({ ...shown, amount_cents: Math.round(dollars * 100) });
+            }}
+          >
+            <label>
+              Amount ($) <input name="amount" inputMode="decimal" defaultValue={(shown.amount_cents / 100).toFixed(2)} size={8} />
+            </label>{' '}
+            <button type="submit" data-action="approve-edited">
+              Use this amount
+            </button>
+          </form>
+        );
+      }}
+    </ToolCallStatusEdit>
+  );
+}
+
+/**
  * One tool call in the transcript: what the model asked for (its arguments as they stream, then
- * as validated), where it runs, the live status with its reason and actions, and the result once
+ * the validated input Approve approves, shown by `<ToolCallStatusInput>`), where it runs, the live status with its reason and actions, and the result once
  * committed. The status comes from the gate in context: the server's (mirrored) or the page's own.
  * Everything the model or a tool wrote is shown as text.
  */
@@ -35,15 +78,27 @@ export const ToolCallCard = memo(function ToolCallCard({
         </span>
         <span className="call-id">{modelId ?? id}</span>
       </div>
-      <pre className="call-args" aria-label="Arguments">
-        {args ?? '…'}
-      </pre>
-      {/* The reason or the result takes the status's second row, which is there from the start, so
-          settling never pushes the transcript down. */}
+      {/* The reason or the result takes the status's last row, which is there from the start, so
+          settling never pushes the transcript down. The first row holds what the model sent (or its
+          preview) until the call has a validated input; from then on the status's own part shows
+          the input itself, from the record Approve sends, and only then enables Approve. Both are
+          kept out of the live region's announcements. */}
       <ToolCallStatus id={id} className="call-status">
+        {call?.input === undefined ? (
+          <pre className="call-args" data-toolgate-slot="args" aria-label="Arguments" aria-live="off">
+            {args ?? '…'}
+          </pre>
+        ) : null}
+        <ToolCallStatusInput className="call-args" aria-label="Arguments">
+          {(input) => JSON.stringify(input)}
+        </ToolCallStatusInput>
         <ToolCallStatusLabel />
         <ToolCallStatusActions />
         <ToolCallStatusReason />
+        <ToolCallStatusApprovals className="call-approvals" />
+        <ToolCallStatusChanges className="call-changes" />
+        <ToolCallStatusRefusal className="call-refusal" />
+        {call?.name === 'transfer_funds' || call?.name === 'wire_funds' ? <AmountEdit /> : null}
         {call?.status === 'committed' ? (
           <p className="call-output">
             <span className="call-output-label">Result</span> <code>{outputText(call.output)}</code>

@@ -2,6 +2,7 @@ import type { ToolGate } from '@toolgate/core';
 import {
   ToolCallStatus as CallStatus,
   ToolCallStatusActions,
+  ToolCallStatusInput,
   ToolCallStatusLabel,
   ToolCallStatusReason,
   ToolCallStatusRefusal,
@@ -53,6 +54,8 @@ export const ToolCallStatus = forwardRef<HTMLDivElement, ChatToolCallStatusProps
         {children ?? (
           <>
             <ToolCallStatusLabel />
+            {/* What Approve approves, from the same record: Approve is enabled only once it is shown. */}
+            <ToolCallStatusInput />
             <ToolCallStatusReason />
             <ToolCallStatusRefusal />
             {shown.approvalId !== undefined && shown.record?.status === 'awaiting_approval' && <ToolCallStatusActions />}

@@ -7,13 +7,14 @@ import { textOf } from '../call/text.ts';
 import { resolveLimits, type Limits, type LimitsOption } from '../proposal/limits.ts';
 import { toolResult, type ToolResultFormat, type ToolResultFormats } from '../reply/tool-result.ts';
 import type { JsonSchemaCompiler } from '../schema/schema.ts';
-import { createToolRegistry, type ToolProblem } from '../tool/registry.ts';
+import type { ToolProblem } from '../tool/registry.ts';
 import type { ToolDefinition } from '../tool/tool.ts';
 import { createAuditLog, type AuditLog, type AuditWriter } from './audit.ts';
 import { createCallBook } from './call-book.ts';
 import type { CallRequest } from './call-request.ts';
 import type { ReadonlyStore, ToolCallsState } from './call-store.ts';
 import { BROWSER, createIntake } from './intake.ts';
+import { createGateTools } from './gate-tools.ts';
 import { createDelivery } from './listeners.ts';
 import { createOpenCalls } from './open-calls.ts';
 import { createStoreCommit } from './store-commit.ts';
@@ -93,7 +94,18 @@ export interface ToolGate extends StreamGate {
    * A call of such a tool is rejected with `tool_unavailable` whether or not `check` was called.
    */
   readonly check: () => readonly ToolProblem[];
-
+  /**
+   * Replaces the tools: later proposals see the new set, and `tools` lists it. A call proposed
+   * before (streamed calls already opened included) keeps the definition it was proposed with,
+   * for its approval, its run and its commit. Throws, and changes nothing, when the set is not
+   * a list of tools, two share a name, or one has a `commit` and the gate has no store.
+   *
+   * @example
+   * // A tool that depends on a prop: the gate stays, its definition follows the prop.
+   * gate.replaceTools([searchTool(currentFolder)]);
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own input and output
+  readonly replaceTools: (tools: readonly ToolDefinition<any, any, any>[]) => void;
 }
 
 /**
@@ -120,15 +132,13 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
   let idCounter = 0;
   const generateId = options.generateId ?? (() => `tg_${++idCounter}`);
 
-  const registry = createToolRegistry(options.tools, compileJson, 'createToolGate');
-  for (const tool of options.tools) {
-    if (tool.commit && !store) {
-      throw new Error(`createToolGate: tool "${tool.name}" has a commit but the gate has no store; pass your Zustand store as \`store\`.`);
-    }
-  }
-
+  const tools = createGateTools(options.tools, compileJson, store !== undefined);
   const open = createOpenCalls();
-  const book = createCallBook({ retain: options.retain?.settled ?? Infinity, audit, delivery, onError, onSettled: open.settle });
+  const onSettled = (call: SettledCall): void => {
+    open.settle(call);
+    tools.release(call.id);
+  };
+  const book = createCallBook({ retain: options.retain?.settled ?? Infinity, audit, delivery, onError, onSettled });
   const move = (id: string, event: CallEvent): ToolCallRecord | undefined => {
     const current = book.get(id);
     if (current === undefined) return undefined;
@@ -149,8 +159,8 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
     limits,
     clock,
     onError,
-    entry: registry.entry,
-    toolNames: () => registry.names,
+    entry: tools.entry,
+    toolNames: tools.names,
     keeper,
     state: () => store?.getState(),
   });
@@ -182,7 +192,7 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
         // An edit is checked and run by a server gate; approving the original instead would run what the person changed.
         if (edit !== undefined) return false;
         const call = book.get(id);
-        if (call?.status !== 'awaiting_approval' || registry.entry(call.name) === undefined) return false;
+        if (call?.status !== 'awaiting_approval' || tools.entry(call.name, id) === undefined) return false;
         pipeline.execute(id, BROWSER);
         return true;
       }),
@@ -204,11 +214,19 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
       return toolResult(call as SettledCall, format);
     },
     audit,
-    tools: options.tools,
-    check: registry.check,
+    get tools() {
+      return tools.list();
+    },
+    check: tools.check,
+    replaceTools: (next) => tools.replace(next, openIds(book.calls.getState().records)),
     limits,
     stream: intake.stream,
   };
+}
+
+/** The calls that have not ended: each keeps the tools it was proposed with when they are replaced. */
+function* openIds(records: ReadonlyMap<string, ToolCallRecord>): Iterable<string> {
+  for (const [id, call] of records) if (!isTerminal(call.status)) yield id;
 }
 
 /** The app's error handler, kept from breaking a call when it throws itself. */

@@ -1,4 +1,5 @@
 import { compileEntry, type ToolEntry } from './tool-entry.ts';
+import { checkToolList } from './tool-list.ts';
 import type { JsonSchemaCompiler } from '../schema/schema.ts';
 import type { ToolDefinition } from './tool.ts';
 
@@ -32,17 +33,22 @@ export interface ToolRegistry {
 }
 
 /**
- * Builds a registry; throws at once when two tools share a name, naming `where` it was asked.
+ * Builds a registry; throws at once, naming `where` it was asked, when `tools` is not a list of
+ * tools or two of them share a name. `compiled` keeps entries across registries, so that a gate
+ * whose tools are replaced compiles each definition it had already used only once.
  *
  * @example
  * const registry = createToolRegistry([charge, refund], ajvJsonSchema, 'createToolGate');
  */
-export function createToolRegistry(tools: readonly ToolDefinition[], compileJson: JsonSchemaCompiler, where: string): ToolRegistry {
+export function createToolRegistry(
+  tools: readonly ToolDefinition[],
+  compileJson: JsonSchemaCompiler,
+  where: string,
+  compiled?: WeakMap<ToolDefinition, ToolEntry>,
+): ToolRegistry {
+  checkToolList(tools, where);
   const byName = new Map<string, ToolDefinition>();
-  for (const tool of tools) {
-    if (byName.has(tool.name)) throw new Error(`${where}: two tools are named "${tool.name}"; tool names must be unique.`);
-    byName.set(tool.name, tool);
-  }
+  for (const tool of tools) byName.set(tool.name, tool);
   const names = [...byName.keys()];
   const entries = new Map<string, ToolEntry>();
   function entry(name: string): ToolEntry | undefined {
@@ -50,7 +56,8 @@ export function createToolRegistry(tools: readonly ToolDefinition[], compileJson
     if (found === undefined) {
       const tool = byName.get(name);
       if (tool === undefined) return undefined;
-      found = compileEntry(tool, compileJson);
+      found = compiled?.get(tool) ?? compileEntry(tool, compileJson);
+      compiled?.set(tool, found);
       entries.set(name, found);
     }
     return found;

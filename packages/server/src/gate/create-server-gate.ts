@@ -138,6 +138,7 @@ function assemble(options: ServerGateOptions): GateParts & { readonly tail: Tail
     instance: settings.instance,
     onError: settings.onError,
     newKey: () => randomUUID(),
+    endingRetryMs: settings.endingRetryMs,
     // Without budgets nothing is counted, and nothing is given back.
     policy: { admit, release: budgets.length === 0 ? () => Promise.resolve() : release },
     transactional: (name, id) => tools.entry(name, id)?.tool.transactional === true,

@@ -9,6 +9,8 @@ import type { Issue } from '@toolgate/core';
  * - `expired`: the approval's time ran out, and the call was cancelled with `approval_expired`;
  * - `not_awaiting`: the call is not waiting for a person (it is running, or was decided already);
  * - `settled`: the call has ended;
+ * - `tampered`: the call's row no longer says what the audit trail says of it (changed in the
+ *   database outside the gate): nothing was run, and it was reported;
  * - `invalid_edit`: the edited input was refused (schema, `authorize`, a budget, a field the model
  *   did not propose, another tool); the call keeps waiting;
  * - `already_approved`: this approver has approved this input already; the call waits for others.
@@ -16,7 +18,7 @@ import type { Issue } from '@toolgate/core';
  * @example
  * const code: DecisionCode = 'stale';
  */
-export type DecisionCode = 'not_found' | 'forbidden' | 'stale' | 'expired' | 'not_awaiting' | 'settled' | 'invalid_edit' | 'already_approved';
+export type DecisionCode = 'not_found' | 'forbidden' | 'stale' | 'expired' | 'not_awaiting' | 'settled' | 'invalid_edit' | 'already_approved' | 'tampered';
 
 /**
  * What `approve`, `deny` and `cancel` answer: done, or refused with a code and a sentence. Every
@@ -50,6 +52,7 @@ const WHY: Readonly<Record<DecisionCode, string>> = {
   expired: 'the approval expired; the call was cancelled',
   not_awaiting: 'the call is not waiting for approval',
   settled: 'the call has already ended',
+  tampered: 'the call was changed in the database outside the gate; it was not run, and this was reported',
   invalid_edit: 'the edited input was refused; the call still waits for a decision',
   already_approved: 'this approver has already approved this input; the call waits for the others',
 };

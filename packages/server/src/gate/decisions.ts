@@ -1,6 +1,7 @@
 import { canonicalJson, isTerminal, type ToolCallRecord } from '@toolgate/core';
 import type { Transaction } from 'kysely';
 import type { CallsTable, LedgerDatabase } from '../ledger/schema.ts';
+import { tampering } from '../faults/chain-check.ts';
 import { storable } from '../faults/storable.ts';
 import { readRecord } from '../ledger/stored-record.ts';
 import { decideApproval, type ApprovalOutcome } from '../policy/approval.ts';
@@ -132,6 +133,12 @@ export async function approve(parts: GateParts, id: string, request: ApproveRequ
       }
       // The edit was checked against the record read before this transaction: it must still be the one held.
       if (edit !== undefined && row.record !== found.row.record) return { decision: await refuseIn(parts, trx, row, principal, refused('stale') as Decision & { ok: false }) };
+      // What runs is what the audit trail covers: a row changed behind the gate's back is refused.
+      const tampered = await tampering(trx, row, approval.input_hash);
+      if (tampered !== undefined) {
+        parts.settings.onError(new Error(`toolgate: call "${id}" was not run: ${tampered}`));
+        return { decision: await refuseIn(parts, trx, row, principal, refused('tampered', `${tampered}; it was not run`) as Decision & { ok: false }) };
+      }
       return decideApproval(parts.policy, trx, { row, approval, principal, ...(edit === undefined ? {} : { edit }) });
     }),
   );

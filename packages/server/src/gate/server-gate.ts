@@ -60,6 +60,13 @@ export interface ServerGateOptions {
   readonly approvalTtlMs?: number;
   /** How long a claim on a running call lasts without renewal (default 30 s); renewed every third of it. */
   readonly leaseMs?: number;
+  /**
+   * How long the end of a run (its result, or why it failed) is tried again while the ledger
+   * cannot take it, in milliseconds (default `leaseMs`). Past it the process gives the call up:
+   * its lease runs out and recovery settles it as its tool's kind says (re-run if idempotent or
+   * transactional, else `failed` / `interrupted`).
+   */
+  readonly endingRetryMs?: number;
   readonly limits?: LimitsOption;
   /** Compiles JSON Schemas (default: Ajv). */
   readonly jsonSchema?: JsonSchemaCompiler;

@@ -15,6 +15,7 @@ export interface GateSettings {
   readonly onError: (error: unknown) => void;
   readonly limits: Limits;
   readonly leaseMs: number;
+  readonly endingRetryMs: number;
   readonly approvalTtlMs: number;
   readonly instance: string;
   readonly generateId: () => string;
@@ -36,6 +37,7 @@ export function gateSettings(options: ServerGateOptions): GateSettings {
     onError: options.onError ?? ((error: unknown) => console.error(error)),
     limits: resolveLimits(options.limits),
     leaseMs: positive('leaseMs', options.leaseMs ?? 30_000),
+    endingRetryMs: positive('endingRetryMs', options.endingRetryMs ?? options.leaseMs ?? 30_000),
     approvalTtlMs: positive('approvalTtlMs', options.approvalTtlMs ?? DAY),
     instance: options.instance ?? `toolgate:${randomUUID()}`,
     generateId: options.generateId ?? (() => randomUUID()),

@@ -16,6 +16,7 @@ import { readRecord } from '../ledger/stored-record.ts';
 import type { Policy } from '../policy/admission.ts';
 import { createCallQueue } from './call-queue.ts';
 import { createClaims, type Claim } from './claims.ts';
+import { createEndingRetry } from './ending-retry.ts';
 import { executionScopes } from './execution-scope.ts';
 import { createRowMoves, STALE, type MoveExtra } from './row-moves.ts';
 
@@ -109,6 +110,8 @@ export interface LedgerKeeperOptions {
   readonly transactional: (name: string, id: string) => boolean;
   /** Makes a fresh idempotency key for a new call. */
   readonly newKey: () => string;
+  /** How long the end of a run this process holds is tried again while the ledger is unavailable (see `EndingRetry`). */
+  readonly endingRetryMs: number;
   /** Decides a call about to start or wait for a person against the gate's policy (budgets, quorum). */
   readonly policy?: Policy;
 }
@@ -128,6 +131,7 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
   const moved = new Set<(call: ToolCallRecord, previous: ToolCallRecord | undefined) => void>();
   const queue = createCallQueue();
   const claims = createClaims({ ledger, clock, leaseMs: options.leaseMs, onError: options.onError, onLeaseLost: options.onLeaseLost });
+  const endings = createEndingRetry({ claims, clock, boundMs: options.endingRetryMs, onError: options.onError });
   const rows = createRowMoves({ ledger, clock, leaseMs: options.leaseMs, approvalTtlMs: options.approvalTtlMs, instance: options.instance, newKey: options.newKey, claims, ...(options.policy === undefined ? {} : { policy: options.policy }) });
 
   const notify = (call: ToolCallRecord, previous: ToolCallRecord | undefined) => {
@@ -219,13 +223,13 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
   function move(id: string, event: CallEvent, note: MoveNote): ToolCallRecord | undefined | Promise<ToolCallRecord | undefined> {
     const draft = drafts.get(id);
     if (draft !== undefined && !queue.busy(id)) return reported(id, draftMove(draft, event, note));
-    return reported(
-      id,
+    const write = () =>
       queue.exclusive(id, async () => {
         const pending = drafts.get(id);
         return pending !== undefined ? draftMove(pending, event, note, true) : storedMove(id, event, note);
-      }),
-    );
+      });
+    // A call this process runs only moves to its end: that move must not be lost to an outage.
+    return reported(id, claims.claims.has(id) ? endings.write(id, write) : write());
   }
 
   const open = executionScopes({ ledger, claims, rows, transactional: options.transactional, move, written });

@@ -182,7 +182,8 @@ export function createRowMoves({ ledger, clock, leaseMs, approvalTtlMs, instance
       actor,
       at: clock.now(),
       reason: { code, message },
-      record: row.record,
+      // No copy of the record: a refusal leaves the call as it was, and the feed sends the call
+      // as it stands with it. Fifteen refusals of a call with a large output would store fifteen copies.
     }]);
   }
 

@@ -192,6 +192,8 @@ export interface LedgerBackend {
   readonly watch: (wake: (seq?: number) => void) => () => void;
   readonly failure: (error: unknown) => Failure | undefined;
   readonly close: () => Promise<void>;
+  /** How many transactions may run at once (default: no bound), so that writers waiting on the chain head leave connections for reads. */
+  readonly writers?: number;
 }
 
 /**

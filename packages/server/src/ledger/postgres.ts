@@ -130,6 +130,8 @@ export async function postgresLedger(options: PostgresLedgerOptions): Promise<Le
         };
       },
       failure: postgresFailure,
+      // Half of the pool: writers beyond it wait for the chain head without holding a connection.
+      writers: Math.max(1, Math.floor(poolSize(pool) / 2)),
       async close() {
         await feed.close();
         await db.destroy();
@@ -137,6 +139,12 @@ export async function postgresLedger(options: PostgresLedgerOptions): Promise<Le
     },
     options,
   );
+}
+
+/** The pool's `max` (pg's default 10 when it says none). */
+function poolSize(pool: PostgresLedgerPool): number {
+  const max = (pool as { options?: { max?: unknown } }).options?.max;
+  return typeof max === 'number' && Number.isFinite(max) && max > 0 ? max : 10;
 }
 
 function readInt8(value: string): number | string {
@@ -199,18 +207,28 @@ function liveFeed(pool: PostgresLedgerPool, onError: (error: unknown) => void): 
   let failures = 0;
   let retry: ReturnType<typeof setTimeout> | undefined;
 
+  // One reconnection at a time: a connection that fails as it starts is reported twice (its error
+  // event, and its LISTEN failing), and two reconnections would open two listening connections,
+  // one of which nobody would release.
+  let reconnecting = false;
   const reconnect = () => {
+    if (reconnecting || closed) return;
+    reconnecting = true;
     retry = setTimeout(
       () => {
         retry = undefined;
         feed.start().then(
           () => {
+            reconnecting = false;
+            // Dropped again before it was in place: start over.
+            if (release === undefined) return reconnect();
             failures = 0;
             feed.wake?.();
           },
           () => {
+            reconnecting = false;
             failures += 1;
-            if (!closed) reconnect();
+            reconnect();
           },
         );
       },

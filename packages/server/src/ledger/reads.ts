@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { firstChangedCall } from '../faults/chain-check.ts';
 import { verifyChain, type ChainHasher, type Verification } from './chain.ts';
 import { toEvent } from './event-rows.ts';
 import type { Ledger } from './ledger.ts';
@@ -35,10 +36,19 @@ export function createEventReads(
 
   const movesAfter = (after: number, { session, limit = DEFAULT_LIMIT }: { readonly session?: string; readonly limit?: number } = {}) =>
     read('ledger.movesAfter', async () => {
-      let query = db.selectFrom('toolgate_events').selectAll().where('seq', '>', after).where('record', 'is not', null);
-      if (session !== undefined) query = query.where('session', '=', session);
-      const rows = await query.orderBy('seq').limit(limit).execute();
-      return rows.map((row) => ({ event: toEvent(row), record: readRecord(row.record as string) }));
+      // A refusal stores no record (it leaves the call as it was): it goes out with the call as it stands.
+      let query = db
+        .selectFrom('toolgate_events')
+        .leftJoin('toolgate_calls', 'toolgate_calls.id', 'toolgate_events.call_id')
+        .selectAll('toolgate_events')
+        .select('toolgate_calls.record as standing')
+        .where('toolgate_events.seq', '>', after);
+      if (session !== undefined) query = query.where('toolgate_events.session', '=', session);
+      const rows = await query.orderBy('toolgate_events.seq').limit(limit).execute();
+      return rows.flatMap((row) => {
+        const record = row.record ?? row.standing;
+        return record === null ? [] : [{ event: toEvent(row), record: readRecord(record) }];
+      });
     });
 
   const readHead = () => db.selectFrom('toolgate_chain').select('last_seq').where('id', '=', 1).executeTakeFirstOrThrow();
@@ -76,13 +86,18 @@ export function createEventReads(
   const verify = (): Promise<Verification> =>
     read('ledger.verify', async () => {
       await chained();
-      return verifyChain(
+      const walked = await verifyChain(
         {
           after: (seq, limit) => db.selectFrom('toolgate_events').selectAll().where('seq', '>', seq).orderBy('seq').limit(limit).execute(),
           head: () => db.selectFrom('toolgate_chain').select(['last_seq', 'last_hash', 'algorithm']).where('id', '=', 1).executeTakeFirstOrThrow(),
         },
         hasher,
       );
+      if (!walked.ok) return walked;
+      // The chain holds; so must the rows it covers: a call's row says what its last event says.
+      const changed = await firstChangedCall(db);
+      if (changed === undefined) return walked;
+      return { ok: false, seq: changed.seq, why: `call "${changed.id}" was changed in toolgate_calls: its record is not the one its last event (${changed.seq}) holds` };
     });
 
   return { eventsAfter, movesAfter, head, snapshot, verify };

@@ -115,7 +115,8 @@ export interface SessionsTable {
 }
 
 /**
- * The chain head, a single row (`id` 1): the last event's number and hash. Every append locks it.
+ * The chain head, a single row (`id` 1): the last event's number and hash. Only whoever holds the
+ * chain (SQLite's write lock; PostgreSQL's advisory lock, see chain-append.ts) moves it.
  *
  * @example
  * const head = await ledger.db.selectFrom('toolgate_chain').selectAll().executeTakeFirstOrThrow();

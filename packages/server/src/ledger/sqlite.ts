@@ -133,23 +133,54 @@ function stillInPlace(path: string): () => void {
 function immediateSqlite(database: BetterSqlite3.Database, check: () => void): Dialect {
   return {
     createAdapter: () => new TransactionalSqliteAdapter(),
-    createDriver: () => new ImmediateSqliteDriver({ database }, check),
+    createDriver: () => new ImmediateSqliteDriver({ database: preparedOnce(database) }, database, check),
     createIntrospector: (db) => new SqliteIntrospector(db),
     createQueryCompiler: () => new SqliteQueryCompiler(),
   };
 }
 
+const PREPARED = 256;
+
+// Kysely prepares every query it runs; the ledger runs the same few dozen queries again and again,
+// and preparing one costs about as much as running it. Statements are kept by their SQL text (the
+// values are bound at each run), the least recently used let go past a few hundred.
+function preparedOnce(database: BetterSqlite3.Database): SqliteDialectConfig['database'] {
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  return {
+    close: () => database.close(),
+    prepare(text: string) {
+      let statement = statements.get(text);
+      if (statement === undefined) {
+        statement = database.prepare(text);
+        if (statements.size >= PREPARED) statements.delete(statements.keys().next().value as string);
+      } else statements.delete(text);
+      statements.set(text, statement);
+      return statement;
+    },
+  };
+}
+
 class ImmediateSqliteDriver extends SqliteDriver {
   readonly #check: () => void;
+  readonly #database: BetterSqlite3.Database;
 
-  constructor(config: SqliteDialectConfig, check: () => void) {
+  constructor(config: SqliteDialectConfig, database: BetterSqlite3.Database, check: () => void) {
     super(config);
     this.#check = check;
+    this.#database = database;
   }
 
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     this.#check();
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+
+  // SQLite rolls a transaction back itself when a write fails for want of space (SQLITE_FULL) or
+  // on an I/O error; a ROLLBACK after that fails ("cannot rollback - no transaction is active")
+  // and would hide the error that says why. Nothing is left to roll back then.
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (!this.#database.inTransaction) return;
+    await super.rollbackTransaction(connection);
   }
 }
 

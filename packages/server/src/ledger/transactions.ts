@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ControlledTransaction, Transaction } from 'kysely';
+import { writerSlots } from '../faults/writer-slots.ts';
 import { closedLedger, unavailable } from './error.ts';
 import type { HeldTransaction, LedgerBackend, LedgerMove } from './ledger.ts';
 import type { LedgerDatabase } from './schema.ts';
@@ -70,6 +71,7 @@ export function createTransactions(backend: LedgerBackend, { sealing, committed,
   // it would wait forever for the connection the first one holds.
   const within = new AsyncLocalStorage<{ running: boolean }>();
   const inflight = new Set<Promise<unknown>>();
+  const slots = writerSlots(backend.writers ?? Number.POSITIVE_INFINITY);
   let closing = false;
 
   const refusal = (what: string): Error | undefined => {
@@ -125,7 +127,7 @@ export function createTransactions(backend: LedgerBackend, { sealing, committed,
         for (let tries = 1; ; tries += 1) {
           const state: TransactionState = { appended: false, pending: false, head: undefined, moves: [] };
           try {
-            const result = await attempt(work, state);
+            const result = await slots.run(() => attempt(work, state));
             if (state.appended) {
               committed(state);
               ended?.(state);

@@ -94,7 +94,7 @@ export function createAdmission({ ledger, clock, budgets, approvalsOf }: Admissi
     if (applicable.length === 0) return { record: withApproval(record, required, undefined), after: nothing };
 
     const now = clock.now();
-    const verdict = await judge(ledger, trx, applicable.map((budget) => measure(budget, call, record.input)), now, undefined);
+    const verdict = await judge(ledger, trx, applicable.map((budget) => measure(budget, call, record.input)), now, { id: record.id, edit: false });
     if ('refusal' in verdict) return refuse(previous, now, verdict.refusal);
 
     let next = record;
@@ -127,7 +127,7 @@ export async function readmit(
   const applicable = applying(budgets, call.record.name);
   if (applicable.length === 0) return undefined;
   const now = clock.now();
-  const verdict = await judge(ledger, trx, applicable.map((budget) => measure(budget, call, input)), now, call.record.id);
+  const verdict = await judge(ledger, trx, applicable.map((budget) => measure(budget, call, input)), now, { id: call.record.id, edit: true });
   if ('refusal' in verdict) return verdict.refusal;
   await release(trx, call.record.id);
   await verdict.write(trx, call.record.id);
@@ -146,12 +146,13 @@ type Verdict =
     };
 
 /** Measures a call against its budgets: refused, sent to a person, or admitted (with what to write). */
-async function judge(ledger: Ledger, trx: Trx, measures: readonly Measure[], now: number, except: string | undefined): Promise<Verdict> {
+async function judge(ledger: Ledger, trx: Trx, measures: readonly Measure[], now: number, call: { readonly id: string; readonly edit: boolean }): Promise<Verdict> {
   const failed = measures.find((m): m is Extract<Measure, { why: string }> => 'why' in m && m.budget.shadow !== true);
   if (failed !== undefined) return { refusal: `budget "${failed.budget.name}" could not measure this call: ${failed.why}` };
   const measured = measures.filter((m): m is Measured => 'amount' in m);
-  const used = await usedNow(ledger, trx, measured, now, except);
   const notes: string[] = measures.filter((m) => 'why' in m).map((m) => `shadow budget "${m.budget.name}" could not measure this call: ${(m as { why: string }).why}`);
+  if (measured.length > 0 && !call.edit && (await admitAtOnce(ledger, trx, measured, now, call.id))) return { toPerson: undefined, notes, write: nothing };
+  const used = await usedNow(ledger, trx, measured, now, call.edit ? call.id : undefined);
   let toPerson: { budget: string; message: string } | undefined;
   for (const m of measured) {
     const spent = used.get(slot(m.budget.name, m.key)) ?? 0;
@@ -173,6 +174,41 @@ async function judge(ledger: Ledger, trx: Trx, measures: readonly Measure[], now
     }
   };
   return { toPerson, notes, write };
+}
+
+/**
+ * The common case in one statement: the call's shares are added to its keys' totals (locking them)
+ * and written as uses; when every total still fits its budget, the call is admitted. The totals
+ * may still hold uses that have left their windows, which only overcounts: what fits with them
+ * fits without. Otherwise (a key over or near its budget, a key seen for the first time, or uses
+ * a whole window past their window), what was written is taken back and the call is decided
+ * exactly, the stale uses expired first.
+ */
+async function admitAtOnce(ledger: Ledger, trx: Trx, measured: readonly Measured[], now: number, id: string): Promise<boolean> {
+  const slots = new Map<string, Measured>();
+  for (const m of measured) slots.set(slot(m.budget.name, m.key), m);
+  const uses = [...slots.values()].map((m) => ({ call_id: id, budget: m.budget.name, key: m.key, amount: m.amount, at: now }));
+  const shares = uses.map(({ budget, key, amount }) => ({ budget, key, amount }));
+  let rows: readonly { budget: string; key: string; amount: number; oldest: number | null }[];
+  if (ledger.dialect === 'postgres') rows = await addToTotals(trx.with('added', (db) => db.insertInto('toolgate_budget_uses').values(uses)), shares, now);
+  else {
+    await trx.insertInto('toolgate_budget_uses').values(uses).execute();
+    rows = await addToTotals(trx, shares, now);
+  }
+  let fits = rows.length === slots.size;
+  for (const row of rows) {
+    const m = slots.get(slot(row.budget, row.key));
+    if (m === undefined) continue;
+    if (Number(row.amount) > m.budget.max) fits = false;
+    if (row.oldest !== null && Number(row.oldest) <= now - 2 * m.budget.windowMs) fits = false;
+  }
+  if (fits) return true;
+  await trx.deleteFrom('toolgate_budget_uses').where('call_id', '=', id).execute();
+  await addToTotals(
+    trx,
+    rows.map((row) => ({ budget: row.budget, key: row.key, amount: -(slots.get(slot(row.budget, row.key))?.amount ?? 0) })),
+  );
+  return false;
 }
 
 /** Audits what a shadow budget would have done, as events that change nothing. */
@@ -329,14 +365,15 @@ async function addToTotals(
   trx: Pick<Trx, 'updateTable'>,
   shares: readonly { readonly budget: string; readonly key: string; readonly amount: number }[],
   at?: number,
-): Promise<void> {
-  if (shares.length === 0) return;
+): Promise<{ budget: string; key: string; amount: number; oldest: number | null }[]> {
+  if (shares.length === 0) return [];
   const cases = sql.join(shares.map((share) => sql`when budget = ${share.budget} and key = ${share.key} then ${share.amount}`), sql` `);
   const amount = sql<number>`amount + (case ${cases} else 0 end)`;
-  await trx
+  return trx
     .updateTable('toolgate_budget_totals')
     .set(at === undefined ? { amount } : { amount, oldest: sql<number>`(case when oldest is null or oldest > ${at} then ${at} else oldest end)` })
     .where((eb) => eb.or(shares.map((share) => eb.and([eb('budget', '=', share.budget), eb('key', '=', share.key)]))))
+    .returning(['budget', 'key', 'amount', 'oldest'])
     .execute();
 }
 

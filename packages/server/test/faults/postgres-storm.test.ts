@@ -1,8 +1,8 @@
 // PostgreSQL backends killed with pg_terminate_backend every 0–100 ms while calls are proposed:
 // the process stays up, every proposal answers (a record, or a LedgerError to try again), and
-// no call ran twice.
+// once the storm ends every call is settled (none left `executing`) and none ran twice.
 import { setTimeout as delay } from 'node:timers/promises';
-import { defineTool } from '@toolgate/core';
+import { defineTool, isTerminal } from '@toolgate/core';
 import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
 import { createServerGate, LedgerError, postgresLedger, type Ledger } from '../../src/index.ts';
@@ -42,7 +42,7 @@ describeLedgers(
   'PostgreSQL backends terminated over and over while calls are proposed',
   (target) => {
     for (const pooled of ['its own pool', 'the app’s pg.Pool'] as const) {
-      it(`keeps the process up and answers every proposal with a record or a LedgerError (${pooled})`, async () => {
+      it(`keeps the process up, answers every proposal with a record or a LedgerError, and settles every call after (${pooled})`, async () => {
         process.on('uncaughtException', crashed);
         const store = await target.fresh();
         const database = new URL(store.location).pathname.slice(1);
@@ -75,10 +75,22 @@ describeLedgers(
         for (const answer of answers) {
           if (answer.status === 'rejected') expect(answer.reason).toBeInstanceOf(LedgerError);
         }
+        // After the storm, each call proposed again reaches its end: none is left `executing`.
+        const settled = await Promise.all(
+          Array.from({ length: CALLS }, async (_, i) => {
+            await gate.propose(proposal(i), { session: `s${i % 10}`, principal: 'alice' });
+            return gate.settled(`c${i}`);
+          }),
+        );
+        expect(settled.filter((call) => call === undefined || !isTerminal(call.status)).map((call) => call?.id)).toEqual([]);
+        expect(settled.filter((call) => call?.status === 'committed')).not.toHaveLength(0);
+        expect([...runs.values()].filter((count) => count > 1)).toEqual([]);
+        expect(await ledger.db.selectFrom('toolgate_calls').select('id').where('status', '=', 'executing').execute()).toEqual([]);
+        expect(await ledger.verify()).toMatchObject({ ok: true });
         await gate.close();
         await ledger.close();
         await appPool?.end();
-      }, 60_000);
+      }, 90_000);
     }
   },
   { dialects: ['postgres'] },
