@@ -30,7 +30,7 @@ describeLedgers('a transaction that conflicts', (target) => {
     expect((await ledger.eventsAfter(0)).map((each) => each.callId)).toEqual(['call_2']);
   });
 
-  it('gives up after a few attempts with ledger_unavailable, saving nothing', async () => {
+  it('gives up after a few attempts (on SQLite, once its busy timeout has passed) with ledger_unavailable, saving nothing', async () => {
     const ledger = await (await target.fresh()).open();
     let attempts = 0;
     const failing = ledger.transaction(async (trx) => {
@@ -40,7 +40,8 @@ describeLedgers('a transaction that conflicts', (target) => {
     });
     await expect(failing).rejects.toThrow(LedgerError);
     await expect(failing).rejects.toMatchObject({ code: 'ledger_unavailable', message: expect.stringContaining(retryWith) });
-    expect(attempts).toBe(5);
+    if (target.dialect === 'postgres') expect(attempts).toBe(5);
+    else expect(attempts).toBeGreaterThanOrEqual(5);
     expect(await ledger.eventsAfter(0)).toEqual([]);
   });
 

@@ -194,6 +194,12 @@ export interface LedgerBackend {
   readonly close: () => Promise<void>;
   /** How many transactions may run at once (default: no bound), so that writers waiting on the chain head leave connections for reads. */
   readonly writers?: number;
+  /**
+   * How long a transaction that finds the database locked by another connection is tried again,
+   * in milliseconds (default: a few quick attempts). SQLite's own busy wait would block the event
+   * loop; the ledger waits with timers instead.
+   */
+  readonly lockWaitMs?: number;
 }
 
 /**

@@ -22,7 +22,16 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
   const onError = options.onError ?? ((error: unknown) => console.error(error));
   const hasher = chainHasher(options.auditKey);
   try {
-    await migrate(db);
+    // Another connection may hold the database's lock meanwhile (another process opening it too).
+    for (const started = Date.now(); ; ) {
+      try {
+        await migrate(db);
+        break;
+      } catch (error) {
+        if (backend.failure(error)?.kind !== 'retry' || Date.now() - started > (backend.lockWaitMs ?? 0)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 30));
+      }
+    }
     await checkAlgorithm(db, hasher);
   } catch (error) {
     await backend.close().catch(() => undefined);

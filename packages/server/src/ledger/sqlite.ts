@@ -25,7 +25,11 @@ import type { LedgerDatabase } from './schema.ts';
 export interface SqliteLedgerOptions extends LedgerOptions {
   /** The database file (its directory must exist), or `':memory:'` for a ledger that lives as long as the object. */
   readonly path: string;
-  /** How long a transaction waits for a lock another connection holds before it fails, in milliseconds. Default 5000. */
+  /**
+   * How long a transaction waits for a lock another connection holds before it fails, in
+   * milliseconds (default 5000). It waits on timers, trying again every 100 ms at most, so the
+   * process goes on serving meanwhile.
+   */
   readonly busyTimeoutMs?: number;
 }
 
@@ -47,7 +51,10 @@ export async function sqliteLedger(options: SqliteLedgerOptions): Promise<Ledger
   const memory = options.path === ':memory:' || options.path === '';
   let database: BetterSqlite3.Database;
   try {
-    database = new Database(options.path, { timeout: options.busyTimeoutMs ?? 5000 });
+    // No busy wait in the driver: it waits synchronously, and every request, heartbeat and lease
+    // renewal of the process would wait with it (and two ledger objects on one file in one process
+    // would wait for each other for ever). A locked database is tried again on a timer instead.
+    database = new Database(options.path, { timeout: 0 });
   } catch (error) {
     throw asLedgerError(error, `cannot open ${options.path}`);
   }
@@ -55,7 +62,7 @@ export async function sqliteLedger(options: SqliteLedgerOptions): Promise<Ledger
     // WAL lets readers go on while one writer commits. synchronous=FULL syncs the log on every
     // commit: with NORMAL, a power cut can lose the last commits, and a lost `executing` claim
     // would let a side effect that already happened run again.
-    database.pragma('journal_mode = WAL');
+    await whileLocked(options.busyTimeoutMs ?? 5000, () => database.pragma('journal_mode = WAL'));
     database.pragma('synchronous = FULL');
     database.pragma('foreign_keys = ON');
   } catch (error) {
@@ -66,7 +73,7 @@ export async function sqliteLedger(options: SqliteLedgerOptions): Promise<Ledger
   const db = new Kysely<LedgerDatabase>({ dialect: immediateSqlite(database, memory ? () => undefined : stillInPlace(options.path)) });
   const pollMs = options.pollMs ?? 250;
   const onError = options.onError ?? ((error: unknown) => console.error(error));
-  return openLedger(
+  const ledger = await openLedger(
     {
       dialect: 'sqlite',
       db,
@@ -89,10 +96,25 @@ export async function sqliteLedger(options: SqliteLedgerOptions): Promise<Ledger
         return () => clearInterval(timer);
       },
       failure: sqliteFailure,
+      lockWaitMs: options.busyTimeoutMs ?? 5000,
       close: () => db.destroy(),
     },
     options,
   );
+  return ledger;
+}
+
+/** Runs `work` again on a timer while the database is locked by another connection, for at most `ms`. */
+async function whileLocked<T>(ms: number, work: () => T): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    try {
+      return work();
+    } catch (error) {
+      if (sqliteFailure(error)?.kind !== 'retry' || Date.now() - started > ms) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 30));
+    }
+  }
 }
 
 function dataVersion(database: BetterSqlite3.Database): unknown {

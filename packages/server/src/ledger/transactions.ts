@@ -41,6 +41,7 @@ export interface Transactions {
 }
 
 const ATTEMPTS = 5;
+const LONGEST_PAUSE_MS = 100;
 
 /**
  * What the ledger hears of the transactions that chained events: right before each one commits
@@ -124,6 +125,7 @@ export function createTransactions(backend: LedgerBackend, { sealing, committed,
     if (refused) return Promise.reject(refused);
     return track(
       (async () => {
+        const started = Date.now();
         for (let tries = 1; ; tries += 1) {
           const state: TransactionState = { appended: false, pending: false, head: undefined, moves: [] };
           try {
@@ -137,8 +139,9 @@ export function createTransactions(backend: LedgerBackend, { sealing, committed,
           } catch (error) {
             if (state.appended) ended?.(state);
             const failure = backend.failure(error);
-            if (failure?.kind === 'retry' && tries < ATTEMPTS) {
-              await delay(2 ** tries * (5 + Math.random() * 5));
+            if (failure?.kind === 'retry' && (tries < ATTEMPTS || Date.now() - started < (backend.lockWaitMs ?? 0))) {
+              // The wait is a timer, never the driver's: the event loop goes on serving meanwhile.
+              await delay(Math.min(LONGEST_PAUSE_MS, 2 ** tries * (5 + Math.random() * 5)));
               continue;
             }
             throw failure ? unavailable(failure, error, 'writing') : error;
