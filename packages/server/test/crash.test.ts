@@ -106,8 +106,17 @@ describeLedgers(
         await gate.close();
 
         expect(await gate.verify()).toMatchObject({ ok: true });
-        // No call is left open: each has ended, or waits for a person.
-        expect(calls.filter((call) => !isTerminal(call.status) && call.status !== 'awaiting_approval').map((call) => `${call.id}: ${call.status}`)).toEqual([]);
+        // No call is left open: each has ended, or waits for a person. An open one is shown with
+        // its lease and the moves the ledger has of it, to tell who left it so.
+        const open = calls.filter((call) => !isTerminal(call.status) && call.status !== 'awaiting_approval');
+        const trail = await ledger.eventsAfter(0, { limit: 1_000_000 });
+        const recovered = new Set([...recovery.rerun, ...recovery.interrupted]);
+        expect(
+          open.map((call) => {
+            const moves = trail.filter((event) => event.callId === call.id).map((event) => `${event.from ?? 'null'}>${event.to}@${event.actor}`);
+            return `${call.id}: ${call.status}, lease ${String(call.lease_owner)} until ${String(call.lease_expires_at)} fence ${call.fence}, ${recovered.has(call.id) ? 'recovered at the end' : 'not recovered at the end'}; ${moves.join(', ')}`;
+          }),
+        ).toEqual([]);
 
         const byCall = new Map<string, EffectRow[]>();
         for (const row of outside) byCall.set(row.call_id, [...(byCall.get(row.call_id) ?? []), row]);

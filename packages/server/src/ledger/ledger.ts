@@ -225,3 +225,39 @@ export type Committed = readonly LedgerMove[] | number;
 
 /** The PostgreSQL channel an append notifies, with its `seq` as the payload. */
 export const NOTIFY_CHANNEL = 'toolgate_events';
+
+/**
+ * The part of a `pg.Pool` the ledger uses, so that the ledger's types do not need `@types/pg`.
+ * A `pg.Pool` is one.
+ *
+ * @example
+ * const pool: PostgresLedgerPool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
+ */
+export interface PostgresLedgerPool {
+  connect(): Promise<PostgresLedgerClient>;
+}
+
+/**
+ * The part of a `pg` pool client the ledger uses.
+ *
+ * @example
+ * const client: PostgresLedgerClient = await pool.connect();
+ */
+export interface PostgresLedgerClient {
+  query(config: { text: string; values?: unknown[]; types?: PostgresTypes }): Promise<{ command: string; rowCount: number | null; rows: unknown[] }>;
+  release(destroy?: boolean): void;
+  on(event: 'notification', listener: (message: { channel: string; payload?: string | undefined }) => void): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  on(event: 'end', listener: () => void): unknown;
+  removeListener(event: 'error', listener: (error: Error) => void): unknown;
+}
+
+/**
+ * How `pg` parses a column of a given type, per query.
+ *
+ * @example
+ * const types: PostgresTypes = { getTypeParser: (oid) => (oid === 20 ? Number : String) };
+ */
+export interface PostgresTypes {
+  getTypeParser(oid: number, format?: 'text'): (value: string) => unknown;
+}

@@ -2,45 +2,12 @@ import type Pg from 'pg';
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import { checkout } from '../faults/pg-checkout.ts';
 import { unavailable, type Failure } from './error.ts';
-import { NOTIFY_CHANNEL, type Ledger, type LedgerOptions } from './ledger.ts';
+import { NOTIFY_CHANNEL, type Ledger, type LedgerOptions, type PostgresLedgerPool, type PostgresTypes } from './ledger.ts';
+
+// The pool's types live with the ledger's, below both this module and the checkout it uses.
+export type { PostgresLedgerClient, PostgresLedgerPool, PostgresTypes } from './ledger.ts';
 import { openLedger } from './open-ledger.ts';
 import type { LedgerDatabase } from './schema.ts';
-
-/**
- * The part of a `pg.Pool` the ledger uses, so that the ledger's types do not need `@types/pg`.
- * A `pg.Pool` is one.
- *
- * @example
- * const pool: PostgresLedgerPool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
- */
-export interface PostgresLedgerPool {
-  connect(): Promise<PostgresLedgerClient>;
-}
-
-/**
- * The part of a `pg` pool client the ledger uses.
- *
- * @example
- * const client: PostgresLedgerClient = await pool.connect();
- */
-export interface PostgresLedgerClient {
-  query(config: { text: string; values?: unknown[]; types?: PostgresTypes }): Promise<{ command: string; rowCount: number | null; rows: unknown[] }>;
-  release(destroy?: boolean): void;
-  on(event: 'notification', listener: (message: { channel: string; payload?: string | undefined }) => void): unknown;
-  on(event: 'error', listener: (error: Error) => void): unknown;
-  on(event: 'end', listener: () => void): unknown;
-  removeListener(event: 'error', listener: (error: Error) => void): unknown;
-}
-
-/**
- * How `pg` parses a column of a given type, per query.
- *
- * @example
- * const types: PostgresTypes = { getTypeParser: (oid) => (oid === 20 ? Number : String) };
- */
-export interface PostgresTypes {
-  getTypeParser(oid: number, format?: 'text'): (value: string) => unknown;
-}
 
 /**
  * Where the PostgreSQL ledger lives: a connection string (the ledger makes and closes its own
