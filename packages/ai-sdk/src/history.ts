@@ -1,4 +1,4 @@
-import { ajvJsonSchema, compileSchema, inputHash, isStandardSchema, type ToolCallRecord } from '@toolgate/core';
+import { shownInputHash, type ToolCallRecord } from '@toolgate/core';
 import type { ChatState } from './chat-state.ts';
 import type { ToolgateRefusal } from './data-part.ts';
 import { outcomeTextOf } from './outcome-error.ts';
@@ -96,40 +96,14 @@ async function applyAnswers(state: ChatState, messages: unknown[], ledger: Map<s
       if (ledger.get(tool.id)?.status !== 'awaiting_approval') continue;
       decidedIds.push(tool.id);
       const { principal } = state;
+      const definition = state.gate.tools.find((candidate) => candidate.name === ledger.get(tool.id)?.name);
       const decision = tool.answer.approved
-        ? await state.gate.approve(tool.id, { principal, inputHash: await shownHash(state, ledger.get(tool.id)?.name, tool.part['input']) })
+        ? await state.gate.approve(tool.id, { principal, inputHash: await shownInputHash(definition, tool.part['input']) })
         : await state.gate.deny(tool.id, tool.answer.reason === undefined ? { principal } : { principal, reason: tool.answer.reason });
       if (!decision.ok) byId.set(tool.id, { action: tool.answer.approved ? 'approve' : 'deny', code: decision.code, message: decision.message });
     }
   }
   return { decided: decidedIds.length > 0, decidedIds, byId };
-}
-
-/**
- * The hash of the input a part shows, as the tool reads it. The page shows what the model sent; a
- * Standard Schema that transforms it (a default, a trim) gave the ledger its output, so the part's
- * input is read through the same schema first. Another input reads as another value either way.
- */
-async function shownHash(state: ChatState, name: string | undefined, input: unknown): Promise<string> {
-  const schema = state.gate.tools.find((tool) => tool.name === name)?.inputSchema;
-  if (schema !== undefined && isStandardSchema(schema)) {
-    try {
-      const read = await compileSchema(schema, ajvJsonSchema)(input);
-      if (read.ok) return hashOf(read.value);
-    } catch {
-      // A schema that throws reads nothing: the input is hashed as it is, and refused.
-    }
-  }
-  return hashOf(input);
-}
-
-/** Any value the client sent as an input; one with no JSON form hashes to something no call holds. */
-async function hashOf(input: unknown): Promise<string> {
-  try {
-    return await inputHash(input);
-  } catch {
-    return 'no-json-form';
-  }
 }
 
 /**

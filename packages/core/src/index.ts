@@ -3,6 +3,7 @@ import { ajvJsonSchema, createAjvJsonSchema } from './schema/ajv.ts';
 
 export * from './api.ts';
 export { ajvJsonSchema, createAjvJsonSchema };
+export { shownInputHash } from './tool/shown-input-hash.ts';
 
 /**
  * Creates a gate for the given tools. JSON Schemas are compiled with Ajv, the fastest correct

@@ -1,4 +1,4 @@
-import { ajvJsonSchema, compileSchema, inputHash, isStandardSchema, isTerminal, outcomeText, toolJsonSchema, type SettledCall, type ToolCallRecord, type ToolDefinition } from '@toolgate/core';
+import { isTerminal, outcomeText, shownInputHash, toolJsonSchema, type SettledCall, type ToolCallRecord, type ToolDefinition } from '@toolgate/core';
 import type { ServerGate } from '@toolgate/server';
 import { tool, type Agent, type FunctionTool, type RunState, type RunToolApprovalItem } from '@openai/agents';
 
@@ -97,7 +97,7 @@ export function toolgateAgents(serverGate: ServerGate<readonly ToolDefinition<an
     let record = await propose(name, id, input);
     if (record.status === 'awaiting_approval') {
       // The SDK runs a call only once it was approved: here by the app's own `state.approve()`.
-      const decision = await serverGate.approve(id, { principal, inputHash: await heldHash(definition, input) });
+      const decision = await serverGate.approve(id, { principal, inputHash: await shownInputHash(definition, input) });
       if (!decision.ok) return `The call to "${name}" was not run: its approval was refused (${decision.code}): ${decision.message}.`;
       record = (await find(id)) ?? record;
     }
@@ -165,32 +165,6 @@ export function toolgateAgents(serverGate: ServerGate<readonly ToolDefinition<an
 function callIdOf(item: RunToolApprovalItem): string | undefined {
   const raw = item.rawItem as { callId?: unknown };
   return typeof raw.callId === 'string' && raw.callId !== '' ? raw.callId : undefined;
-}
-
-/**
- * The hash of the arguments the RunState holds, as the tool reads them: a Standard Schema that
- * transforms its input (a default, a trim) gave the ledger its output, so the arguments are read
- * through it first. Other arguments read as another value either way, and are refused `stale`.
- */
-async function heldHash(definition: ToolDefinition, input: unknown): Promise<string> {
-  const schema = definition.inputSchema;
-  if (isStandardSchema(schema)) {
-    try {
-      const read = await compileSchema(schema, ajvJsonSchema)(input);
-      if (read.ok) return hashOf(read.value);
-    } catch {
-      // A schema that throws reads nothing: the arguments are hashed as they are, and refused.
-    }
-  }
-  return hashOf(input);
-}
-
-async function hashOf(input: unknown): Promise<string> {
-  try {
-    return await inputHash(input);
-  } catch {
-    return 'no-json-form';
-  }
 }
 
 function checked(options: ToolgateAgentsOptions): ToolgateAgentsOptions {
