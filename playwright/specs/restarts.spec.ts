@@ -57,7 +57,7 @@ test('the server is killed while a transfer runs: after the restart the call is 
   await expect(call.locator('[data-toolgate="reason"]')).toContainText('it may or may not have taken effect');
   // The model is told the truth, not that nothing happened.
   await expect(playground.assistantTexts.last()).toHaveText(
-    "I can't tell whether the transfer went through: the server stopped while the tool ran; it may or may not have taken effect. Check the wallet before you try again.",
+    "I can't tell whether the transfer went through: the server stopped while the tool ran. Check the wallet before you try again.",
   );
   await playground.settled();
   await expect(moves(playground, 'awaiting_approval', 'executing')).toHaveCount(1);

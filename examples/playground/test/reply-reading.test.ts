@@ -44,12 +44,13 @@ describe("the scripted model's answer after a refusal", () => {
     expect(answerAfter(content)).toBe('The transfer did not go through: the wallet holds only $100.00. Nothing was run.');
   });
 
-  it('says once that an interrupted transfer may or may not have gone through', () => {
+  it('says once that it cannot tell whether an interrupted transfer went through', () => {
     const content =
       'Error: the call to "transfer_funds" failed (interrupted): the server stopped while the tool ran; it may or may not have taken effect. It may or may not have taken effect: check before calling "transfer_funds" again.';
     const answer = answerAfter(content);
     expect(answer).not.toContain('Error:');
-    expect(answer.match(/may or may not/g)).toHaveLength(1);
-    expect(answer).toBe("I can't tell whether the transfer went through: the server stopped while the tool ran; it may or may not have taken effect. Check the wallet before you try again.");
+    // "I can't tell whether it went through" is the one telling; "may or may not" would say it again.
+    expect(answer).not.toMatch(/may or may not/i);
+    expect(answer).toBe("I can't tell whether the transfer went through: the server stopped while the tool ran. Check the wallet before you try again.");
   });
 });

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import {
   createToolGate,
@@ -73,6 +74,28 @@ describe('streamed calls in the gate', () => {
     reader.push(finish('tool_calls'));
     expect(gate.get('call_A')?.status).toBe('cancelled');
     expect(openaiChatReply(await reader.settled()).map((m) => m.role === 'tool' && m.tool_call_id)).toEqual(['call_A']);
+  });
+
+  it('lets go of its abort listener once the turn is over: one signal can span any number of turns', async () => {
+    const gate = createToolGate({ tools: [getTime()], store: createWorkspace() });
+    const controller = new AbortController();
+    const listeners = () => getEventListeners(controller.signal, 'abort').length;
+    for (let turn = 0; turn < 20; turn++) {
+      const reader = readOpenAIChatStream(gate, { signal: controller.signal });
+      expect(listeners()).toBe(1);
+      reader.push(delta(0, { id: `call_${turn}`, name: 'get_time', args: '{"timezone":"UTC"}' }));
+      if (turn % 3 === 0) reader.push(finish('tool_calls'));
+      else if (turn % 3 === 1) reader.fail(new Error('socket hang up'));
+      else reader.abort('the person stopped it');
+      expect(listeners()).toBe(0);
+      await reader.settled();
+    }
+    // Still live for a turn in flight: an abort cancels its open call.
+    const reader = readOpenAIChatStream(gate, { signal: controller.signal });
+    reader.push(delta(0, { id: 'call_last', name: 'get_time', args: '{"timezone":"U' }));
+    controller.abort();
+    expect(gate.get('call_last')).toMatchObject({ status: 'cancelled', reason: { code: 'user_cancelled' } });
+    expect(listeners()).toBe(0);
   });
 
   it('truncates unfinished calls and rethrows when the stream itself fails', async () => {

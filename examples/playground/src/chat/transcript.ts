@@ -47,3 +47,6 @@ export interface ChatView {
   readonly modelLabel: string;
   readonly transcript: TranscriptState;
 }
+
+/** The longest message the playground's server takes, in UTF-16 code units (JavaScript's `length`), after trimming. */
+export const MESSAGE_LIMIT = 4000;

@@ -165,8 +165,25 @@ function createChat(
     return true;
   }
 
+  /**
+   * One assistant turn and its calls, on a signal of its own that follows the exchange's: the
+   * `openai` SDK leaves a listener on the signal of every request it makes, and an exchange makes
+   * one request per turn.
+   */
+  async function assistantTurn(exchangeSignal: AbortSignal): Promise<boolean> {
+    const own = new AbortController();
+    const follow = () => own.abort(exchangeSignal.reason);
+    if (exchangeSignal.aborted) follow();
+    else exchangeSignal.addEventListener('abort', follow, { once: true });
+    try {
+      return await turnOn(own.signal);
+    } finally {
+      exchangeSignal.removeEventListener('abort', follow);
+    }
+  }
+
   /** One assistant turn and its calls. Resolves `true` when the model should be asked again. */
-  async function assistantTurn(signal: AbortSignal): Promise<boolean> {
+  async function turnOn(signal: AbortSignal): Promise<boolean> {
     const connected = connect();
     const key = `a${++keys}`;
     append({ kind: 'assistant', key, text: '', callIds: [], streaming: true });

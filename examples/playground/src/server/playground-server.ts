@@ -4,7 +4,7 @@ import { Hono, type Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { streamSSE } from 'hono/streaming';
 import { createHash, randomBytes } from 'node:crypto';
-import type { ChatMode, ChatView, Pace, TranscriptEntry } from '../chat/transcript.ts';
+import { MESSAGE_LIMIT, type ChatMode, type ChatView, type Pace, type TranscriptEntry } from '../chat/transcript.ts';
 import { PAGE_TOOLS } from '../shop/page-tools.ts';
 import type { ShopState } from '../shop/shop-store.ts';
 import { createShopTools } from '../shop/shop-tools.ts';
@@ -193,8 +193,10 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
   app.post('/chat/:id/messages', async (c) => {
     const chat = await ownChat(c);
     const text = (await readJson(c))['text'];
-    if (typeof text !== 'string' || text.trim() === '' || text.length > 4000) throw new ApiError(400, 'malformed', 'send { "text": "…" }, 1 to 4000 characters');
-    if (!chat.send(text.trim())) throw new ApiError(409, 'busy', 'the model is still answering; stop it or wait');
+    if (typeof text !== 'string' || text.trim() === '') throw new ApiError(400, 'malformed', 'send { "text": "…" }, a message of 1 or more characters');
+    const message = text.trim();
+    if (message.length > MESSAGE_LIMIT) throw new ApiError(400, 'too_long', `a message can be at most ${MESSAGE_LIMIT} characters; this one has ${message.length}`);
+    if (!chat.send(message)) throw new ApiError(409, 'busy', 'the model is still answering; stop it or wait');
     return c.json({ ok: true }, 202);
   });
 

@@ -190,7 +190,7 @@ function Chat({ conversation, onNewChat }: { conversation: Conversation; onNewCh
       />
       <Composer
         busy={busy}
-        onSend={(text) => void conversation.send(text).catch((error: unknown) => console.error(error))}
+        onSend={conversation.send}
         onStop={conversation.stop}
         placeholder={scripted ? 'Message the scripted model…' : 'Message your model…'}
       />

@@ -16,6 +16,14 @@ function remembered(): { baseURL: string; model: string } {
   }
 }
 
+function remember(settings: { baseURL: string; model: string }): void {
+  try {
+    localStorage.setItem(REMEMBERED, JSON.stringify(settings));
+  } catch {
+    // Storage can be off (private windows); the settings still work for this visit.
+  }
+}
+
 /**
  * Where the visitor's model is: any server that speaks the OpenAI Chat Completions API. The key
  * is sent to the playground's server once and kept in its memory; the field is emptied at once,
@@ -38,14 +46,12 @@ export function ConnectionForm({ settings, onConnect }: { settings: ModelSetting
         const input = key.current;
         const apiKey = input?.value ?? '';
         if (input !== null) input.value = '';
-        try {
-          localStorage.setItem(REMEMBERED, JSON.stringify(draft));
-        } catch {
-          // Storage can be off (private windows); the settings still work for this visit.
-        }
         setSending(true);
         setError(undefined);
-        onConnect({ ...draft, apiKey })
+        const sent = { ...draft };
+        onConnect({ ...sent, apiKey })
+          // Remembered only once the server has taken it: a refused setting is not offered again.
+          .then(() => remember(sent))
           .catch((problem: unknown) => setError(problem instanceof Error ? problem.message : String(problem)))
           .finally(() => setSending(false));
       }}

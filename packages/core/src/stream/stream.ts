@@ -119,8 +119,17 @@ export function createCallAssembler(gate: StreamGate, source: ProposalSource, op
     const slot = slots.get(key);
     return slot === undefined || slot.phase === 'closed' ? undefined : slot;
   };
+  const signal = options.signal;
+  const onAbort = () => abort('the stream was aborted');
+  /**
+   * Ends the turn once, and lets go of the signal: an app may pass one signal for a whole
+   * conversation, and a listener left on it per turn would pile up for as long as it lives.
+   */
+  const over = (settle: () => void) => {
+    if (finish(turn, settle)) signal?.removeEventListener('abort', onAbort);
+  };
   const abort = (reason = 'the stream was stopped') =>
-    void finish(turn, () => {
+    over(() => {
       for (const slot of inOrder(turn)) cancelOpen(turn, slot, reason);
     });
   /**
@@ -129,14 +138,13 @@ export function createCallAssembler(gate: StreamGate, source: ProposalSource, op
    * turn must not find half of it already run.
    */
   const breakOff = (message: string) =>
-    void finish(turn, () => {
+    over(() => {
       for (const slot of inOrder(turn)) truncate(turn, slot, message);
     });
 
-  const signal = options.signal;
   if (signal !== undefined) {
-    if (signal.aborted) queueMicrotask(() => abort('the stream was aborted'));
-    else signal.addEventListener('abort', () => abort('the stream was aborted'), { once: true });
+    if (signal.aborted) queueMicrotask(onAbort);
+    else signal.addEventListener('abort', onAbort, { once: true });
   }
 
   function start(key: string, init: { readonly id?: string | undefined; readonly name?: string | undefined; readonly position?: number }): void {
@@ -221,7 +229,7 @@ export function createCallAssembler(gate: StreamGate, source: ProposalSource, op
     },
     sent: () => inOrder(turn).map((slot) => ({ id: slot.providerId ?? slot.callIds[0] ?? '', name: slot.name ?? '', arguments: argumentsOf(slot) })),
     end: (cut) =>
-      void finish(turn, () => {
+      over(() => {
         for (const slot of inOrder(turn)) {
           if (cut === undefined || isWhole(slot)) close(turn, slot);
           else truncate(turn, slot, cut);
