@@ -4,11 +4,12 @@ import { isTerminal, type SettledCall } from './call/record.ts';
 import { createAuditLog } from './gate/audit.ts';
 import type { CallRequest } from './gate/call-request.ts';
 import type { ReadonlyStore } from './gate/call-store.ts';
+import type { RemoteConnection } from './gate/connection.ts';
 import type { ToolGate } from './gate/gate.ts';
 import { stoppedCall } from './gate/stopped.ts';
 import { DEFAULT_LIMITS } from './proposal/limits.ts';
 import { toolResult } from './reply/tool-result.ts';
-import { createRemoteConnection, type RemoteConnection } from './remote/connection.ts';
+import { createRemoteConnection } from './remote/connection.ts';
 import { createDecisions } from './remote/decisions.ts';
 import { openEventFeed, type Retry } from './remote/event-feed.ts';
 import { createFeedReader } from './remote/feed-reader.ts';
@@ -19,8 +20,8 @@ import { createRemoteTools } from './remote/remote-tools.ts';
 import type { ToolDefinition } from './tool/tool.ts';
 
 export type { CallAction, CallRequest, RequestError } from './gate/call-request.ts';
-export type { RemoteConnection } from './remote/connection.ts';
-export type { ConnectionState, Retry } from './remote/event-feed.ts';
+export type { ConnectionState, RemoteConnection } from './gate/connection.ts';
+export type { Retry } from './remote/event-feed.ts';
 export type { FeedMove, FeedSnapshot, LedgerEvent } from './remote/wire.ts';
 
 /**
@@ -50,10 +51,16 @@ export interface RemoteGateOptions<S> {
   /** How long to wait before opening the feed again after it broke (default: 0.5 s doubling up to 4 s, jittered). */
   readonly retry?: Retry;
   /**
-   * Where `online` and `visibilitychange` are heard, to open a broken feed at once rather than after
-   * its backoff (default: the page's `window` and `document`, when there are).
+   * Where `online`, `offline` and `visibilitychange` are heard: to open a broken feed at once rather
+   * than after its backoff, and to say `offline` while the browser has no network (default: the
+   * page's `window` and `document`, when there are).
    */
   readonly events?: EventTarget;
+  /**
+   * After this many failed attempts in a row to reopen the feed, the connection says `offline`
+   * rather than `reconnecting` (default 3: about 3.5 s with the default backoff). It is still retried.
+   */
+  readonly offlineAfter?: number;
   /** Reopen the feed when nothing arrived (not even a heartbeat) for this long (default 60 s; `Infinity` never). */
   readonly idleTimeoutMs?: number;
   /** The longest feed message buffered, in characters (default 16 Mi); a longer one breaks the connection. */
@@ -74,11 +81,15 @@ export interface RemoteGateOptions<S> {
  *
  * @example
  * const gate: RemoteGate = createRemoteGate({ url: '/api/toolgate', session: chatId, tools, store });
- * gate.connection.subscribe(({ state }) => console.log('feed', state));
+ * gate.connection.subscribe(({ state, lastEventAt }) => console.log('feed', state, 'last event at', lastEventAt));
  */
 export interface RemoteGate extends ToolGate {
   readonly requestOf: (id: string) => CallRequest | undefined;
-  /** The event feed's state, as a read-only Zustand store. Decisions are sent only while it is `live`. */
+  /**
+   * The connection to the server (`connecting`, `live`, `reconnecting`, `offline`, `closed`), when
+   * the feed last delivered something, and why it is not live, as a read-only Zustand store.
+   * Decisions are sent only while it is `live`.
+   */
   readonly connection: ReadonlyStore<RemoteConnection>;
   /** Stops the feed and any request on its way. Calls waiting in `settled` are rejected. */
   readonly close: () => void;
@@ -134,7 +145,7 @@ export function createRemoteGate<S = unknown>(options: RemoteGateOptions<S>): Re
   // Each part gets what it may touch; the feed, created last, is reached through these arrows.
   const mirror = createMirror({ onError, onMoved: (id) => decisions.moved(id), onSettled: (call) => tools.release(call.id) });
   const reader = createFeedReader({ session, mirror, liveCommit: createLiveCommit({ store, tools, onError }), audit, onError });
-  const connection = createRemoteConnection({ events: options.events, wake: () => feed.retryNow() });
+  const connection = createRemoteConnection({ clock, offlineAfter: options.offlineAfter ?? 3, events: options.events, wake: () => feed.retryNow() });
   const decisions = createDecisions({ base, fetch, headers, get: mirror.get, live: connection.live, retryNow: () => feed.retryNow(), publish: (id) => mirror.publish([id]) });
   const feed = openEventFeed({
     url: `${base}/sessions/${encodeURIComponent(session)}/events`,
@@ -146,6 +157,7 @@ export function createRemoteGate<S = unknown>(options: RemoteGateOptions<S>): Re
     maxMessageChars: options.maxMessageChars ?? 16 * 1024 * 1024,
     resumeAfter: reader.seq,
     onMessage: reader.receive,
+    onHeard: connection.heard,
     onState: connection.feedState,
     onError,
   });
