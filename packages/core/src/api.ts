@@ -1,6 +1,7 @@
 // The surface both entry points share; each adds its own `createToolGate` and JSON Schema compiler.
 export type { AuditEvent, AuditLog } from './gate/audit.ts';
 export type { CallAction, CallRequest, RequestError } from './gate/call-request.ts';
+export type { ConnectionState, RemoteConnection } from './gate/connection.ts';
 export { systemClock, type Clock } from './call/clock.ts';
 export { createToolGateWith, type ToolGate, type ToolGateOptions } from './gate/gate.ts';
 export type { ReadonlyStore, ToolCallsState } from './gate/call-store.ts';

@@ -1,26 +1,27 @@
-import { createStore, type StoreApi } from 'zustand/vanilla';
-import { createAuditLog, type AuditEvent } from './gate/audit.ts';
-import { createCallStore } from './gate/call-store.ts';
-import { createDelivery } from './gate/listeners.ts';
-import type { CallAction, CallRequest, RequestError } from './gate/call-request.ts';
-import { stoppedCall } from './gate/stopped.ts';
+import type { StoreApi } from 'zustand/vanilla';
 import { systemClock, type Clock } from './call/clock.ts';
-import { openEventFeed, type ConnectionState, type Retry } from './remote/event-feed.ts';
-import type { ReadonlyStore, ToolGate } from './gate/gate.ts';
-import { inputHash } from './call/input-hash.ts';
+import { isTerminal, type SettledCall } from './call/record.ts';
+import { createAuditLog } from './gate/audit.ts';
+import type { CallRequest } from './gate/call-request.ts';
+import type { ReadonlyStore } from './gate/call-store.ts';
+import type { RemoteConnection } from './gate/connection.ts';
+import type { ToolGate } from './gate/gate.ts';
+import { stoppedCall } from './gate/stopped.ts';
 import { DEFAULT_LIMITS } from './proposal/limits.ts';
-import { messageOf } from './call/pipeline.ts';
-import { partialStateProblem } from './call/partial-state.ts';
-import { readProposal } from './proposal/proposal.ts';
-import { isTerminal, type ProposalSource, type Reason, type RejectedCall, type SettledCall, type ToolCallRecord, type ToolCallStatus } from './call/record.ts';
-import { createRemoteTools } from './remote/remote-tools.ts';
-import { networkError, serverError } from './remote/server-error.ts';
-import type { ToolDefinition } from './tool/tool.ts';
 import { toolResult } from './reply/tool-result.ts';
-import { readMove, readSnapshot, type FeedMove, type FeedSnapshot, type WireReading } from './remote/wire.ts';
+import { createRemoteConnection } from './remote/connection.ts';
+import { createDecisions } from './remote/decisions.ts';
+import { openEventFeed, type Retry } from './remote/event-feed.ts';
+import { createFeedReader } from './remote/feed-reader.ts';
+import { createLiveCommit } from './remote/live-commit.ts';
+import { createMirror } from './remote/mirror.ts';
+import { createRemoteProposals } from './remote/proposals.ts';
+import { createRemoteTools } from './remote/remote-tools.ts';
+import type { ToolDefinition } from './tool/tool.ts';
 
 export type { CallAction, CallRequest, RequestError } from './gate/call-request.ts';
-export type { ConnectionState, Retry } from './remote/event-feed.ts';
+export type { ConnectionState, RemoteConnection } from './gate/connection.ts';
+export type { Retry } from './remote/event-feed.ts';
 export type { FeedMove, FeedSnapshot, LedgerEvent } from './remote/wire.ts';
 
 /**
@@ -50,10 +51,16 @@ export interface RemoteGateOptions<S> {
   /** How long to wait before opening the feed again after it broke (default: 0.5 s doubling up to 4 s, jittered). */
   readonly retry?: Retry;
   /**
-   * Where `online` and `visibilitychange` are heard, to open a broken feed at once rather than after
-   * its backoff (default: the page's `window` and `document`, when there are).
+   * Where `online`, `offline` and `visibilitychange` are heard: to open a broken feed at once rather
+   * than after its backoff, and to say `offline` while the browser has no network (default: the
+   * page's `window` and `document`, when there are).
    */
   readonly events?: EventTarget;
+  /**
+   * After this many failed attempts in a row to reopen the feed, the connection says `offline`
+   * rather than `reconnecting` (default 3: about 3.5 s with the default backoff). It is still retried.
+   */
+  readonly offlineAfter?: number;
   /** Reopen the feed when nothing arrived (not even a heartbeat) for this long (default 60 s; `Infinity` never). */
   readonly idleTimeoutMs?: number;
   /** The longest feed message buffered, in characters (default 16 Mi); a longer one breaks the connection. */
@@ -68,51 +75,37 @@ export interface RemoteGateOptions<S> {
 }
 
 /**
- * Where a remote gate's event feed is, and why it is not live when it is not.
- *
- * @example
- * gate.connection.subscribe(({ state, error }) => banner(state === 'live' ? '' : `Offline: ${error?.message ?? state}`));
- */
-export interface RemoteConnection {
-  readonly state: ConnectionState;
-  /** Why the feed is reconnecting or stopped; `undefined` while it is connecting or live, and after `close()`. */
-  readonly error: RequestError | undefined;
-  /** When the next attempt starts (the clock's time), while reconnecting. */
-  readonly retryAt: number | undefined;
-}
-
-/**
  * A page's mirror of a server gate: the same {@link ToolGate} shape, so `@toolgate/react` works
  * unchanged, fed by the server's event feed. Approve, Deny and Cancel become requests to the
  * server; `requestOf(id)` tells whether one is on its way or was refused.
  *
  * @example
  * const gate: RemoteGate = createRemoteGate({ url: '/api/toolgate', session: chatId, tools, store });
- * gate.connection.subscribe(({ state }) => console.log('feed', state));
+ * gate.connection.subscribe(({ state, lastEventAt }) => console.log('feed', state, 'last event at', lastEventAt));
  */
 export interface RemoteGate extends ToolGate {
   readonly requestOf: (id: string) => CallRequest | undefined;
-  /** The event feed's state, as a read-only Zustand store. */
+  /**
+   * The connection to the server (`connecting`, `live`, `reconnecting`, `offline`, `closed`), when
+   * the feed last delivered something, and why it is not live, as a read-only Zustand store.
+   * Decisions are sent only while it is `live`.
+   */
   readonly connection: ReadonlyStore<RemoteConnection>;
   /** Stops the feed and any request on its way. Calls waiting in `settled` are rejected. */
   readonly close: () => void;
 }
 
-// Calls are proposed where the model runs; a page asked to propose one says so.
-/** Events that move no status but carry a changed record: one approval of several, a person's edit. */
-const RECORD_NOTES: ReadonlySet<string> = new Set(['approved', 'edited']);
-
-const NOT_HERE =
-  'this page mirrors a server gate and proposes no calls: the server proposes them (serverGate.propose), and the page shows each one once the server\'s event feed has it';
-
 /**
  * Mirrors a server gate in the browser. It opens the server's event feed
  * (`GET {url}/sessions/{session}/events`, with `fetch`, so that `headers` can carry an
  * `Authorization` header), keeps `calls` in the same shape as a local gate's, and reopens the feed
- * after a backoff with `Last-Event-ID` when it breaks. `approve(id)` posts the SHA-256 of the
+ * after a backoff with `Last-Event-ID` when it breaks (at once when the browser is back online, the
+ * tab is shown again, or a decision found no server). `connection` tells a UI where it stands.
+ * `approve(id)` posts the SHA-256 of the
  * input the record shows (the server runs the call only for that input); `deny` and `cancel` post
- * too. Each returns `true` when a request was sent and `false` when the call is not in a status
- * that allows it or a request about it is already on its way.
+ * too. Each returns `true` when a request was made and `false` when the call is not in a status
+ * that allows it or a request about it is already on its way; one made while the connection is
+ * not `live` is not sent, and `requestOf(id)` shows it refused with code `offline`.
  *
  * The app's store is written only when a `committed` move arrives live: once per call, through the
  * tool's own `commit`, in one `setState`. Calls already settled in the first snapshot are not
@@ -144,300 +137,52 @@ export function createRemoteGate<S = unknown>(options: RemoteGateOptions<S>): Re
   const base = options.url.replace(/\/+$/, '');
   const clock = options.clock ?? systemClock;
   const onError = options.onError ?? ((error: unknown) => console.error(error));
-  const fetchFn = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
+  const fetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
   const given = options.headers;
   const headers = typeof given === 'function' ? given : () => given ?? {};
   const audit = createAuditLog(options.audit?.limit ?? Infinity, onError);
 
-  const records = new Map<string, ToolCallRecord>();
-  const mirror = createCallStore(records, createDelivery(), onError);
-  const requests = new Map<string, CallRequest>();
-  const waiters = new Map<string, { resolve: (call: SettledCall) => void; reject: (error: Error) => void }[]>();
-  const connection = createStore<RemoteConnection>()(() => ({ state: 'connecting', error: undefined, retryAt: undefined }));
-  // Ids whose `committed` has reached the store, or never may: a call is committed into it at most once.
-  const committed = new Set<string>();
-  // The last ledger event applied; `undefined` until the first snapshot.
-  let seq: number | undefined;
-  let closed = false;
-  let localIds = 0;
-  const requestsInFlight = new AbortController();
-
-  const publish = (changed: string[]): void => mirror.publish(changed);
-
-  /** Puts a record in the mirror; the caller publishes. Settles waiters and ends requests the move answered. */
-  function put(record: ToolCallRecord): void {
-    const before = records.get(record.id);
-    records.set(record.id, record);
-    if (before !== undefined && before.status !== record.status) requests.delete(record.id);
-    if (!isTerminal(record.status)) return;
-    tools.release(record.id);
-    const waiting = waiters.get(record.id);
-    waiters.delete(record.id);
-    for (const { resolve } of waiting ?? []) resolve(record as SettledCall);
-  }
-
-  /** Brings a committed call's output into the app's store through its tool's `commit`, once. */
-  function commitToStore(record: ToolCallRecord): void {
-    if (committed.has(record.id)) return;
-    committed.add(record.id);
-    const tool = tools.definition(record.name, record.id);
-    if (tool?.commit === undefined || store === undefined) return;
-    const refused = (why: string, cause?: unknown) =>
-      onError(
-        new Error(
-          `toolgate remote: call "${record.id}" (${record.name}) committed on the server, but ${why}; the record stays committed as the server says, and the app's store was not changed.`,
-          cause === undefined ? undefined : { cause },
-        ),
-      );
-    let partial: unknown;
-    try {
-      partial = tool.commit(store.getState(), record.output, record.input);
-    } catch (error) {
-      refused(`its commit threw here: ${messageOf(error)}`, error);
-      return;
-    }
-    const problem = partialStateProblem(partial);
-    if (problem !== undefined) {
-      refused(`its ${problem}`);
-      return;
-    }
-    try {
-      store.setState(partial as Partial<S>);
-    } catch (error) {
-      // The state changed before a subscriber threw: the commit happened, the listener is the app's bug.
-      onError(error);
-    }
-  }
-
-  function applySnapshot(snapshot: FeedSnapshot): void {
-    // An older snapshot than what the page has would move calls back.
-    if (seq !== undefined && snapshot.seq < seq) return;
-    const first = seq === undefined;
-    seq = snapshot.seq;
-    const changed = first ? [] : [...records.keys()];
-    if (!first) records.clear();
-    for (const record of snapshot.calls) {
-      // The page loaded what committed before it opened the feed; after that, a fresh snapshot
-      // (a server that could not resume) still carries calls that committed while it was away.
-      if (record.status === 'committed' && first) committed.add(record.id);
-      else if (record.status === 'committed') commitToStore(record);
-      put(record);
-      if (!changed.includes(record.id)) changed.push(record.id);
-    }
-    publish(changed);
-  }
-
-  function applyMove({ event, record }: FeedMove): void {
-    if (seq !== undefined && event.seq <= seq) return; // sent again after a reconnect
-    if (event.session !== session) {
-      onError(new Error(`toolgate remote: dropped event ${event.seq}: it is about session "${event.session}", not "${session}".`));
-      return;
-    }
-    const current = records.get(record.id);
-    const refusal = event.from === event.to && event.reason !== undefined;
-    if (!refusal && current !== undefined && isTerminal(current.status) && current.status !== record.status) {
-      onError(new Error(`toolgate remote: dropped event ${event.seq}: call "${record.id}" is ${current.status}, and a settled call never moves again.`));
-      return;
-    }
-    seq = event.seq;
-    audit.record(auditEventOf(event, record.name));
-    // A refusal leaves the call as it was; an approval of several, or an edit, changes the record only.
-    if (refusal && current !== undefined && !RECORD_NOTES.has(event.reason?.code ?? '')) return;
-    if (record.status === 'committed') commitToStore(record);
-    put(record);
-    publish([record.id]);
-  }
-
-  function receive(name: string | undefined, id: string | undefined, data: string): void {
-    if (name !== 'snapshot' && name !== 'move') return; // other kinds of message are for other readers
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(data);
-    } catch {
-      drop(`its ${name} data is not JSON`, id);
-      return;
-    }
-    const reading: WireReading<FeedSnapshot | FeedMove> = name === 'snapshot' ? readSnapshot(parsed) : readMove(parsed);
-    if (!reading.ok) {
-      drop(reading.problem, id);
-      return;
-    }
-    for (const problem of reading.problems) drop(problem, id);
-    const messageSeq = 'seq' in reading.value ? reading.value.seq : reading.value.event.seq;
-    if (id !== undefined && id !== '' && id !== String(messageSeq)) {
-      drop(`its id ${JSON.stringify(id)} is not its sequence number ${messageSeq}`, id);
-      return;
-    }
-    if ('seq' in reading.value) applySnapshot(reading.value);
-    else applyMove(reading.value);
-  }
-
-  const drop = (problem: string, id: string | undefined) =>
-    onError(new Error(`toolgate remote: dropped a feed message${id ? ` (id ${id})` : ''}: ${problem}.`));
-
+  // Each part gets what it may touch; the feed, created last, is reached through these arrows.
+  const mirror = createMirror({ onError, onMoved: (id) => decisions.moved(id), onSettled: (call) => tools.release(call.id) });
+  const reader = createFeedReader({ session, mirror, liveCommit: createLiveCommit({ store, tools, onError }), audit, onError });
+  const connection = createRemoteConnection({ clock, offlineAfter: options.offlineAfter ?? 3, events: options.events, wake: () => feed.retryNow() });
+  const decisions = createDecisions({ base, fetch, headers, get: mirror.get, live: connection.live, retryNow: () => feed.retryNow(), publish: (id) => mirror.publish([id]) });
   const feed = openEventFeed({
     url: `${base}/sessions/${encodeURIComponent(session)}/events`,
-    fetch: fetchFn,
+    fetch,
     headers,
     clock,
     retry: options.retry ?? {},
     idleTimeoutMs: options.idleTimeoutMs ?? 60_000,
     maxMessageChars: options.maxMessageChars ?? 16 * 1024 * 1024,
-    resumeAfter: () => seq,
-    onMessage: (message) => receive(message.event, message.id, message.data),
-    onState: (state, error, retryAt) => connection.setState({ state, error, retryAt }, true),
+    resumeAfter: reader.seq,
+    onMessage: reader.receive,
+    onHeard: connection.heard,
+    onState: connection.feedState,
     onError,
   });
-  const stopWaking = wakeOn(options.events, () => feed.retryNow());
-
-  function setRequest(id: string, request: CallRequest | undefined): void {
-    if (request === undefined) requests.delete(id);
-    else requests.set(id, request);
-    mirror.publish([id]);
-  }
-
-  /** Sends one request about a call; the answer, or the call's move, ends it. */
-  function send(id: string, action: CallAction, body: () => Promise<object> | object): true {
-    // A decision sent while the feed is down could not be followed: it is refused where the person sees it.
-    if (connection.getState().state !== 'live') {
-      setRequest(id, { action, state: 'refused', error: OFFLINE });
-      feed.retryNow();
-      return true;
-    }
-    const request: CallRequest = { action, state: 'sending' };
-    const sentAt = records.get(id)?.status;
-    setRequest(id, request);
-    const mine = () => !closed && requests.get(id) === request;
-    const refuse = (error: RequestError) => {
-      if (mine()) setRequest(id, { action, state: 'refused', error });
-    };
-    void (async () => {
-      let payload: string;
-      let sendHeaders: Headers;
-      try {
-        payload = JSON.stringify(await body());
-        sendHeaders = new Headers(await headers());
-      } catch (error) {
-        refuse({ code: 'not_sent', message: `the request could not be made: ${messageOf(error)}` });
-        return;
-      }
-      sendHeaders.set('Content-Type', 'application/json');
-      let response: Response;
-      try {
-        response = await fetchFn(`${base}/calls/${encodeURIComponent(id)}/${action}`, {
-          method: 'POST',
-          headers: sendHeaders,
-          body: payload,
-          signal: requestsInFlight.signal,
-        });
-      } catch (error) {
-        refuse(networkError(error));
-        // The server may be gone: find out now rather than after the feed's backoff.
-        feed.retryNow();
-        return;
-      }
-      if (!response.ok) {
-        refuse(await serverError(response));
-        return;
-      }
-      // Accepted: the call's move ends the request. When it came first, the request is over now; and
-      // an approval that others must follow moves nothing, so its answer ends it.
-      const answer: unknown = await response.json().catch(() => undefined);
-      const waitsForOthers = typeof answer === 'object' && answer !== null && typeof (answer as { left?: unknown }).left === 'number' && (answer as { left: number }).left > 0;
-      if (mine() && (waitsForOthers || records.get(id)?.status !== sentAt)) setRequest(id, undefined);
-    })();
-    return true;
-  }
-
-  const canSend = (id: string, allowed: (status: ToolCallStatus) => boolean): ToolCallRecord | undefined => {
-    const call = records.get(id);
-    if (closed || call === undefined || !allowed(call.status) || requests.get(id)?.state === 'sending') return undefined;
-    return call;
-  };
-  const awaiting = (status: ToolCallStatus) => status === 'awaiting_approval';
-
-  function notProposedHere(id: string | undefined, name: string, source: ProposalSource, turn: string | undefined): RejectedCall<unknown> {
-    const at = clock.now();
-    const reason: Reason<'unauthorized'> = { code: 'unauthorized', message: NOT_HERE };
-    return {
-      id: id ?? `remote_${++localIds}`,
-      name,
-      source,
-      generatedId: id === undefined,
-      turn,
-      createdAt: at,
-      updatedAt: at,
-      status: 'rejected',
-      history: [
-        { status: 'pending', at },
-        { status: 'rejected', at, reason },
-      ],
-      input: undefined,
-      output: undefined,
-      reason,
-      preview: undefined,
-      repairs: undefined,
-      evicted: false,
-    };
-  }
-
-  function propose(input: unknown, proposeOptions?: { readonly id?: string; readonly turn?: string }): ToolCallRecord {
-    let reading: ReturnType<typeof readProposal> | undefined;
-    try {
-      reading = readProposal(input, DEFAULT_LIMITS);
-    } catch {
-      reading = undefined; // a hostile object: still an answer, never a throw
-    }
-    const id = proposeOptions?.id ?? (reading === undefined ? undefined : reading.ok ? reading.proposal.id : reading.id);
-    const known = id === undefined ? undefined : records.get(id);
-    if (known !== undefined) return known;
-    const name = reading === undefined ? '' : reading.ok ? reading.proposal.name : (reading.name ?? '');
-    return notProposedHere(id, name, reading?.ok ? reading.proposal.source : (reading?.source ?? 'normalised'), proposeOptions?.turn);
-  }
-
-  function settled(id: string): Promise<SettledCall> {
-    const call = records.get(id);
-    if (call !== undefined && isTerminal(call.status)) return Promise.resolve(call as SettledCall);
-    if (closed) return Promise.reject(new Error(`gate.settled: the remote gate is closed, and call "${id}" has not settled.`));
-    return new Promise((resolve, reject) => {
-      let list = waiters.get(id);
-      if (list === undefined) waiters.set(id, (list = []));
-      list.push({ resolve, reject });
-    });
-  }
+  const proposals = createRemoteProposals(clock, mirror.get);
+  let closed = false;
 
   return {
-    propose,
-    settled,
-    stopped: (id) => stoppedCall({ get: (known) => records.get(known), subscribeCall: mirror.subscribeCall, settled }, id),
+    propose: proposals.propose,
+    settled: mirror.settled,
+    stopped: (id) => stoppedCall({ get: mirror.get, subscribeCall: mirror.subscribeCall, settled: mirror.settled }, id),
     run(input, proposeOptions) {
-      const call = propose(input, proposeOptions);
-      return isTerminal(call.status) ? Promise.resolve(call as SettledCall) : settled(call.id);
+      const call = proposals.propose(input, proposeOptions);
+      return isTerminal(call.status) ? Promise.resolve(call as SettledCall) : mirror.settled(call.id);
     },
-    get: (id) => records.get(id),
-    approve(id, edit) {
-      const call = canSend(id, awaiting);
-      if (call === undefined) return false;
-      const shown = call.input;
-      // The hash is of what the person was shown; the edit is what they want to run instead.
-      const edited = typeof edit === 'object' && edit !== null && Object.hasOwn(edit, 'input') ? { input: edit.input } : {};
-      return send(id, 'approve', async () => ({ inputHash: await inputHash(shown), ...edited }));
-    },
-    deny(id, reason) {
-      if (canSend(id, awaiting) === undefined) return false;
-      return send(id, 'deny', () => (reason === undefined ? {} : { reason }));
-    },
-    cancel(id, reason) {
-      if (canSend(id, (status) => !isTerminal(status)) === undefined) return false;
-      return send(id, 'cancel', () => (reason === undefined ? {} : { reason }));
-    },
-    requestOf: (id) => requests.get(id),
+    get: mirror.get,
+    approve: decisions.approve,
+    deny: decisions.deny,
+    cancel: decisions.cancel,
+    requestOf: decisions.requestOf,
     // The page compiles no schema: the server gate checks every call (see its own `check`).
     check: () => [],
     calls: mirror.calls,
     subscribeCall: mirror.subscribeCall,
     toolResult(id, format) {
-      const call = records.get(id);
+      const call = mirror.get(id);
       if (call === undefined) throw new Error(`gate.toolResult: the server's feed has not delivered a call with id "${id}".`);
       if (!isTerminal(call.status)) {
         throw new Error(`gate.toolResult: call "${id}" is ${call.status}; answer it once it has settled (await gate.settled(id)).`);
@@ -448,57 +193,23 @@ export function createRemoteGate<S = unknown>(options: RemoteGateOptions<S>): Re
     get tools() {
       return tools.list();
     },
-    replaceTools: (next) => tools.replace(next, [...records.values()].filter((call) => !isTerminal(call.status)).map((call) => call.id)),
+    replaceTools: (next) => tools.replace(next, mirror.open()),
     limits: DEFAULT_LIMITS,
     stream: {
-      open: (init) => records.get(init.id ?? '') ?? notProposedHere(init.id, init.name, init.source, init.turn),
+      open: proposals.open,
       preview: () => {},
-      close: (id) => records.get(id),
-      truncate: (id) => records.get(id),
-      refuse: (id) => records.get(id),
+      close: mirror.get,
+      truncate: mirror.get,
+      refuse: mirror.get,
     },
-    connection,
+    connection: connection.store,
     close() {
       if (closed) return;
       closed = true;
-      stopWaking();
+      connection.stop();
       feed.close();
-      requestsInFlight.abort();
-      for (const [id, list] of waiters) {
-        for (const { reject } of list) reject(new Error(`gate.settled: the remote gate was closed before call "${id}" settled.`));
-      }
-      waiters.clear();
+      decisions.close();
+      mirror.close();
     },
-  };
-}
-
-/** A ledger event as the audit log's event: the same move, with the tool's name. */
-function auditEventOf(event: FeedMove['event'], name: string): AuditEvent {
-  const move = { callId: event.callId, name, from: event.from, to: event.to, at: event.at };
-  // Refusal codes (stale, forbidden, …) are the server's; they are kept as sent.
-  return event.reason === undefined ? move : { ...move, reason: event.reason as Reason };
-}
-
-const OFFLINE: RequestError = {
-  code: 'offline',
-  message: 'the server cannot be reached right now, so the decision was not sent; try again once the connection is back',
-};
-
-/** Calls `wake` on `online`, and on `visibilitychange` to visible; returns what stops it. */
-function wakeOn(given: EventTarget | undefined, wake: () => void): () => void {
-  const page = globalThis as { window?: EventTarget; document?: EventTarget & { visibilityState?: string } };
-  const targets = given !== undefined ? [given] : [page.window, page.document].filter((target): target is EventTarget => typeof target?.addEventListener === 'function');
-  const onVisibility = () => {
-    if (page.document?.visibilityState !== 'hidden') wake();
-  };
-  for (const target of targets) {
-    target.addEventListener('online', wake);
-    target.addEventListener('visibilitychange', onVisibility);
-  }
-  return () => {
-    for (const target of targets) {
-      target.removeEventListener('online', wake);
-      target.removeEventListener('visibilitychange', onVisibility);
-    }
   };
 }

@@ -208,6 +208,7 @@ describe('remote gate: reconnecting', () => {
       gate: { retry: { initialMs: 1000, maxMs: 8000, random: () => random.shift() ?? 1 } },
     });
     expect(server.feeds()[0]?.headers['last-event-id']).toBeUndefined();
+    const snapshotAt = clock.now();
     server.answerFeed(503, { error: { code: 'unavailable', message: 'restarting' } });
     server.answerFeed(502);
     server.drop();
@@ -218,7 +219,7 @@ describe('remote gate: reconnecting', () => {
     clock.advance(1);
     state = await when(gate.connection, (s) => s.error?.code === 'unavailable');
     // Doubled: 2000, jittered down by up to half (random 1 → the full 2000).
-    expect(state).toEqual({ state: 'reconnecting', error: { code: 'unavailable', message: 'restarting' }, retryAt: clock.now() + 2000 });
+    expect(state).toEqual({ state: 'reconnecting', error: { code: 'unavailable', message: 'restarting' }, retryAt: clock.now() + 2000, lastEventAt: snapshotAt });
     clock.advance(2000);
     state = await when(gate.connection, (s) => s.error?.code === 'bad_response');
     // Doubled again to 4000; random 0 → half of it.
@@ -234,18 +235,78 @@ describe('remote gate: reconnecting', () => {
     expect(state).toMatchObject({ error: { code: 'ended' }, retryAt: clock.now() + 1000 });
   });
 
-  it('caps its backoff at a few seconds by default, so a page catches up soon after a restart', async () => {
+  it('caps its backoff at a few seconds by default, so a page catches up soon after a restart, offline or not', async () => {
     const { server, gate, clock } = await connect(() => {}, { gate: { retry: { random: () => 1 } } });
     let longest = 0;
+    const states: string[] = [];
     for (let i = 0; i < 8; i++) {
       server.answerFeed(503, { error: { code: 'unavailable', message: 'restarting' } });
       if (i === 0) server.drop();
-      const state = await when(gate.connection, (s) => s.state === 'reconnecting' && s.retryAt !== undefined && s.retryAt > clock.now());
+      const state = await when(gate.connection, (s) => s.state !== 'live' && s.retryAt !== undefined && s.retryAt > clock.now());
+      states.push(state.state);
       longest = Math.max(longest, (state.retryAt ?? 0) - clock.now());
       clock.advance((state.retryAt ?? 0) - clock.now());
       await server.until(() => server.feeds().length === i + 2);
     }
     expect(longest).toBeLessThanOrEqual(4000);
+    // Three attempts failed after the break: from then on the page says the server is offline, and still retries.
+    expect(states).toEqual(['reconnecting', 'reconnecting', 'reconnecting', 'offline', 'offline', 'offline', 'offline', 'offline']);
+    // The server serves again: the next attempt, at most 4 s away, finds it.
+    const last = await when(gate.connection, (s) => s.state === 'offline' && s.retryAt !== undefined && s.retryAt > clock.now());
+    clock.advance((last.retryAt ?? 0) - clock.now());
+    await when(gate.connection, (s) => s.state === 'live');
+  });
+
+  it('says offline after offlineAfter failed attempts in a row, refuses a decision then, and is live again at once when the browser is back online', async () => {
+    const events = new EventTarget();
+    const { server, gate, clock } = await connect((s) => s.call('c1', 'charge', input, 'awaiting_approval'), { gate: { offlineAfter: 2, events } });
+    for (let i = 0; i < 2; i++) server.answerFeed(503, { error: { code: 'unavailable', message: 'restarting' } });
+    server.drop();
+    await when(gate.connection, (s) => s.state === 'reconnecting');
+    clock.advance(500);
+    await when(gate.connection, (s) => s.error?.code === 'unavailable');
+    expect(gate.connection.getState().state).toBe('reconnecting');
+    clock.advance(1000);
+    const offline = await when(gate.connection, (s) => s.state === 'offline');
+    expect(offline).toMatchObject({ error: { code: 'unavailable', message: 'restarting' }, retryAt: clock.now() + 2000 });
+    gate.approve('c1');
+    expect(gate.requestOf('c1')).toMatchObject({ state: 'refused', error: { code: 'offline' } });
+    // The refused decision asked for an attempt at once, which the server (back now) accepts.
+    await when(gate.connection, (s) => s.state === 'live');
+    server.answerFeed(503, { error: { code: 'unavailable', message: 'restarting' } });
+    server.answerFeed(503, { error: { code: 'unavailable', message: 'restarting' } });
+    server.drop();
+    await when(gate.connection, (s) => s.state === 'reconnecting');
+    // The browser says it lost its network: offline at once, before any attempt failed.
+    events.dispatchEvent(new Event('offline'));
+    expect(gate.connection.getState().state).toBe('offline');
+    const feeds = server.feeds().length;
+    events.dispatchEvent(new Event('online'));
+    await server.until(() => server.feeds().length === feeds + 1);
+    expect(gate.connection.getState().state).toBe('reconnecting');
+  });
+
+  it('says when the feed last delivered something (lastEventAt, on the gate\'s clock): the snapshot, a move, a heartbeat; kept while it is away', async () => {
+    const { server, gate, clock } = await connect((s) => s.call('c1', 'charge', input, 'awaiting_approval'));
+    const opened = clock.now();
+    expect(gate.connection.getState()).toEqual({ state: 'live', error: undefined, retryAt: undefined, lastEventAt: opened });
+    clock.advance(3_000);
+    server.moveTo('c1', 'executing');
+    await when(gate.connection, (s) => s.lastEventAt === opened + 3_000);
+    expect(statusOf(gate, 'c1')).toBe('executing');
+    clock.advance(15_000);
+    server.heartbeat();
+    await when(gate.connection, (s) => s.lastEventAt === opened + 18_000);
+    clock.advance(2_000);
+    server.drop();
+    const away = await when(gate.connection, (s) => s.state === 'reconnecting');
+    expect(away.lastEventAt).toBe(opened + 18_000);
+    clock.advance(500);
+    await when(gate.connection, (s) => s.state === 'live');
+    // A resumed feed is live once accepted; it has delivered nothing yet.
+    expect(gate.connection.getState().lastEventAt).toBe(opened + 18_000);
+    server.heartbeat();
+    await when(gate.connection, (s) => s.lastEventAt === opened + 20_500);
   });
 
   it('tries again at once when the browser says it is back online or the tab is shown again', async () => {
@@ -301,7 +362,7 @@ describe('remote gate: reconnecting', () => {
     gate.close();
     await server.until(() => server.openFeeds() === 0);
     await expect(waiting).resolves.toBe('gate.settled: the remote gate was closed before call "c1" settled.');
-    expect(gate.connection.getState()).toEqual({ state: 'closed', error: undefined, retryAt: undefined });
+    expect(gate.connection.getState()).toEqual({ state: 'closed', error: undefined, retryAt: undefined, lastEventAt: clock.now() });
     expect(clock.pending).toBe(0);
     expect(gate.approve('c1')).toBe(false);
   });

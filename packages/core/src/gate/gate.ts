@@ -13,6 +13,7 @@ import { createAuditLog, type AuditLog, type AuditWriter } from './audit.ts';
 import { createCallBook } from './call-book.ts';
 import type { CallRequest } from './call-request.ts';
 import type { ReadonlyStore, ToolCallsState } from './call-store.ts';
+import type { RemoteConnection } from './connection.ts';
 import { BROWSER, createIntake } from './intake.ts';
 import { createGateTools } from './gate-tools.ts';
 import { createDelivery } from './listeners.ts';
@@ -84,6 +85,12 @@ export interface ToolGate extends StreamGate {
    * A gate that decides on the spot has no such requests and leaves this out.
    */
   readonly requestOf?: (id: string) => CallRequest | undefined;
+  /**
+   * The connection to the server that decides, for a gate that mirrors one (a remote gate): its
+   * state and when the server was last heard from. A gate that decides on the spot is always
+   * there and leaves this out.
+   */
+  readonly connection?: ReadonlyStore<RemoteConnection>;
   /** What to send back to the model for one settled call, in a provider's format. */
   readonly toolResult: <F extends ToolResultFormat>(id: string, format: F) => ToolResultFormats[F];
   readonly audit: AuditLog;

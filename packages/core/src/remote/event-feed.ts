@@ -1,18 +1,19 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { RequestError } from '../gate/call-request.ts';
 import type { Clock } from '../call/clock.ts';
+import type { ConnectionState } from '../gate/connection.ts';
 import { messageOf } from '../call/text.ts';
 import { networkError, serverError } from './server-error.ts';
 
 /**
  * Where an event feed is: opening for the first time, open and delivering, waiting to open again
  * after it broke, or stopped (by `close()`, or by an answer that retrying cannot change, such as
- * 401).
+ * 401). Whether a feed that keeps failing counts as offline is its gate's call.
  *
  * @example
- * const state: ConnectionState = 'reconnecting';
+ * const state: FeedState = 'reconnecting';
  */
-export type ConnectionState = 'connecting' | 'live' | 'reconnecting' | 'closed';
+export type FeedState = Exclude<ConnectionState, 'offline'>;
 
 /**
  * How a feed waits before opening again: `initialMs` doubled after each failure up to `maxMs`,
@@ -32,7 +33,7 @@ export interface Retry {
  * What {@link openEventFeed} needs.
  *
  * @example
- * openEventFeed({ url, fetch, headers: async () => ({}), clock: systemClock, retry: {}, idleTimeoutMs: 60_000, maxMessageChars: 16e6, resumeAfter: () => undefined, onMessage, onComment, onState, onError });
+ * openEventFeed({ url, fetch, headers: async () => ({}), clock: systemClock, retry: {}, idleTimeoutMs: 60_000, maxMessageChars: 16e6, resumeAfter: () => undefined, onMessage, onHeard, onState, onError });
  */
 export interface EventFeedOptions {
   readonly url: string;
@@ -47,7 +48,13 @@ export interface EventFeedOptions {
   /** The sequence number to resume after (sent as `Last-Event-ID`), or `undefined` for a fresh feed. */
   readonly resumeAfter: () => number | undefined;
   readonly onMessage: (message: EventSourceMessage) => void;
-  readonly onState: (state: ConnectionState, error: RequestError | undefined, retryAt: number | undefined) => void;
+  /** Something arrived (messages or a heartbeat): told once per chunk read, after its messages. */
+  readonly onHeard: () => void;
+  /**
+   * The feed's state changed. `failedAttempts` counts the attempts to open it that failed since it
+   * was last live (the break of a live feed is not one of them).
+   */
+  readonly onState: (state: FeedState, error: RequestError | undefined, retryAt: number | undefined, failedAttempts: number) => void;
   readonly onError: (error: unknown) => void;
 }
 
@@ -86,6 +93,7 @@ export function openEventFeed(options: EventFeedOptions): EventFeed {
   const random = options.retry.random ?? Math.random;
   let closed = false;
   let failures = 0;
+  let failedAttempts = 0;
   let opened = false;
   let controller: AbortController | undefined;
   let retryTimer: unknown;
@@ -109,14 +117,17 @@ export function openEventFeed(options: EventFeedOptions): EventFeed {
     if (signal.aborted) return;
     const { body } = opening;
     let tooLong = false;
+    let heard = false;
     const parser = createParser({
       maxBufferSize: options.maxMessageChars,
       onEvent: (message) => {
         failures = 0;
+        heard = true;
         if (!signal.aborted) deliver(message);
       },
       onComment: () => {
         failures = 0;
+        heard = true;
       },
       onError: (error) => {
         if (error.type === 'max-buffer-size-exceeded') tooLong = true;
@@ -133,6 +144,9 @@ export function openEventFeed(options: EventFeedOptions): EventFeed {
         if (done) break;
         if (signal.aborted) return;
         parser.feed(decoder.decode(value, { stream: true }));
+        // Once per chunk rather than per message: a burst of moves is one update of the connection.
+        if (heard && !signal.aborted) options.onHeard();
+        heard = false;
         if (tooLong) {
           retry({ code: 'too_large', message: `a message of the feed is longer than ${options.maxMessageChars} characters` });
           return;
@@ -166,7 +180,8 @@ export function openEventFeed(options: EventFeedOptions): EventFeed {
   function live(): void {
     if (opened) return;
     opened = true;
-    options.onState('live', undefined, undefined);
+    failedAttempts = 0;
+    options.onState('live', undefined, undefined, 0);
   }
 
   function armIdle(connection: AbortController): void {
@@ -178,19 +193,20 @@ export function openEventFeed(options: EventFeedOptions): EventFeed {
   function retry(error: RequestError): void {
     if (closed) return;
     controller?.abort();
+    failedAttempts = opened ? 0 : failedAttempts + 1;
     opened = false;
     const ceiling = Math.min(maxMs, initialMs * 2 ** failures);
     failures++;
     const delay = Math.round(ceiling / 2 + (ceiling / 2) * random());
     const retryAt = clock.now() + delay;
-    options.onState('reconnecting', error, retryAt);
+    options.onState('reconnecting', error, retryAt, failedAttempts);
     retryTimer = clock.setTimeout(connect, delay);
   }
 
   function stop(error: RequestError): void {
     if (closed) return;
     shut();
-    options.onState('closed', error, undefined);
+    options.onState('closed', error, undefined, failedAttempts);
     options.onError(new Error(`toolgate remote: the event feed stopped (${error.code}): ${error.message}`));
   }
 
@@ -201,13 +217,13 @@ export function openEventFeed(options: EventFeedOptions): EventFeed {
     clock.clearTimeout(idleTimer);
   }
 
-  options.onState('connecting', undefined, undefined);
+  options.onState('connecting', undefined, undefined, 0);
   connect();
   return {
     close() {
       if (closed) return;
       shut();
-      options.onState('closed', undefined, undefined);
+      options.onState('closed', undefined, undefined, failedAttempts);
     },
     retryNow() {
       if (closed || retryTimer === undefined) return;
