@@ -1,4 +1,5 @@
 import type { MoveNote } from '@toolgate/core';
+import { tampering, trailRecord } from '../faults/chain-check.ts';
 import type { CallsTable } from '../ledger/schema.ts';
 import { readRecord } from '../ledger/stored-record.ts';
 import { expire } from './decisions.ts';
@@ -55,10 +56,14 @@ async function reclaim(parts: GateParts, found: CallsTable): Promise<'rerun' | '
   const again = tool !== undefined && found.status === 'executing' && (tool.idempotent === true || tool.transactional === true);
   const result = await keeper.exclusive(found.id, () =>
     ledger.transaction(async (trx) => {
-      const row = await keeper.lock(trx, found.id);
+      const locked = await keeper.lock(trx, found.id);
       // Someone else recovered it, or its process came back and renewed its lease.
-      if (row === undefined || row.version !== found.version || (row.lease_expires_at ?? 0) >= clock.now()) return undefined;
-      if (again) {
+      if (locked === undefined || locked.version !== found.version || (locked.lease_expires_at ?? 0) >= clock.now()) return undefined;
+      // What runs again, and what the trail records next, is what the chain covers: a row edited
+      // behind the gate's back is not run again but ended from the record its last event holds.
+      const row = await untampered(parts, trx, locked);
+      if (row === undefined) return undefined;
+      if (again && row === locked) {
         const fence = row.fence + 1;
         await trx
           .updateTable('toolgate_calls')
@@ -86,6 +91,21 @@ async function reclaim(parts: GateParts, found: CallsTable): Promise<'rerun' | '
   parts.follower.guard(found.id);
   parts.pipeline.run(result.record as never, RECOVERY);
   return 'rerun';
+}
+
+/**
+ * The call's row, or, when it no longer says what the audit trail says of it, the row with the
+ * record its last event holds (the refusal audited and reported); `undefined` when the trail holds
+ * no record of it to go by, and nothing can be trusted.
+ */
+async function untampered(parts: GateParts, trx: Parameters<GateParts['keeper']['lock']>[0], row: CallsTable): Promise<CallsTable | undefined> {
+  const tampered = await tampering(trx, row);
+  if (tampered === undefined) return row;
+  const trail = await trailRecord(trx, row.id);
+  const trusted = trail === undefined ? undefined : { ...row, record: trail };
+  parts.settings.onError(new Error(`toolgate: call "${row.id}" was not run again: ${tampered}`));
+  await parts.keeper.refuse(trx, trusted ?? row, RECOVERY.actor, 'tampered', `${tampered}; it was not run again`);
+  return trusted;
 }
 
 /**

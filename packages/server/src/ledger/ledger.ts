@@ -63,10 +63,11 @@ export interface LedgerOptions {
   /**
    * How often to look for commits made by other processes, in milliseconds, while someone listens
    * with `onCommitted`. SQLite has no other way to hear of them (default 250); on PostgreSQL it is
-   * only a safety net under LISTEN/NOTIFY (default 5000).
+   * only a safety net under LISTEN/NOTIFY (default 5000). A SQLite ledger also looks this often
+   * whether its file was moved or replaced.
    */
   readonly pollMs?: number;
-  /** Receives errors thrown by `onCommitted` listeners and by the live feed's connection. Default: `console.error`. */
+  /** Receives errors thrown by `onCommitted` listeners and by the live feed's connection, and a SQLite file found moved. Default: `console.error`. */
   readonly onError?: (error: unknown) => void;
 }
 

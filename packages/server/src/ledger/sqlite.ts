@@ -1,4 +1,3 @@
-import { statSync, type Stats } from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
 import {
   CompiledQuery,
@@ -11,6 +10,7 @@ import {
   type Dialect,
   type SqliteDialectConfig,
 } from 'kysely';
+import { fileGuard, type FileGuard } from '../faults/file-guard.ts';
 import { unavailable, type Failure } from './error.ts';
 import type { Ledger, LedgerOptions } from './ledger.ts';
 import { openLedger } from './open-ledger.ts';
@@ -70,9 +70,14 @@ export async function sqliteLedger(options: SqliteLedgerOptions): Promise<Ledger
     throw asLedgerError(error, `cannot set up ${options.path}`);
   }
 
-  const db = new Kysely<LedgerDatabase>({ dialect: immediateSqlite(database, memory ? () => undefined : stillInPlace(options.path)) });
+  const guard = memory ? undefined : fileGuard(options.path);
+  const db = new Kysely<LedgerDatabase>({ dialect: immediateSqlite(database, guard) });
   const pollMs = options.pollMs ?? 250;
   const onError = options.onError ?? ((error: unknown) => console.error(error));
+  // The path is looked at between transactions too, so that a file put in its place is noticed
+  // (and this ledger's log moved out of its way) before something else opens it.
+  const watchFile = guard === undefined ? undefined : setInterval(() => lookAtFile(guard, onError), pollMs);
+  watchFile?.unref();
   const ledger = await openLedger(
     {
       dialect: 'sqlite',
@@ -97,10 +102,16 @@ export async function sqliteLedger(options: SqliteLedgerOptions): Promise<Ledger
       },
       failure: sqliteFailure,
       lockWaitMs: options.busyTimeoutMs ?? 5000,
-      close: () => db.destroy(),
+      close: () => {
+        clearInterval(watchFile);
+        // SQLite leaves the log of a file that was moved beside its old path when it closes.
+        if (guard !== undefined) lookAtFile(guard, onError);
+        return db.destroy();
+      },
     },
     options,
   );
+  guard?.opened();
   return ledger;
 }
 
@@ -129,33 +140,28 @@ async function loadDriver(): Promise<typeof BetterSqlite3> {
   }
 }
 
-// In WAL mode SQLite keeps writing to a file that was removed (its directory deleted, say) without
-// an error, and everything written after is lost when the ledger closes. So each transaction first
-// checks that the path still leads to the file that was opened, as SQLite itself does in its
-// other journal modes (SQLITE_READONLY_DBMOVED).
-function stillInPlace(path: string): () => void {
-  const opened = statSync(path);
-  return () => {
-    let now: Stats | undefined;
-    try {
-      now = statSync(path);
-    } catch {
-      now = undefined;
-    }
-    if (now?.ino !== opened.ino || now.dev !== opened.dev) {
-      throw Object.assign(new Error(`${path} is no longer the file the ledger opened`), { code: 'SQLITE_READONLY_DBMOVED' });
-    }
-  };
+/** Checks the path once, telling `onError` the first time it no longer leads to the ledger's file. */
+function lookAtFile(guard: FileGuard, onError: (error: unknown) => void): void {
+  try {
+    guard.refused();
+  } catch {
+    return; // already told
+  }
+  try {
+    guard.check();
+  } catch (error) {
+    onError(unavailable(sqliteFailure(error) ?? { kind: 'unavailable', what: String(error) }, error, 'reading'));
+  }
 }
 
 // Kysely's SQLite dialect, with two changes. Transactions start with BEGIN IMMEDIATE, taking the
 // write lock at once: a deferred BEGIN that reads and then writes fails with SQLITE_BUSY, without
 // waiting, when another connection committed in between. And migrations run in a transaction
 // (SQLite does support transactional DDL), so two processes opening a new file apply them once.
-function immediateSqlite(database: BetterSqlite3.Database, check: () => void): Dialect {
+function immediateSqlite(database: BetterSqlite3.Database, guard: FileGuard | undefined): Dialect {
   return {
     createAdapter: () => new TransactionalSqliteAdapter(),
-    createDriver: () => new ImmediateSqliteDriver({ database: preparedOnce(database) }, database, check),
+    createDriver: () => new ImmediateSqliteDriver({ database: preparedOnce(database) }, database, guard),
     createIntrospector: (db) => new SqliteIntrospector(db),
     createQueryCompiler: () => new SqliteQueryCompiler(),
   };
@@ -183,17 +189,23 @@ function preparedOnce(database: BetterSqlite3.Database): SqliteDialectConfig['da
 }
 
 class ImmediateSqliteDriver extends SqliteDriver {
-  readonly #check: () => void;
+  readonly #guard: FileGuard | undefined;
   readonly #database: BetterSqlite3.Database;
 
-  constructor(config: SqliteDialectConfig, database: BetterSqlite3.Database, check: () => void) {
+  constructor(config: SqliteDialectConfig, database: BetterSqlite3.Database, guard: FileGuard | undefined) {
     super(config);
-    this.#check = check;
+    this.#guard = guard;
     this.#database = database;
   }
 
+  // Reads of a file that was replaced would answer what nobody can find again: refused too.
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    this.#guard?.refused();
+    return super.acquireConnection();
+  }
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    this.#check();
+    this.#guard?.check();
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }
 
