@@ -85,7 +85,8 @@ export function createFollower(parts: FollowerParts): Follower {
         if (event.reason?.code === 'recovered' && keeper.claims.has(record.id) && pipeline.running(record.id)) recheck(record.id);
         if (!isTerminal(event.to) || event.from === event.to) continue;
         parts.ended(record.id);
-        if (pipeline.running(record.id) && keeper.claims.has(record.id) && event.from === 'executing') {
+        // This process's own ending needs no stop: the run is the one that ended it.
+        if (pipeline.running(record.id) && keeper.claims.has(record.id) && event.from === 'executing' && !keeper.ending(record.id)) {
           stopRun(record.id, record.reason?.message ?? 'The call ended elsewhere.');
         }
         waiters.settle(record as SettledCall);

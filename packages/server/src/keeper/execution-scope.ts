@@ -20,6 +20,8 @@ export interface ExecutionScopeParts {
   /** Moves a call this process runs, as the keeper's `move` does. */
   readonly move: (id: string, event: { readonly type: 'commit'; readonly output: unknown }, note: MoveNote) => ToolCallRecord | undefined | Promise<ToolCallRecord | undefined>;
   readonly written: (next: ToolCallRecord, previous: ToolCallRecord | undefined) => void;
+  /** The calls whose run this process is ending now (the keeper's `ending`). */
+  readonly ending: Set<string>;
 }
 
 /**
@@ -63,6 +65,7 @@ export function executionScopes(parts: ExecutionScopeParts): (call: ToolCallReco
       commit: async (running, output, note) => {
         done = true;
         let next: ToolCallRecord | undefined;
+        parts.ending.add(running.id);
         try {
           const row = await rows.lock(held.trx, running.id);
           next = row === undefined ? undefined : await rows.moveIn(held.trx, row, { type: 'commit', output }, note.actor);
@@ -74,6 +77,8 @@ export function executionScopes(parts: ExecutionScopeParts): (call: ToolCallReco
         } catch (error) {
           await held.rollback().catch(() => undefined);
           throw error;
+        } finally {
+          parts.ending.delete(running.id);
         }
         parts.written(next, running);
         return next;

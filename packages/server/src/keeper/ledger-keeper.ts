@@ -65,6 +65,11 @@ export interface LedgerKeeper extends CallKeeper {
   readonly claims: ReadonlyMap<string, Claim>;
   /** Lets go of a call whose run this process stopped (a cancel, a lost lease). */
   readonly release: (id: string) => void;
+  /**
+   * Whether this process is writing the end of its own run of `id` now: an ending a listener
+   * hears of meanwhile is this process's own, not one committed elsewhere that must stop the run.
+   */
+  readonly ending: (id: string) => boolean;
   /** Called after each move that this process wrote, with the record it wrote. */
   readonly onMoved: (listener: (call: ToolCallRecord, previous: ToolCallRecord | undefined) => void) => () => void;
   readonly close: () => void;
@@ -128,6 +133,8 @@ const DURABLE = new Set(['executing', 'awaiting_approval', 'committed', 'cancell
 export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
   const { ledger, clock } = options;
   const drafts = new Map<string, Draft>();
+  // Calls whose run this process is ending, from the write until the record is kept (see `ending`).
+  const ending = new Set<string>();
   const moved = new Set<(call: ToolCallRecord, previous: ToolCallRecord | undefined) => void>();
   const queue = createCallQueue();
   const claims = createClaims({ ledger, clock, leaseMs: options.leaseMs, onError: options.onError, onLeaseLost: options.onLeaseLost });
@@ -229,10 +236,15 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
         return pending !== undefined ? draftMove(pending, event, note, true) : storedMove(id, event, note);
       });
     // A call this process runs only moves to its end: that move must not be lost to an outage.
-    return reported(id, claims.claims.has(id) ? endings.write(id, write) : write());
+    if (!claims.claims.has(id)) return reported(id, write());
+    ending.add(id);
+    const wrote = endings.write(id, write);
+    const done = () => ending.delete(id);
+    wrote.then(done, done);
+    return reported(id, wrote);
   }
 
-  const open = executionScopes({ ledger, claims, rows, transactional: options.transactional, move, written });
+  const open = executionScopes({ ledger, claims, rows, transactional: options.transactional, move, written, ending });
 
   return {
     move,
@@ -256,6 +268,7 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
     claimed: claims.claimed,
     claims: claims.claims,
     release: (id) => claims.release(id),
+    ending: (id) => ending.has(id),
     onMoved(listener) {
       moved.add(listener);
       return () => moved.delete(listener);

@@ -147,4 +147,23 @@ describeLedgers('following the ledger while it moves', (target) => {
     await expect(outcome).resolves.toMatchObject({ id: 'run', status: 'committed' });
     expect(reported.every((error) => error === failure)).toBe(true);
   });
+
+  it('a call this process ends is not stopped by its own ending: the tool\'s signal stays unaborted and its span ends committed', async () => {
+    const signals: AbortSignal[] = [];
+    const keep = defineTool({
+      name: 'keep',
+      inputSchema: { type: 'object' },
+      execute: (_input, { signal }) => {
+        signals.push(signal);
+        return 'kept';
+      },
+    });
+    const gate = createServerGate({ tools: [keep], ledger: await (await target.fresh()).open(), recover: false });
+    cleanup.push(() => gate.close());
+    // The first call starts the gate following the ledger; the next ones end while it follows.
+    for (const id of ['k1', 'k2', 'k3']) {
+      expect(await gate.run({ id, name: 'keep', arguments: {} }, { session: 's1', principal: 'alice' })).toMatchObject({ status: 'committed' });
+    }
+    expect(signals.map((signal) => signal.aborted)).toEqual([false, false, false]);
+  });
 });
