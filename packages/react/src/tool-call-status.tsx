@@ -1,4 +1,4 @@
-import type { CallRequest, ToolCallRecord, ToolCallStatus as Status } from '@toolgate/core';
+import type { CallRequest, RemoteConnection, ToolCallRecord, ToolCallStatus as Status } from '@toolgate/core';
 import {
   createContext,
   forwardRef,
@@ -10,22 +10,24 @@ import {
   useLayoutEffect,
   useRef,
   useState,
-  useSyncExternalStore,
   type ComponentPropsWithoutRef,
   type ReactNode,
   type RefObject,
 } from 'react';
 import { useGate } from './provider.tsx';
+import { useConnection } from './use-gate-connection.ts';
 import { useCall, useCallRequest, useControls, type ToolCallControls } from './use-tool-call.ts';
 
 /**
  * The words `<ToolCallStatus>` shows: one per status, `denied` for a call a person denied, the
  * three action buttons, each button while its request is on its way to a server (`approving`…),
- * and what precedes a server's refusal (`approveRefused`…). Pass some or all of them as `labels`
- * to translate or reword.
+ * what precedes a server's refusal (`approveRefused`…), and, while a remote gate is not live,
+ * what its connection is doing (`connecting`, `notLive` while reconnecting, `offline`,
+ * `disconnected`) with `lastEvent` before the time the server was last heard from. Pass some or
+ * all of them as `labels` to translate or reword.
  *
  * @example
- * const labels: Partial<ToolCallStatusLabels> = { awaiting_approval: 'Waiting for you', approve: 'Allow', approving: 'Allowing…' };
+ * const labels: Partial<ToolCallStatusLabels> = { awaiting_approval: 'Waiting for you', approve: 'Allow', offline: 'Hors ligne' };
  */
 export interface ToolCallStatusLabels extends Record<Status, string> {
   readonly denied: string;
@@ -38,7 +40,14 @@ export interface ToolCallStatusLabels extends Record<Status, string> {
   readonly approveRefused: string;
   readonly denyRefused: string;
   readonly cancelRefused: string;
+  /** While a remote gate's feed is being opened again after it broke. */
   readonly notLive: string;
+  readonly connecting: string;
+  readonly offline: string;
+  /** A remote gate whose feed stopped for good (`closed`). */
+  readonly disconnected: string;
+  /** Before the time the server was last heard from, while it is not live. */
+  readonly lastEvent: string;
 }
 
 const LABELS: ToolCallStatusLabels = {
@@ -61,6 +70,10 @@ const LABELS: ToolCallStatusLabels = {
   denyRefused: 'Not denied',
   cancelRefused: 'Not cancelled',
   notLive: 'The server is out of reach; reconnecting…',
+  connecting: 'Connecting to the server…',
+  offline: 'Offline: the server cannot be reached. You can decide once the connection is back; it is retried on its own.',
+  disconnected: 'Disconnected from the server. Reload the page to connect again.',
+  lastEvent: 'Last update:',
 };
 
 type Action = 'approve' | 'deny' | 'cancel';
@@ -285,22 +298,30 @@ function inputText(input: unknown): string {
   }
 }
 
-/** A store of a gate's connection to its server, as `@toolgate/core/remote` has one. */
-interface ConnectionStore {
-  readonly getState: () => { readonly state: string };
-  readonly subscribe: (listener: () => void) => () => void;
-}
+/** The connection while it is not live, else nothing: a live connection's `lastEventAt` re-renders no status. */
+const away = (connection: RemoteConnection): RemoteConnection | undefined => (connection.state === 'live' ? undefined : connection);
 
-const ALWAYS_LIVE: ConnectionStore = { getState: () => ({ state: 'live' }), subscribe: () => () => {} };
+const CONNECTION_WORDS = { connecting: 'connecting', reconnecting: 'notLive', offline: 'offline', closed: 'disconnected' } as const;
 
-/**
- * Whether the gate can send a decision now: always with a gate that decides on the spot; with a
- * remote gate, only while its feed is live (a decision sent otherwise is refused).
- */
-function useLive(gate: object): boolean {
-  const given = (gate as { connection?: unknown }).connection;
-  const store = typeof given === 'object' && given !== null && typeof (given as ConnectionStore).subscribe === 'function' ? (given as ConnectionStore) : ALWAYS_LIVE;
-  return useSyncExternalStore(store.subscribe, () => store.getState().state === 'live', () => true);
+/** What the connection is doing while decisions cannot be sent, and when the server was last heard from. */
+function ConnectionNote({ connection, labels }: { readonly connection: RemoteConnection; readonly labels: ToolCallStatusLabels }): ReactNode {
+  const state = text(connection.state) ?? 'reconnecting';
+  const at = connection.lastEventAt;
+  const words = Object.hasOwn(CONNECTION_WORDS, state) ? CONNECTION_WORDS[state as keyof typeof CONNECTION_WORDS] : 'notLive';
+  const known = typeof at === 'number' && Number.isFinite(at);
+  return (
+    <span data-toolgate="connection" data-state={state} role="note">
+      {wordFor(labels, words)}
+      {known ? (
+        <>
+          {' '}
+          <span data-toolgate="last-event">
+            {wordFor(labels, 'lastEvent')} <time dateTime={new Date(at).toISOString()}>{new Date(at).toLocaleTimeString()}</time>
+          </span>
+        </>
+      ) : null}
+    </span>
+  );
 }
 
 /**
@@ -400,6 +421,10 @@ export const ToolCallStatusRefusal = forwardRef<HTMLDivElement, ComponentPropsWi
  * button that took its place (a second Enter must not cancel what the first approved) and never to
  * the top of the page.
  *
+ * With a remote gate whose connection is not `live`, every button waits (`aria-disabled`) and a
+ * note says what the connection is doing and when the server was last heard from:
+ * `<span data-toolgate="connection" data-state="offline">Offline: … Last update: <time dateTime="…">…</time></span>`.
+ *
  * @example
  * <ToolCallStatus id={id}>
  *   <ToolCallStatusLabel />
@@ -411,7 +436,8 @@ export const ToolCallStatusActions = forwardRef<HTMLDivElement, ComponentPropsWi
   ref,
 ) {
   const { call, request, controls, labels, labelId, root, shown, pressDelayMs } = usePart('ToolCallStatusActions');
-  const live = useLive(useGate('ToolCallStatusActions'));
+  const connection = useConnection(useGate('ToolCallStatusActions'), away);
+  const live = connection === undefined;
   const status = call?.status;
   const inputShown = call?.input !== undefined && shown === call.input;
   const armed = useArmed(`${String(status)}|${inputKey(call?.input)}|${String(inputShown)}|${request?.state ?? ''}|${request?.action ?? ''}`, pressDelayMs);
@@ -460,11 +486,7 @@ export const ToolCallStatusActions = forwardRef<HTMLDivElement, ComponentPropsWi
         props.onBlur?.(event);
       }}
     >
-      {live ? null : (
-        <span data-toolgate="connection" role="note">
-          {wordFor(labels, 'notLive')}
-        </span>
-      )}
+      {connection === undefined ? null : <ConnectionNote connection={connection} labels={labels} />}
       {status === 'executing' ? (
         button('cancel')
       ) : (
