@@ -15,19 +15,21 @@ import {
   type RefObject,
 } from 'react';
 import { useGate } from './provider.tsx';
+import { REFUSALS, refusalSentence, type ToolCallRefusalWords } from './refusal-words.ts';
 import { useConnection } from './use-gate-connection.ts';
 import { useCall, useCallRequest, useControls, type ToolCallControls } from './use-tool-call.ts';
 
 /**
  * The words `<ToolCallStatus>` shows: one per status, `denied` for a call a person denied, the
  * three action buttons, each button while its request is on its way to a server (`approving`…),
- * what precedes a server's refusal (`approveRefused`…), and, while a remote gate is not live,
- * what its connection is doing (`connecting`, `notLive` while reconnecting, `offline`,
- * `disconnected`) with `lastEvent` before the time the server was last heard from. Pass some or
- * all of them as `labels` to translate or reword.
+ * what precedes a refusal (`approveRefused`…) and the sentence for each refusal code
+ * (`refusals`), and, while a remote gate is not live, what its connection is doing
+ * (`connecting`, `notLive` while reconnecting, `offline`, `disconnected`) with `lastEvent` before
+ * the time the server was last heard from. Pass some or all of them as `labels` to translate or
+ * reword.
  *
  * @example
- * const labels: Partial<ToolCallStatusLabels> = { awaiting_approval: 'Waiting for you', approve: 'Allow', offline: 'Hors ligne' };
+ * const labels: Partial<ToolCallStatusLabels> = { awaiting_approval: 'Waiting for you', approve: 'Allow', refusals: { stale: 'the input changed: read it again.' } };
  */
 export interface ToolCallStatusLabels extends Record<Status, string> {
   readonly denied: string;
@@ -48,6 +50,8 @@ export interface ToolCallStatusLabels extends Record<Status, string> {
   readonly disconnected: string;
   /** Before the time the server was last heard from, while it is not live. */
   readonly lastEvent: string;
+  /** The sentence after `approveRefused` (…) for each refusal code; the ones you give replace the defaults one by one. */
+  readonly refusals: ToolCallRefusalWords;
 }
 
 const LABELS: ToolCallStatusLabels = {
@@ -74,6 +78,7 @@ const LABELS: ToolCallStatusLabels = {
   offline: 'Offline: the server cannot be reached. You can decide once the connection is back; it is retried on its own.',
   disconnected: 'Disconnected from the server. Reload the page to connect again.',
   lastEvent: 'Last update:',
+  refusals: REFUSALS,
 };
 
 type Action = 'approve' | 'deny' | 'cancel';
@@ -90,7 +95,14 @@ const text = (value: unknown): string | undefined => (typeof value === 'string' 
 function wordFor(labels: ToolCallStatusLabels, key: unknown): string {
   if (typeof key !== 'string' || !Object.hasOwn(LABELS, key)) return text(key) ?? '';
   const word = key as keyof ToolCallStatusLabels;
-  return text(labels[word]) ?? LABELS[word];
+  return text(labels[word]) ?? text(LABELS[word]) ?? '';
+}
+
+/** The defaults with the app's words over them; the app's refusal sentences over the default ones, code by code. */
+function mergeLabels(given: Partial<ToolCallStatusLabels> | undefined): ToolCallStatusLabels {
+  if (given === undefined) return LABELS;
+  const refusals: unknown = given.refusals;
+  return { ...LABELS, ...given, refusals: typeof refusals === 'object' && refusals !== null ? { ...REFUSALS, ...refusals } : REFUSALS };
 }
 
 /** What no input is: distinct from every value a record's `input` can hold, `undefined` included. */
@@ -186,7 +198,7 @@ export const ToolCallStatus = memo(
     const [shown, setShown] = useState<unknown>(NOTHING_SHOWN);
     useImperativeHandle(ref, () => root.current as HTMLDivElement, []);
     return (
-      <PartContext.Provider value={{ call, request, controls, labels: { ...LABELS, ...labels }, labelId, root, shown, setShown, pressDelayMs }}>
+      <PartContext.Provider value={{ call, request, controls, labels: mergeLabels(labels), labelId, root, shown, setShown, pressDelayMs }}>
         <div
           role="status"
           aria-live="polite"
@@ -387,10 +399,13 @@ export const ToolCallStatusReason = forwardRef<HTMLDivElement, ComponentPropsWit
 });
 
 /**
- * What a server said when it refused a request about the call (a stale or expired approval, a
- * person who may not decide it, …): the refusal's label (`Not approved`) and the server's message.
- * Renders nothing otherwise, and nothing with a gate that decides on the spot. It sits inside the
- * status's live region, so the refusal is announced. `data-code` carries the server's code.
+ * Why a request about the call did not go through, and what to do now: the refusal's label
+ * (`Not approved`) and a sentence for its code, e.g. `stale` "the input changed since you saw it.
+ * Review the input shown now, then decide again.", `offline` "it was not sent: the server was out
+ * of reach. Decide again once the connection is back." (see `labels.refusals`); for a code it has
+ * no sentence for, the server's own message. Renders nothing otherwise, and nothing with a gate
+ * that decides on the spot. It sits inside the status's live region, so the refusal is announced.
+ * `data-code` carries the code.
  *
  * @example
  * <ToolCallStatus id={id}>
@@ -407,7 +422,7 @@ export const ToolCallStatusRefusal = forwardRef<HTMLDivElement, ComponentPropsWi
   if (request?.state !== 'refused') return null;
   return (
     <div data-toolgate="refusal" data-code={request.error.code} {...props} ref={ref}>
-      {children ?? `${labels[REFUSED[request.action]]}: ${request.error.message}`}
+      {children ?? `${wordFor(labels, REFUSED[request.action])}: ${refusalSentence(labels.refusals, request.error)}`}
     </div>
   );
 });
