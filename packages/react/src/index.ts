@@ -14,6 +14,8 @@ export {
   type ToolCallStatusLabels,
   type ToolCallStatusProps,
 } from './tool-call-status.tsx';
+export type { ToolCallRefusalWords } from './refusal-words.ts';
+export { useGateConnection } from './use-gate-connection.ts';
 export { useGateTools } from './use-gate-tools.ts';
 export { useToolCall, type ToolCallControls, type UseToolCallOptions, type UseToolCallResult } from './use-tool-call.ts';
 export { useToolCallIds, useToolCalls } from './use-tool-calls.ts';

@@ -1,4 +1,4 @@
-import type { CallRequest, ToolCallRecord, ToolCallStatus as Status } from '@toolgate/core';
+import type { CallRequest, RemoteConnection, ToolCallRecord, ToolCallStatus as Status } from '@toolgate/core';
 import {
   createContext,
   forwardRef,
@@ -10,22 +10,26 @@ import {
   useLayoutEffect,
   useRef,
   useState,
-  useSyncExternalStore,
   type ComponentPropsWithoutRef,
   type ReactNode,
   type RefObject,
 } from 'react';
 import { useGate } from './provider.tsx';
+import { REFUSALS, refusalSentence, type ToolCallRefusalWords } from './refusal-words.ts';
+import { useConnection } from './use-gate-connection.ts';
 import { useCall, useCallRequest, useControls, type ToolCallControls } from './use-tool-call.ts';
 
 /**
  * The words `<ToolCallStatus>` shows: one per status, `denied` for a call a person denied, the
  * three action buttons, each button while its request is on its way to a server (`approving`…),
- * and what precedes a server's refusal (`approveRefused`…). Pass some or all of them as `labels`
- * to translate or reword.
+ * what precedes a refusal (`approveRefused`…) and the sentence for each refusal code
+ * (`refusals`), and, while a remote gate is not live, what its connection is doing
+ * (`connecting`, `notLive` while reconnecting, `offline`, `disconnected`) with `lastEvent` before
+ * the time the server was last heard from. Pass some or all of them as `labels` to translate or
+ * reword.
  *
  * @example
- * const labels: Partial<ToolCallStatusLabels> = { awaiting_approval: 'Waiting for you', approve: 'Allow', approving: 'Allowing…' };
+ * const labels: Partial<ToolCallStatusLabels> = { awaiting_approval: 'Waiting for you', approve: 'Allow', refusals: { stale: 'the input changed: read it again.' } };
  */
 export interface ToolCallStatusLabels extends Record<Status, string> {
   readonly denied: string;
@@ -38,7 +42,16 @@ export interface ToolCallStatusLabels extends Record<Status, string> {
   readonly approveRefused: string;
   readonly denyRefused: string;
   readonly cancelRefused: string;
+  /** While a remote gate's feed is being opened again after it broke. */
   readonly notLive: string;
+  readonly connecting: string;
+  readonly offline: string;
+  /** A remote gate whose feed stopped for good (`closed`). */
+  readonly disconnected: string;
+  /** Before the time the server was last heard from, while it is not live. */
+  readonly lastEvent: string;
+  /** The sentence after `approveRefused` (…) for each refusal code; the ones you give replace the defaults one by one. */
+  readonly refusals: ToolCallRefusalWords;
 }
 
 const LABELS: ToolCallStatusLabels = {
@@ -61,6 +74,11 @@ const LABELS: ToolCallStatusLabels = {
   denyRefused: 'Not denied',
   cancelRefused: 'Not cancelled',
   notLive: 'The server is out of reach; reconnecting…',
+  connecting: 'Connecting to the server…',
+  offline: 'Offline: the server cannot be reached. You can decide once the connection is back; it is retried on its own.',
+  disconnected: 'Disconnected from the server. Reload the page to connect again.',
+  lastEvent: 'Last update:',
+  refusals: REFUSALS,
 };
 
 type Action = 'approve' | 'deny' | 'cancel';
@@ -77,7 +95,14 @@ const text = (value: unknown): string | undefined => (typeof value === 'string' 
 function wordFor(labels: ToolCallStatusLabels, key: unknown): string {
   if (typeof key !== 'string' || !Object.hasOwn(LABELS, key)) return text(key) ?? '';
   const word = key as keyof ToolCallStatusLabels;
-  return text(labels[word]) ?? LABELS[word];
+  return text(labels[word]) ?? text(LABELS[word]) ?? '';
+}
+
+/** The defaults with the app's words over them; the app's refusal sentences over the default ones, code by code. */
+function mergeLabels(given: Partial<ToolCallStatusLabels> | undefined): ToolCallStatusLabels {
+  if (given === undefined) return LABELS;
+  const refusals: unknown = given.refusals;
+  return { ...LABELS, ...given, refusals: typeof refusals === 'object' && refusals !== null ? { ...REFUSALS, ...refusals } : REFUSALS };
 }
 
 /** What no input is: distinct from every value a record's `input` can hold, `undefined` included. */
@@ -173,7 +198,7 @@ export const ToolCallStatus = memo(
     const [shown, setShown] = useState<unknown>(NOTHING_SHOWN);
     useImperativeHandle(ref, () => root.current as HTMLDivElement, []);
     return (
-      <PartContext.Provider value={{ call, request, controls, labels: { ...LABELS, ...labels }, labelId, root, shown, setShown, pressDelayMs }}>
+      <PartContext.Provider value={{ call, request, controls, labels: mergeLabels(labels), labelId, root, shown, setShown, pressDelayMs }}>
         <div
           role="status"
           aria-live="polite"
@@ -285,22 +310,30 @@ function inputText(input: unknown): string {
   }
 }
 
-/** A store of a gate's connection to its server, as `@toolgate/core/remote` has one. */
-interface ConnectionStore {
-  readonly getState: () => { readonly state: string };
-  readonly subscribe: (listener: () => void) => () => void;
-}
+/** The connection while it is not live, else nothing: a live connection's `lastEventAt` re-renders no status. */
+const away = (connection: RemoteConnection): RemoteConnection | undefined => (connection.state === 'live' ? undefined : connection);
 
-const ALWAYS_LIVE: ConnectionStore = { getState: () => ({ state: 'live' }), subscribe: () => () => {} };
+const CONNECTION_WORDS = { connecting: 'connecting', reconnecting: 'notLive', offline: 'offline', closed: 'disconnected' } as const;
 
-/**
- * Whether the gate can send a decision now: always with a gate that decides on the spot; with a
- * remote gate, only while its feed is live (a decision sent otherwise is refused).
- */
-function useLive(gate: object): boolean {
-  const given = (gate as { connection?: unknown }).connection;
-  const store = typeof given === 'object' && given !== null && typeof (given as ConnectionStore).subscribe === 'function' ? (given as ConnectionStore) : ALWAYS_LIVE;
-  return useSyncExternalStore(store.subscribe, () => store.getState().state === 'live', () => true);
+/** What the connection is doing while decisions cannot be sent, and when the server was last heard from. */
+function ConnectionNote({ connection, labels }: { readonly connection: RemoteConnection; readonly labels: ToolCallStatusLabels }): ReactNode {
+  const state = text(connection.state) ?? 'reconnecting';
+  const at = connection.lastEventAt;
+  const words = Object.hasOwn(CONNECTION_WORDS, state) ? CONNECTION_WORDS[state as keyof typeof CONNECTION_WORDS] : 'notLive';
+  const known = typeof at === 'number' && Number.isFinite(at);
+  return (
+    <span data-toolgate="connection" data-state={state} role="note">
+      {wordFor(labels, words)}
+      {known ? (
+        <>
+          {' '}
+          <span data-toolgate="last-event">
+            {wordFor(labels, 'lastEvent')} <time dateTime={new Date(at).toISOString()}>{new Date(at).toLocaleTimeString()}</time>
+          </span>
+        </>
+      ) : null}
+    </span>
+  );
 }
 
 /**
@@ -366,10 +399,13 @@ export const ToolCallStatusReason = forwardRef<HTMLDivElement, ComponentPropsWit
 });
 
 /**
- * What a server said when it refused a request about the call (a stale or expired approval, a
- * person who may not decide it, …): the refusal's label (`Not approved`) and the server's message.
- * Renders nothing otherwise, and nothing with a gate that decides on the spot. It sits inside the
- * status's live region, so the refusal is announced. `data-code` carries the server's code.
+ * Why a request about the call did not go through, and what to do now: the refusal's label
+ * (`Not approved`) and a sentence for its code, e.g. `stale` "the input changed since you saw it.
+ * Review the input shown now, then decide again.", `offline` "it was not sent: the server was out
+ * of reach. Decide again once the connection is back." (see `labels.refusals`); for a code it has
+ * no sentence for, the server's own message. Renders nothing otherwise, and nothing with a gate
+ * that decides on the spot. It sits inside the status's live region, so the refusal is announced.
+ * `data-code` carries the code.
  *
  * @example
  * <ToolCallStatus id={id}>
@@ -386,7 +422,7 @@ export const ToolCallStatusRefusal = forwardRef<HTMLDivElement, ComponentPropsWi
   if (request?.state !== 'refused') return null;
   return (
     <div data-toolgate="refusal" data-code={request.error.code} {...props} ref={ref}>
-      {children ?? `${labels[REFUSED[request.action]]}: ${request.error.message}`}
+      {children ?? `${wordFor(labels, REFUSED[request.action])}: ${refusalSentence(labels.refusals, request.error)}`}
     </div>
   );
 });
@@ -400,6 +436,10 @@ export const ToolCallStatusRefusal = forwardRef<HTMLDivElement, ComponentPropsWi
  * button that took its place (a second Enter must not cancel what the first approved) and never to
  * the top of the page.
  *
+ * With a remote gate whose connection is not `live`, every button waits (`aria-disabled`) and a
+ * note says what the connection is doing and when the server was last heard from:
+ * `<span data-toolgate="connection" data-state="offline">Offline: … Last update: <time dateTime="…">…</time></span>`.
+ *
  * @example
  * <ToolCallStatus id={id}>
  *   <ToolCallStatusLabel />
@@ -411,7 +451,8 @@ export const ToolCallStatusActions = forwardRef<HTMLDivElement, ComponentPropsWi
   ref,
 ) {
   const { call, request, controls, labels, labelId, root, shown, pressDelayMs } = usePart('ToolCallStatusActions');
-  const live = useLive(useGate('ToolCallStatusActions'));
+  const connection = useConnection(useGate('ToolCallStatusActions'), away);
+  const live = connection === undefined;
   const status = call?.status;
   const inputShown = call?.input !== undefined && shown === call.input;
   const armed = useArmed(`${String(status)}|${inputKey(call?.input)}|${String(inputShown)}|${request?.state ?? ''}|${request?.action ?? ''}`, pressDelayMs);
@@ -460,11 +501,7 @@ export const ToolCallStatusActions = forwardRef<HTMLDivElement, ComponentPropsWi
         props.onBlur?.(event);
       }}
     >
-      {live ? null : (
-        <span data-toolgate="connection" role="note">
-          {wordFor(labels, 'notLive')}
-        </span>
-      )}
+      {connection === undefined ? null : <ConnectionNote connection={connection} labels={labels} />}
       {status === 'executing' ? (
         button('cancel')
       ) : (

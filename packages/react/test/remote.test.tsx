@@ -163,7 +163,7 @@ describe('React over a remote gate (a real server gate)', () => {
     expect(writes()).toBe(2);
   });
 
-  it('a refused approve (403 from the server) is shown in <ToolCallStatus> with the server\'s words, and the call keeps waiting', async () => {
+  it('a refused approve (403 from the server) is shown in <ToolCallStatus> with what to do, and the call keeps waiting', async () => {
     const { server, gate, writes } = await mirrorServer('auditor', (s) => s.propose({ id: 'c1', name: 'charge', arguments: { amount_cents: 9000, currency: 'EUR' } }, alice));
     const { container } = render(
       <ToolGateProvider gate={gate}>
@@ -178,7 +178,7 @@ describe('React over a remote gate (a real server gate)', () => {
     expect(status).toHaveAttribute('data-request', 'refused');
     expect(status).toHaveAttribute('data-status', 'awaiting_approval');
     const refusal = container.querySelector('[data-toolgate="refusal"]');
-    expect(refusal).toHaveTextContent('Not approved: this principal may not decide this call');
+    expect(refusal).toHaveTextContent('Not approved: you may not decide this call. Someone who may has to do it.');
     expect(refusal).toHaveAttribute('data-code', 'forbidden');
     expect(status).toContainElement(refusal as HTMLElement);
     expect(within(status).getByRole('button', { name: 'Approve' })).not.toHaveAttribute('aria-disabled');
@@ -209,7 +209,9 @@ describe('React over a remote gate (a scripted loopback server)', () => {
     expect(gate.requestOf('c1')).toMatchObject({ state: 'refused', error: { code: 'offline' } });
     await act(() => when(gate.connection, (state) => state.state === 'live'));
     expect(approve).not.toHaveAttribute('aria-disabled');
-    expect(status).not.toHaveTextContent('out of reach');
+    expect(status.querySelector('[data-toolgate="connection"]')).toBeNull();
+    // The decision made while it was away stays refused, saying what to do now that it is back.
+    expect(status.querySelector('[data-toolgate="refusal"]')).toHaveTextContent('Not approved: it was not sent: the server was out of reach. Decide again once the connection is back.');
   });
 
   it('Approve shows the request on its way (busy, disabled for the keyboard too) until the server\'s move arrives', async () => {
@@ -244,7 +246,7 @@ describe('React over a remote gate (a scripted loopback server)', () => {
     expect(server.requests.filter((request) => request.method === 'POST').map((request) => request.path)).toEqual(['/api/toolgate/calls/c1/approve']);
   });
 
-  it('a refused approval (409 stale) is shown with the server\'s words, inside the live region, and Approve works again', async () => {
+  it('a refused approval (409 stale) is shown with what to do, inside the live region, and Approve works again', async () => {
     const { server, gate } = await mirror((s) => s.call('c1', 'charge', input, 'awaiting_approval'));
     const { container } = render(
       <ToolGateProvider gate={gate}>
@@ -261,7 +263,7 @@ describe('React over a remote gate (a scripted loopback server)', () => {
     expect(status).toHaveAttribute('data-request', 'refused');
     expect(status).toHaveAttribute('data-status', 'awaiting_approval');
     const refusal = container.querySelector('[data-toolgate="refusal"]');
-    expect(refusal).toHaveTextContent('Not approved: the arguments you approved are not the ones this call has');
+    expect(refusal).toHaveTextContent('Not approved: the input changed since you saw it. Review the input shown now, then decide again.');
     expect(refusal).toHaveAttribute('data-code', 'stale');
     expect(status).toContainElement(refusal as HTMLElement);
     const approve = within(status).getByRole('button', { name: 'Approve' });
@@ -271,7 +273,7 @@ describe('React over a remote gate (a scripted loopback server)', () => {
 
   it('the refusal and busy words are labels, so they can be translated', async () => {
     const { server, gate } = await mirror((s) => s.call('c1', 'charge', input, 'awaiting_approval'));
-    const labels = { approve: 'Autoriser', approving: 'Autorisation…', approveRefused: 'Refusé' };
+    const labels = { approve: 'Autoriser', approving: 'Autorisation…', approveRefused: 'Refusé', refusals: { forbidden: '{message}' } };
     render(
       <ToolGateProvider gate={gate}>
         <ToolCallStatus pressDelayMs={0} id="c1" labels={labels} />

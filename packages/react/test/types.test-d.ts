@@ -2,6 +2,7 @@ import {
   defineTool,
   type CancelledCode,
   type FailedCode,
+  type ConnectionState,
   type Issue,
   type RejectedCode,
   type ToolCallRecord,
@@ -10,6 +11,7 @@ import type { ComponentProps } from 'react';
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import {
+  useGateConnection,
   useToolCall,
   useToolCallIds,
   useToolCalls,
@@ -138,5 +140,15 @@ describe('lists and the status component', () => {
     expectTypeOf<Props>().toHaveProperty('className');
     expectTypeOf<{ labels: { awaiting_approval: string; denied: string } }>().toExtend<Pick<Props, 'labels'>>();
     expectTypeOf<{ labels: { awaiting: string } }>().not.toExtend<Pick<Props, 'labels'>>();
+  });
+});
+
+describe('useGateConnection', () => {
+  it('narrows nothing away: every connection state, and numbers or nothing for the times', () => {
+    const connection = useGateConnection();
+    expectTypeOf(connection.state).toEqualTypeOf<ConnectionState>();
+    expectTypeOf(connection.state).toEqualTypeOf<'connecting' | 'live' | 'reconnecting' | 'offline' | 'closed'>();
+    expectTypeOf(connection.lastEventAt).toEqualTypeOf<number | undefined>();
+    expectTypeOf(connection.retryAt).toEqualTypeOf<number | undefined>();
   });
 });

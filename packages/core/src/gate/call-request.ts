@@ -10,7 +10,8 @@ export type CallAction = 'approve' | 'deny' | 'cancel';
  * Why a request about a call did not go through, in words a program can switch on (`code`) and a
  * person can read (`message`). From a server gate the codes are its own (`stale`, `expired`,
  * `not_awaiting`, `settled`, `forbidden`, `not_found`, `unauthorized`, …), plus `network_error`
- * when no answer came back and `bad_response` when the answer could not be read.
+ * when no answer came back, `bad_response` when the answer could not be read, and `offline` when
+ * the decision was not sent because the connection to the server was not live.
  *
  * @example
  * const error: RequestError = { code: 'stale', message: 'the call changed since it was shown' };
