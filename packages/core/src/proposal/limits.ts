@@ -183,17 +183,76 @@ export function checkValue(value: unknown, maxDepth: number): ValueReading {
   return inheritsEnumerableKeys() ? walkValue(value, maxDepth, Infinity, false) : walkParsed(value, maxDepth);
 }
 
+/** Past this depth limit the walk of a parsed value keeps its own stack instead of recursing. */
+const RECURSION_DEPTH = 200;
+
 /**
  * The walk for what `JSON.parse` made: it was measured as text and holds nothing JSON cannot
  * carry, so of its leaves only a number needs a look, and as a tree it needs no record of where
- * each container sits until a problem is found. Keeps the containers still to read on its own
- * stack, in document order, and decides exactly as {@link walkValue} does.
+ * each container sits until a problem is found. Decides exactly as {@link walkValue} does, reading
+ * in its order: recursively (no allocation; most arguments nest a few levels) under a depth limit
+ * no stack minds, with a stack of its own under a deeper one.
  */
 function walkParsed(root: unknown, maxDepth: number): ValueReading {
   if (typeof root !== 'object' || root === null) {
     return typeof root === 'number' && root - root !== 0 ? { kind: 'not_finite', path: '', found: root } : { kind: 'ok', value: root };
   }
   if (maxDepth < 1) return { kind: 'too_deep' };
+  if (maxDepth > RECURSION_DEPTH) return walkParsedDeep(root, maxDepth);
+  return scanParsed(root, root, 1, maxDepth) ?? { kind: 'ok', value: root };
+}
+
+/**
+ * One container of a parsed tree and, recursively, what it holds, read as the deep walk reads:
+ * first every value the container holds (its numbers, its keys, how deep what it holds goes), then
+ * each container in it, in order. `depth` is the depth of the values it holds.
+ */
+function scanParsed(root: object, node: object, depth: number, maxDepth: number): ValueProblem | undefined {
+  let nested = false;
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) {
+      const item: unknown = node[i];
+      if (typeof item === 'object') {
+        if (item === null) continue;
+        if (depth >= maxDepth) return { kind: 'too_deep' };
+        nested = true;
+      } else if (typeof item === 'number' && item - item !== 0) {
+        return { kind: 'not_finite', path: pointerIn(root, node, i), found: item };
+      }
+    }
+    if (!nested) return undefined;
+    for (let i = 0; i < node.length; i++) {
+      const item: unknown = node[i];
+      if (typeof item !== 'object' || item === null) continue;
+      const problem = scanParsed(root, item, depth + 1, maxDepth);
+      if (problem !== undefined) return problem;
+    }
+    return undefined;
+  }
+  const source = node as Readonly<Record<string, unknown>>;
+  for (const key in source) {
+    if (key === '__proto__') return { kind: 'proto_key', path: pointerIn(root, node, key) };
+    const item = source[key];
+    if (typeof item === 'object') {
+      if (item === null) continue;
+      if (depth >= maxDepth) return { kind: 'too_deep' };
+      nested = true;
+    } else if (typeof item === 'number' && item - item !== 0) {
+      return { kind: 'not_finite', path: pointerIn(root, node, key), found: item };
+    }
+  }
+  if (!nested) return undefined;
+  for (const key in source) {
+    const item = source[key];
+    if (typeof item !== 'object' || item === null) continue;
+    const problem = scanParsed(root, item, depth + 1, maxDepth);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+}
+
+/** {@link walkParsed} under a depth limit deeper than recursion may go: containers still to read wait on its own stack, in document order. */
+function walkParsedDeep(root: object, maxDepth: number): ValueReading {
   const nodes: object[] = [root];
   // The depth of each waiting container's children.
   const depths: number[] = [1];

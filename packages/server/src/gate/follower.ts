@@ -80,10 +80,14 @@ export function createFollower(parts: FollowerParts): Follower {
   const follow = () => {
     if (stopFollowing !== undefined) return;
     const subscription = tail.subscribe((moves) => {
-      for (const { event, record } of moves) {
+      for (const move of moves) {
+        // Only the event is read here until the call has ended: a move's record may be read from its text when asked for.
+        const { event } = move;
+        const id = event.callId;
         // Another process took over a call this one runs: look whether the claim is still ours.
-        if (event.reason?.code === 'recovered' && keeper.claims.has(record.id) && pipeline.running(record.id)) recheck(record.id);
+        if (event.reason?.code === 'recovered' && keeper.claims.has(id) && pipeline.running(id)) recheck(id);
         if (!isTerminal(event.to) || event.from === event.to) continue;
+        const { record } = move;
         parts.ended(record.id);
         // This process's own ending needs no stop: the run is the one that ended it.
         if (pipeline.running(record.id) && keeper.claims.has(record.id) && event.from === 'executing' && !keeper.ending(record.id)) {

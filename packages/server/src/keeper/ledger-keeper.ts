@@ -12,6 +12,7 @@ import type { RefusalCode } from '../gate/decision.ts';
 import type { Ledger } from '../ledger/ledger.ts';
 import type { CallsTable, LedgerDatabase } from '../ledger/schema.ts';
 import { storable } from '../faults/storable.ts';
+import { READ_CALL, run } from '../ledger/statements.ts';
 import { readRecord } from '../ledger/stored-record.ts';
 import type { Policy } from '../policy/admission.ts';
 import { createCallQueue } from './call-queue.ts';
@@ -213,13 +214,15 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
       // only when someone moved it since is the row read (and locked).
       const cached = claims.known.get(id);
       if (cached !== undefined) {
-        const next = await rows.tryMove(trx, cached, event, note.actor);
-        if (next !== STALE) return next === undefined ? undefined : { previous: readRecord(cached.record), next };
+        const previous = readRecord(cached.record);
+        const next = await rows.tryMove(trx, cached, event, note.actor, {}, previous);
+        if (next !== STALE) return next === undefined ? undefined : { previous, next };
       }
       const row = await rows.lock(trx, id);
       if (row === undefined) return undefined;
-      const next = await rows.moveIn(trx, row, event, note.actor);
-      return next === undefined ? undefined : { previous: readRecord(row.record), next };
+      const previous = readRecord(row.record);
+      const next = await rows.tryMove(trx, row, event, note.actor, {}, previous);
+      return next === undefined || next === STALE ? undefined : { previous, next };
     });
     if (result === undefined) return undefined;
     written(result.next, result.previous);
@@ -258,7 +261,7 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
       const draft = drafts.get(id);
       if (draft !== undefined) return { record: draft.record, session: draft.session, owner: draft.owner, proposalHash: draft.proposalHash, draft: true };
       if (!storable(id)) return undefined;
-      const row = await ledger.read((db) => db.selectFrom('toolgate_calls').select(['record', 'session', 'owner', 'proposal_hash']).where('id', '=', id).executeTakeFirst());
+      const row = await ledger.read(async (db) => (await run<Pick<CallsTable, 'record' | 'session' | 'owner' | 'proposal_hash'>>(db, ledger.dialect, READ_CALL, [id])).rows[0]);
       return row === undefined ? undefined : { record: readRecord(row.record), session: row.session, owner: row.owner, proposalHash: row.proposal_hash, draft: false };
     },
     exclusive: queue.exclusive,

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { canonicalJson, type Reason, type ToolCallRecord } from '@toolgate/core';
 import type { NewLedgerEvent } from '../ledger/ledger.ts';
 import { storeRecord } from '../ledger/stored-record.ts';
@@ -11,7 +11,7 @@ import { storeRecord } from '../ledger/stored-record.ts';
  * hashInput({ amount_cents: 2000 }); // 'b3…'
  */
 export function hashInput(input: unknown): string {
-  return createHash('sha256').update(canonicalJson(input)).digest('hex');
+  return hash('sha256', canonicalJson(input));
 }
 
 /**
@@ -40,7 +40,7 @@ export function rowColumns(next: ToolCallRecord, row: { readonly fence: number; 
     record: storeRecord(next),
     updated_at: next.updatedAt,
     input,
-    input_hash: input === null ? row.input_hash : hashInput(next.input),
+    input_hash: input === null ? row.input_hash : hash('sha256', input),
     output: next.status === 'committed' && next.output !== undefined ? JSON.stringify(next.output) : null,
     reason: next.reason === undefined ? null : JSON.stringify(next.reason),
     lease_owner: executing ? lease.instance : null,

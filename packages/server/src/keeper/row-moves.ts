@@ -3,6 +3,7 @@ import type { Transaction } from 'kysely';
 import type { RefusalCode } from '../gate/decision.ts';
 import type { Ledger } from '../ledger/ledger.ts';
 import type { CallsTable, LedgerDatabase } from '../ledger/schema.ts';
+import { changed, INSERT_CALL, insertCallValues, run, UPDATE_CALL, updateCallValues } from '../ledger/statements.ts';
 import { readRecord } from '../ledger/stored-record.ts';
 import type { Policy } from '../policy/admission.ts';
 import type { Claims } from './claims.ts';
@@ -51,7 +52,8 @@ export interface RowMoves {
    * was taken meanwhile.
    */
   readonly writeDraft: (trx: Trx, draft: DraftRow, last: ToolCallRecord) => Promise<{ fence: number; key: string; record: ToolCallRecord } | undefined>;
-  readonly tryMove: (trx: Trx, row: CallsTable, event: CallEvent, actor: string, extra?: MoveExtra) => Promise<ToolCallRecord | undefined | typeof STALE>;
+  /** One move of a stored call from `row` (its record read already, or read here). */
+  readonly tryMove: (trx: Trx, row: CallsTable, event: CallEvent, actor: string, extra?: MoveExtra, current?: ToolCallRecord) => Promise<ToolCallRecord | undefined | typeof STALE>;
   readonly moveIn: (trx: Trx, row: CallsTable, event: CallEvent, actor: string, extra?: MoveExtra) => Promise<ToolCallRecord | undefined>;
   readonly refuse: (trx: Trx, row: CallsTable, actor: string, code: RefusalCode | 'recovered', message: string) => Promise<void>;
 }
@@ -125,12 +127,7 @@ export function createRowMoves({ ledger, clock, leaseMs, approvalTtlMs, instance
       created_at: last.createdAt,
       ...columns,
     };
-    const inserted = await trx
-      .insertInto('toolgate_calls')
-      .values(row)
-      .onConflict((conflict) => conflict.column('id').doNothing())
-      .executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return undefined;
+    if (changed(await run(trx, ledger.dialect, INSERT_CALL, insertCallValues(row))) === 0) return undefined;
     await ledger.recordEvents(
       trx,
       moves.map((move) => moveEvent(draft.session, move.from, move.to, move.actor)),
@@ -141,8 +138,7 @@ export function createRowMoves({ ledger, clock, leaseMs, approvalTtlMs, instance
     return { fence: columns.fence, key: row.idempotency_key, record: last };
   }
 
-  async function tryMove(trx: Trx, row: CallsTable, event: CallEvent, actor: string, extra: MoveExtra = {}): Promise<ToolCallRecord | undefined | typeof STALE> {
-    const current = readRecord(row.record);
+  async function tryMove(trx: Trx, row: CallsTable, event: CallEvent, actor: string, extra: MoveExtra = {}, current = readRecord(row.record)): Promise<ToolCallRecord | undefined | typeof STALE> {
     const next = transition(current, event, clock.now());
     if (next === undefined) return undefined;
     if (current.status === 'executing' && extra.unfenced !== true && !(event.type === 'cancel' && event.reason.code === 'user_cancelled')) {
@@ -154,13 +150,7 @@ export function createRowMoves({ ledger, clock, leaseMs, approvalTtlMs, instance
       }
     }
     const columns = rowColumns(next, row, lease());
-    const updated = await trx
-      .updateTable('toolgate_calls')
-      .set({ ...columns, version: row.version + 1 })
-      .where('id', '=', row.id)
-      .where('version', '=', row.version)
-      .executeTakeFirst();
-    if (Number(updated.numUpdatedRows) === 0) return STALE;
+    if (changed(await run(trx, ledger.dialect, UPDATE_CALL, updateCallValues({ ...columns, version: row.version + 1 }, row.id, row.version))) === 0) return STALE;
     // A call that stops counting against its budgets gives its share back, before the chain's lock.
     if (next.status === 'cancelled' && (current.status === 'awaiting_approval' || current.status === 'executing')) await policy?.release(trx, row.id);
     await ledger.recordEvents(trx, [moveEvent(row.session, current, next, actor)]);

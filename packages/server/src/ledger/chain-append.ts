@@ -1,7 +1,9 @@
 import { sql, type Transaction } from 'kysely';
 import type { ChainHasher } from './chain.ts';
-import { NOTIFY_CHANNEL, type EventReason, type LedgerEvent, type NewLedgerEvent } from './ledger.ts';
+import type { ToolCallRecord } from '@toolgate/core';
+import { NOTIFY_CHANNEL, type EventReason, type LedgerEvent, type LedgerMove, type NewLedgerEvent } from './ledger.ts';
 import type { EventsTable, LedgerDatabase, PendingTable } from './schema.ts';
+import { changed, EVENT_COLUMNS, eventRowValues, GUARDED_HEAD, insertEvents, run, statement, type Statement } from './statements.ts';
 import { readRecord } from './stored-record.ts';
 import { toEvent } from './event-rows.ts';
 import type { Head, TransactionState } from './transactions.ts';
@@ -118,10 +120,24 @@ function chained(state: TransactionState, rows: readonly EventsTable[]): LedgerE
   state.head = { seq: last.seq, hash: last.hash };
   const appended = rows.map(toEvent);
   rows.forEach((row, index) => {
-    if (row.record !== null) state.moves.push({ event: appended[index] as LedgerEvent, record: readRecord(row.record) });
+    if (row.record !== null) state.moves.push(lazyMove(appended[index] as LedgerEvent, row.record));
     else state.moves.length = 0; // a gap a reader would notice: let it read instead
   });
   return appended;
+}
+
+/**
+ * A move whose record is read from its stored text when first asked for: a listener that only
+ * looks at the event (the gate's follower, for most moves) costs no parse.
+ */
+function lazyMove(event: LedgerEvent, text: string): LedgerMove {
+  let record: ToolCallRecord | undefined;
+  return {
+    event,
+    get record() {
+      return (record ??= readRecord(text));
+    },
+  };
 }
 
 const headUpdate = (trx: Transaction<LedgerDatabase>, rows: readonly EventsTable[], hasher: ChainHasher) => {
@@ -133,13 +149,10 @@ const headUpdate = (trx: Transaction<LedgerDatabase>, rows: readonly EventsTable
 /** SQLite: the rows chained after the head this ledger expects, if the head is still that one. */
 async function sqliteAfterGuess(trx: Transaction<LedgerDatabase>, hasher: ChainHasher, guess: Head, events: readonly NewLedgerEvent[]): Promise<EventsTable[] | undefined> {
   const candidate = chainRows(guess, events, hasher);
-  const { update } = headUpdate(trx, candidate, hasher);
-  const guarded = update
-    .where('last_seq', '=', guess.seq)
-    .where('last_hash', '=', guess.hash)
-    .where((eb) => eb.or([eb('algorithm', '=', hasher.algorithm), eb('algorithm', 'is', null)]));
-  if (Number((await guarded.executeTakeFirst()).numUpdatedRows) !== 1) return undefined;
-  await trx.insertInto('toolgate_events').values(candidate).execute();
+  const last = candidate[candidate.length - 1] as EventsTable;
+  const moved = await run(trx, 'sqlite', GUARDED_HEAD, [last.seq, last.hash, hasher.algorithm, guess.seq, guess.hash, hasher.algorithm]);
+  if (changed(moved) !== 1) return undefined;
+  await run(trx, 'sqlite', insertEvents(candidate.length), candidate.flatMap(eventRowValues));
   return candidate;
 }
 
@@ -151,21 +164,45 @@ async function sqliteAfterGuess(trx: Transaction<LedgerDatabase>, hasher: ChainH
 async function pgTryChain(trx: Transaction<LedgerDatabase>, hasher: ChainHasher, guess: Head, events: readonly NewLedgerEvent[], orPending: boolean): Promise<EventsTable[] | undefined> {
   const candidate = chainRows(guess, events, hasher);
   const last = candidate[candidate.length - 1] as EventsTable;
-  const pending = orPending
-    ? sql`, pending as (insert into toolgate_pending (${sql.join(PENDING_COLUMNS.map((c) => sql.ref(c)))}) select * from (values ${sql.join(events.map((e) => pendingValues(pendingRow(e))))}) as v where not exists (select 1 from chained) returning 1)`
-    : sql``;
-  const { rows } = await sql<{ chained: number }>`
-    with chained as (
-      update toolgate_chain set last_seq = ${last.seq}, last_hash = ${last.hash}, algorithm = ${hasher.algorithm}
-      where id = 1 and last_seq = ${guess.seq} and last_hash = ${guess.hash} and (algorithm = ${hasher.algorithm} or algorithm is null)
-        and not exists (select 1 from toolgate_pending) and pg_try_advisory_xact_lock(${CHAIN_LOCK})
-      returning ${notify(last.seq)}
-    ), inline as (
-      insert into toolgate_events (${sql.join(EVENT_COLUMNS.map((c) => sql.ref(c)))})
-      select * from (values ${sql.join(candidate.map(eventValues))}) as v where exists (select 1 from chained) returning 1
-    )${pending}
-    select (select count(*) from inline)::int as chained`.execute(trx);
+  const values: unknown[] = [last.seq, last.hash, hasher.algorithm, guess.seq, guess.hash, hasher.algorithm, CHAIN_LOCK, NOTIFY_CHANNEL, String(last.seq)];
+  for (const row of candidate) values.push(...eventRowValues(row));
+  if (orPending) for (const event of events) values.push(...pendingRowValues(pendingRow(event)));
+  const { rows } = await run<{ chained: number }>(trx, 'postgres', tryChainStatement(candidate.length, orPending), values);
   return rows[0]?.chained === candidate.length ? candidate : undefined;
+}
+
+const tryChains = new Map<string, Statement>();
+
+/**
+ * PostgreSQL's one statement for {@link pgTryChain}, for `count` events (kept per count and kind).
+ * Its values: the new head (seq, hash, algorithm), the guessed head (seq, hash) and the algorithm
+ * again, the lock, the channel and the notified seq; then each event's columns; then, with
+ * `orPending`, each event's pending columns.
+ */
+function tryChainStatement(count: number, orPending: boolean): Statement {
+  const key = `${count}:${orPending}`;
+  let found = tryChains.get(key);
+  if (found !== undefined) return found;
+  const eventRow = '(?::bigint, ?, ?, ?::text, ?, ?, ?::bigint, ?::text, ?::text, ?, ?)';
+  const pendingRowMarks = '(?, ?, ?::text, ?, ?, ?::bigint, ?::text, ?::text)';
+  const many = (row: string) => Array.from({ length: count }, () => row).join(', ');
+  const names = (columns: readonly string[]) => columns.map((column) => `"${column}"`).join(', ');
+  const pending = orPending
+    ? `, pending as (insert into toolgate_pending (${names(PENDING_COLUMNS)}) select * from (values ${many(pendingRowMarks)}) as v where not exists (select 1 from chained) returning 1)`
+    : '';
+  found = statement(`
+    with chained as (
+      update toolgate_chain set last_seq = ?, last_hash = ?, algorithm = ?
+      where id = 1 and last_seq = ? and last_hash = ? and (algorithm = ? or algorithm is null)
+        and not exists (select 1 from toolgate_pending) and pg_try_advisory_xact_lock(?)
+      returning pg_notify(?, ?) as notified
+    ), inline as (
+      insert into toolgate_events (${names(EVENT_COLUMNS)})
+      select * from (values ${many(eventRow)}) as v where exists (select 1 from chained) returning 1
+    )${pending}
+    select (select count(*) from inline)::int as chained`);
+  if (tryChains.size < 64) tryChains.set(key, found);
+  return found;
 }
 
 /** Reads the head (holding the chain: on PostgreSQL its lock, on SQLite the write lock) and chains the rows after it. */
@@ -223,7 +260,6 @@ export const BATCH = 500;
 /** Delivered to every listening connection when (and only if) the transaction commits. */
 const notify = (seq: number) => sql<string>`pg_notify(${NOTIFY_CHANNEL}, ${String(seq)})`.as('notified');
 
-const EVENT_COLUMNS = ['seq', 'call_id', 'session', 'from_status', 'to_status', 'actor', 'at', 'reason', 'record', 'prev_hash', 'hash'] as const;
 const PENDING_COLUMNS = ['call_id', 'session', 'from_status', 'to_status', 'actor', 'at', 'reason', 'record'] as const;
 
 /** One event as a row of a VALUES list, in `EVENT_COLUMNS` order, typed for PostgreSQL. */
@@ -233,8 +269,9 @@ function eventValues(row: EventsTable) {
 
 type PendingRow = Omit<PendingTable, 'id'>;
 
-function pendingValues(row: PendingRow) {
-  return sql`(${row.call_id}, ${row.session}, ${row.from_status}::text, ${row.to_status}, ${row.actor}, ${row.at}::bigint, ${row.reason}::text, ${row.record}::text)`;
+/** One pending row's values, in `PENDING_COLUMNS` order. */
+function pendingRowValues(row: PendingRow): unknown[] {
+  return [row.call_id, row.session, row.from_status, row.to_status, row.actor, row.at, row.reason, row.record];
 }
 
 function pendingRow(event: NewLedgerEvent): PendingRow {

@@ -1,4 +1,4 @@
-import { createHash, createHmac } from 'node:crypto';
+import { createHmac, hash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import type { Reason } from '@toolgate/core';
 import type { EventsTable } from './schema.ts';
@@ -30,34 +30,43 @@ export function chainHasher(auditKey: string | Uint8Array | undefined): ChainHas
   if (auditKey !== undefined && auditKey.length === 0) {
     throw new Error('auditKey is empty: pass the secret the chain is keyed with, or leave auditKey out for plain SHA-256.');
   }
-  const digest = () => (auditKey === undefined ? createHash('sha256') : createHmac('sha256', auditKey));
   return {
     algorithm: auditKey === undefined ? 'sha256' : 'hmac-sha256',
     // `seq` lets verify() ask whether a row was written under another number (renumbering).
     hash: (prevHash, row, seq = row.seq) =>
-      digest()
-        .update(prevHash + hashedFields(row, seq))
-        .digest('hex'),
+      auditKey === undefined
+        ? hash('sha256', prevHash + hashedFields(row, seq))
+        : createHmac('sha256', auditKey)
+            .update(prevHash + hashedFields(row, seq))
+            .digest('hex'),
   };
 }
 
-// RFC 8785 canonical JSON of the event as readers see it: the same bytes on every platform and
-// after a round trip through either database, since the reason is hashed as it is stored.
-function hashedFields(row: EventsTable, seq: number): string {
-  const fields = {
-    seq,
-    callId: row.call_id,
-    session: row.session,
-    from: row.from_status,
-    to: row.to_status,
-    actor: row.actor,
-    at: row.at,
-    reason: row.reason === null ? null : (JSON.parse(row.reason) as Reason),
-    // The record is hashed as the text stored, so the trail also proves what each call held
-    // (its input when approved, its output when committed) without re-serialising it.
-    record: row.record === null ? null : createHash('sha256').update(row.record).digest('hex'),
-  };
-  return canonicalize(fields) as string;
+/**
+ * RFC 8785 canonical JSON of the event as readers see it: the same bytes on every platform and
+ * after a round trip through either database, since the reason is hashed as it is stored. Written
+ * out field by field, keys in their canonical order (RFC 8785 writes strings and numbers as
+ * `JSON.stringify` does), which is what canonicalising the object gives, without sorting its keys
+ * for every event; only the reason, which a caller shapes, goes through the general form.
+ *
+ * @example
+ * hashedFields(row, row.seq); // '{"actor":"user_42","at":1767225600000,"callId":"call_1",…}'
+ */
+export function hashedFields(row: EventsTable, seq: number): string {
+  const reason = row.reason === null ? 'null' : (canonicalize(JSON.parse(row.reason) as Reason) as string);
+  // The record is hashed as the text stored, so the trail also proves what each call held
+  // (its input when approved, its output when committed) without re-serialising it.
+  const record = row.record === null ? 'null' : `"${hash('sha256', row.record)}"`;
+  const text = (value: string | null) => (value === null ? 'null' : JSON.stringify(value));
+  return (
+    `{"actor":${text(row.actor)},"at":${number(row.at)},"callId":${text(row.call_id)},"from":${text(row.from_status)},` +
+    `"reason":${reason},"record":${record},"seq":${number(seq)},"session":${text(row.session)},"to":${text(row.to_status)}}`
+  );
+}
+
+/** A number as RFC 8785 writes it (as `JSON.stringify` does; a value read back as text is written as that text). */
+function number(value: number | string): string {
+  return JSON.stringify(value);
 }
 
 /**

@@ -54,9 +54,9 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
       if (state.pending) sequencer.kick();
     },
     ended: (state) => state.head !== undefined && committing.delete(state.head.seq),
-    // A move that left its event pending returns once it is chained: its caller's next move then
-    // finds the chain free, instead of racing the pass it started.
-    chained: () => sequencer.chained(),
+    // A move that left its event pending returns once it has committed, without waiting for the
+    // pass that chains it: its call's next move leaves its event pending after it, and is chained
+    // after it. Waiting made every move under load cost a commit and a pass of the sequencer.
   });
   const chain = createChainAppender({ dialect, hasher, stateOf: transactions.stateOf });
   const sequencer = createSequencer({

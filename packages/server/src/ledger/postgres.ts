@@ -97,8 +97,9 @@ export async function postgresLedger(options: PostgresLedgerOptions): Promise<Le
         };
       },
       failure: postgresFailure,
-      // Half of the pool: writers beyond it wait for the chain head without holding a connection.
-      writers: Math.max(1, Math.floor(poolSize(pool) / 2)),
+      // A move never waits for the chain (it leaves its event pending when the chain is busy), so
+      // writers may take the pool but for the live feed's connection and one for reads.
+      writers: Math.max(1, poolSize(pool) - 2),
       async close() {
         await feed.close();
         await db.destroy();

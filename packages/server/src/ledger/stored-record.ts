@@ -7,8 +7,15 @@ import type { ToolCallRecord } from '@toolgate/core';
  * const text = storeRecord(call);
  */
 export function storeRecord(record: ToolCallRecord): string {
-  return JSON.stringify(record);
+  // A move stores its record twice (the call's row and its event), and records are frozen: one
+  // serialisation serves both.
+  if (!Object.isFrozen(record)) return JSON.stringify(record);
+  let text = stored.get(record);
+  if (text === undefined) stored.set(record, (text = JSON.stringify(record)));
+  return text;
 }
+
+const stored = new WeakMap<ToolCallRecord, string>();
 
 /**
  * A stored record read back with every key a record has (unset ones `undefined`), in the order
