@@ -1,6 +1,7 @@
 import {
   createContinuationGuard,
   createPending,
+  isTerminal,
   openaiChatReply,
   openaiChatTools,
   readOpenAIChatStream,
@@ -223,9 +224,25 @@ function createChat(
       timer = undefined;
       update(key, { text, ...calls() });
     };
+    /**
+     * Each call's arguments as the model wrote them (as far as it got), and the records of calls
+     * that ended before any gate the page mirrors had them.
+     */
+    const asWritten = (): Partial<AssistantEntry> => {
+      const argumentsOf = new Map((reader.assistantMessage().tool_calls ?? []).map((call) => [call.id, call.function.arguments]));
+      const records = reader.calls();
+      return {
+        sent: Object.fromEntries(records.flatMap((call) => {
+          const written = argumentsOf.get(router.modelIdOf(call.id) ?? call.id);
+          return written === undefined ? [] : [[call.id, written]];
+        })),
+        ended: Object.fromEntries(records.filter((call) => isTerminal(call.status) && !router.reachedGate(call.id)).map((call) => [call.id, call])),
+      };
+    };
+    let stream: Awaited<ReturnType<typeof connected.client.chat.completions.create>> | undefined;
     try {
       const state = await book.read(info.id);
-      const stream = await connected.client.chat.completions.create(
+      stream = await connected.client.chat.completions.create(
         {
           model: connected.model,
           messages: [{ role: 'system', content: `${SYSTEM_PROMPT}\n${shopSummary(state)}` }, ...messages],
@@ -244,26 +261,24 @@ function createChat(
       }
       reader.end();
     } catch (error) {
-      // A turn that never finished is not answered, so none of its calls may go on to commit.
-      reader.abort(signal.aborted ? 'the visitor stopped the model' : 'the model stream broke off');
+      // A turn that never finished is not answered, so none of its calls may go on to commit: the
+      // visitor's stop cancels them, a broken stream rejects them as truncated (in the ledger, so
+      // the page shows why), and anything already proposed is cancelled.
+      // The calls still being written end here; only those already proposed need a cancel.
+      const unwritten = new Set(reader.calls().flatMap((call) => (router.reachedGate(call.id) ? [] : [call.id])));
+      if (signal.aborted) reader.abort('the visitor stopped the model');
+      else reader.fail(error);
       signal.removeEventListener('abort', cancelOpen);
-      cancelOpen();
-      throw error;
+      for (const call of reader.calls()) if (!unwritten.has(call.id)) router.cancel(call.id, 'the model stream broke off before the turn was complete');
+      throw signal.aborted || stream === undefined ? error : new StreamCut(error);
     } finally {
       clearTimeout(timer);
-      update(key, { text, ...calls(), previews: {}, streaming: false });
+      update(key, { text, ...calls(), previews: {}, streaming: false, ...asWritten() });
     }
     const message = reader.assistantMessage();
     messages.push(message);
     const turnCalls = reader.calls();
-    const argumentsOf = new Map((message.tool_calls ?? []).map((call) => [call.id, call.function.arguments]));
     const modelIds = Object.fromEntries(turnCalls.map((call) => [call.id, router.modelIdOf(call.id) ?? call.id]));
-    update(key, {
-      sent: Object.fromEntries(turnCalls.flatMap((call) => {
-        const sent = argumentsOf.get(modelIds[call.id] ?? call.id);
-        return sent === undefined ? [] : [[call.id, sent]];
-      })),
-    });
     if (turnCalls.length === 0) {
       signal.removeEventListener('abort', cancelOpen);
       await save();
@@ -307,7 +322,8 @@ function createChat(
     } catch (error) {
       if (closed) return;
       if (controller.signal.aborted) notice('stop', 'Stopped. Calls that had not finished were cancelled; nothing they would have done was committed.');
-      else notice('error', `The model could not be reached: ${error instanceof Error ? error.message : String(error)}`);
+      else if (error instanceof StreamCut) notice('error', `The model’s stream was cut (${messageOf(error.cause)}). The calls it had not finished writing were not run.`);
+      else notice('error', `The model could not be reached: ${messageOf(error)}`);
     } finally {
       if (running === controller) running = undefined;
       if (!closed) {
@@ -367,6 +383,15 @@ function asTheModelSaw(turn: SettledTurn): SettledTurn {
     }),
   };
 }
+
+/** The model's stream broke off after it had begun: the model was reached, and what it wrote so far is on screen. */
+class StreamCut extends Error {
+  constructor(cause: unknown) {
+    super(`the model's stream was cut: ${messageOf(cause)}`, { cause });
+  }
+}
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 function pending(call: { readonly id: string; readonly name: string }) {
   return createPending({ id: call.id, name: call.name, source: 'openai-chat', generatedId: false, turn: undefined, at: Date.now() });

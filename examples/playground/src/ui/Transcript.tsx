@@ -77,11 +77,11 @@ const Entry = memo(function Entry({ entry, audit, pageGate }: { entry: Transcrip
               <ul className="call-list" aria-label="Tool calls">
                 {entry.callIds.map((id) =>
                   !PAGE_TOOL_NAMES.has(entry.names?.[id] ?? '') ? (
-                    <ToolCallCard key={id} id={id} name={entry.names?.[id]} modelId={entry.modelIds?.[id]} sent={entry.sent?.[id]} preview={entry.previews?.[id]} runs="server" />
+                    <ToolCallCard key={id} id={id} name={entry.names?.[id]} modelId={entry.modelIds?.[id]} sent={entry.sent?.[id]} preview={entry.previews?.[id]} ended={entry.ended?.[id]} runs="server" />
                   ) : (
                     // A page tool's call: its status comes from the browser's own gate.
                     <ToolGateProvider key={id} gate={pageGate}>
-                      <ToolCallCard id={id} name={entry.names?.[id]} modelId={entry.modelIds?.[id]} sent={entry.sent?.[id] ?? entry.pageCalls?.[id]?.arguments} preview={entry.previews?.[id]} runs="page" />
+                      <ToolCallCard id={id} name={entry.names?.[id]} modelId={entry.modelIds?.[id]} sent={entry.sent?.[id] ?? entry.pageCalls?.[id]?.arguments} preview={entry.previews?.[id]} ended={entry.ended?.[id]} runs="page" />
                     </ToolGateProvider>
                   ),
                 )}
