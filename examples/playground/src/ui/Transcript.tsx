@@ -43,7 +43,8 @@ const Entry = memo(function Entry({ entry, audit, pageGate }: { entry: Transcrip
       );
     case 'notice':
       return (
-        <div className="notice" data-testid="notice" data-tone={entry.tone}>
+        // Each notice is a live region of its own: announced when it appears, whatever the log around it does.
+        <div className="notice" data-testid="notice" data-tone={entry.tone} role="status" aria-live="polite">
           <span className="notice-icon" aria-hidden="true">
             {entry.tone === 'guard' ? '‖' : entry.tone === 'stop' ? '■' : '!'}
           </span>
