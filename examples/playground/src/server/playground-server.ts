@@ -362,7 +362,7 @@ function principalOf(secret: string): string {
 
 class ApiError extends Error {
   constructor(
-    readonly status: 400 | 401 | 404 | 409 | 415,
+    readonly status: 400 | 401 | 404 | 409 | 413 | 415,
     readonly code: string,
     message: string,
   ) {
@@ -370,11 +370,31 @@ class ApiError extends Error {
   }
 }
 
+/** The largest body the API reads, in bytes: a message is 4,000 characters (up to 4 bytes each in UTF-8), the rest is smaller. */
+const MAX_BODY_BYTES = 64 * 1024;
+
+/**
+ * The request's JSON body, read only as far as the limit: a body declared larger is refused before
+ * a byte of it is read, and one that turns out larger is cut off there.
+ */
 async function readJson(c: Context): Promise<Record<string, unknown>> {
   if (!/^application\/json\b/i.test(c.req.header('content-type') ?? '')) throw new ApiError(415, 'unsupported_media_type', 'send the body as application/json');
+  const tooLarge = () => new ApiError(413, 'too_large', `the body may be at most ${MAX_BODY_BYTES} bytes`);
+  if (Number(c.req.header('content-length') ?? 0) > MAX_BODY_BYTES) throw tooLarge();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = c.req.raw.body?.getReader();
+  for (let part = await reader?.read(); part !== undefined && !part.done; part = await reader?.read()) {
+    size += part.value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader?.cancel();
+      throw tooLarge();
+    }
+    chunks.push(part.value);
+  }
   let body: unknown;
   try {
-    body = await c.req.json();
+    body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
   } catch {
     throw new ApiError(400, 'malformed', 'the body is not valid JSON');
   }
