@@ -62,8 +62,11 @@ export interface Chat {
   readonly modelLabel: () => string;
   /** Starts an exchange with the visitor's message; `false` when one is already running. */
   readonly send: (text: string) => boolean;
-  /** Stops the exchange: the model stream is aborted and every call still open is cancelled. */
-  readonly stop: () => void;
+  /**
+   * Stops the exchange: the model stream is aborted and every call still open is cancelled, with
+   * `reason` (default: the visitor stopped the conversation). `false` when no exchange was running.
+   */
+  readonly stop: (reason?: string) => boolean;
   /** Goes on with an exchange a previous server process left waiting for its calls' answers. */
   readonly resume: () => void;
   /** Stops writing, without cancelling anything (the server is shutting down; the next one resumes). */
@@ -79,18 +82,20 @@ export function loadChat(deps: ChatDeps, row: ChatsTable): Chat {
   return createChat(deps, { id: row.id, principal: row.principal, pace: row.pace === 'instant' ? 'instant' : 'realistic', mode: row.mode === 'remote' ? 'remote' : 'scripted' }, { entries, messages, held, waiting });
 }
 
-/** A new conversation with a fresh shop, written to the database. */
-export async function startChat(deps: ChatDeps, init: { readonly principal: string; readonly pace: Pace; readonly mode: ChatMode }): Promise<Chat> {
+/** A new conversation, with a fresh shop, written to the database; `notice` opens its transcript (what became of the last chat, say). */
+export async function startChat(deps: ChatDeps, init: { readonly principal: string; readonly pace: Pace; readonly mode: ChatMode; readonly notice?: string | undefined }): Promise<Chat> {
   const id = `chat_${randomBytes(9).toString('base64url')}`;
+  const { notice, ...chat } = init;
+  const entries: TranscriptEntry[] = notice === undefined ? [] : [{ kind: 'notice', key: 'n0', tone: 'stop', text: notice }];
   await deps.store.write(async (trx) => {
     await trx
       .insertInto('playground_chats')
-      .values({ id, principal: init.principal, created_at: Date.now(), pace: init.pace, mode: init.mode, entries: '[]', messages: '[]', held: null, waiting: null })
+      .values({ id, principal: chat.principal, created_at: Date.now(), pace: chat.pace, mode: chat.mode, entries: JSON.stringify(entries), messages: '[]', held: null, waiting: null })
       .execute();
     await deps.book.open(trx, id);
-    await trx.insertInto('playground_visitors').values({ principal: init.principal, chat: id }).onConflict((conflict) => conflict.column('principal').doUpdateSet({ chat: id })).execute();
+    await trx.insertInto('playground_visitors').values({ principal: chat.principal, chat: id }).onConflict((conflict) => conflict.column('principal').doUpdateSet({ chat: id })).execute();
   });
-  return createChat(deps, { id, ...init }, { entries: [], messages: [], held: undefined, waiting: undefined });
+  return createChat(deps, { id, ...chat }, { entries, messages: [], held: undefined, waiting: undefined });
 }
 
 function createChat(
@@ -204,7 +209,7 @@ function createChat(
     const reader = readOpenAIChatStream(router, { signal, previewIntervalMs: 100 });
     // Stopping also cancels the calls already handed to a gate: a running tool sees its signal abort.
     const cancelOpen = () => {
-      for (const call of reader.calls()) router.cancel(call.id, 'the visitor stopped the conversation');
+      for (const call of reader.calls()) router.cancel(call.id, stopReason(signal));
     };
     signal.addEventListener('abort', cancelOpen, { once: true });
     // Text and new calls reach the transcript (and the page) at most every 50 ms, however fast the chunks come.
@@ -266,7 +271,7 @@ function createChat(
       // the page shows why), and anything already proposed is cancelled.
       // The calls still being written end here; only those already proposed need a cancel.
       const unwritten = new Set(reader.calls().flatMap((call) => (router.reachedGate(call.id) ? [] : [call.id])));
-      if (signal.aborted) reader.abort('the visitor stopped the model');
+      if (signal.aborted) reader.abort(stopReason(signal));
       else reader.fail(error);
       signal.removeEventListener('abort', cancelOpen);
       for (const call of reader.calls()) if (!unwritten.has(call.id)) router.cancel(call.id, 'the model stream broke off before the turn was complete');
@@ -296,8 +301,8 @@ function createChat(
   async function settleWaiting(owed: Waiting, signal: AbortSignal): Promise<boolean> {
     const cancelOpen = () => {
       for (const call of owed.calls) {
-        if (call.inPage) pageResults.settle(endedHere(pending(call), 'cancelled', { code: 'user_cancelled', message: 'the visitor stopped the conversation' }));
-        else void gate.cancel(call.id, { principal: info.principal, reason: 'the visitor stopped the conversation' }).catch(deps.onError);
+        if (call.inPage) pageResults.settle(endedHere(pending(call), 'cancelled', { code: 'user_cancelled', message: stopReason(signal) }));
+        else void gate.cancel(call.id, { principal: info.principal, reason: stopReason(signal) }).catch(deps.onError);
       }
     };
     signal.addEventListener('abort', cancelOpen, { once: true });
@@ -357,7 +362,11 @@ function createChat(
       });
       return true;
     },
-    stop: () => running?.abort(new DOMException('The visitor stopped the model.', 'AbortError')),
+    stop(reason = STOPPED) {
+      if (running === undefined) return false;
+      running.abort(new DOMException(reason, 'AbortError'));
+      return true;
+    },
     resume() {
       const owed = waiting;
       if (owed === undefined || running !== undefined) return;
@@ -390,6 +399,11 @@ class StreamCut extends Error {
     super(`the model's stream was cut: ${messageOf(cause)}`, { cause });
   }
 }
+
+const STOPPED = 'the visitor stopped the conversation';
+
+/** Why the exchange was stopped, as the calls it cancels are told. */
+const stopReason = (signal: AbortSignal): string => (signal.reason instanceof Error && signal.reason.message !== '' ? signal.reason.message : STOPPED);
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
