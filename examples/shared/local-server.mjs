@@ -13,7 +13,7 @@
 import { createServer } from 'node:http';
 
 /** How long a shutdown may take before the process exits anyway. */
-const GRACE_MS = 1500;
+const GRACE_MS = 1000;
 
 /**
  * Listens on `host:port` (0 picks a free port) and returns the server; requests wait until
