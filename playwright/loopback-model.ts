@@ -10,6 +10,10 @@ import type { AddressInfo } from 'node:net';
  * First answer to a user message: three parallel `add_to_cart` calls whose argument fragments
  * arrive interleaved, the third with malformed JSON. Answer to the tool messages: a sentence
  * naming each result it received, so a test can read what the browser sent back.
+ *
+ * A user message with `[cut]` in it gets a `transfer_funds` call whose arguments stop halfway,
+ * and then the connection is destroyed; with `[hold]`, the stream stops halfway through the
+ * arguments and stays open until the client goes away.
  */
 export interface LoopbackModel {
   readonly url: string;
@@ -110,6 +114,17 @@ async function handle(request: IncomingMessage, response: ServerResponse, log: L
   await send({ delta: { role: 'assistant', content: '' } });
   const lastUser = body.messages.findLastIndex((message) => message.role === 'user');
   const replies = body.messages.slice(lastUser + 1).filter((message) => message.role === 'tool');
+  const content = body.messages[lastUser]?.content;
+  const said = typeof content === 'string' ? content : JSON.stringify(content ?? '');
+  if (replies.length === 0 && /\[(cut|hold)\]/.test(said)) {
+    await send({ delta: { content: 'Sending it now.' } });
+    await send({ delta: { tool_calls: [{ index: 0, id: `call_${body.messages.length}cut`, type: 'function', function: { name: 'transfer_funds', arguments: '' } }] } });
+    await send({ delta: { tool_calls: [{ index: 0, function: { arguments: '{"to": "sam@example.com", "amount_' } }] } });
+    // Cut inside the call's arguments: the socket goes, with no finish_reason and no [DONE].
+    if (said.includes('[cut]')) response.destroy();
+    else await new Promise((resolve) => response.once('close', resolve));
+    return;
+  }
   if (replies.length === 0) {
     for (const word of ['Adding ', 'a tee, ', 'two maps ', 'and a beanie.']) await send({ delta: { content: word } });
     const ids = LOOPBACK_CALLS.map((call) => `call_${body.messages.length}${call.suffix}`);

@@ -14,10 +14,10 @@ import { getRequestListener } from '@hono/node-server';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createServer as createViteServer, createServerModuleRunner } from 'vite';
+import { listenLocally } from '../shared/local-server.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const production = process.argv.includes('--production');
@@ -25,17 +25,24 @@ const host = process.env.HOST ?? '127.0.0.1';
 const port = Number(process.env.PORT ?? 5174);
 process.env.AI_SDK_CHAT_LEDGER = resolve(process.env.AI_SDK_CHAT_LEDGER ?? resolve(here, '.data/ai-sdk-chat.db'));
 
-const http = createServer();
+// The port first: with it taken, the example is likely running already, on this same ledger.
+// useChat sends the whole conversation with each message; 4 MiB holds a long one.
+const local = await listenLocally({ name: 'toolgate ai-sdk-chat', host, port, bodyLimitBytes: 4 * 1024 * 1024 });
 const vite = await createViteServer({
   root: here,
   configFile: production ? false : resolve(here, 'vite.config.ts'),
   appType: production ? 'custom' : 'spa',
   logLevel: production ? 'warn' : 'info',
-  server: production ? { middlewareMode: true, hmr: false, ws: false, watch: null } : { middlewareMode: true, ws: { server: http } },
+  server: production ? { middlewareMode: true, hmr: false, ws: false, watch: null } : { middlewareMode: true, ws: { server: local.http } },
 });
 const runner = createServerModuleRunner(vite.environments.ssr, { hmr: false });
 const { createApp } = await runner.import(resolve(here, 'src/server/app.ts'));
 const app = createApp();
+local.stopOnSignals(async () => {
+  await app.close();
+  await runner.close();
+  await vite.close();
+});
 
 const api = getRequestListener(app.fetch);
 let pages = vite.middlewares;
@@ -46,30 +53,11 @@ if (production) {
   site.get('*', serveStatic({ path: `${dist}/index.html` }));
   pages = getRequestListener(site.fetch);
 }
-http.on('request', (request, response) => {
+local.serve((request, response) => {
   // The demo's sign-in: each new visitor gets a random user id. A real app has its own.
   if (!/(?:^|;\s*)uid=/.test(request.headers.cookie ?? '')) response.setHeader('set-cookie', `uid=${randomUUID()}; Path=/; HttpOnly; SameSite=Strict`);
   return request.url?.startsWith('/api/') ? api(request, response) : pages(request, response);
 });
 
-await new Promise((done, fail) => {
-  http.once('error', fail);
-  http.listen(port, host, done);
-});
 const shown = relative(process.cwd(), process.env.AI_SDK_CHAT_LEDGER);
-const address = http.address();
-console.log(`toolgate ai-sdk-chat: http://${host}:${address.port} (ledger ${shown.startsWith('..') ? process.env.AI_SDK_CHAT_LEDGER : shown}, ${process.env.OPENAI_API_KEY ? `model ${process.env.OPENAI_MODEL ?? 'gpt-4o-mini'}` : 'scripted model'}${production ? ', production build' : ''})`);
-
-let stopping = false;
-async function stop() {
-  if (stopping) return;
-  stopping = true;
-  http.closeAllConnections();
-  await new Promise((done) => http.close(done));
-  await app.close();
-  await runner.close();
-  await vite.close();
-  process.exit(0);
-}
-process.on('SIGINT', stop);
-process.on('SIGTERM', stop);
+console.log(`toolgate ai-sdk-chat: http://${host}:${local.port} (ledger ${shown.startsWith('..') ? process.env.AI_SDK_CHAT_LEDGER : shown}, ${process.env.OPENAI_API_KEY ? `model ${process.env.OPENAI_MODEL ?? 'gpt-4o-mini'}` : 'scripted model'}${production ? ', production build' : ''})`);

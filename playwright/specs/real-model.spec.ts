@@ -17,6 +17,8 @@ async function heapText(page: Page): Promise<string> {
 }
 
 test('your model is called from the server: parallel calls from an OpenAI-compatible endpoint, the malformed one rejected, every result sent back, and the key never in the page', async ({ page, playground, request }, testInfo) => {
+  // Two heap snapshots of the page, each seconds on a busy machine.
+  test.setTimeout(60_000);
   const baseURL = process.env.LOOPBACK_MODEL_URL;
   if (baseURL === undefined) throw new Error('LOOPBACK_MODEL_URL is not set: the global setup starts the loopback model server.');
   // Every response the page receives, to look for the key in them.

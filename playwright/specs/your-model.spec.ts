@@ -1,8 +1,68 @@
-import { expect, test } from '../playground.ts';
+import { expect, test, type Playground } from '../playground.ts';
 
-test('a model setting the server refuses is not kept: not in this browser, not on the server, and the one in use stays', async ({ page, playground }) => {
+function loopbackUrl(): string {
   const baseURL = process.env.LOOPBACK_MODEL_URL;
   if (baseURL === undefined) throw new Error('LOOPBACK_MODEL_URL is not set: the global setup starts the loopback model server.');
+  return baseURL;
+}
+
+/** Switches to "Your model" and points it at the loopback model server. */
+async function useLoopback(playground: Playground): Promise<void> {
+  const { page } = playground;
+  await page.getByRole('radio', { name: 'Your model' }).check();
+  const form = page.getByRole('form', { name: 'Your model' });
+  await form.getByLabel('Base URL').fill(loopbackUrl());
+  await form.getByLabel('Model').fill('loopback-7b');
+  await form.getByRole('button', { name: 'Use this model' }).click();
+  await expect(playground.chat).toContainText(`loopback-7b at ${loopbackUrl()}`);
+}
+
+test("the model's stream is cut inside a call's arguments: the call is marked not run, and the notice says the stream was cut", async ({ page, playground }, testInfo) => {
+  await playground.open('');
+  await useLoopback(playground);
+  await page.getByLabel('Message').fill(`Send $25 to sam@example.com [cut] (${testInfo.testId})`);
+  await page.getByLabel('Message').press('Enter');
+  await playground.settled();
+
+  await expect(playground.calls).toHaveCount(1);
+  const call = playground.status(0);
+  await expect(call).toHaveAttribute('data-status', 'rejected');
+  await expect(call).toHaveAttribute('data-reason', 'truncated');
+  await expect(call.locator('[data-toolgate="reason"]')).toHaveText(/^Not run: the model’s stream was cut/);
+  // What the model had written of the arguments is still shown, not "…".
+  await expect(playground.calls.nth(0).getByLabel('Arguments')).toHaveText('{"to": "sam@example.com", "amount_');
+  const notice = page.getByTestId('notice').last();
+  await expect(notice).toContainText('The model’s stream was cut');
+  await expect(notice).not.toContainText('could not be reached');
+  await playground.expectStateUnchanged();
+  await playground.screenshot('your-model-cut', testInfo);
+
+  // After a reload, the same.
+  await page.reload();
+  await expect(playground.status(0)).toHaveAttribute('data-status', 'rejected');
+  await expect(playground.status(0)).toHaveAttribute('data-reason', 'truncated');
+});
+
+test('stopped while the model writes a call: the call is shown cancelled, after a reload too', async ({ page, playground }, testInfo) => {
+  await playground.open('');
+  await useLoopback(playground);
+  await page.getByLabel('Message').fill(`Send $25 to sam@example.com [hold] (${testInfo.testId})`);
+  await page.getByLabel('Message').press('Enter');
+  await expect(playground.calls.nth(0).getByLabel('Arguments')).toContainText('sam@example.com');
+  await page.getByRole('button', { name: 'Stop' }).click();
+  await playground.settled();
+
+  const call = playground.status(0);
+  await expect(call).toHaveAttribute('data-status', 'cancelled');
+  await expect(call).toHaveAttribute('data-reason', 'user_cancelled');
+  await expect(page.getByTestId('notice').last()).toContainText('Stopped');
+  await page.reload();
+  await expect(playground.status(0)).toHaveAttribute('data-status', 'cancelled');
+  await playground.expectStateUnchanged();
+});
+
+test('a model setting the server refuses is not kept: not in this browser, not on the server, and the one in use stays', async ({ page, playground }) => {
+  const baseURL = loopbackUrl();
   await playground.open('');
   await page.getByRole('radio', { name: 'Your model' }).check();
   const form = page.getByRole('form', { name: 'Your model' });

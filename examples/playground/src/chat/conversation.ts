@@ -99,7 +99,7 @@ export function openConversation(load: ChatLoad): Conversation {
     void api.shop(chat.id).then(({ shop: state }) => shop.setState(state, true), (error: unknown) => console.error(error));
   });
 
-  const verdict = watchVerdict(shop, gate);
+  const verdict = watchVerdict({ shop, gate, pageGate, history: load.audit, changesShop: (name) => SHOP_TOOLS.some((tool) => tool.name === name && tool.commit !== undefined) });
   const audit = watchAudit(load.audit, [gate, pageGate]);
   return {
     id: chat.id,

@@ -1,35 +1,63 @@
-import { isTerminal, type ToolCallStatus, type ToolGate } from '@toolgate/core';
+import { isTerminal, type AuditEvent, type ToolCallStatus, type ToolGate } from '@toolgate/core';
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { ShopStore } from '../shop/shop-store.ts';
 
 export interface Verdict {
   /** How many times the shop's state has changed since the conversation began. */
   readonly changes: number;
-  /** The call that settled last. */
-  readonly last?: { readonly callId: string; readonly name: string; readonly status: ToolCallStatus; readonly code?: string };
+  /** The call that settled last, and which state its commit would write: the shop's, or only this page's view. */
+  readonly last?: { readonly callId: string; readonly name: string; readonly status: ToolCallStatus; readonly code?: string; readonly writes: 'shop' | 'view' };
 }
 
 export type VerdictStore = StoreApi<Verdict>;
 
+/** What {@link watchVerdict} watches. */
+export interface VerdictSources {
+  readonly shop: ShopStore;
+  /** The mirror of the server gate: its calls commit to the shop. */
+  readonly gate: Pick<ToolGate, 'audit'>;
+  /** The browser's own gate: its calls commit only to this page's view. */
+  readonly pageGate: Pick<ToolGate, 'audit'>;
+  /** The server's audit trail up to the page's load: the verdict and the count go on from it, after a reload too. */
+  readonly history: readonly AuditEvent[];
+  /** Whether a committed call of this tool writes the shop (its tool has a `commit`). */
+  readonly changesShop: (name: string) => boolean;
+}
+
+/** An event that ends a call: a refusal (a stale approval, say) leaves its call as it was, and is no verdict. */
+const ends = (event: AuditEvent) => isTerminal(event.to) && event.from !== event.to;
+
+const lastOf = (event: AuditEvent, writes: 'shop' | 'view'): NonNullable<Verdict['last']> => ({
+  callId: event.callId,
+  name: event.name,
+  status: event.to,
+  ...(event.reason === undefined ? {} : { code: event.reason.code }),
+  writes,
+});
+
 /**
- * Watches the shop and the server gate's audit log together: every state change is counted, and every
- * call that settles becomes the latest verdict. Returns the store and a function that stops watching.
+ * Watches the shop and both gates' audit logs together: every state change is counted, and every
+ * call that settles becomes the latest verdict. It starts from the server's trail as loaded, so a
+ * reload shows the same verdict and count as before it. Returns the store and a function that
+ * stops watching.
  */
-export function watchVerdict(shop: ShopStore, gate: ToolGate): { verdict: VerdictStore; stop: () => void } {
-  const verdict = createStore<Verdict>()(() => ({ changes: 0 }));
+export function watchVerdict({ shop, gate, pageGate, history, changesShop }: VerdictSources): { verdict: VerdictStore; stop: () => void } {
+  const ended = history.filter(ends);
+  const latest = ended.at(-1);
+  const verdict = createStore<Verdict>()(() => ({
+    changes: ended.filter((event) => event.to === 'committed' && changesShop(event.name)).length,
+    ...(latest === undefined ? {} : { last: lastOf(latest, 'shop') }),
+  }));
   const stopShop = shop.subscribe(() => verdict.setState((state) => ({ changes: state.changes + 1 })));
-  const stopAudit = gate.audit.subscribe((event) => {
-    // A refusal (a stale approval, say) leaves its call as it was: it is no verdict.
-    if (!isTerminal(event.to) || event.from === event.to) return;
-    verdict.setState({
-      last: { callId: event.callId, name: event.name, status: event.to, ...(event.reason === undefined ? {} : { code: event.reason.code }) },
+  const follow = (source: Pick<ToolGate, 'audit'>, writes: 'shop' | 'view') =>
+    source.audit.subscribe((event) => {
+      if (ends(event)) verdict.setState({ last: lastOf(event, writes) });
     });
-  });
+  const stops = [stopShop, follow(gate, 'shop'), follow(pageGate, 'view')];
   return {
     verdict,
     stop: () => {
-      stopShop();
-      stopAudit();
+      for (const stop of stops) stop();
     },
   };
 }

@@ -1,3 +1,5 @@
+import type { ToolCallRecord } from '@toolgate/core';
+
 /**
  * The conversation as the page shows it. The server's loop writes it; the page mirrors it from
  * the chat's event stream (a whole snapshot, then the entries that changed).
@@ -18,6 +20,11 @@ export type TranscriptEntry =
       readonly names?: Readonly<Record<string, string>>;
       /** While the turn streams: each open call's arguments so far, read as far as they go. */
       readonly previews?: Readonly<Record<string, string>>;
+      /**
+       * Calls that ended before they reached a gate the page mirrors (the visitor stopped the model
+       * while it wrote them): their records, since neither the ledger nor the page's gate has them.
+       */
+      readonly ended?: Readonly<Record<string, ToolCallRecord>>;
       /** The calls that run in the page, with their arguments: the page's own gate runs them. */
       readonly pageCalls?: Readonly<Record<string, { readonly name: string; readonly arguments: string }>>;
       readonly streaming: boolean;

@@ -1,6 +1,7 @@
 import {
   createContinuationGuard,
   createPending,
+  isTerminal,
   openaiChatReply,
   openaiChatTools,
   readOpenAIChatStream,
@@ -61,8 +62,11 @@ export interface Chat {
   readonly modelLabel: () => string;
   /** Starts an exchange with the visitor's message; `false` when one is already running. */
   readonly send: (text: string) => boolean;
-  /** Stops the exchange: the model stream is aborted and every call still open is cancelled. */
-  readonly stop: () => void;
+  /**
+   * Stops the exchange: the model stream is aborted and every call still open is cancelled, with
+   * `reason` (default: the visitor stopped the conversation). `false` when no exchange was running.
+   */
+  readonly stop: (reason?: string) => boolean;
   /** Goes on with an exchange a previous server process left waiting for its calls' answers. */
   readonly resume: () => void;
   /** Stops writing, without cancelling anything (the server is shutting down; the next one resumes). */
@@ -78,18 +82,20 @@ export function loadChat(deps: ChatDeps, row: ChatsTable): Chat {
   return createChat(deps, { id: row.id, principal: row.principal, pace: row.pace === 'instant' ? 'instant' : 'realistic', mode: row.mode === 'remote' ? 'remote' : 'scripted' }, { entries, messages, held, waiting });
 }
 
-/** A new conversation with a fresh shop, written to the database. */
-export async function startChat(deps: ChatDeps, init: { readonly principal: string; readonly pace: Pace; readonly mode: ChatMode }): Promise<Chat> {
+/** A new conversation, with a fresh shop, written to the database; `notice` opens its transcript (what became of the last chat, say). */
+export async function startChat(deps: ChatDeps, init: { readonly principal: string; readonly pace: Pace; readonly mode: ChatMode; readonly notice?: string | undefined }): Promise<Chat> {
   const id = `chat_${randomBytes(9).toString('base64url')}`;
+  const { notice, ...chat } = init;
+  const entries: TranscriptEntry[] = notice === undefined ? [] : [{ kind: 'notice', key: 'n0', tone: 'stop', text: notice }];
   await deps.store.write(async (trx) => {
     await trx
       .insertInto('playground_chats')
-      .values({ id, principal: init.principal, created_at: Date.now(), pace: init.pace, mode: init.mode, entries: '[]', messages: '[]', held: null, waiting: null })
+      .values({ id, principal: chat.principal, created_at: Date.now(), pace: chat.pace, mode: chat.mode, entries: JSON.stringify(entries), messages: '[]', held: null, waiting: null })
       .execute();
     await deps.book.open(trx, id);
-    await trx.insertInto('playground_visitors').values({ principal: init.principal, chat: id }).onConflict((conflict) => conflict.column('principal').doUpdateSet({ chat: id })).execute();
+    await trx.insertInto('playground_visitors').values({ principal: chat.principal, chat: id }).onConflict((conflict) => conflict.column('principal').doUpdateSet({ chat: id })).execute();
   });
-  return createChat(deps, { id, ...init }, { entries: [], messages: [], held: undefined, waiting: undefined });
+  return createChat(deps, { id, ...chat }, { entries, messages: [], held: undefined, waiting: undefined });
 }
 
 function createChat(
@@ -203,7 +209,7 @@ function createChat(
     const reader = readOpenAIChatStream(router, { signal, previewIntervalMs: 100 });
     // Stopping also cancels the calls already handed to a gate: a running tool sees its signal abort.
     const cancelOpen = () => {
-      for (const call of reader.calls()) router.cancel(call.id, 'the visitor stopped the conversation');
+      for (const call of reader.calls()) router.cancel(call.id, stopReason(signal));
     };
     signal.addEventListener('abort', cancelOpen, { once: true });
     // Text and new calls reach the transcript (and the page) at most every 50 ms, however fast the chunks come.
@@ -223,9 +229,25 @@ function createChat(
       timer = undefined;
       update(key, { text, ...calls() });
     };
+    /**
+     * Each call's arguments as the model wrote them (as far as it got), and the records of calls
+     * that ended before any gate the page mirrors had them.
+     */
+    const asWritten = (): Partial<AssistantEntry> => {
+      const argumentsOf = new Map((reader.assistantMessage().tool_calls ?? []).map((call) => [call.id, call.function.arguments]));
+      const records = reader.calls();
+      return {
+        sent: Object.fromEntries(records.flatMap((call) => {
+          const written = argumentsOf.get(router.modelIdOf(call.id) ?? call.id);
+          return written === undefined ? [] : [[call.id, written]];
+        })),
+        ended: Object.fromEntries(records.filter((call) => isTerminal(call.status) && !router.reachedGate(call.id)).map((call) => [call.id, call])),
+      };
+    };
+    let stream: Awaited<ReturnType<typeof connected.client.chat.completions.create>> | undefined;
     try {
       const state = await book.read(info.id);
-      const stream = await connected.client.chat.completions.create(
+      stream = await connected.client.chat.completions.create(
         {
           model: connected.model,
           messages: [{ role: 'system', content: `${SYSTEM_PROMPT}\n${shopSummary(state)}` }, ...messages],
@@ -244,26 +266,24 @@ function createChat(
       }
       reader.end();
     } catch (error) {
-      // A turn that never finished is not answered, so none of its calls may go on to commit.
-      reader.abort(signal.aborted ? 'the visitor stopped the model' : 'the model stream broke off');
+      // A turn that never finished is not answered, so none of its calls may go on to commit: the
+      // visitor's stop cancels them, a broken stream rejects them as truncated (in the ledger, so
+      // the page shows why), and anything already proposed is cancelled.
+      // The calls still being written end here; only those already proposed need a cancel.
+      const unwritten = new Set(reader.calls().flatMap((call) => (router.reachedGate(call.id) ? [] : [call.id])));
+      if (signal.aborted) reader.abort(stopReason(signal));
+      else reader.fail(error);
       signal.removeEventListener('abort', cancelOpen);
-      cancelOpen();
-      throw error;
+      for (const call of reader.calls()) if (!unwritten.has(call.id)) router.cancel(call.id, 'the model stream broke off before the turn was complete');
+      throw signal.aborted || stream === undefined ? error : new StreamCut(error);
     } finally {
       clearTimeout(timer);
-      update(key, { text, ...calls(), previews: {}, streaming: false });
+      update(key, { text, ...calls(), previews: {}, streaming: false, ...asWritten() });
     }
     const message = reader.assistantMessage();
     messages.push(message);
     const turnCalls = reader.calls();
-    const argumentsOf = new Map((message.tool_calls ?? []).map((call) => [call.id, call.function.arguments]));
     const modelIds = Object.fromEntries(turnCalls.map((call) => [call.id, router.modelIdOf(call.id) ?? call.id]));
-    update(key, {
-      sent: Object.fromEntries(turnCalls.flatMap((call) => {
-        const sent = argumentsOf.get(modelIds[call.id] ?? call.id);
-        return sent === undefined ? [] : [[call.id, sent]];
-      })),
-    });
     if (turnCalls.length === 0) {
       signal.removeEventListener('abort', cancelOpen);
       await save();
@@ -281,8 +301,8 @@ function createChat(
   async function settleWaiting(owed: Waiting, signal: AbortSignal): Promise<boolean> {
     const cancelOpen = () => {
       for (const call of owed.calls) {
-        if (call.inPage) pageResults.settle(endedHere(pending(call), 'cancelled', { code: 'user_cancelled', message: 'the visitor stopped the conversation' }));
-        else void gate.cancel(call.id, { principal: info.principal, reason: 'the visitor stopped the conversation' }).catch(deps.onError);
+        if (call.inPage) pageResults.settle(endedHere(pending(call), 'cancelled', { code: 'user_cancelled', message: stopReason(signal) }));
+        else void gate.cancel(call.id, { principal: info.principal, reason: stopReason(signal) }).catch(deps.onError);
       }
     };
     signal.addEventListener('abort', cancelOpen, { once: true });
@@ -307,7 +327,8 @@ function createChat(
     } catch (error) {
       if (closed) return;
       if (controller.signal.aborted) notice('stop', 'Stopped. Calls that had not finished were cancelled; nothing they would have done was committed.');
-      else notice('error', `The model could not be reached: ${error instanceof Error ? error.message : String(error)}`);
+      else if (error instanceof StreamCut) notice('error', `The model’s stream was cut (${messageOf(error.cause)}). The calls it had not finished writing were not run.`);
+      else notice('error', `The model could not be reached: ${messageOf(error)}`);
     } finally {
       if (running === controller) running = undefined;
       if (!closed) {
@@ -341,7 +362,11 @@ function createChat(
       });
       return true;
     },
-    stop: () => running?.abort(new DOMException('The visitor stopped the model.', 'AbortError')),
+    stop(reason = STOPPED) {
+      if (running === undefined) return false;
+      running.abort(new DOMException(reason, 'AbortError'));
+      return true;
+    },
     resume() {
       const owed = waiting;
       if (owed === undefined || running !== undefined) return;
@@ -367,6 +392,20 @@ function asTheModelSaw(turn: SettledTurn): SettledTurn {
     }),
   };
 }
+
+/** The model's stream broke off after it had begun: the model was reached, and what it wrote so far is on screen. */
+class StreamCut extends Error {
+  constructor(cause: unknown) {
+    super(`the model's stream was cut: ${messageOf(cause)}`, { cause });
+  }
+}
+
+const STOPPED = 'the visitor stopped the conversation';
+
+/** Why the exchange was stopped, as the calls it cancels are told. */
+const stopReason = (signal: AbortSignal): string => (signal.reason instanceof Error && signal.reason.message !== '' ? signal.reason.message : STOPPED);
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 function pending(call: { readonly id: string; readonly name: string }) {
   return createPending({ id: call.id, name: call.name, source: 'openai-chat', generatedId: false, turn: undefined, at: Date.now() });

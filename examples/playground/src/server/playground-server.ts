@@ -1,4 +1,4 @@
-import type { AuditEvent, Reason } from '@toolgate/core';
+import { isTerminal, type AuditEvent, type Reason, type SettledCall, type ToolCallRecord } from '@toolgate/core';
 import { createServerGate, sqliteLedger, toolgateHandler, type Budget, type Ledger } from '@toolgate/server';
 import { Hono, type Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
@@ -108,10 +108,28 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
     return chat;
   }
 
-  async function newChat(principal: string, pace: Pace, mode: ChatMode): Promise<Chat> {
-    const chat = await startChat(deps, { principal, pace, mode });
+  async function newChat(principal: string, pace: Pace, mode: ChatMode, notice?: string): Promise<Chat> {
+    const chat = await startChat(deps, { principal, pace, mode, notice });
     chats.set(chat.id, chat);
     return chat;
+  }
+
+  /**
+   * The visitor leaves their chat for a new one, and the page offers no way back to it: every call
+   * still open there is cancelled through the gate, so that nothing waits for an approval nobody
+   * can give. Resolves with what the new chat should say about them, if anything was open.
+   */
+  async function leave(principal: string): Promise<string | undefined> {
+    const row = await store.db.selectFrom('playground_visitors').select('chat').where('principal', '=', principal).executeTakeFirst();
+    const chat = row === undefined ? undefined : await chatById(row.chat);
+    if (chat === undefined) return undefined;
+    const open = (await gate.calls(chat.id, principal)).filter((call) => !isTerminal(call.status));
+    const reason = 'the visitor started a new chat';
+    // The exchange's own stop cancels its calls (and the page's); with none running, the gate does it here.
+    if (!chat.stop(reason)) await Promise.all(open.map((call) => gate.cancel(call.id, { principal, reason })));
+    if (open.length === 0) return undefined;
+    const ended = await Promise.all(open.map((call) => Promise.race([gate.settled(call.id), new Promise<undefined>((done) => setTimeout(done, 3000))])));
+    return `Started a new chat. In the last one, ${open.map((call, index) => leftBehind(call, ended[index])).join(' ')}`;
   }
 
   // Conversations a stopped process left waiting for their calls' answers go on now.
@@ -182,11 +200,12 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
     return c.json(await load(chat));
   });
 
-  /** A new conversation, with a fresh shop. */
+  /** A new conversation, with a fresh shop; the calls still open in the last one are cancelled. */
   app.post('/chat', async (c) => {
     const principal = visitor(c);
     const body = await readJson(c);
-    const chat = await newChat(principal, readPace(body['pace']), body['mode'] === 'remote' ? 'remote' : 'scripted');
+    const notice = await leave(principal);
+    const chat = await newChat(principal, readPace(body['pace']), body['mode'] === 'remote' ? 'remote' : 'scripted', notice);
     return c.json(await load(chat));
   });
 
@@ -355,6 +374,14 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
   };
 }
 
+/** What became of one call left open in a chat the visitor left, in a sentence. */
+function leftBehind(call: ToolCallRecord, ended: SettledCall | undefined): string {
+  const was = call.status === 'awaiting_approval' ? `${call.name} awaited your approval` : `${call.name} was ${call.status === 'executing' ? 'running' : 'not finished'}`;
+  if (ended === undefined) return `${was}; it is being cancelled.`;
+  if (ended.status === 'cancelled') return `${was}: it was cancelled, and ${call.status === 'executing' ? 'nothing it did was committed' : 'nothing of it ran'}.`;
+  return `${was}, and it ended ${ended.status}${ended.reason === undefined ? '' : ` (${ended.reason.code})`}.`;
+}
+
 /** The principal a browser's cookie stands for: a digest, so the secret itself is never stored or shown. */
 function principalOf(secret: string): string {
   return `visitor-${createHash('sha256').update(secret).digest('hex').slice(0, 16)}`;
@@ -362,7 +389,7 @@ function principalOf(secret: string): string {
 
 class ApiError extends Error {
   constructor(
-    readonly status: 400 | 401 | 404 | 409 | 415,
+    readonly status: 400 | 401 | 404 | 409 | 413 | 415,
     readonly code: string,
     message: string,
   ) {
@@ -370,11 +397,31 @@ class ApiError extends Error {
   }
 }
 
+/** The largest body the API reads, in bytes: a message is 4,000 characters (up to 4 bytes each in UTF-8), the rest is smaller. */
+const MAX_BODY_BYTES = 64 * 1024;
+
+/**
+ * The request's JSON body, read only as far as the limit: a body declared larger is refused before
+ * a byte of it is read, and one that turns out larger is cut off there.
+ */
 async function readJson(c: Context): Promise<Record<string, unknown>> {
   if (!/^application\/json\b/i.test(c.req.header('content-type') ?? '')) throw new ApiError(415, 'unsupported_media_type', 'send the body as application/json');
+  const tooLarge = () => new ApiError(413, 'too_large', `the body may be at most ${MAX_BODY_BYTES} bytes`);
+  if (Number(c.req.header('content-length') ?? 0) > MAX_BODY_BYTES) throw tooLarge();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = c.req.raw.body?.getReader();
+  for (let part = await reader?.read(); part !== undefined && !part.done; part = await reader?.read()) {
+    size += part.value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader?.cancel();
+      throw tooLarge();
+    }
+    chunks.push(part.value);
+  }
   let body: unknown;
   try {
-    body = await c.req.json();
+    body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
   } catch {
     throw new ApiError(400, 'malformed', 'the body is not valid JSON');
   }

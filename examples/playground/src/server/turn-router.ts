@@ -25,6 +25,11 @@ export interface TurnRouter extends StreamGate {
   readonly modelIdOf: (id: string) => string | undefined;
   /** Whether a call runs in the page. */
   readonly inPage: (id: string) => boolean;
+  /**
+   * Whether a call reached a gate that shows it to the page: proposed to the ledger, or handed to
+   * the page. One ended before (the stream was stopped while the model wrote it) is known only here.
+   */
+  readonly reachedGate: (id: string) => boolean;
 }
 
 /**
@@ -38,6 +43,7 @@ export function routeTurn(routing: TurnRouting): TurnRouter {
   const modelIds = new Map<string, string>();
   const page = new Map<string, ToolCallRecord>();
   const answers = new Map<string, Promise<SettledCall>>();
+  const proposed = new Set<string>();
   let unnamed = 0;
 
   const idFor = (modelId: string | undefined) => {
@@ -61,6 +67,12 @@ export function routeTurn(routing: TurnRouting): TurnRouter {
     return record;
   };
 
+  /** Ends a server call's stream: a call still pending goes to the ledger (one the turn already ended stays the turn's own). */
+  const toLedger = (id: string, end: () => ToolCallRecord | undefined): ToolCallRecord | undefined => {
+    if (server.get(id)?.status === 'pending') proposed.add(id);
+    return end();
+  };
+
   const settled = (id: string): Promise<SettledCall> => {
     if (!page.has(id)) return server.settled(id);
     const now = page.get(id) as ToolCallRecord;
@@ -73,6 +85,7 @@ export function routeTurn(routing: TurnRouting): TurnRouter {
     limits: server.limits,
     modelIdOf: (id) => modelIds.get(id),
     inPage: (id) => page.has(id),
+    reachedGate: (id) => proposed.has(id) || answers.has(id),
     propose(input, options) {
       let reading: ReturnType<typeof readProposal> | undefined;
       try {
@@ -86,6 +99,7 @@ export function routeTurn(routing: TurnRouting): TurnRouter {
         return handToPage(openInPage(id, reading.proposal.name, options?.turn), reading.proposal.arguments);
       }
       routing.onServerCall?.(id);
+      proposed.add(id);
       return server.propose(input, { ...options, id });
     },
     get: (id) => page.get(id) ?? server.get(id),
@@ -115,13 +129,13 @@ export function routeTurn(routing: TurnRouting): TurnRouter {
       },
       close(id, rawArguments) {
         const now = page.get(id);
-        if (now === undefined) return server.stream.close(id, rawArguments);
+        if (now === undefined) return toLedger(id, () => server.stream.close(id, rawArguments));
         if (now.status !== 'pending' || answers.has(id)) return now;
         return handToPage(now, rawArguments);
       },
       truncate(id, message) {
         const now = page.get(id);
-        if (now === undefined) return server.stream.truncate(id, message);
+        if (now === undefined) return toLedger(id, () => server.stream.truncate(id, message));
         if (now.status !== 'pending' || answers.has(id)) return now;
         const ended = endedHere(now, 'rejected', truncatedReason(message));
         page.set(id, ended);
@@ -129,7 +143,7 @@ export function routeTurn(routing: TurnRouting): TurnRouter {
       },
       refuse(id, reason) {
         const now = page.get(id);
-        if (now === undefined) return server.stream.refuse(id, reason);
+        if (now === undefined) return toLedger(id, () => server.stream.refuse(id, reason));
         if (now.status !== 'pending' || answers.has(id)) return now;
         const ended = endedHere(now, 'rejected', refusal(reason));
         page.set(id, ended);

@@ -74,8 +74,12 @@ export function App(): ReactElement {
   const pick = (picked: Scenario) => {
     setScenario(picked.id);
     void restart(mode, picked.prompt);
-    // On a narrow screen the chat is below the list: bring it into view.
-    requestAnimationFrame(() => document.getElementById('chat-title')?.scrollIntoView({ block: 'nearest', behavior: 'smooth' }));
+    // On a narrow screen the chat is below the list: bring the whole of it into view, its top to the
+    // top of the screen, so that the calls and their Approve are on screen as they arrive.
+    requestAnimationFrame(() => {
+      const chat = document.querySelector('[data-testid="chat"]');
+      if (chat !== null && chat.getBoundingClientRect().top > 0 && chat.getBoundingClientRect().bottom > window.innerHeight) chat.scrollIntoView({ block: 'start', behavior: 'smooth' });
+    });
   };
 
   const switchMode = (next: ChatMode) => {

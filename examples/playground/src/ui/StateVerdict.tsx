@@ -3,16 +3,18 @@ import { useStore } from 'zustand';
 import type { VerdictStore } from '../chat/state-verdict.ts';
 
 /**
- * Says what the last settled call did to the app's state: changed it by committing, or left it
- * exactly as it was, and why. The count of state changes makes "changed once" visible.
+ * Says what the last settled call did to the app's state: changed the shop by committing, changed
+ * only this page's view (a tool of the browser's own gate), or left it exactly as it was, and why.
+ * The count of state changes makes "changed once" visible. It is a polite live region, so each new
+ * verdict is announced.
  */
 export function StateVerdict({ verdict }: { verdict: VerdictStore }): ReactElement {
   const { changes, last } = useStore(verdict);
-  const outcome = last === undefined ? 'idle' : last.status === 'committed' ? 'changed' : 'unchanged';
+  const outcome = last === undefined ? 'idle' : last.status !== 'committed' ? 'unchanged' : last.writes === 'view' ? 'view' : 'changed';
   return (
-    <div className="verdict" data-testid="state-verdict" data-verdict={outcome} data-changes={changes}>
+    <div className="verdict" data-testid="state-verdict" data-verdict={outcome} data-changes={changes} role="status" aria-live="polite" aria-atomic="true">
       <span className="verdict-badge" aria-hidden="true">
-        {outcome === 'changed' ? '●' : outcome === 'unchanged' ? '○' : '·'}
+        {outcome === 'changed' ? '●' : outcome === 'idle' ? '·' : '○'}
       </span>
       <p className="verdict-text">
         {last === undefined ? (
@@ -20,6 +22,10 @@ export function StateVerdict({ verdict }: { verdict: VerdictStore }): ReactEleme
         ) : outcome === 'changed' ? (
           <>
             <strong>Changed</strong> by <code>{last.name}</code>, committed.
+          </>
+        ) : outcome === 'view' ? (
+          <>
+            <strong>Committed</strong>: <code>{last.name}</code> changed only this page’s view, not the shop.
           </>
         ) : (
           <>

@@ -1,4 +1,4 @@
-import { outputText } from '@toolgate/core';
+import { outputText, type ToolCallRecord } from '@toolgate/core';
 import {
   ToolCallStatus,
   ToolCallStatusActions,
@@ -46,6 +46,15 @@ function AmountEdit(): ReactElement {
 }
 
 /**
+ * A call whose arguments the model never finished: nothing of it ran. The gate's message says how
+ * the stream ended (the connection broke, the output limit); its parenthesis is kept as the cause.
+ */
+function streamCut(message: string): string {
+  const cause = /\(([^()]*)\)/.exec(message)?.[1];
+  return `Not run: the model’s stream was cut${cause === undefined ? '' : ` (${cause})`} before this call was complete.`;
+}
+
+/**
  * One tool call in the transcript: what the model asked for (its arguments as they stream, then
  * the validated input Approve approves, shown by `<ToolCallStatusInput>`), where it runs, the live status with its reason and actions, and the result once
  * committed. The status comes from the gate in context: the server's (mirrored) or the page's own.
@@ -57,6 +66,7 @@ export const ToolCallCard = memo(function ToolCallCard({
   modelId,
   sent,
   preview,
+  ended,
   runs,
 }: {
   id: string;
@@ -64,9 +74,12 @@ export const ToolCallCard = memo(function ToolCallCard({
   modelId: string | undefined;
   sent: string | undefined;
   preview: string | undefined;
+  /** The call's record when it ended before any gate had it (the model was stopped while it wrote the call). */
+  ended: ToolCallRecord | undefined;
   runs: 'server' | 'page';
 }): ReactElement {
-  const { call } = useToolCall(id);
+  const { call: live } = useToolCall(id);
+  const call = live ?? ended;
   // While the arguments stream, the server's preview of them; then exactly what the model sent.
   const args = sent ?? preview ?? (call?.status === 'pending' && call.preview !== undefined ? JSON.stringify(call.preview) : undefined);
   return (
@@ -83,7 +96,7 @@ export const ToolCallCard = memo(function ToolCallCard({
           preview) until the call has a validated input; from then on the status's own part shows
           the input itself, from the record Approve sends, and only then enables Approve. Both are
           kept out of the live region's announcements. */}
-      <ToolCallStatus id={id} className="call-status">
+      <ToolCallStatus id={id} {...(ended === undefined ? {} : { call: ended })} className="call-status">
         {call?.input === undefined ? (
           <pre className="call-args" data-toolgate-slot="args" aria-label="Arguments" aria-live="off">
             {args ?? '…'}
@@ -94,7 +107,7 @@ export const ToolCallCard = memo(function ToolCallCard({
         </ToolCallStatusInput>
         <ToolCallStatusLabel />
         <ToolCallStatusActions />
-        <ToolCallStatusReason />
+        <ToolCallStatusReason>{call?.reason?.code === 'truncated' ? streamCut(call.reason.message) : undefined}</ToolCallStatusReason>
         <ToolCallStatusApprovals className="call-approvals" />
         <ToolCallStatusChanges className="call-changes" />
         <ToolCallStatusRefusal className="call-refusal" />

@@ -43,7 +43,8 @@ const Entry = memo(function Entry({ entry, audit, pageGate }: { entry: Transcrip
       );
     case 'notice':
       return (
-        <div className="notice" data-testid="notice" data-tone={entry.tone}>
+        // Each notice is a live region of its own: announced when it appears, whatever the log around it does.
+        <div className="notice" data-testid="notice" data-tone={entry.tone} role="status" aria-live="polite">
           <span className="notice-icon" aria-hidden="true">
             {entry.tone === 'guard' ? '‖' : entry.tone === 'stop' ? '■' : '!'}
           </span>
@@ -77,11 +78,11 @@ const Entry = memo(function Entry({ entry, audit, pageGate }: { entry: Transcrip
               <ul className="call-list" aria-label="Tool calls">
                 {entry.callIds.map((id) =>
                   !PAGE_TOOL_NAMES.has(entry.names?.[id] ?? '') ? (
-                    <ToolCallCard key={id} id={id} name={entry.names?.[id]} modelId={entry.modelIds?.[id]} sent={entry.sent?.[id]} preview={entry.previews?.[id]} runs="server" />
+                    <ToolCallCard key={id} id={id} name={entry.names?.[id]} modelId={entry.modelIds?.[id]} sent={entry.sent?.[id]} preview={entry.previews?.[id]} ended={entry.ended?.[id]} runs="server" />
                   ) : (
                     // A page tool's call: its status comes from the browser's own gate.
                     <ToolGateProvider key={id} gate={pageGate}>
-                      <ToolCallCard id={id} name={entry.names?.[id]} modelId={entry.modelIds?.[id]} sent={entry.sent?.[id] ?? entry.pageCalls?.[id]?.arguments} preview={entry.previews?.[id]} runs="page" />
+                      <ToolCallCard id={id} name={entry.names?.[id]} modelId={entry.modelIds?.[id]} sent={entry.sent?.[id] ?? entry.pageCalls?.[id]?.arguments} preview={entry.previews?.[id]} ended={entry.ended?.[id]} runs="page" />
                     </ToolGateProvider>
                   ),
                 )}
