@@ -46,7 +46,7 @@ describe("the scripted model's answer after a refusal", () => {
 
   it('says once that it cannot tell whether an interrupted transfer went through', () => {
     const content =
-      'Error: the call to "transfer_funds" failed (interrupted): the server stopped while the tool ran; it may or may not have taken effect. It may or may not have taken effect: check before calling "transfer_funds" again.';
+      'Error: the call to "transfer_funds" failed (interrupted): the server stopped while the tool ran; it may or may not have taken effect. Check before calling "transfer_funds" again.';
     const answer = answerAfter(content);
     expect(answer).not.toContain('Error:');
     // "I can't tell whether it went through" is the one telling; "may or may not" would say it again.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cancel, createToolGate, defineTool } from '../src/index.ts';
+import { cancel, createToolGate, defineTool, outcomeText, type SettledCall } from '../src/index.ts';
 import { chargeTool, createShop } from './support/shop.ts';
 
 async function mixedTurn() {
@@ -156,3 +156,19 @@ describe('gate.toolResult', () => {
   });
 });
 
+
+describe('outcomeText for an interrupted call', () => {
+  const interrupted = (message: string): SettledCall =>
+    ({ id: 'call_1', name: 'transfer', status: 'failed', reason: { code: 'interrupted', message }, history: ['pending', 'validated', 'executing', 'failed'] }) as unknown as SettledCall;
+
+  it('tells the model once that it may or may not have taken effect, when the reason already says so', () => {
+    const text = outcomeText(interrupted('the server stopped while the tool ran; it may or may not have taken effect'));
+    expect(text.match(/may or may not/gi)).toHaveLength(1);
+    expect(text).toBe('Error: the call to "transfer" failed (interrupted): the server stopped while the tool ran; it may or may not have taken effect. Check before calling "transfer" again.');
+  });
+
+  it('says it when the reason does not', () => {
+    const text = outcomeText(interrupted('the upstream closed its connection'));
+    expect(text).toBe('Error: the call to "transfer" failed (interrupted): the upstream closed its connection. It may or may not have taken effect. Check before calling "transfer" again.');
+  });
+});

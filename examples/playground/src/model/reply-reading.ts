@@ -19,7 +19,7 @@ export function whyNot(reply: ToolReply): string {
   }
   const settled = / was cancelled \([a-z_]+\): (.*)\. Nothing was changed\./.exec(head) ?? / failed \([a-z_]+\): (.*?)\. Nothing was changed\./.exec(head);
   if (settled?.[1] !== undefined) return `${sentence(settled[1])} Nothing was changed.`;
-  const interrupted = / failed \(interrupted\): (.*?)\. It may or may not have taken effect/.exec(head);
+  const interrupted = / failed \(interrupted\): (.*?)(?:\. It may or may not have taken effect)?\. Check before calling /.exec(head);
   // The answer already says it cannot tell whether the call took effect: the reason's own
   // "may or may not" would say it a second time.
   if (interrupted?.[1] !== undefined) return sentence(interrupted[1].replace(/[;,]?\s*it may or may not have taken effect$/i, ''));

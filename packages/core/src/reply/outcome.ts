@@ -37,8 +37,11 @@ function statusText(call: SettledCall): string {
     case 'failed':
       // An interrupted call may have had its effect before the server stopped: saying "nothing was
       // changed" could make the model pay twice.
+      // The server's own reason already says so; the model is told it once.
       return call.reason.code === 'interrupted'
-        ? `Error: the call to ${tool} failed (interrupted): ${call.reason.message}. It may or may not have taken effect: check before calling ${tool} again.`
+        ? `Error: the call to ${tool} failed (interrupted): ${call.reason.message}${
+            /may or may not have taken effect/i.test(call.reason.message) ? '' : '. It may or may not have taken effect'
+          }. Check before calling ${tool} again.`
         : `Error: the call to ${tool} failed (${call.reason.code}): ${call.reason.message}. Nothing was changed.`;
   }
 }
