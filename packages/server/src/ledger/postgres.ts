@@ -158,6 +158,8 @@ function typedPool(pool: PostgresLedgerPool, { types, timeoutMs }: { types: Post
         },
         release: (destroy?: boolean) => {
           client.removeListener('error', onError);
+          // A silent connection may still say something as it is torn down: it was reported already.
+          if (silent !== undefined) client.on('error', () => undefined);
           client.release(destroy === true || silent !== undefined);
         },
       };
