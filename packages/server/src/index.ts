@@ -2,7 +2,7 @@ export { inputHash } from '@toolgate/core';
 export { decisionStatus, type Decision, type DecisionCode, type RefusalCode } from './gate/decision.ts';
 export type { LedgerMove } from './ledger/ledger.ts';
 export { toolgateHandler, type HandlerErrorCode, type ToolgateHandlerOptions } from './http/handler.ts';
-export type { Verification } from './ledger/chain.ts';
+export type { Verification, VerifyOptions, VerifyProgress } from './ledger/chain.ts';
 export { LedgerError, type LedgerErrorCode } from './ledger/error.ts';
 export type { Committed, EventReason, HeldTransaction, Ledger, LedgerEvent, LedgerOptions, NewLedgerEvent } from './ledger/ledger.ts';
 export { postgresLedger, type PostgresLedgerClient, type PostgresLedgerOptions, type PostgresLedgerPool, type PostgresTypes } from './ledger/postgres.ts';

@@ -212,6 +212,68 @@ describeLedgers('verify() on a tampered chain', (target) => {
   });
 });
 
+/** Appends `count` moves numbered from `first`, a few hundred to a transaction. */
+async function appendMany(ledger: Ledger, count: number, first = 1) {
+  for (let n = first; n < first + count; n += 300) {
+    const events = Array.from({ length: Math.min(300, first + count - n) }, (_, index) => move(n + index));
+    await ledger.transaction((trx) => ledger.appendEvents(trx, events));
+  }
+}
+
+describeLedgers('verifying from a checkpoint, with progress', (target) => {
+  it('walks only the events after a verification kept from before, and says how far it got after each page', async () => {
+    const ledger = await (await target.fresh()).open();
+    await appendMany(ledger, 1000);
+    const kept = await ledger.verify();
+    expect(kept).toMatchObject({ ok: true, events: 1000 });
+    await appendMany(ledger, 1200, 1001);
+    const progress: unknown[] = [];
+    const now = await ledger.verify({ from: kept as { events: number; hash: string }, onProgress: (step) => progress.push(step) });
+    expect(now).toMatchObject({ ok: true, events: 2200 });
+    expect(progress).toEqual([
+      { seq: 1500, head: 2200, walked: 500 },
+      { seq: 2000, head: 2200, walked: 1000 },
+      { seq: 2200, head: 2200, walked: 1200 },
+    ]);
+    // The whole walk answers the same.
+    expect(await ledger.verify()).toEqual(now);
+    // From the head itself, nothing is left to walk.
+    const none: unknown[] = [];
+    expect(await ledger.verify({ from: now as { events: number; hash: string }, onProgress: (step) => none.push(step) })).toEqual(now);
+    expect(none).toEqual([]);
+  });
+
+  it('names a change after the checkpoint, and a checkpoint whose event was changed, removed or cut off', async () => {
+    const ledger = await (await target.fresh()).open();
+    await appendMoves(ledger, 6);
+    const kept = (await ledger.verify()) as { ok: true; events: number; hash: string };
+    await appendMoves(ledger, 3, 7);
+    await ledger.db.updateTable('toolgate_events').set({ actor: 'mallory' }).where('seq', '=', 8).execute();
+    expect(await ledger.verify({ from: kept })).toEqual({ ok: false, seq: 8, why: 'event 8 was changed: its fields no longer match its hash' });
+    await ledger.db.updateTable('toolgate_events').set({ actor: 'user_1' }).where('seq', '=', 8).execute();
+    expect(await ledger.verify({ from: kept })).toMatchObject({ ok: true, events: 9 });
+
+    // History rewritten up to the checkpoint, re-hashed without a key: the database agrees with itself, the checkpoint does not.
+    const original = await ledger.db.selectFrom('toolgate_events').selectAll().where('seq', '<=', 7).orderBy('seq').execute();
+    let prevHash = '0'.repeat(64);
+    for (let seq = 1; seq <= 7; seq += 1) {
+      await ledger.db.updateTable('toolgate_events').set({ prev_hash: prevHash }).where('seq', '=', seq).execute();
+      prevHash = await forge(ledger, seq, seq === 2 ? { actor: 'mallory' } : {});
+    }
+    expect(await ledger.verify({ from: kept })).toEqual({ ok: false, seq: 6, why: 'event 6 is not the one the checkpoint covers: it, or the history before it, was rewritten' });
+    for (const row of original) await ledger.db.updateTable('toolgate_events').set(row).where('seq', '=', row.seq).execute();
+    expect(await ledger.verify({ from: kept })).toMatchObject({ ok: true, events: 9 });
+
+    // Cut back to before the checkpoint, the head moved back with it.
+    await ledger.db.deleteFrom('toolgate_events').where('seq', '>=', 5).execute();
+    const four = await ledger.db.selectFrom('toolgate_events').select('hash').where('seq', '=', 4).executeTakeFirstOrThrow();
+    await ledger.db.updateTable('toolgate_chain').set({ last_seq: 4, last_hash: four.hash }).execute();
+    expect(await ledger.verify()).toMatchObject({ ok: true, events: 4 });
+    expect(await ledger.verify({ from: kept })).toEqual({ ok: false, seq: 5, why: 'the chain was cut: it ends at event 4, but the checkpoint covers 6 events' });
+    await expect(ledger.verify({ from: { events: -1, hash: kept.hash } })).rejects.toThrow(TypeError);
+  });
+});
+
 describeLedgers('a chain keyed with an auditKey', (target) => {
   const auditKey = 'a secret kept away from the database';
 

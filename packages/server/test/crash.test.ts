@@ -91,13 +91,27 @@ describeLedgers(
         };
         await Promise.all([lane('a'), lane('b')]);
 
-        // The last restart: every lease a killed process held runs out, and recovery settles its calls.
+        // The last restart: every lease a killed process held runs out, and recovery settles its
+        // calls. A re-run whose result could not be written in time is let go (its lease runs out
+        // in turn) and settled by the next recovery, as the gate promises: a few rounds at most.
         const effects = openEffects(effectsPath);
         const gate = createServerGate({ tools: crashTools(effects, () => undefined), ledger, leaseMs: LEASE_MS, recover: false });
-        const { last } = await ledger.db.selectFrom('toolgate_calls').select((eb) => eb.fn.max('lease_expires_at').as('last')).executeTakeFirstOrThrow();
-        if (last !== null) await delay(Math.max(0, Number(last) - Date.now() + 1));
-        const recovery = await gate.recover();
-        await Promise.all(recovery.rerun.map((id) => gate.settled(id)));
+        const recovery = { rerun: [] as string[], interrupted: [] as string[], rounds: 0 };
+        for (; recovery.rounds < 3; recovery.rounds += 1) {
+          const { last } = await ledger.db
+            .selectFrom('toolgate_calls')
+            .select((eb) => eb.fn.max('lease_expires_at').as('last'))
+            .where('status', 'in', ['pending', 'validated', 'executing'])
+            .executeTakeFirstOrThrow();
+          if (last === null) break;
+          // A timer may fire a few milliseconds early by the wall clock the leases are written in.
+          while (Date.now() <= Number(last)) await delay(Number(last) - Date.now() + 1);
+          const round = await gate.recover();
+          // A re-run let go is not settled here: its lease runs out, and the next round takes it.
+          await Promise.all(round.rerun.map((id) => Promise.race([gate.settled(id), delay(20 * LEASE_MS)])));
+          recovery.rerun.push(...round.rerun);
+          recovery.interrupted.push(...round.interrupted);
+        }
 
         const calls = await ledger.db.selectFrom('toolgate_calls').selectAll().orderBy('created_at').execute();
         const { rows: written } = await sql<AppDatabase['app_effects']>`select call_id, idempotency_key from app_effects`.execute(ledger.db);
@@ -114,7 +128,7 @@ describeLedgers(
         expect(
           open.map((call) => {
             const moves = trail.filter((event) => event.callId === call.id).map((event) => `${event.from ?? 'null'}>${event.to}@${event.actor}`);
-            return `${call.id}: ${call.status}, lease ${String(call.lease_owner)} until ${String(call.lease_expires_at)} fence ${call.fence}, ${recovered.has(call.id) ? 'recovered at the end' : 'not recovered at the end'}; ${moves.join(', ')}`;
+            return `${call.id}: ${call.status}, lease ${String(call.lease_owner)} until ${String(call.lease_expires_at)} fence ${call.fence}, ${recovered.has(call.id) ? 'recovered at the end' : 'not recovered at the end'} (${recovery.rounds} rounds); ${moves.join(', ')}`;
           }),
         ).toEqual([]);
 
@@ -160,7 +174,7 @@ describeLedgers(
 
         const at = (point: KillPoint | 'random') => `${point} ${kills.filter((kill) => kill.at === point).length}`;
         console.info(
-          `${target.name}: ${kills.length} kills (${[...KILL_POINTS, 'random' as const].map(at).join(', ')}); kills in the middle of a call: ${KINDS.map((kind) => `${kind} ${hit(kind)}`).join(', ')}; ${calls.length} calls, ${outside.length} effects, ${written.length} transactional rows`,
+          `${target.name}: ${kills.length} kills (${[...KILL_POINTS, 'random' as const].map(at).join(', ')}); kills in the middle of a call: ${KINDS.map((kind) => `${kind} ${hit(kind)}`).join(', ')}; ${calls.length} calls, ${outside.length} effects, ${written.length} transactional rows; the last restart settled them in ${recovery.rounds} recoveries`,
         );
       },
       300_000,

@@ -430,7 +430,8 @@ describeLedgers(
       });
 
       it('100 concurrent clients all see every event', async () => {
-        const { gate, base, ledger } = await setup(target);
+        // One principal's hundred feeds: past the default bound, the oldest would be ended.
+        const { gate, base, ledger } = await setup(target, { handler: { maxFeedsPerPrincipal: 100 } });
         const feeds = await Promise.all(Array.from({ length: 100 }, () => openFeed(`${base}/sessions/s1/events`, { principal: 'alice' })));
         cleanup.push(() => feeds.forEach((feed) => feed.close()));
         await Promise.all(feeds.map((feed) => feed.until(() => feed.messages.length > 0)));

@@ -162,6 +162,10 @@ export interface PushFeed<T> extends AsyncIterableIterator<T> {
   readonly push: (item: T) => void;
   readonly fail: (error: unknown) => void;
   readonly closed: () => boolean;
+  /** How many items were pushed and not taken yet. */
+  readonly size: () => number;
+  /** Resolves once the consumer has taken every item pushed so far, or the feed ended. */
+  readonly drained: () => Promise<void>;
 }
 
 /**
@@ -175,11 +179,19 @@ export function pushFeed<T>(onClose: () => void): PushFeed<T> {
   let waiting: { resolve: (result: IteratorResult<T>) => void; reject: (error: unknown) => void } | undefined;
   let done = false;
   let failure: { error: unknown } | undefined;
+  let emptied: (() => void)[] = [];
+  const checkDrained = () => {
+    if (queue.length > 0 && !done) return;
+    const waiting = emptied;
+    emptied = [];
+    for (const resolve of waiting) resolve();
+  };
 
   const finish = () => {
     if (done) return;
     done = true;
     onClose();
+    checkDrained();
   };
 
   const feed: PushFeed<T> = {
@@ -201,8 +213,18 @@ export function pushFeed<T>(onClose: () => void): PushFeed<T> {
       } else failure = { error };
     },
     closed: () => done,
+    size: () => queue.length,
+    drained: () =>
+      new Promise<void>((resolve) => {
+        emptied.push(resolve);
+        checkDrained();
+      }),
     next() {
-      if (queue.length > 0) return Promise.resolve({ value: queue.shift() as T, done: false });
+      if (queue.length > 0) {
+        const value = queue.shift() as T;
+        checkDrained();
+        return Promise.resolve({ value, done: false });
+      }
       if (failure !== undefined) {
         const { error } = failure;
         failure = undefined;

@@ -108,7 +108,7 @@ export function createServerGate<const Tools extends readonly ToolDefinition<any
     limits: settings.limits,
     check: () => parts.tools.check(),
     replaceTools: (next) => parts.tools.replace(next),
-    verify: () => ledger.verify(),
+    verify: (verifyOptions) => ledger.verify(verifyOptions),
     async close() {
       life.closed = true;
       stopSweeping?.();

@@ -232,7 +232,7 @@ export interface ServerGate<Tools extends readonly ToolDefinition<any, any, any>
   readonly head: () => Promise<number>;
   /** Settles calls a process that died left open, and approvals that ran out. */
   readonly recover: () => Promise<Recovery>;
-  /** Walks the audit chain and names the first event changed, removed or inserted. */
+  /** Walks the audit chain and names the first event changed, removed or inserted (from a checkpoint, with progress: see `Ledger.verify`). */
   readonly verify: Ledger['verify'];
   /** Stops this gate's timers and feeds (the ledger stays open: close it with `ledger.close()`). */
   readonly close: () => Promise<void>;

@@ -1,8 +1,7 @@
-import type { ToolCallRecord } from '@toolgate/core';
 import { storable } from '../faults/storable.ts';
 import { decisionStatus, type Decision } from '../gate/decision.ts';
-import type { LedgerMove } from '../ledger/ledger.ts';
 import type { ServerGate } from '../gate/server-gate.ts';
+import { eventStreams } from './event-stream.ts';
 
 /**
  * What {@link toolgateHandler} takes.
@@ -24,6 +23,12 @@ export interface ToolgateHandlerOptions {
   readonly bodyTimeoutMs?: number;
   /** How often the event feed sends a comment so that proxies keep it open, in milliseconds (default 15 s). */
   readonly heartbeatMs?: number;
+  /**
+   * How many event feeds one principal may have open on this handler at once (default 16): one
+   * more ends the principal's oldest feed, whose client (a tab closed long ago, a laptop asleep, or
+   * one of too many tabs) reconnects with `Last-Event-ID` if it is still there.
+   */
+  readonly maxFeedsPerPrincipal?: number;
   /** Receives errors no response can carry (a feed that broke mid-stream). Default: `console.error`. */
   readonly onError?: (error: unknown) => void;
 }
@@ -90,6 +95,7 @@ export function toolgateHandler(gate: ServerGate, options: ToolgateHandlerOption
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   const bodyTimeoutMs = options.bodyTimeoutMs ?? 10_000;
   const onError = options.onError ?? ((error: unknown) => console.error(error));
+  const feed = eventStreams(gate, { heartbeatMs, onError, maxFeedsPerPrincipal: options.maxFeedsPerPrincipal ?? 16 });
 
   async function principalOf(request: Request): Promise<string> {
     let principal: unknown;
@@ -150,66 +156,6 @@ export function toolgateHandler(gate: ServerGate, options: ToolgateHandlerOption
     const head = await gate.head();
     if (after > head) throw new HttpError(400, 'malformed', `Last-Event-ID ${after} is beyond the last event written (${head}); reconnect without it to get a snapshot`);
     return after;
-  }
-
-  function feed(request: Request, session: string, principal: string, after: number | undefined): Response {
-    const encoder = new TextEncoder();
-    let stop: (() => void) | undefined;
-    const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        let open = true;
-        let moves: AsyncIterableIterator<LedgerMove> | undefined;
-        const send = (text: string) => {
-          if (!open) return;
-          try {
-            controller.enqueue(encoder.encode(text));
-          } catch {
-            finish();
-          }
-        };
-        const heartbeat = setInterval(() => send(': heartbeat\n\n'), heartbeatMs);
-        heartbeat.unref?.();
-        const finish = () => {
-          if (!open) return;
-          open = false;
-          clearInterval(heartbeat);
-          request.signal.removeEventListener('abort', finish);
-          void moves?.return?.();
-          try {
-            controller.close();
-          } catch {
-            // already closed by the client
-          }
-        };
-        stop = finish;
-        request.signal.addEventListener('abort', finish);
-        send(': toolgate\n\n');
-        void (async () => {
-          try {
-            let from = after;
-            if (from === undefined) {
-              const first = await gate.snapshot(session, principal);
-              send(message(first.seq, 'snapshot', { seq: first.seq, calls: first.calls }));
-              from = first.seq;
-            }
-            moves = gate.moves(session, { principal, after: from });
-            if (!open) return void moves.return?.();
-            for await (const move of moves) send(message(move.event.seq, 'move', { event: move.event, record: move.record }));
-          } catch (error) {
-            onError(error);
-          } finally {
-            finish();
-          }
-        })();
-      },
-      cancel() {
-        stop?.();
-      },
-    });
-    return new Response(body, {
-      status: 200,
-      headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' },
-    });
   }
 
   return async (request) => {
@@ -286,10 +232,6 @@ function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
     at += chunk.byteLength;
   }
   return all;
-}
-
-function message(seq: number, event: 'snapshot' | 'move', data: { seq: number; calls: ToolCallRecord[] } | LedgerMove): string {
-  return `id: ${seq}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {

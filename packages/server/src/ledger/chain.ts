@@ -89,26 +89,84 @@ export interface ChainReader {
   readonly head: () => Promise<{ last_seq: number; last_hash: string; algorithm: string | null }>;
 }
 
-const PAGE = 500;
+/**
+ * What `verify()` takes: where to start (a verification kept from before), and what to tell as it
+ * walks.
+ *
+ * @example
+ * const kept = await ledger.verify();
+ * // …later: walk only what was appended since, checking that the kept head is still there.
+ * if (kept.ok) await ledger.verify({ from: kept, onProgress: ({ seq, head }) => log(`${seq}/${head}`) });
+ */
+export interface VerifyOptions {
+  /**
+   * A checkpoint: `{ events, hash }` as an earlier `verify()` answered it (kept somewhere the
+   * database's writers cannot reach). The walk checks that event `events` still has that hash and
+   * walks only the events after it; what came before is taken as the checkpoint vouched for it.
+   */
+  readonly from?: { readonly events: number; readonly hash: string };
+  /** Called after each page of events walked (500 at most), with the last seq walked, the head, and how many events this walk has checked. */
+  readonly onProgress?: (progress: VerifyProgress) => void;
+}
 
 /**
- * Walks the chain from event 1 and names the first event that was changed, removed or inserted.
- * Events appended while it walks are walked too; it never reports them as inserted, because an
- * append moves the chain head in the same transaction as it writes the event.
+ * How far a `verify()` has walked.
+ *
+ * @example
+ * const progress: VerifyProgress = { seq: 1500, head: 400_000, walked: 1500 };
+ */
+export interface VerifyProgress {
+  readonly seq: number;
+  readonly head: number;
+  readonly walked: number;
+}
+
+const PAGE = 500;
+
+/** The checkpoint's last event, checked; or why the chain no longer holds it. */
+async function checkpoint(read: ChainReader, hasher: ChainHasher, from: NonNullable<VerifyOptions['from']>, head: number): Promise<EventsTable | Verification | undefined> {
+  const { events, hash } = from;
+  if (!Number.isSafeInteger(events) || events < 0 || typeof hash !== 'string') {
+    throw new TypeError('verify({ from }) takes { events, hash } as an earlier verify() answered them.');
+  }
+  if (events === 0) {
+    return hash === GENESIS_HASH ? undefined : { ok: false, seq: 0, why: 'the checkpoint is not one of this chain: a chain of no events has no other hash than the start' };
+  }
+  if (head < events) return { ok: false, seq: head + 1, why: `the chain was cut: it ends at event ${head}, but the checkpoint covers ${events} events` };
+  const [row] = await read.after(events - 1, 1);
+  if (row?.seq !== events) return { ok: false, seq: events, why: `event ${events}, the last one the checkpoint covers, was removed` };
+  if (row.hash !== hash || hasher.hash(row.prev_hash, row) !== row.hash) {
+    return { ok: false, seq: events, why: `event ${events} is not the one the checkpoint covers: it, or the history before it, was rewritten` };
+  }
+  return row;
+}
+
+/**
+ * Walks the chain from event 1 (or from a checkpoint) and names the first event that was changed,
+ * removed or inserted, one page at a time: its memory does not grow with the chain. Events
+ * appended while it walks are walked too; it never reports them as inserted, because an append
+ * moves the chain head in the same transaction as it writes the event.
  *
  * @example
  * const result = await verifyChain(reader, chainHasher(undefined));
  * if (!result.ok) console.error(`audit trail broken at event ${result.seq}: ${result.why}`);
  */
-export async function verifyChain(read: ChainReader, hasher: ChainHasher): Promise<Verification> {
+export async function verifyChain(read: ChainReader, hasher: ChainHasher, { from, onProgress }: VerifyOptions = {}): Promise<Verification> {
   let head = await read.head();
   if (head.algorithm !== null && head.algorithm !== hasher.algorithm) {
     return { ok: false, seq: 1, why: `the chain is hashed with ${head.algorithm}, but the ledger was opened for ${hasher.algorithm}${hasher.algorithm === 'sha256' ? ' (pass the auditKey it was written with)' : ''}` };
   }
   let previous: EventsTable | undefined;
   let beforePrevious: EventsTable | undefined;
-  let expected = 1;
+  if (from !== undefined) {
+    const start = await checkpoint(read, hasher, from, head.last_seq);
+    if (start !== undefined && !('prev_hash' in start)) return start;
+    previous = start;
+  }
+  const first = (previous?.seq ?? 0) + 1;
+  let expected = first;
   for (;;) {
+    if (expected > first) onProgress?.({ seq: expected - 1, head: Math.max(head.last_seq, expected - 1), walked: expected - first });
     const page = await read.after(expected - 1, PAGE);
     if (page.length === 0) {
       head = await read.head();

@@ -1,7 +1,7 @@
 import type { Reason, ToolCallRecord, ToolCallStatus } from '@toolgate/core';
 import type { Kysely, Transaction } from 'kysely';
 import type { RefusalCode } from '../gate/decision.ts';
-import type { Verification } from './chain.ts';
+import type { Verification, VerifyOptions } from './chain.ts';
 import type { Failure } from './error.ts';
 import type { LedgerDatabase } from './schema.ts';
 
@@ -157,11 +157,13 @@ export interface Ledger {
    */
   readonly onCommitted: (listener: (committed?: Committed) => void) => () => void;
   /**
-   * Walks the chain and names the first event that was changed, removed or inserted. When the
-   * chain holds, `hash` is the last event's hash: kept somewhere else, it shows later whether
-   * events were cut from the end, which the database alone cannot show.
+   * Walks the chain and names the first event that was changed, removed or inserted, a page at a
+   * time (its memory does not grow with the chain). When the chain holds, `hash` is the last
+   * event's hash: kept somewhere else, it shows later whether events were cut from the end, which
+   * the database alone cannot show. Given such a result as `from`, it checks that event is still
+   * there and unchanged, and walks only what came after; `onProgress` hears of each page.
    */
-  readonly verify: () => Promise<Verification>;
+  readonly verify: (options?: VerifyOptions) => Promise<Verification>;
   /** Waits for running transactions, stops the live feed and closes the database. */
   readonly close: () => Promise<void>;
 }
@@ -245,7 +247,7 @@ export interface PostgresLedgerPool {
  * const client: PostgresLedgerClient = await pool.connect();
  */
 export interface PostgresLedgerClient {
-  query(config: { text: string; values?: unknown[]; types?: PostgresTypes }): Promise<{ command: string; rowCount: number | null; rows: unknown[] }>;
+  query(config: { text: string; values?: unknown[]; types?: PostgresTypes; query_timeout?: number }): Promise<{ command: string; rowCount: number | null; rows: unknown[] }>;
   release(destroy?: boolean): void;
   on(event: 'notification', listener: (message: { channel: string; payload?: string | undefined }) => void): unknown;
   on(event: 'error', listener: (error: Error) => void): unknown;

@@ -16,11 +16,20 @@ import type { LedgerDatabase } from './schema.ts';
  * @example
  * const options: PostgresLedgerOptions = { connectionString: 'postgres://toolgate@db.internal/app' };
  */
-export type PostgresLedgerOptions = LedgerOptions & ({ readonly connectionString: string } | { readonly pool: PostgresLedgerPool });
+export type PostgresLedgerOptions = LedgerOptions & ({ readonly connectionString: string } | { readonly pool: PostgresLedgerPool }) & {
+  /**
+   * How long the ledger waits for PostgreSQL to answer one query, or to hand out a connection, in
+   * milliseconds (default 10 000). A network that goes silent without closing anything (packets
+   * dropped) would otherwise hold a call for ever: past it the query fails with `LedgerError`
+   * (`ledger_unavailable`), and its connection is dropped. It bounds each query of a transactional
+   * tool too.
+   */
+  readonly queryTimeoutMs?: number;
+};
 
 /** The type id of `int8` (bigint). */
 const INT8 = 20;
-const CONNECT_TIMEOUT_MS = 10_000;
+const QUERY_TIMEOUT_MS = 10_000;
 
 /**
  * Opens a ledger in a PostgreSQL database, through `pg` (an optional peer dependency: install it
@@ -44,17 +53,20 @@ export async function postgresLedger(options: PostgresLedgerOptions): Promise<Le
   const pg = await loadDriver();
   const onError = options.onError ?? ((error: unknown) => console.error(error));
   const types: PostgresTypes = { getTypeParser: (oid, format) => (oid === INT8 ? readInt8 : (pg.types.getTypeParser(oid, format) as (value: string) => unknown)) };
+  const timeoutMs = options.queryTimeoutMs ?? QUERY_TIMEOUT_MS;
+  if (!(timeoutMs > 0)) throw new RangeError(`queryTimeoutMs must be a positive number of milliseconds (got ${String(options.queryTimeoutMs)}).`);
   let own: Pg.Pool | undefined;
   if ('connectionString' in options) {
-    own = new pg.Pool({ connectionString: options.connectionString, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    // Keepalive lets the system notice a peer that is gone while a connection idles in the pool.
+    own = new pg.Pool({ connectionString: options.connectionString, connectionTimeoutMillis: timeoutMs, keepAlive: true });
     // A pooled connection that dies while idle (the server restarted) must not crash the process.
     own.on('error', onError);
   }
   const pool: PostgresLedgerPool = own ?? (options as { readonly pool: PostgresLedgerPool }).pool;
   const db = new Kysely<LedgerDatabase>({
-    dialect: new PostgresDialect({ pool: typedPool(pool, types, onError, async () => own && (await endPool(own))) }),
+    dialect: new PostgresDialect({ pool: typedPool(pool, { types, timeoutMs }, onError, async () => own && (await endPool(own))) }),
   });
-  const feed = liveFeed(pool, onError);
+  const feed = liveFeed(pool, onError, timeoutMs);
 
   try {
     await feed.start();
@@ -76,6 +88,8 @@ export async function postgresLedger(options: PostgresLedgerOptions): Promise<Le
         let stopped = false;
         let reported = false;
         const poll = async () => {
+          // The listening connection hears nothing when the network went silent: ask it something.
+          feed.ping();
           try {
             const head = await db.selectFrom('toolgate_chain').select('last_seq').where('id', '=', 1).executeTakeFirstOrThrow();
             if (last !== undefined && head.last_seq !== last && !stopped) wake();
@@ -122,21 +136,32 @@ function readInt8(value: string): number | string {
 
 // Hands Kysely the pool's clients with the ledger's type parsers on every query (so int8 reads as
 // a number), without changing how the app's own queries on the same pool parse.
-function typedPool(pool: PostgresLedgerPool, types: PostgresTypes, onError: (error: unknown) => void, end: () => Promise<void>): PostgresPool {
+function typedPool(pool: PostgresLedgerPool, { types, timeoutMs }: { types: PostgresTypes; timeoutMs: number }, onError: (error: unknown) => void, end: () => Promise<void>): PostgresPool {
   return {
     async connect() {
       // A connection that breaks while the ledger holds it, between two queries or as it is handed
       // out, is reported here (pg would otherwise throw it as an unhandled 'error' event); the next
       // query then fails.
-      const client = await checkout(pool, onError);
+      const client = await checkout(pool, onError, timeoutMs);
+      // A query not answered in time leaves the connection waiting for that answer: nothing more
+      // is sent on it (the rollback that follows fails at once), and it is dropped, not pooled.
+      let silent: Error | undefined;
       const typed = {
-        query: (text: unknown, values?: readonly unknown[]) => {
+        query: async (text: unknown, values?: readonly unknown[]) => {
           if (typeof text !== 'string') throw new Error('The ledger does not stream query results.');
-          return client.query({ text, values: values === undefined ? [] : [...values], types });
+          if (silent !== undefined) throw silent;
+          try {
+            return await client.query({ text, values: values === undefined ? [] : [...values], types, query_timeout: timeoutMs });
+          } catch (error) {
+            if (error instanceof Error && /query read timeout/i.test(error.message)) silent = notAnswered(timeoutMs, error);
+            throw silent ?? error;
+          }
         },
         release: (destroy?: boolean) => {
           client.removeListener('error', onError);
-          client.release(destroy);
+          // A silent connection may still say something as it is torn down: it was reported already.
+          if (silent !== undefined) client.on('error', () => undefined);
+          client.release(destroy === true || silent !== undefined);
         },
       };
       return typed as unknown as PostgresPoolClient;
@@ -145,9 +170,16 @@ function typedPool(pool: PostgresLedgerPool, types: PostgresTypes, onError: (err
   };
 }
 
+/** The error of a query PostgreSQL did not answer within `ms`. */
+function notAnswered(ms: number, cause: Error): Error {
+  return Object.assign(new Error(`no answer within ${ms} ms`, { cause }), { code: 'ETIMEDOUT' });
+}
+
 interface LiveFeed {
   wake: ((seq?: number) => void) | undefined;
   readonly start: () => Promise<void>;
+  /** Asks the listening connection a question; one not answered in time is dropped and opened again. */
+  readonly ping: () => void;
   /** Resolves once the listening connection is closed. */
   readonly close: () => Promise<void>;
 }
@@ -169,8 +201,9 @@ async function endPool(pool: Pg.Pool): Promise<void> {
 
 // One connection that LISTENs for appends from every app server. When it drops it is opened again,
 // with a growing pause, and listeners are woken once it is back, as commits may have been missed.
-function liveFeed(pool: PostgresLedgerPool, onError: (error: unknown) => void): LiveFeed {
+function liveFeed(pool: PostgresLedgerPool, onError: (error: unknown) => void, timeoutMs: number): LiveFeed {
   let release: (() => Promise<void>) | undefined;
+  let ask: (() => void) | undefined;
   let closed = false;
   let failures = 0;
   let retry: ReturnType<typeof setTimeout> | undefined;
@@ -207,18 +240,33 @@ function liveFeed(pool: PostgresLedgerPool, onError: (error: unknown) => void): 
 
   const feed: LiveFeed = {
     wake: undefined,
+    ping: () => ask?.(),
     async start() {
       const on: { drop?: (error?: Error) => void } = {};
-      const client = await checkout(pool, (error) => on.drop?.(error));
+      const client = await checkout(pool, (error) => on.drop?.(error), timeoutMs);
       const ended = new Promise<void>((resolve) => client.on('end', resolve));
       let released = false;
+      let asking = false;
       const releaseOnce = () => {
         if (!released) {
           released = true;
           if (release === releaseOnce) release = undefined;
+          if (ask === pingOnce) ask = undefined;
           client.release(true);
         }
         return ended;
+      };
+      const pingOnce = () => {
+        if (asking || released) return;
+        asking = true;
+        // LISTEN again: a no-op for PostgreSQL, and the connection still shows what it is for.
+        client.query({ text: `listen ${NOTIFY_CHANNEL}`, query_timeout: timeoutMs }).then(
+          () => void (asking = false),
+          (error: unknown) => {
+            asking = false;
+            drop(error instanceof Error && /query read timeout/i.test(error.message) ? notAnswered(timeoutMs, error) : (error as Error));
+          },
+        );
       };
       const drop = (error?: Error) => {
         if (released) return;
@@ -242,12 +290,18 @@ function liveFeed(pool: PostgresLedgerPool, onError: (error: unknown) => void): 
         throw error;
       }
       if (closed) void releaseOnce();
-      else release = releaseOnce;
+      else {
+        release = releaseOnce;
+        ask = pingOnce;
+      }
     },
     async close() {
       closed = true;
       if (retry) clearTimeout(retry);
-      await release?.();
+      ask = undefined;
+      // A connection to a peer that went silent may never say it ended.
+      const silent = new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref());
+      await Promise.race([release?.(), silent]);
     },
   };
   return feed;

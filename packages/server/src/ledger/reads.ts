@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { firstChangedCall } from '../faults/chain-check.ts';
-import { verifyChain, type ChainHasher, type Verification } from './chain.ts';
+import { verifyChain, type ChainHasher, type Verification, type VerifyOptions } from './chain.ts';
 import { toEvent } from './event-rows.ts';
 import type { Ledger } from './ledger.ts';
 import type { LedgerDatabase } from './schema.ts';
@@ -83,7 +83,7 @@ export function createEventReads(
       return { seq, calls: rows.map((row) => readRecord(row.record as string)) };
     });
 
-  const verify = (): Promise<Verification> =>
+  const verify = (options?: VerifyOptions): Promise<Verification> =>
     read('ledger.verify', async () => {
       await chained();
       const walked = await verifyChain(
@@ -92,6 +92,7 @@ export function createEventReads(
           head: () => db.selectFrom('toolgate_chain').select(['last_seq', 'last_hash', 'algorithm']).where('id', '=', 1).executeTakeFirstOrThrow(),
         },
         hasher,
+        options,
       );
       if (!walked.ok) return walked;
       // The chain holds; so must the rows it covers: a call's row says what its last event says.

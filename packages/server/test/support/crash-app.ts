@@ -187,14 +187,20 @@ export function watchLedger(ledger: Ledger, watch: LedgerWatch): Ledger {
 
 /** The kill points around the ledger's writes, reached through {@link watchLedger}. */
 export function reachingLedger(ledger: Ledger, reach: Reach): Ledger {
-  const toolOf = (record: string | undefined) => (record === undefined ? '' : String((JSON.parse(record) as { name?: unknown }).name));
   const tools = new Map<string, string>();
+  // A refusal (a recovery's note among them) carries no record: its call's tool is the one its id
+  // names (`<lane>g<generation>_<n>` runs KINDS[n % KINDS.length], as the app server proposes them).
+  const toolOf = (event: NewLedgerEvent) => {
+    if (event.record !== undefined) return String((JSON.parse(event.record) as { name?: unknown }).name);
+    const n = /_(\d+)$/.exec(event.callId)?.[1];
+    return tools.get(event.callId) ?? (n === undefined ? '' : (KINDS[Number(n) % KINDS.length] ?? ''));
+  };
   return watchLedger(ledger, {
     appended(event) {
-      const tool = toolOf(event.record);
+      const tool = toolOf(event);
       tools.set(event.callId, tool);
       if (event.to === 'executing' && event.from !== 'executing') reach('claim', tool, event.callId);
-      if (event.to === 'executing' && event.from === 'executing' && event.reason?.code === 'stale') reach('reclaim', tool, event.callId);
+      if (event.to === 'executing' && event.from === 'executing' && event.reason?.code === 'recovered') reach('reclaim', tool, event.callId);
       if (event.to === 'committed') reach('commit', tool, event.callId);
     },
     committed(events) {
