@@ -45,11 +45,11 @@ describe('<ToolCallStatus> for a useChat tool part', () => {
     expect(screen.queryByRole('button')).toBeNull();
   });
 
-  it('shows a refused approval with its code and the ledger\'s message, never swallowed', () => {
+  it('shows a refused approval with its code and what the person can do now, never swallowed', () => {
     const { root } = show(part('approval-responded', true), [data(waiting, { action: 'approve', code: 'stale', message: 'the approval names other arguments than the call holds' })]);
     const refusal = root.querySelector('[data-toolgate="refusal"]') as HTMLElement;
     expect(refusal.dataset['code']).toBe('stale');
-    expect(refusal.textContent).toBe('Not approved: the approval names other arguments than the call holds');
+    expect(refusal.textContent).toBe('Not approved: the input changed since you saw it. Review the input shown now, then decide again.');
   });
 
   it('shows each offending path of a rejected call, from the latest record of it in any message', () => {
