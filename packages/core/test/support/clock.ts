@@ -4,6 +4,8 @@ import type { Clock } from '../../src/index.ts';
 export interface FakeClock extends Clock {
   advance(ms: number): void;
   readonly pending: number;
+  /** When each pending timer is due, soonest first: a test can wait until a timer it means to fire is set. */
+  readonly due: readonly number[];
 }
 
 export function createFakeClock(start = 1_767_225_600_000): FakeClock {
@@ -34,6 +36,9 @@ export function createFakeClock(start = 1_767_225_600_000): FakeClock {
     },
     get pending() {
       return timers.size;
+    },
+    get due() {
+      return [...timers.values()].map(({ at }) => at).sort((a, b) => a - b);
     },
   };
 }

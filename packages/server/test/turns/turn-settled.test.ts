@@ -262,6 +262,9 @@ describeLedgers(
       await readOpenAIChatStream(gateA.turn({ session: 'chat_1', principal: 'alice', turn: 'turn_1' })).read([call(0, 'call_1', '{"amount_cents":5}'), finish]);
       const first = await started;
       for (let period = 0; period < 4; period++) {
+        // The next renewal is set only once the last one is written: moving the clock before
+        // then would pass it by.
+        await vi.waitFor(() => expect(clock.due).toContain(clock.now() + leaseMs / 3), PATIENCE);
         clock.advance(leaseMs / 3);
         const renewed = clock.now() + leaseMs;
         await vi.waitFor(async () => expect((await turnRow(ledger, 'chat_1', 'turn_1'))?.lease_expires_at).toBe(renewed), PATIENCE);
