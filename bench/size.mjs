@@ -38,7 +38,11 @@ const rows = [
   ['@toolgate/core: every export (all six providers)', `export * from ${JSON.stringify(core)};`, [...VALIDATORS, ...PEERS], undefined],
   ['@toolgate/core/remote: the mirror of a server gate', `export { createRemoteGate } from ${JSON.stringify(remote)};`, PEERS, undefined],
   ['  of which eventsource-parser (the SSE reader)', `export { createParser } from ${JSON.stringify(sseParser)};`, [], undefined],
-  ['@toolgate/react on its own', `export * from ${JSON.stringify(react)};`, [...VALIDATORS, ...PEERS], 3 * 1024],
+  // The budget covers the hooks and the whole of <ToolCallStatus>: the input its Approve binds,
+  // the guard against presses that land on a replaced control, a sentence for every refusal and
+  // the server connection's note. Most of its growth past 3 KB is those words, which an app
+  // would otherwise have to write itself to show each refusal.
+  ['@toolgate/react on its own', `export * from ${JSON.stringify(react)};`, [...VALIDATORS, ...PEERS], 5 * 1024],
   ['validator: Ajv 2020 + ajv-formats (the default)', `export { Ajv2020 } from 'ajv/dist/2020.js'; export { default } from 'ajv-formats';`, [], undefined],
   ['validator: @cfworker/json-schema (the CSP-safe path)', `export { Validator } from '@cfworker/json-schema';`, [], undefined],
   ['@toolgate/core as an app ships it (with Ajv)', `export { createToolGate, defineTool, cancel } from ${JSON.stringify(core)};`, PEERS, undefined],
