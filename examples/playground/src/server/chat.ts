@@ -15,7 +15,7 @@ import type { ChatCompletionMessageParam } from 'openai/resources/chat/completio
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { AssistantEntry, ChatMode, Pace, TranscriptEntry, TranscriptState } from '../chat/transcript.ts';
 import { cartTotal, CATALOG, type ShopState } from '../shop/shop-store.ts';
-import { remoteLabel, remoteModel, SCRIPTED_LABEL, scriptedModel, type ConnectedModel, type RemoteModel } from './model-connection.ts';
+import { modelFailure, remoteLabel, remoteModel, SCRIPTED_LABEL, scriptedModel, type ConnectedModel, type RemoteModel } from './model-connection.ts';
 import { endedHere, type PageResults } from './page-calls.ts';
 import type { ChatsTable, PlaygroundDb } from './playground-db.ts';
 import type { ShopBook } from './shop-book.ts';
@@ -328,7 +328,7 @@ function createChat(
       if (closed) return;
       if (controller.signal.aborted) notice('stop', 'Stopped. Calls that had not finished were cancelled; nothing they would have done was committed.');
       else if (error instanceof StreamCut) notice('error', `The model’s stream was cut (${messageOf(error.cause)}). The calls it had not finished writing were not run.`);
-      else notice('error', `The model could not be reached: ${messageOf(error)}`);
+      else notice('error', modelFailure(error, info.mode === 'remote' ? 'Your model' : 'The model'));
     } finally {
       if (running === controller) running = undefined;
       if (!closed) {
