@@ -1,6 +1,7 @@
 import { createServer } from 'node:net';
 import { PROVIDER_ERRORS } from '../loopback-model.ts';
-import { expect, test, type Playground } from '../playground.ts';
+import { startPlayground } from '../playground-server.ts';
+import { expect, Playground, test } from '../playground.ts';
 
 /** A loopback port nothing listens on: it was free a moment ago, and its listener is closed. */
 async function closedPort(): Promise<number> {
@@ -149,4 +150,23 @@ test('your model cannot be reached (nothing listens at its address): the notice 
   await playground.say('Add a tee');
   await playground.settled();
   await expect(page.getByTestId('notice').last().locator('p')).toHaveText(/^Your model could not be reached: .*ECONNREFUSED/);
+});
+
+test('a restarted server no longer holds your model: the notice says it was not asked, and why, not that it could not be reached', async ({ page }) => {
+  test.setTimeout(60_000);
+  const server = await startPlayground();
+  try {
+    const playground = new Playground(page);
+    await playground.open('', server.url);
+    await useLoopback(playground);
+    await server.stop('SIGKILL');
+    await server.start();
+    await page.reload();
+    await playground.say('Add a tee');
+    await playground.settled();
+    const notice = page.getByTestId('notice').last().locator('p');
+    await expect(notice).toHaveText(/^Your model was not asked: this server holds no settings for your model .*enter them again under Your model$/);
+  } finally {
+    await server.stop('SIGKILL');
+  }
 });

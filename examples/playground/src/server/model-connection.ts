@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import OpenAI, { APIError } from 'openai';
+import OpenAI, { APIConnectionError, APIError } from 'openai';
 import type { Pace } from '../chat/transcript.ts';
 import { SCRIPTED_MODEL, createScriptedFetch } from '../model/scripted-fetch.ts';
 
@@ -49,7 +49,8 @@ const QUOTED = 200;
 /**
  * Why a turn could not begin, for the chat's notice: when the endpoint answered, its HTTP status and
  * what the provider said (a wrong key, model or path is then plain to see); "could not be reached"
- * only when no answer came at all (refused, no such host, timed out).
+ * only when no answer came at all (refused, no such host, timed out); "was not asked" when nothing
+ * was sent.
  *
  * @example
  * modelFailure(new AuthenticationError(401, { message: 'Incorrect API key provided' }, undefined, new Headers()), 'Your model');
@@ -63,7 +64,9 @@ export function modelFailure(error: unknown, who: string): string {
     const said = typeof body?.message === 'string' ? body.message : error.message.replace(/^\d{3}\s*/, '');
     return `${who} answered ${status} ${STATUS_CODES[status] ?? 'error'}: ${shorten(said.replace(/\s+/g, ' ').trim())}`;
   }
-  return `${who} could not be reached: ${networkCause(error)}`;
+  if (error instanceof APIConnectionError) return `${who} could not be reached: ${networkCause(error)}`;
+  // Nothing was sent: the server could not even ask (it holds no settings for the model, say).
+  return `${who} was not asked: ${error instanceof Error ? error.message : String(error)}`;
 }
 
 function shorten(text: string): string {
@@ -74,8 +77,8 @@ function shorten(text: string): string {
 }
 
 /** The SDK says only "Connection error."; the system's code under it (ECONNREFUSED, ENOTFOUND) says which. */
-function networkCause(error: unknown): string {
-  const said = error instanceof Error ? error.message : String(error);
+function networkCause(error: Error): string {
+  const said = error.message;
   for (let cause: unknown = error; cause instanceof Error; cause = cause.cause) {
     const code = (cause as { code?: unknown }).code;
     if (typeof code === 'string' && code !== '') return `${said} (${code})`;
