@@ -20,6 +20,7 @@ for (const [how, start] of [
     await expect(playground.status(0)).toHaveAttribute('data-status', 'committed');
     await expect(page.getByTestId('spotlight')).toContainText(product);
     await expect(moves(playground, 'executing')).toHaveCount(1);
+    await expect(playground.verdict).toHaveAttribute('data-verdict', 'view');
     const answer = await playground.assistantTexts.last().textContent();
 
     const results: Request[] = [];
@@ -37,6 +38,10 @@ for (const [how, start] of [
     await expect(moves(playground, 'executing')).toHaveCount(0);
     await expect(moves(playground, 'committed')).toHaveCount(0);
     expect(results).toHaveLength(0);
+    // The verdict names that call still: the page's view changed, and the shop did not.
+    await expect(playground.verdict).toHaveAttribute('data-verdict', 'view');
+    await expect(playground.verdict).toContainText('Committed: show_product changed only this page’s view, not the shop.');
+    await expect(playground.verdict).toHaveAttribute('data-changes', '0');
     await expect(playground.calls).toHaveCount(1);
     await expect(playground.assistantTexts.last()).toHaveText(answer ?? '');
     await playground.screenshot(`browser-tool-reloaded-${how === 'a typed message' ? 'typed' : 'scenario'}`, testInfo);

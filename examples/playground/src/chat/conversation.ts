@@ -82,7 +82,8 @@ export function openConversation(load: ChatLoad): Conversation {
   // settled. A call the transcript says was answered already (before a reload) is shown from that
   // record and never run again; the page's view is rebuilt from those records instead.
   const answers = pageAnswers(chat.id);
-  view.setState(viewAfter(settledPageCalls(chat.transcript, answers.get)), true);
+  const settledInPage = settledPageCalls(chat.transcript, answers.get);
+  view.setState(viewAfter(settledInPage), true);
   const handled = new Set<string>();
   const answer = (record: SettledCall) => api.toolResult(chat.id, record).catch((error: unknown) => console.error(error));
   const runPageCalls = ({ entries }: TranscriptState) => {
@@ -113,7 +114,7 @@ export function openConversation(load: ChatLoad): Conversation {
     void api.shop(chat.id).then(({ shop: state }) => shop.setState(state, true), (error: unknown) => console.error(error));
   });
 
-  const verdict = watchVerdict({ shop, gate, pageGate, history: load.audit, changesShop: (name) => SHOP_TOOLS.some((tool) => tool.name === name && tool.commit !== undefined) });
+  const verdict = watchVerdict({ shop, gate, pageGate, history: load.audit, settledInPage, changesShop: (name) => SHOP_TOOLS.some((tool) => tool.name === name && tool.commit !== undefined) });
   const audit = watchAudit(load.audit, [gate, pageGate]);
   // Only once the timeline and the verdict watch the page's gate: a call run now shows there too.
   runPageCalls(transcript.getState());
