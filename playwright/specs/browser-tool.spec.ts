@@ -22,6 +22,7 @@ for (const [how, start] of [
     await expect(moves(playground, 'executing')).toHaveCount(1);
     await expect(playground.verdict).toHaveAttribute('data-verdict', 'view');
     const answer = await playground.assistantTexts.last().textContent();
+    const trail = await page.getByTestId('audit').locator('li.audit-row').allTextContents();
 
     const results: Request[] = [];
     page.on('request', (request) => {
@@ -32,11 +33,13 @@ for (const [how, start] of [
     await expect(playground.calls.nth(0).locator('.call-output')).toContainText('"shown":true');
     await playground.settled();
     await twoFrames(playground);
-    // Shown as it was left, by the record of the call, not by running it again.
+    // Shown as it was left, by the record of the call, not by running it again: the same moves in
+    // the timeline, once each, and no new result sent.
     await expect(page.getByTestId('spotlight')).toHaveCount(1);
     await expect(page.getByTestId('spotlight')).toContainText(product);
-    await expect(moves(playground, 'executing')).toHaveCount(0);
-    await expect(moves(playground, 'committed')).toHaveCount(0);
+    await expect(moves(playground, 'executing')).toHaveCount(1);
+    await expect(moves(playground, 'committed')).toHaveCount(1);
+    expect(await page.getByTestId('audit').locator('li.audit-row').allTextContents()).toEqual(trail);
     expect(results).toHaveLength(0);
     // The verdict names that call still: the page's view changed, and the shop did not.
     await expect(playground.verdict).toHaveAttribute('data-verdict', 'view');
@@ -70,7 +73,8 @@ test("show_product committed but its result never reached the server: after a re
   await expect(playground.assistantTexts.last()).toHaveText('Here it is: the Enamel camp mug, $12.50.');
   await expect(playground.status(0)).toHaveAttribute('data-status', 'committed');
   await twoFrames(playground);
-  await expect(moves(playground, 'executing')).toHaveCount(0);
+  await expect(moves(playground, 'executing')).toHaveCount(1);
+  await expect(moves(playground, 'committed')).toHaveCount(1);
   await expect(page.getByTestId('spotlight')).toContainText('Enamel camp mug $12.50');
   expect(results).toHaveLength(1);
   expect(results[0]?.postDataJSON()).toMatchObject({ record: { status: 'committed', output: { sku: 'mug', shown: true } } });

@@ -6,7 +6,7 @@ import { createShopStore, type ShopStore } from '../shop/shop-store.ts';
 import { createShopTools, type ShopBackend } from '../shop/shop-tools.ts';
 import { actingHeaders } from './acting-as.ts';
 import { api, chatEventsUrl, TOOLGATE_URL, type ChatLoad } from './api.ts';
-import { watchAudit, type AuditFeed } from './audit-feed.ts';
+import { watchAudit, withPageMoves, type AuditFeed } from './audit-feed.ts';
 import { pageAnswers } from './page-answers.ts';
 import { watchVerdict, type VerdictStore } from './state-verdict.ts';
 import type { ChatMode, Pace, TranscriptEntry, TranscriptState } from './transcript.ts';
@@ -115,7 +115,7 @@ export function openConversation(load: ChatLoad): Conversation {
   });
 
   const verdict = watchVerdict({ shop, gate, pageGate, history: load.audit, settledInPage, changesShop: (name) => SHOP_TOOLS.some((tool) => tool.name === name && tool.commit !== undefined) });
-  const audit = watchAudit(load.audit, [gate, pageGate]);
+  const audit = watchAudit(withPageMoves(load.audit, settledInPage), [gate, pageGate]);
   // Only once the timeline and the verdict watch the page's gate: a call run now shows there too.
   runPageCalls(transcript.getState());
   const stopPageCalls = transcript.subscribe(runPageCalls);
@@ -153,7 +153,6 @@ export function openConversation(load: ChatLoad): Conversation {
     },
   };
 }
-
 
 /** The records of the page calls the page had answered (as the server keeps them, or else this tab), in the transcript's order. */
 function settledPageCalls({ entries }: TranscriptState, keptHere: (id: string) => SettledCall | undefined): SettledCall[] {
