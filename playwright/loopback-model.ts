@@ -13,7 +13,8 @@ import type { AddressInfo } from 'node:net';
  *
  * A user message with `[cut]` in it gets a `transfer_funds` call whose arguments stop halfway,
  * and then the connection is destroyed; with `[hold]`, the stream stops halfway through the
- * arguments and stays open until the client goes away.
+ * arguments and stays open until the client goes away. With `[status 401]` (or any other status
+ * code) in it, the server answers that HTTP error with an OpenAI-style error body instead.
  */
 export interface LoopbackModel {
   readonly url: string;
@@ -48,6 +49,20 @@ export const LOOPBACK_CALLS = [
   { suffix: 'map', name: 'add_to_cart', arguments: '{"sku": "map", "quantity": 2}' },
   { suffix: 'beanie', name: 'add_to_cart', arguments: '{"sku": "beanie", "quantity": 1' },
 ] as const;
+
+/** The error bodies answered for `[status …]`, worded as OpenAI's API words them (the 500's is long, as some gateways' are). */
+export const PROVIDER_ERRORS: Readonly<Record<number, { message: string; type: string; code: string | null }>> = {
+  401: {
+    message: 'Incorrect API key provided: sk-bad. You can find your API key at https://platform.openai.com/account/api-keys.',
+    type: 'invalid_request_error',
+    code: 'invalid_api_key',
+  },
+  500: {
+    message: `The server had an error while processing your request. Sorry about that! ${'Upstream trace: worker 7 stalled on shard 3. '.repeat(12)}`,
+    type: 'server_error',
+    code: null,
+  },
+};
 
 export async function startLoopbackModel(): Promise<LoopbackModel> {
   const log: LoggedRequest[] = [];
@@ -102,6 +117,17 @@ async function handle(request: IncomingMessage, response: ServerResponse, log: L
     return;
   }
 
+  const lastUser = body.messages.findLastIndex((message) => message.role === 'user');
+  const content = body.messages[lastUser]?.content;
+  const said = typeof content === 'string' ? content : JSON.stringify(content ?? '');
+  const failing = /\[status (\d{3})\]/.exec(said);
+  if (failing !== null) {
+    const status = Number(failing[1]);
+    response.writeHead(status, { ...cors, 'content-type': 'application/json' });
+    response.end(JSON.stringify({ error: PROVIDER_ERRORS[status] ?? { message: `loopback error ${status}`, type: 'server_error', code: null } }));
+    return;
+  }
+
   response.writeHead(200, { ...cors, 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   const id = `chatcmpl-loop${log.length}`;
   const created = Math.floor(Date.now() / 1000);
@@ -112,10 +138,7 @@ async function handle(request: IncomingMessage, response: ServerResponse, log: L
   };
 
   await send({ delta: { role: 'assistant', content: '' } });
-  const lastUser = body.messages.findLastIndex((message) => message.role === 'user');
   const replies = body.messages.slice(lastUser + 1).filter((message) => message.role === 'tool');
-  const content = body.messages[lastUser]?.content;
-  const said = typeof content === 'string' ? content : JSON.stringify(content ?? '');
   if (replies.length === 0 && /\[(cut|hold)\]/.test(said)) {
     await send({ delta: { content: 'Sending it now.' } });
     await send({ delta: { tool_calls: [{ index: 0, id: `call_${body.messages.length}cut`, type: 'function', function: { name: 'transfer_funds', arguments: '' } }] } });

@@ -99,3 +99,25 @@ test("the event feed is cut from the server's side mid-flood: the page reconnect
   expect(await playground.pageShop()).toEqual(await playground.serverShop());
   await playground.screenshot('flood-reconnected', testInfo);
 });
+
+test('the page says when its server is away: killed, it says so within seconds, with when it was last heard from; restarted, it says live again', async ({ page }, testInfo) => {
+  test.setTimeout(60_000);
+  server = await startPlayground();
+  const playground = new Playground(page);
+  await playground.open('', server.url);
+  const status = page.getByTestId('server-status');
+  const said = status.getByRole('status');
+  await expect(said).toHaveText('Connected to the server');
+  await expect(said).toHaveAttribute('aria-live', 'polite');
+
+  await server.stop('SIGKILL');
+  await expect(said).toHaveText(/^(Reconnecting to the server…|Server offline — retrying)$/, { timeout: 3_000 });
+  await expect(status).toContainText(/\(last heard \d+ s ago\)/);
+  // Still away after a few failed attempts: it says it is offline, and goes on trying.
+  await expect(said).toHaveText('Server offline — retrying', { timeout: 10_000 });
+  await playground.screenshot('server-offline', testInfo);
+
+  await server.start();
+  await expect(said).toHaveText('Connected to the server', { timeout: 5_000 });
+  await expect(status).not.toContainText('last heard');
+});

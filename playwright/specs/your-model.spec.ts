@@ -1,4 +1,17 @@
-import { expect, test, type Playground } from '../playground.ts';
+import { createServer } from 'node:net';
+import { PROVIDER_ERRORS } from '../loopback-model.ts';
+import { startPlayground } from '../playground-server.ts';
+import { expect, Playground, test } from '../playground.ts';
+
+/** A loopback port nothing listens on: it was free a moment ago, and its listener is closed. */
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const address = probe.address();
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  if (typeof address !== 'object' || address === null) throw new Error('no port');
+  return address.port;
+}
 
 function loopbackUrl(): string {
   const baseURL = process.env.LOOPBACK_MODEL_URL;
@@ -102,4 +115,58 @@ test('a refused first setting leaves the form as it was before it', async ({ pag
   await page.reload();
   await expect(form.getByLabel('Base URL')).toHaveValue(before.baseURL);
   await expect(form.getByLabel('Model')).toHaveValue(before.model);
+});
+
+test('your model answers an HTTP error: the notice gives its status and what the provider said, not that it could not be reached', async ({ page, playground }, testInfo) => {
+  await playground.open('');
+  await useLoopback(playground);
+  const notice = page.getByTestId('notice').last().locator('p');
+
+  await playground.say(`Add a tee [status 401] (${testInfo.testId})`);
+  await playground.settled();
+  await expect(page.getByTestId('notice').last()).toHaveAttribute('data-tone', 'error');
+  await expect(notice).toHaveText(`Your model answered 401 Unauthorized: ${PROVIDER_ERRORS[401]?.message ?? ''}`);
+  await expect(playground.calls).toHaveCount(0);
+  await playground.screenshot('your-model-401', testInfo);
+
+  // A long message is shortened, on a word, with an ellipsis.
+  await playground.say(`Add a tee [status 500] (${testInfo.testId})`);
+  await playground.settled();
+  await expect(notice).toHaveText(/^Your model answered 500 Internal Server Error: The server had an error while processing your request\. Sorry about that! Upstream trace: .{20,}…$/);
+  expect((await notice.textContent())?.length).toBeLessThan(300);
+  await expect(page.getByTestId('notice').filter({ hasText: 'could not be reached' })).toHaveCount(0);
+  await playground.expectStateUnchanged();
+});
+
+test('your model cannot be reached (nothing listens at its address): the notice says so', async ({ page, playground }) => {
+  await playground.open('');
+  await page.getByRole('radio', { name: 'Your model' }).check();
+  const form = page.getByRole('form', { name: 'Your model' });
+  const closed = await closedPort();
+  await form.getByLabel('Base URL').fill(`http://127.0.0.1:${closed}/v1`);
+  await form.getByLabel('Model').fill('loopback-7b');
+  await form.getByRole('button', { name: 'Use this model' }).click();
+  await expect(playground.chat).toContainText(`loopback-7b at http://127.0.0.1:${closed}/v1`);
+  await playground.say('Add a tee');
+  await playground.settled();
+  await expect(page.getByTestId('notice').last().locator('p')).toHaveText(/^Your model could not be reached: .*ECONNREFUSED/);
+});
+
+test('a restarted server no longer holds your model: the notice says it was not asked, and why, not that it could not be reached', async ({ page }) => {
+  test.setTimeout(60_000);
+  const server = await startPlayground();
+  try {
+    const playground = new Playground(page);
+    await playground.open('', server.url);
+    await useLoopback(playground);
+    await server.stop('SIGKILL');
+    await server.start();
+    await page.reload();
+    await playground.say('Add a tee');
+    await playground.settled();
+    const notice = page.getByTestId('notice').last().locator('p');
+    await expect(notice).toHaveText(/^Your model was not asked: this server holds no settings for your model .*enter them again under Your model$/);
+  } finally {
+    await server.stop('SIGKILL');
+  }
 });

@@ -30,6 +30,40 @@ describe('settledFrom: what the page reports for its own tool, as the model will
   });
 });
 
+describe("settledFrom: the page's moves, for the audit timeline of a page loaded later", () => {
+  const moves = [
+    { status: 'pending', at: 10 },
+    { status: 'validated', at: 11 },
+    { status: 'executing', at: 12 },
+    { status: 'committed', at: 15 },
+  ];
+
+  it('keeps the moves the page reported, with their times', () => {
+    const call = settledFrom('c', 'show_product', { status: 'committed', output: { shown: true }, history: moves });
+    expect(call.history).toEqual(moves);
+    expect(call).toMatchObject({ createdAt: 10, updatedAt: 15 });
+  });
+
+  it("puts the record's own checked reason on the last move, and no other", () => {
+    const reason = { code: 'invalid_arguments', message: 'the arguments do not match the schema' };
+    const call = settledFrom('c', 'show_product', { status: 'rejected', reason, history: [{ status: 'pending', at: 1, reason: { code: 'made_up', message: 'x' } }, { status: 'rejected', at: 2, reason: { code: 'other', message: 'y' } }] });
+    expect(call.history).toEqual([{ status: 'pending', at: 1 }, { status: 'rejected', at: 2, reason }]);
+  });
+
+  it.each([
+    ['not from pending', moves.slice(1)],
+    ['ending elsewhere than the record', moves.slice(0, 3)],
+    ['an end in the middle', [moves[0], { status: 'failed', at: 11 }, moves[3]]],
+    ['out of time order', [moves[0], { status: 'validated', at: 9 }, moves[3]]],
+    ['an unknown status', [moves[0], { status: 'approved', at: 11 }, moves[3]]],
+    ['a time that is not a number', [moves[0], { status: 'validated', at: '11' }, moves[3]]],
+    ['not a list', { pending: 1 }],
+  ])('keeps only its own two moves when the reported ones are %s', (_label, history) => {
+    const call = settledFrom('c', 'show_product', { status: 'committed', output: { shown: true }, history });
+    expect(call.history.map((step) => step.status)).toEqual(['pending', 'committed']);
+  });
+});
+
 describe('createPageResults', () => {
   it('answers a waiting call once; a second answer, or one for a call nobody waits for, is refused', async () => {
     const results = createPageResults();

@@ -42,7 +42,7 @@ export const api = {
   toolResult: (chat: string, record: SettledCall) =>
     call<{ ok: true }>('POST', `/chat/${encodeURIComponent(chat)}/tool-results`, {
       id: record.id,
-      record: { status: record.status, input: record.input, output: record.output, reason: record.reason },
+      record: { status: record.status, input: record.input, output: record.output, reason: record.reason, history: record.history.map(({ status, at }) => ({ status, at })) },
     }),
   shop: (chat: string) => call<{ shop: ShopState }>('GET', `/chat/${encodeURIComponent(chat)}/shop`),
   model: () => call<ModelSettings>('GET', '/model'),

@@ -1,4 +1,4 @@
-import type { AuditEvent, ToolGate } from '@toolgate/core';
+import type { AuditEvent, ToolCallRecord, ToolGate } from '@toolgate/core';
 import { createStore, type StoreApi } from 'zustand/vanilla';
 
 export interface AuditFeedState {
@@ -36,4 +36,23 @@ export function watchAudit(history: readonly AuditEvent[], gates: readonly Pick<
       if (frame !== undefined) cancelAnimationFrame(frame);
     },
   };
+}
+
+/**
+ * The server's trail with the moves of calls the page's own gate settled before this load (the
+ * server's trail has none of them), read from their records' histories, in time order.
+ */
+export function withPageMoves(history: readonly AuditEvent[], settledInPage: readonly ToolCallRecord[]): readonly AuditEvent[] {
+  if (settledInPage.length === 0) return history;
+  const moves = settledInPage.flatMap((call) =>
+    call.history.map((step, index): AuditEvent => ({
+      callId: call.id,
+      name: call.name,
+      from: call.history[index - 1]?.status ?? null,
+      to: step.status,
+      at: step.at,
+      ...(step.reason === undefined ? {} : { reason: step.reason }),
+    })),
+  );
+  return [...history, ...moves].sort((a, b) => a.at - b.at);
 }

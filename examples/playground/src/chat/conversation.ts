@@ -1,12 +1,13 @@
-import { createToolGate, type AuditEvent, type ToolGate } from '@toolgate/core';
+import { createToolGate, type AuditEvent, type SettledCall, type ToolGate } from '@toolgate/core';
 import { createRemoteGate, type RemoteGate } from '@toolgate/core/remote';
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import { createPageViewStore, PAGE_TOOLS, type PageViewStore } from '../shop/page-tools.ts';
+import { createPageViewStore, PAGE_TOOLS, viewAfter, type PageViewStore } from '../shop/page-tools.ts';
 import { createShopStore, type ShopStore } from '../shop/shop-store.ts';
 import { createShopTools, type ShopBackend } from '../shop/shop-tools.ts';
 import { actingHeaders } from './acting-as.ts';
 import { api, chatEventsUrl, TOOLGATE_URL, type ChatLoad } from './api.ts';
-import { watchAudit, type AuditFeed } from './audit-feed.ts';
+import { watchAudit, withPageMoves, type AuditFeed } from './audit-feed.ts';
+import { pageAnswers } from './page-answers.ts';
 import { watchVerdict, type VerdictStore } from './state-verdict.ts';
 import type { ChatMode, Pace, TranscriptEntry, TranscriptState } from './transcript.ts';
 
@@ -77,21 +78,35 @@ export function openConversation(load: ChatLoad): Conversation {
     });
   });
 
-  // Calls of the page's own tools: run here, in the browser's gate, and answered to the server once settled.
+  // Calls of the page's own tools: run here, in the browser's gate, and answered to the server once
+  // settled. A call the transcript says was answered already (before a reload) is shown from that
+  // record and never run again; the page's view is rebuilt from those records instead.
+  const answers = pageAnswers(chat.id);
+  const settledInPage = settledPageCalls(chat.transcript, answers.get);
+  view.setState(viewAfter(settledInPage), true);
   const handled = new Set<string>();
+  const answer = (record: SettledCall) => api.toolResult(chat.id, record).catch((error: unknown) => console.error(error));
   const runPageCalls = ({ entries }: TranscriptState) => {
     for (const entry of entries) {
       if (entry.kind !== 'assistant' || entry.pageCalls === undefined) continue;
       for (const [id, call] of Object.entries(entry.pageCalls)) {
-        if (handled.has(id)) continue;
+        if (call.settled !== undefined) answers.forget(id);
+        if (handled.has(id) || call.settled !== undefined) continue;
         handled.add(id);
+        // Settled here before a reload, and not yet in the server's transcript: sent again, not run again.
+        const kept = answers.get(id);
+        if (kept !== undefined) {
+          void answer(kept);
+          continue;
+        }
         pageGate.propose({ id, name: call.name, arguments: call.arguments });
-        void pageGate.settled(id).then((record) => api.toolResult(chat.id, record)).catch((error: unknown) => console.error(error));
+        void pageGate.settled(id).then((record) => {
+          answers.keep(record);
+          return answer(record);
+        });
       }
     }
   };
-  runPageCalls(transcript.getState());
-  const stopPageCalls = transcript.subscribe(runPageCalls);
 
   // A call that ended `interrupted` may have changed the server's shop before it stopped: ask the server.
   const stopInterrupted = gate.audit.subscribe((event: AuditEvent) => {
@@ -99,8 +114,11 @@ export function openConversation(load: ChatLoad): Conversation {
     void api.shop(chat.id).then(({ shop: state }) => shop.setState(state, true), (error: unknown) => console.error(error));
   });
 
-  const verdict = watchVerdict({ shop, gate, pageGate, history: load.audit, changesShop: (name) => SHOP_TOOLS.some((tool) => tool.name === name && tool.commit !== undefined) });
-  const audit = watchAudit(load.audit, [gate, pageGate]);
+  const verdict = watchVerdict({ shop, gate, pageGate, history: load.audit, settledInPage, changesShop: (name) => SHOP_TOOLS.some((tool) => tool.name === name && tool.commit !== undefined) });
+  const audit = watchAudit(withPageMoves(load.audit, settledInPage), [gate, pageGate]);
+  // Only once the timeline and the verdict watch the page's gate: a call run now shows there too.
+  runPageCalls(transcript.getState());
+  const stopPageCalls = transcript.subscribe(runPageCalls);
   return {
     id: chat.id,
     mode: chat.mode,
@@ -136,3 +154,14 @@ export function openConversation(load: ChatLoad): Conversation {
   };
 }
 
+/** The records of the page calls the page had answered (as the server keeps them, or else this tab), in the transcript's order. */
+function settledPageCalls({ entries }: TranscriptState, keptHere: (id: string) => SettledCall | undefined): SettledCall[] {
+  return entries.flatMap((entry) =>
+    entry.kind === 'assistant'
+      ? Object.entries(entry.pageCalls ?? {}).flatMap(([id, call]) => {
+          const settled = call.settled ?? keptHere(id);
+          return settled === undefined ? [] : [settled];
+        })
+      : [],
+  );
+}

@@ -1,4 +1,4 @@
-import { isTerminal, type AuditEvent, type ToolCallStatus, type ToolGate } from '@toolgate/core';
+import { isTerminal, type AuditEvent, type SettledCall, type ToolCallStatus, type ToolGate } from '@toolgate/core';
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { ShopStore } from '../shop/shop-store.ts';
 
@@ -20,6 +20,8 @@ export interface VerdictSources {
   readonly pageGate: Pick<ToolGate, 'audit'>;
   /** The server's audit trail up to the page's load: the verdict and the count go on from it, after a reload too. */
   readonly history: readonly AuditEvent[];
+  /** The calls the page's own gate had settled before the page loaded (their moves are not in the server's trail). */
+  readonly settledInPage: readonly SettledCall[];
   /** Whether a committed call of this tool writes the shop (its tool has a `commit`). */
   readonly changesShop: (name: string) => boolean;
 }
@@ -35,18 +37,29 @@ const lastOf = (event: AuditEvent, writes: 'shop' | 'view'): NonNullable<Verdict
   writes,
 });
 
+/** A page call as the transcript keeps it: it wrote only this page's view. */
+const lastOfCall = (call: SettledCall): NonNullable<Verdict['last']> => ({
+  callId: call.id,
+  name: call.name,
+  status: call.status,
+  ...(call.reason === undefined ? {} : { code: call.reason.code }),
+  writes: 'view',
+});
+
 /**
  * Watches the shop and both gates' audit logs together: every state change is counted, and every
  * call that settles becomes the latest verdict. It starts from the server's trail as loaded, so a
  * reload shows the same verdict and count as before it. Returns the store and a function that
  * stops watching.
  */
-export function watchVerdict({ shop, gate, pageGate, history, changesShop }: VerdictSources): { verdict: VerdictStore; stop: () => void } {
+export function watchVerdict({ shop, gate, pageGate, history, settledInPage, changesShop }: VerdictSources): { verdict: VerdictStore; stop: () => void } {
   const ended = history.filter(ends);
-  const latest = ended.at(-1);
+  // The last call to end, of the server's and the page's: a sort that keeps ties in that order.
+  const endings = [...ended.map((event) => ({ at: event.at, last: lastOf(event, 'shop') })), ...settledInPage.map((call) => ({ at: call.updatedAt, last: lastOfCall(call) }))];
+  const latest = endings.sort((a, b) => a.at - b.at).at(-1)?.last;
   const verdict = createStore<Verdict>()(() => ({
     changes: ended.filter((event) => event.to === 'committed' && changesShop(event.name)).length,
-    ...(latest === undefined ? {} : { last: lastOf(latest, 'shop') }),
+    ...(latest === undefined ? {} : { last: latest }),
   }));
   const stopShop = shop.subscribe(() => verdict.setState((state) => ({ changes: state.changes + 1 })));
   const follow = (source: Pick<ToolGate, 'audit'>, writes: 'shop' | 'view') =>

@@ -1,4 +1,4 @@
-import type { ToolCallRecord } from '@toolgate/core';
+import type { SettledCall, ToolCallRecord } from '@toolgate/core';
 
 /**
  * The conversation as the page shows it. The server's loop writes it; the page mirrors it from
@@ -25,11 +25,22 @@ export type TranscriptEntry =
        * while it wrote them): their records, since neither the ledger nor the page's gate has them.
        */
       readonly ended?: Readonly<Record<string, ToolCallRecord>>;
-      /** The calls that run in the page, with their arguments: the page's own gate runs them. */
-      readonly pageCalls?: Readonly<Record<string, { readonly name: string; readonly arguments: string }>>;
+      /**
+       * The calls that run in the page, with their arguments: the page's own gate runs them. Once
+       * the page has answered, `settled` is the record the model was answered with: a page that
+       * loads the transcript shows it, and runs the call no more.
+       */
+      readonly pageCalls?: Readonly<Record<string, PageCallEntry>>;
       readonly streaming: boolean;
     }
   | { readonly kind: 'notice'; readonly key: string; readonly tone: 'guard' | 'stop' | 'error'; readonly text: string };
+
+/** A call handed to the page, as the transcript keeps it. */
+export interface PageCallEntry {
+  readonly name: string;
+  readonly arguments: string;
+  readonly settled?: SettledCall;
+}
 
 export type AssistantEntry = Extract<TranscriptEntry, { kind: 'assistant' }>;
 

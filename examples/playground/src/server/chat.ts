@@ -13,9 +13,9 @@ import type { ServerGate } from '@toolgate/server';
 import { randomBytes } from 'node:crypto';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { AssistantEntry, ChatMode, Pace, TranscriptEntry, TranscriptState } from '../chat/transcript.ts';
+import type { AssistantEntry, ChatMode, Pace, PageCallEntry, TranscriptEntry, TranscriptState } from '../chat/transcript.ts';
 import { cartTotal, CATALOG, type ShopState } from '../shop/shop-store.ts';
-import { remoteLabel, remoteModel, SCRIPTED_LABEL, scriptedModel, type ConnectedModel, type RemoteModel } from './model-connection.ts';
+import { modelFailure, remoteLabel, remoteModel, SCRIPTED_LABEL, scriptedModel, type ConnectedModel, type RemoteModel } from './model-connection.ts';
 import { endedHere, type PageResults } from './page-calls.ts';
 import type { ChatsTable, PlaygroundDb } from './playground-db.ts';
 import type { ShopBook } from './shop-book.ts';
@@ -121,6 +121,33 @@ function createChat(
       entries: state.entries.map((entry) => (entry.key === key && entry.kind === 'assistant' ? { ...entry, ...change } : entry)),
     }));
   const notice = (tone: 'guard' | 'stop' | 'error', text: string) => append({ kind: 'notice', key: `n${++keys}`, tone, text });
+  const setPageCall = (key: string, id: string, call: PageCallEntry) =>
+    transcript.setState((state) => ({
+      entries: state.entries.map((entry) => (entry.key === key && entry.kind === 'assistant' ? { ...entry, pageCalls: { ...entry.pageCalls, [id]: call } } : entry)),
+    }));
+  /** The entry and record of a call handed to the page, from the transcript. */
+  const pageCallOf = (id: string): { key: string; call: PageCallEntry } | undefined => {
+    for (const entry of transcript.getState().entries) {
+      const call = entry.kind === 'assistant' ? entry.pageCalls?.[id] : undefined;
+      if (call !== undefined) return { key: entry.key, call };
+    }
+    return undefined;
+  };
+  /**
+   * Writes the page's answer for a call it ran into the call's entry (and the database), so that a
+   * page loaded later shows how the call ended rather than running it again, and a restarted
+   * server answers the model from it rather than waiting for the page.
+   */
+  const keepPageResult = (call: { readonly id: string; readonly name: string }) =>
+    void pageResults
+      .wait(call)
+      .then(async (settled) => {
+        const kept = pageCallOf(call.id);
+        if (kept === undefined || closed) return;
+        setPageCall(kept.key, call.id, { ...kept.call, settled });
+        await save();
+      })
+      .catch(deps.onError);
 
   /** Writes what a restart needs to go on: the transcript, the messages, a held reply, the calls still owed an answer. */
   async function save(): Promise<void> {
@@ -194,7 +221,6 @@ function createChat(
     const key = `a${++keys}`;
     append({ kind: 'assistant', key, text: '', callIds: [], streaming: true });
     const prefix = `${randomBytes(6).toString('base64url')}.`;
-    const pageCalls: Record<string, { name: string; arguments: string }> = {};
     const router = routeTurn({
       server: gate.turn({ session: info.id, principal: info.principal }),
       pageTools: deps.pageTools,
@@ -202,8 +228,8 @@ function createChat(
       prefix,
       onServerCall: (id) => book.assign(id, info.id),
       onPageCall: (call) => {
-        pageCalls[call.id] = { name: call.name, arguments: call.arguments };
-        update(key, { pageCalls: { ...pageCalls } });
+        setPageCall(key, call.id, { name: call.name, arguments: call.arguments });
+        keepPageResult(call);
       },
     });
     const reader = readOpenAIChatStream(router, { signal, previewIntervalMs: 100 });
@@ -308,7 +334,12 @@ function createChat(
     signal.addEventListener('abort', cancelOpen, { once: true });
     const settled = await Promise.all(
       owed.calls.map(async (call): Promise<SettledCall> => {
-        if (call.inPage) return pageResults.wait(call);
+        if (call.inPage) {
+          const answered = pageCallOf(call.id)?.call.settled;
+          if (answered !== undefined) return answered;
+          keepPageResult(call);
+          return pageResults.wait(call);
+        }
         // A call the stream had opened but the ledger never received: nothing of it ran.
         return (await gate.settled(call.id)) ?? endedHere(pending(call), 'cancelled', { code: 'user_cancelled', message: 'the server stopped before this call was proposed; nothing was run' });
       }),
@@ -328,7 +359,7 @@ function createChat(
       if (closed) return;
       if (controller.signal.aborted) notice('stop', 'Stopped. Calls that had not finished were cancelled; nothing they would have done was committed.');
       else if (error instanceof StreamCut) notice('error', `The model’s stream was cut (${messageOf(error.cause)}). The calls it had not finished writing were not run.`);
-      else notice('error', `The model could not be reached: ${messageOf(error)}`);
+      else notice('error', modelFailure(error, info.mode === 'remote' ? 'Your model' : 'The model'));
     } finally {
       if (running === controller) running = undefined;
       if (!closed) {

@@ -14,6 +14,8 @@ export interface PageReport {
   readonly output?: unknown;
   readonly reason?: unknown;
   readonly input?: unknown;
+  /** The call's moves in the page's gate, shown in the audit timeline of a page loaded later. */
+  readonly history?: unknown;
 }
 
 const CODES: Readonly<Record<string, readonly string[]>> = {
@@ -76,12 +78,35 @@ export function settledFrom(id: string, name: string, report: PageReport): Settl
   const status = typeof report.status === 'string' ? report.status : '';
   if (status === 'committed') {
     const output = report.output === undefined ? null : report.output;
-    return { ...base, status: 'committed', input: report.input ?? {}, output, history: [...base.history, { status: 'committed', at: now }] } as SettledCall;
+    return withHistory({ ...base, status: 'committed', input: report.input ?? {}, output, history: [...base.history, { status: 'committed', at: now }] } as SettledCall, report.history);
   }
   const reason = readReason(status, report.reason);
   const settled = reason === undefined ? 'failed' : status;
   const why: Reason = reason ?? { code: 'tool_error', message: 'the page answered with a result that could not be read' };
-  return { ...base, status: settled, reason: why, history: [...base.history, { status: settled, at: now, reason: why }] } as SettledCall;
+  return withHistory({ ...base, status: settled, reason: why, history: [...base.history, { status: settled, at: now, reason: why }] } as SettledCall, report.history);
+}
+
+const OPEN = new Set(['pending', 'validated', 'awaiting_approval', 'executing']);
+
+/**
+ * The record with the moves the page reported, when they read as a call's history that ends where
+ * the record does: from `pending`, through open statuses only, in time order. Only the last move
+ * keeps a reason (the record's, already checked); the model is never told any of it.
+ */
+function withHistory(record: SettledCall, reported: unknown): SettledCall {
+  if (!Array.isArray(reported) || reported.length < 2 || reported.length > 16) return record;
+  const steps = reported.map((step: unknown) => {
+    const { status, at } = (typeof step === 'object' && step !== null ? step : {}) as Record<string, unknown>;
+    return typeof status === 'string' && typeof at === 'number' && Number.isFinite(at) ? { status, at } : undefined;
+  });
+  const last = steps.at(-1);
+  const readable =
+    steps[0]?.status === 'pending' &&
+    last?.status === record.status &&
+    steps.every((step, index) => step !== undefined && (index === steps.length - 1 || OPEN.has(step.status)) && (index === 0 || step.at >= (steps[index - 1]?.at ?? Infinity)));
+  if (!readable) return record;
+  const history = (steps as { status: string; at: number }[]).map((step, index) => (index === steps.length - 1 && record.reason !== undefined ? { ...step, reason: record.reason } : step));
+  return { ...record, createdAt: history[0]?.at ?? record.createdAt, updatedAt: last.at, history } as SettledCall;
 }
 
 function readReason(status: string, value: unknown): Reason | undefined {

@@ -1,4 +1,4 @@
-import { defineTool, type JsonSchemaObject, type ToolDefinition } from '@toolgate/core';
+import { defineTool, type JsonSchemaObject, type ToolCallRecord, type ToolDefinition } from '@toolgate/core';
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { CATALOG, SKUS, formatCents, type Sku } from './shop-store.ts';
 
@@ -38,3 +38,18 @@ export const showProduct = defineTool({
 export const PAGE_TOOLS: readonly ToolDefinition<unknown, unknown, PageView>[] = [showProduct as ToolDefinition<unknown, unknown, PageView>];
 
 export const PAGE_TOOL_NAMES: ReadonlySet<string> = new Set(PAGE_TOOLS.map((tool) => tool.name));
+
+/**
+ * The view as the page's committed calls left it, read from their records in order: what a page
+ * loaded after them shows, without running any tool again. An output that names no product of the
+ * catalog changes nothing.
+ */
+export function viewAfter(records: readonly ToolCallRecord[]): PageView {
+  let view: PageView = { spotlight: null };
+  for (const record of records) {
+    if (record.status !== 'committed' || record.name !== showProduct.name) continue;
+    const sku = (record.output as { sku?: unknown } | null | undefined)?.sku;
+    if (SKUS.includes(sku as Sku)) view = { spotlight: sku as Sku };
+  }
+  return view;
+}

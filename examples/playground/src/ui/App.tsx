@@ -9,6 +9,7 @@ import { AuditTimeline } from './AuditTimeline.tsx';
 import { Composer } from './Composer.tsx';
 import { ConnectionForm } from './ConnectionForm.tsx';
 import { ScenarioList } from './ScenarioList.tsx';
+import { ServerStatus, ServerStatusLine } from './ServerStatus.tsx';
 import { PolicyPanel } from './PolicyPanel.tsx';
 import { ShopPanel } from './ShopPanel.tsx';
 import { Spotlight } from './Spotlight.tsx';
@@ -115,6 +116,13 @@ export function App(): ReactElement {
             </label>
           </fieldset>
           <ThemeSwitch />
+          {conversation === undefined ? (
+            <ServerStatusLine state={problem === undefined ? 'connecting' : 'closed'} lastEventAt={undefined} />
+          ) : (
+            <ToolGateProvider gate={conversation.gate}>
+              <ServerStatus />
+            </ToolGateProvider>
+          )}
         </div>
       </header>
 

@@ -82,7 +82,7 @@ const Entry = memo(function Entry({ entry, audit, pageGate }: { entry: Transcrip
                   ) : (
                     // A page tool's call: its status comes from the browser's own gate.
                     <ToolGateProvider key={id} gate={pageGate}>
-                      <ToolCallCard id={id} name={entry.names?.[id]} modelId={entry.modelIds?.[id]} sent={entry.sent?.[id] ?? entry.pageCalls?.[id]?.arguments} preview={entry.previews?.[id]} ended={entry.ended?.[id]} runs="page" />
+                      <ToolCallCard id={id} name={entry.names?.[id]} modelId={entry.modelIds?.[id]} sent={entry.sent?.[id] ?? entry.pageCalls?.[id]?.arguments} preview={entry.previews?.[id]} ended={entry.ended?.[id] ?? entry.pageCalls?.[id]?.settled} runs="page" />
                     </ToolGateProvider>
                   ),
                 )}
