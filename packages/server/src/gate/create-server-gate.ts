@@ -140,7 +140,7 @@ function assemble(options: ServerGateOptions): GateParts & { readonly tail: Tail
     newKey: () => randomUUID(),
     endingRetryMs: settings.endingRetryMs,
     // Without budgets nothing is counted, and nothing is given back.
-    policy: { admit, release: budgets.length === 0 ? () => Promise.resolve() : release },
+    policy: { admit, release: budgets.length === 0 ? () => Promise.resolve() : (trx, id) => release(trx, id, ledger.dialect) },
     transactional: (name, id) => tools.entry(name, id)?.tool.transactional === true,
     onMoveFailed: (id, error) => waiters.failed(id, error) || settings.onError(error),
     onTaken: (id) => waiters.taken(id),

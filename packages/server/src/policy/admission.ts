@@ -61,7 +61,7 @@ export interface AdmissionOptions {
  * call's budget shares when it stops counting.
  *
  * @example
- * const policy: Policy = { admit: createAdmission(options), release };
+ * const policy: Policy = { admit: createAdmission(options), release: (trx, id) => release(trx, id, ledger.dialect) };
  */
 export interface Policy {
   readonly admit: Admit;
@@ -129,7 +129,7 @@ export async function readmit(
   const now = clock.now();
   const verdict = await judge(ledger, trx, applicable.map((budget) => measure(budget, call, input)), now, { id: call.record.id, edit: true });
   if ('refusal' in verdict) return verdict.refusal;
-  await release(trx, call.record.id);
+  await release(trx, call.record.id, ledger.dialect);
   await verdict.write(trx, call.record.id);
   await noteShadow(ledger, trx, { id: call.record.id, session: call.session, record: call.record }, verdict.notes, now);
   return undefined;
@@ -167,10 +167,11 @@ async function judge(ledger: Ledger, trx: Trx, measures: readonly Measure[], now
     const uses = measured.map((m) => ({ call_id: id, budget: m.budget.name, key: m.key, amount: m.amount, at: now }));
     const shares = measured.map((m) => ({ budget: m.budget.name, key: m.key, amount: m.amount }));
     // One round trip on PostgreSQL (a data-modifying WITH); SQLite runs in this process.
-    if (ledger.dialect === 'postgres') await addToTotals(inner.with('added', (db) => db.insertInto('toolgate_budget_uses').values(uses)), shares, now);
+    // The keys' rows are locked already (usedNow locked them in order).
+    if (ledger.dialect === 'postgres') await addToTotals(inner.with('added', (db) => db.insertInto('toolgate_budget_uses').values(uses)), shares, { at: now });
     else {
       await inner.insertInto('toolgate_budget_uses').values(uses).execute();
-      await addToTotals(inner, shares, now);
+      await addToTotals(inner, shares, { at: now });
     }
   };
   return { toPerson, notes, write };
@@ -190,10 +191,10 @@ async function admitAtOnce(ledger: Ledger, trx: Trx, measured: readonly Measured
   const uses = [...slots.values()].map((m) => ({ call_id: id, budget: m.budget.name, key: m.key, amount: m.amount, at: now }));
   const shares = uses.map(({ budget, key, amount }) => ({ budget, key, amount }));
   let rows: readonly { budget: string; key: string; amount: number; oldest: number | null }[];
-  if (ledger.dialect === 'postgres') rows = await addToTotals(trx.with('added', (db) => db.insertInto('toolgate_budget_uses').values(uses)), shares, now);
+  if (ledger.dialect === 'postgres') rows = await addToTotals(trx.with('added', (db) => db.insertInto('toolgate_budget_uses').values(uses)), shares, { at: now, sorted: true });
   else {
     await trx.insertInto('toolgate_budget_uses').values(uses).execute();
-    rows = await addToTotals(trx, shares, now);
+    rows = await addToTotals(trx, shares, { at: now });
   }
   let fits = rows.length === slots.size;
   for (const row of rows) {
@@ -345,36 +346,43 @@ async function lockTotals(ledger: Ledger, trx: Trx, all: readonly Measured[]): P
  * waiting, or cancelled while running), in the transaction that moves it, before its event.
  *
  * @example
- * await release(trx, 'call_1');
+ * await release(trx, 'call_1', ledger.dialect);
  */
-export async function release(trx: Trx, id: string): Promise<void> {
+export async function release(trx: Trx, id: string, dialect: Ledger['dialect']): Promise<void> {
   const rows = await trx.selectFrom('toolgate_budget_uses').select(['budget', 'key', 'amount']).where('call_id', '=', id).execute();
   if (rows.length === 0) return;
   await addToTotals(
     trx,
     rows.map((row) => ({ budget: row.budget, key: row.key, amount: -Number(row.amount) })),
+    { sorted: dialect === 'postgres' },
   );
   await trx.deleteFrom('toolgate_budget_uses').where('call_id', '=', id).execute();
 }
 
 /**
- * Adds each amount to its key's total, in one statement (the keys' rows are locked by then, or
- * taken in the table's order); with `at`, the shares are uses made then.
+ * Adds each amount to its key's total, in one statement; with `at`, the shares are uses made then.
+ * With `sorted` (PostgreSQL, where the rows are not locked yet and there are several), the
+ * statement first locks the rows in (budget, key) order, as everything else that locks them does:
+ * an update takes its rows in the order a scan meets them, which is the order they lie in on
+ * disk, and two transactions that took the same keys in two orders could each wait for the other.
  */
 async function addToTotals(
   trx: Pick<Trx, 'updateTable'>,
   shares: readonly { readonly budget: string; readonly key: string; readonly amount: number }[],
-  at?: number,
+  { at, sorted = false }: { readonly at?: number; readonly sorted?: boolean } = {},
 ): Promise<{ budget: string; key: string; amount: number; oldest: number | null }[]> {
   if (shares.length === 0) return [];
   const cases = sql.join(shares.map((share) => sql`when budget = ${share.budget} and key = ${share.key} then ${share.amount}`), sql` `);
   const amount = sql<number>`amount + (case ${cases} else 0 end)`;
-  return trx
+  const matching = sql.join(shares.map((share) => sql`(budget = ${share.budget} and key = ${share.key})`), sql` or `);
+  let update = trx
     .updateTable('toolgate_budget_totals')
     .set(at === undefined ? { amount } : { amount, oldest: sql<number>`(case when oldest is null or oldest > ${at} then ${at} else oldest end)` })
-    .where((eb) => eb.or(shares.map((share) => eb.and([eb('budget', '=', share.budget), eb('key', '=', share.key)]))))
-    .returning(['budget', 'key', 'amount', 'oldest'])
-    .execute();
+    .where(sql<boolean>`(${matching})`);
+  // A condition on nothing but a subquery is decided once, before the scan begins: the rows are
+  // locked in order before the update meets any of them.
+  if (sorted && shares.length > 1) update = update.where(sql<boolean>`(select count(*) from (select 1 from toolgate_budget_totals where ${matching} order by budget, key for update) as sorted) >= 0`);
+  return update.returning(['budget', 'key', 'amount', 'oldest']).execute();
 }
 
 function overText({ budget, key, amount }: Measured, spent: number): string {
