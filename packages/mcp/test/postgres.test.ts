@@ -36,7 +36,10 @@ afterAll(async () => {
 const reachable = typeof database === 'string';
 if (!reachable && process.env.CI !== 'true') console.warn(`\n!!! SKIPPING the gateway's PostgreSQL tests: ${(database).message}\n`);
 
-describe.skipIf(!reachable && process.env.CI !== 'true')('a ledger on PostgreSQL, by URL', () => {
+// Without PostgreSQL, outside CI, the suite is not declared: the warning above says it did not run.
+const describeOnPostgres = !reachable && process.env.CI !== 'true' ? () => undefined : describe;
+
+describeOnPostgres('a ledger on PostgreSQL, by URL', () => {
   it('keeps the calls there: two gateways share it, a call approved on one runs once, and the trail verifies', async () => {
     if (typeof database !== 'string') throw new Error(`PostgreSQL is required when CI=true: ${database.message}`);
     const dir = scratch();

@@ -60,7 +60,10 @@ if (missing !== undefined && process.env.CI !== 'true') console.warn(`\n!!! SKIP
 
 const session = { session: 's1', principal: 'alice' };
 
-describe.skipIf(missing !== undefined && process.env.CI !== 'true')('a SQLite ledger whose disk fills up (SQLite file on a 4 MB tmpfs)', () => {
+// Without a small disk, outside CI, the suite is not declared: the warning above says it did not run.
+const describeOnSmallDisk = missing !== undefined && process.env.CI !== 'true' ? () => undefined : describe;
+
+describeOnSmallDisk('a SQLite ledger whose disk fills up (SQLite file on a 4 MB tmpfs)', () => {
   it('answers LedgerError and 503 while the disk is full, and writes the result that arrived meanwhile once there is room', async () => {
     if (!('path' in disk)) throw new Error(`the full-disk tests need a small tmpfs: ${missing ?? ''}`);
     const directory = join(disk.path, 'one');

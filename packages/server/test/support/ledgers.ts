@@ -122,8 +122,8 @@ export function describeLedgers(
           });
         });
       } else {
+        // Not declared at all: the warning is what says they did not run.
         warnOnce(server.missing);
-        describe.skip(name, () => body(target));
       }
       continue;
     }
