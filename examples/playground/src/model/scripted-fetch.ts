@@ -1,6 +1,7 @@
 import type { ChatCompletionCreateParams } from 'openai/resources/chat/completions';
 import { SSE_DONE, sseFrame, turnChunks } from './chat-chunks.ts';
 import { scriptedTurn } from './scripted-model.ts';
+import { pause } from '../shop/tool-timing.ts';
 
 /** How the scripted model paces its stream. `instant` sends everything as fast as the page can take it. */
 export type ScriptedPace = 'realistic' | 'instant';
@@ -37,7 +38,7 @@ export function createScriptedFetch(pace: ScriptedPace): typeof fetch {
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
         if (pace === 'instant') {
-          await delay(0, signal);
+          await pause(0, signal);
           const end = Math.min(frames.length, next + INSTANT_BATCH);
           controller.enqueue(encoder.encode(frames.slice(next, end).join('')));
           next = end;
@@ -45,7 +46,7 @@ export function createScriptedFetch(pace: ScriptedPace): typeof fetch {
           // A word of text every 28 ms; tool-call fragments every 10 ms, several at a time when a turn
           // has many calls, so that even a flood streams in about a second and a half.
           const isTool = (frame: string | undefined) => frame?.includes('"tool_calls"') === true;
-          await delay(next === 0 ? 350 : isTool(frames[next]) ? 10 : 28, signal);
+          await pause(next === 0 ? 350 : isTool(frames[next]) ? 10 : 28, signal);
           const end = isTool(frames[next]) ? Math.min(frames.length, next + Math.ceil(toolFrames / 150)) : next + 1;
           let batch = '';
           for (; next < end && (batch === '' || isTool(frames[next])); next++) batch += frames[next] as string;
@@ -64,21 +65,3 @@ function json(status: number, value: unknown): Response {
   return new Response(JSON.stringify(value), { status, headers: { 'content-type': 'application/json' } });
 }
 
-/** Waits `ms`, or rejects when `signal` aborts first. The listener goes with the wait: the stream waits once per frame on one signal. */
-function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason as Error);
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason as Error);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}

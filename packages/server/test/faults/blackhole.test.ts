@@ -5,8 +5,9 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { defineTool } from '@toolgate/core';
 import { afterEach, expect, it, onTestFinished } from 'vitest';
-import { createServerGate, LedgerError, postgresLedger, type ServerGate } from '../../src/index.ts';
+import { createServerGate, postgresLedger, type ServerGate } from '../../src/index.ts';
 import { describeLedgers, keep, type Target } from '../support/ledgers.ts';
+import { againWhileUnavailable } from '../support/again.ts';
 import { tcpProxy, type TcpProxy } from '../support/tcp-proxy.ts';
 
 const QUERY_TIMEOUT_MS = 400;
@@ -36,15 +37,7 @@ function blackhole(proxy: TcpProxy, ms: number): void {
  * `settled()`, asked again while it answers LedgerError: connections that went silent with the
  * network stay silent after it answers again, and each one fails the read it is used for, once.
  */
-async function settledOnceReachable(gate: ServerGate, id: string): Promise<unknown> {
-  for (let tries = 1; ; tries += 1) {
-    try {
-      return await gate.settled(id);
-    } catch (error) {
-      if (!(error instanceof LedgerError) || tries >= 20) throw error;
-    }
-  }
-}
+const settledOnceReachable = (gate: ServerGate, id: string): Promise<unknown> => againWhileUnavailable(() => gate.settled(id), { tries: 20 });
 
 const inputSchema = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } as const;
 const session = { session: 's1', principal: 'alice' };

@@ -6,6 +6,7 @@ import { defineTool, isTerminal } from '@toolgate/core';
 import pg from 'pg';
 import { afterEach, expect, it } from 'vitest';
 import { createServerGate, LedgerError, postgresLedger, type Ledger } from '../../src/index.ts';
+import { againWhileUnavailable } from '../support/again.ts';
 import { describeLedgers, keep, postgresAdmin, withAdmin } from '../support/ledgers.ts';
 
 const CALLS = 200;
@@ -38,17 +39,6 @@ function storm(database: string): { readonly stop: () => Promise<number> } {
   };
 }
 
-/** Proposes until an answer comes, as long as each failure is the ledger's own (a few times at most). */
-async function proposeAgain<T>(propose: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await propose();
-    } catch (error) {
-      if (!(error instanceof LedgerError) || attempt === 5) throw error;
-      await delay(50 * attempt);
-    }
-  }
-}
 
 describeLedgers(
   'PostgreSQL backends terminated over and over while calls are proposed',
@@ -93,7 +83,7 @@ describeLedgers(
         // again, as the contract says.
         const settled = await Promise.all(
           Array.from({ length: CALLS }, async (_, i) => {
-            await proposeAgain(() => gate.propose(proposal(i), { session: `s${i % 10}`, principal: 'alice' }));
+            await againWhileUnavailable(() => gate.propose(proposal(i), { session: `s${i % 10}`, principal: 'alice' }), { tries: 5, pauseMs: 50 });
             return gate.settled(`c${i}`);
           }),
         );
