@@ -1,5 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
+import fc from 'fast-check';
 import { createToolGate, DEFAULT_LIMITS, defineTool, type Limits, type LimitsOption } from '../src/index.ts';
+import { checkValue } from '../src/proposal/limits.ts';
 
 const open = (repair: ('stringified_json' | 'string_scalars')[] = [], execute = (options: unknown) => Object.assign({}, options) as unknown) =>
   defineTool({
@@ -145,5 +147,27 @@ describe('deep values', () => {
     const tighter = createToolGate({ tools: [tool], limits: { maxArgumentChars: 10_000_000, maxDepth: depth - 1 } });
     expect(tighter.propose({ name: 'nest', arguments: text }).reason?.code).toBe('too_deep');
     expect(tighter.propose({ name: 'nest', arguments: value }).reason?.code).toBe('too_deep');
+  });
+});
+
+describe('the two walks over a parsed value', () => {
+  // Text, so that `__proto__` is an own key (as JSON.parse makes it) and 1e400 reads as Infinity.
+  const text: fc.Arbitrary<string> = fc.letrec<{ node: string }>((tie) => ({
+    node: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      fc.constantFrom('1', '1e400', '-1e400', '"s"', 'true', 'null'),
+      fc.array(tie('node'), { maxLength: 4 }).map((items) => `[${items.join(',')}]`),
+      fc.array(fc.tuple(fc.constantFrom('a', 'b', '__proto__', 'c'), tie('node')), { maxLength: 4 }).map((entries) => `{${entries.map(([key, value]) => `"${key}":${value}`).join(',')}}`),
+    ),
+  })).node;
+
+  it('answer alike: the walk that recurses (limits a stack can take) and the one that keeps its own stack', () => {
+    fc.assert(
+      fc.property(text, (source) => {
+        const value: unknown = JSON.parse(source);
+        expect(checkValue(value, 150)).toEqual(checkValue(value, 100_000));
+      }),
+      { numRuns: 500 },
+    );
   });
 });

@@ -85,13 +85,20 @@ export function openConversation(load: ChatLoad): Conversation {
   const settledInPage = settledPageCalls(chat.transcript, answers.get);
   view.setState(viewAfter(settledInPage), true);
   const handled = new Set<string>();
+  // Calls whose answer the server's transcript holds: this tab need not keep them (forgotten once,
+  // not on every transcript update, each of which would read the storage again).
+  const held = new Set<string>();
   const answer = (record: SettledCall) => api.toolResult(chat.id, record).catch((error: unknown) => console.error(error));
   const runPageCalls = ({ entries }: TranscriptState) => {
     for (const entry of entries) {
       if (entry.kind !== 'assistant' || entry.pageCalls === undefined) continue;
       for (const [id, call] of Object.entries(entry.pageCalls)) {
-        if (call.settled !== undefined) answers.forget(id);
-        if (handled.has(id) || call.settled !== undefined) continue;
+        if (call.settled !== undefined) {
+          if (!held.has(id)) answers.forget(id);
+          held.add(id);
+          continue;
+        }
+        if (handled.has(id)) continue;
         handled.add(id);
         // Settled here before a reload, and not yet in the server's transcript: sent again, not run again.
         const kept = answers.get(id);

@@ -65,7 +65,17 @@ export function isStandardSchema(schema: unknown): schema is StandardSchemaV1 {
  * const check = compileSchema(z.object({ q: z.string() }), ajvJsonSchema);
  */
 export function compileSchema(schema: ToolSchema, compileJson: JsonSchemaCompiler): Validate {
-  if (!isStandardSchema(schema)) return compileJson(schema);
+  return isStandardSchema(schema) ? standardValidate(schema) : compileJson(schema);
+}
+
+/**
+ * The validate function of a Standard Schema (Zod, Valibot, ArkType), answering as every validator
+ * here does.
+ *
+ * @example
+ * const read = await standardValidate(z.object({ q: z.string() }))({ q: 'x' }); // { ok: true, value: { q: 'x' } }
+ */
+export function standardValidate(schema: StandardSchemaV1): Validate {
   const standard: unknown = schema['~standard'];
   const validate: unknown = typeof standard === 'object' && standard !== null ? (standard as { validate?: unknown }).validate : undefined;
   if (typeof validate !== 'function') throw new TypeError('its `~standard` property has no `validate` function');

@@ -1,6 +1,5 @@
 import { inputHash } from '../call/input-hash.ts';
-import { ajvJsonSchema } from '../schema/ajv.ts';
-import { compileSchema, isStandardSchema } from '../schema/schema.ts';
+import { isStandardSchema, standardValidate } from '../schema/schema.ts';
 import type { ToolDefinition } from './tool.ts';
 
 /**
@@ -18,7 +17,7 @@ export async function shownInputHash(tool: Pick<ToolDefinition, 'inputSchema'> |
   const schema = tool?.inputSchema;
   if (schema !== undefined && isStandardSchema(schema)) {
     try {
-      const read = await compileSchema(schema, ajvJsonSchema)(input);
+      const read = await standardValidate(schema)(input);
       if (read.ok) return await hashOf(read.value);
     } catch {
       // A schema that throws reads nothing: the input is hashed as it is, and refused.

@@ -27,7 +27,7 @@ export interface TransactionState {
  * and its driver errors read as `LedgerError`s.
  *
  * @example
- * const transactions = createTransactions(backend, (state) => wake(state.moves));
+ * const transactions = createTransactions(backend, { committed: (state) => wake(state.moves) });
  * await transactions.transaction(async (trx) => trx.insertInto('toolgate_sessions').values(row).execute());
  */
 export interface Transactions {
@@ -54,17 +54,15 @@ export interface TransactionHooks {
   readonly sealing?: (state: TransactionState) => void;
   readonly committed: (state: TransactionState) => void;
   readonly ended?: (state: TransactionState) => void;
-  /** Awaited after a commit that left events pending, before the transaction's caller goes on. */
-  readonly chained?: () => Promise<void>;
 }
 
 /**
  * Builds the ledger's transactions over a backend; `committed` runs after each commit.
  *
  * @example
- * const transactions = createTransactions(backend, onCommit);
+ * const transactions = createTransactions(backend, { committed: onCommit });
  */
-export function createTransactions(backend: LedgerBackend, { sealing, committed, ended, chained }: TransactionHooks): Transactions {
+export function createTransactions(backend: LedgerBackend, { sealing, committed, ended }: TransactionHooks): Transactions {
   const { db } = backend;
   // The transactions that are open right now, each with what it appended.
   const open = new WeakMap<Transaction<LedgerDatabase>, TransactionState>();
@@ -133,7 +131,6 @@ export function createTransactions(backend: LedgerBackend, { sealing, committed,
             if (state.appended) {
               committed(state);
               ended?.(state);
-              if (state.pending) await chained?.();
             }
             return result;
           } catch (error) {
@@ -177,7 +174,6 @@ export function createTransactions(backend: LedgerBackend, { sealing, committed,
             if (state.appended) ended?.(state);
           }
           if (how === 'commit' && state.appended) committed(state);
-          if (how === 'commit' && state.pending) await chained?.();
         })(),
       ));
     return { trx: held, commit: () => end('commit'), rollback: () => end('rollback') };
