@@ -99,7 +99,11 @@ describeLedgers(
       await delay(1000);
       const grown = held() - before;
       console.info(`${target.name}: ${head} events (${Math.round((head * note.length) / 1e6)} MB of feed) unread; the server holds ${(grown / 1e6).toFixed(1)} MB more`);
-      expect(grown).toBeLessThan(4e6);
+      // The feed's own bound here is 64 KiB of unread events and 32 moves (about 1.3 MB); the rest
+      // is the database driver's read buffers, grown to the largest page a pooled connection read,
+      // and what the collector has not returned (2–5 MB measured in all). A feed that held what
+      // it could not send would hold the whole 16 MB.
+      expect(grown).toBeLessThan(8e6);
       await feed.readUntil(() => feed.seqs.at(-1) === head);
       expect(feed.ended()).toBe(false);
       expect(feed.seqs).toEqual(Array.from({ length: head }, (_, i) => i + 1));
