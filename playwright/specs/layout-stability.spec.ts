@@ -37,4 +37,10 @@ test('statuses change in place: no layout shift while calls stream, run and sett
   // changes a commit makes to it (a cart line pushing the cart's total row down).
   expect(shifts.flatMap((shift) => shift.sources).filter((source) => source.inTranscript)).toEqual([]);
   expect(total).toBeLessThan(0.005);
+  // The model's next message can reach the page before the mirror settles a call, so a card must
+  // be as tall settled as it was pending: a refused call's card (its reason takes two lines) is as
+  // tall as a committed one's (its result takes one).
+  const heights = await page.getByTestId('tool-call').evaluateAll((cards) => cards.map((card) => card.getBoundingClientRect().height));
+  expect(heights).toHaveLength(3);
+  expect(new Set(heights).size, `card heights ${heights.join(', ')}`).toBe(1);
 });
