@@ -5,6 +5,7 @@
 // Every ratio is measured in this run, interleaved round by round, as a median.
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -74,6 +75,11 @@ if (database !== undefined) {
       `PostgreSQL: propose → committed, ${IN_FLIGHT} in flight`,
       await compareAsync({ subject: workload(spread(gate, IN_FLIGHT), 'pg16_', IN_FLIGHT), baseline: workload(hand, 'hand16_', IN_FLIGHT), n: 320, rounds: 7, warmup: 1 }),
       1.5,
+    );
+    const wired = await onTheWire(workload(spread(gate, IN_FLIGHT), 'wire_', IN_FLIGHT), 320);
+    const wiredByHand = await onTheWire(workload(hand, 'wire_hand_', IN_FLIGHT), 320);
+    console.log(
+      `  what a call sends PostgreSQL: gate ${wired.statements.toFixed(2)} statements, ${(wired.bytes / 1024).toFixed(1)} KB; by hand ${wiredByHand.statements.toFixed(2)}, ${(wiredByHand.bytes / 1024).toFixed(1)} KB`,
     );
     await gate.close();
     await ledger.close();
@@ -146,6 +152,33 @@ async function twoAppServers(url, kind) {
   } finally {
     await Promise.all(servers.map((s) => s.close()));
   }
+}
+
+/**
+ * What `run(n)` sends PostgreSQL per call: statements (every query goes through `pg.Client`) and
+ * bytes written to sockets (this process's only sockets then are its pools' connections). On a
+ * machine where a socket write is costly, bytes on the wire are much of a call's CPU.
+ */
+async function onTheWire(run, n) {
+  const query = pg.Client.prototype.query;
+  const write = Socket.prototype.write;
+  let statements = 0;
+  let bytes = 0;
+  pg.Client.prototype.query = function (...args) {
+    statements++;
+    return query.apply(this, args);
+  };
+  Socket.prototype.write = function (chunk, ...rest) {
+    bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+    return write.call(this, chunk, ...rest);
+  };
+  try {
+    await run(n);
+  } finally {
+    pg.Client.prototype.query = query;
+    Socket.prototype.write = write;
+  }
+  return { statements: statements / n, bytes: bytes / n };
 }
 
 /** The gate's heap after 10,000 and after 100,000 settled calls: records live in the ledger, not in the process. */
