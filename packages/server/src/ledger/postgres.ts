@@ -153,7 +153,7 @@ function typedPool(pool: PostgresLedgerPool, { types, timeoutMs }: { types: Post
           try {
             return await client.query({ text, values: values === undefined ? [] : [...values], types, query_timeout: timeoutMs });
           } catch (error) {
-            if (error instanceof Error && /query read timeout/i.test(error.message)) silent = notAnswered(timeoutMs, error);
+            silent = unanswered(timeoutMs, error) ?? silent;
             throw silent ?? error;
           }
         },
@@ -170,9 +170,13 @@ function typedPool(pool: PostgresLedgerPool, { types, timeoutMs }: { types: Post
   };
 }
 
-/** The error of a query PostgreSQL did not answer within `ms`. */
-function notAnswered(ms: number, cause: Error): Error {
-  return Object.assign(new Error(`no answer within ${ms} ms`, { cause }), { code: 'ETIMEDOUT' });
+/**
+ * The error to give for a query PostgreSQL did not answer within `ms` (pg's `query_timeout`, which
+ * leaves the connection unusable), or `undefined` when `error` is any other failure.
+ */
+function unanswered(ms: number, error: unknown): Error | undefined {
+  if (!(error instanceof Error) || !/query read timeout/i.test(error.message)) return undefined;
+  return Object.assign(new Error(`no answer within ${ms} ms`, { cause: error }), { code: 'ETIMEDOUT' });
 }
 
 interface LiveFeed {
@@ -264,7 +268,7 @@ function liveFeed(pool: PostgresLedgerPool, onError: (error: unknown) => void, t
           () => void (asking = false),
           (error: unknown) => {
             asking = false;
-            drop(error instanceof Error && /query read timeout/i.test(error.message) ? notAnswered(timeoutMs, error) : (error as Error));
+            drop(unanswered(timeoutMs, error) ?? (error as Error));
           },
         );
       };
