@@ -247,7 +247,8 @@ export interface PostgresLedgerPool {
  * const client: PostgresLedgerClient = await pool.connect();
  */
 export interface PostgresLedgerClient {
-  query(config: { text: string; values?: unknown[]; types?: PostgresTypes; query_timeout?: number }): Promise<{ command: string; rowCount: number | null; rows: unknown[] }>;
+  /** `name` is set for the ledger's own statements, which are prepared once per connection (pg's named statements). */
+  query(config: { name?: string; text: string; values?: unknown[]; types?: PostgresTypes; query_timeout?: number }): Promise<{ command: string; rowCount: number | null; rows: unknown[] }>;
   release(destroy?: boolean): void;
   on(event: 'notification', listener: (message: { channel: string; payload?: string | undefined }) => void): unknown;
   on(event: 'error', listener: (error: Error) => void): unknown;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type Pg from 'pg';
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import { checkout } from '../faults/pg-checkout.ts';
@@ -123,6 +124,24 @@ export async function postgresLedger(options: PostgresLedgerOptions): Promise<Le
   );
 }
 
+// The ledger's statements are a small fixed set (its moves, reads and chain, each in a few
+// shapes), run thousands of times. Named, each is parsed and planned once per connection and then
+// only bound and run: its text is not sent again (a third of what a call put on the wire) and
+// PostgreSQL does not parse it again. Only statements on the ledger's own tables are named (the
+// app's queries on the same pool stay as Kysely sends them), a name is the text's hash (two copies
+// of this module sharing a pool agree on it), and past a bound texts run unnamed, so a connection
+// never holds more than that many prepared statements.
+const NAMED_STATEMENTS = 256;
+const statementNames = new Map<string, string>();
+
+function statementName(text: string): string | undefined {
+  const known = statementNames.get(text);
+  if (known !== undefined || statementNames.size >= NAMED_STATEMENTS || !text.includes('toolgate_')) return known;
+  const name = `toolgate_${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`;
+  statementNames.set(text, name);
+  return name;
+}
+
 /** The pool's `max` (pg's default 10 when it says none). */
 function poolSize(pool: PostgresLedgerPool): number {
   const max = (pool as { options?: { max?: unknown } }).options?.max;
@@ -151,7 +170,8 @@ function typedPool(pool: PostgresLedgerPool, { types, timeoutMs }: { types: Post
           if (typeof text !== 'string') throw new Error('The ledger does not stream query results.');
           if (silent !== undefined) throw silent;
           try {
-            return await client.query({ text, values: values === undefined ? [] : [...values], types, query_timeout: timeoutMs });
+            const name = statementName(text);
+            return await client.query({ ...(name === undefined ? {} : { name }), text, values: values === undefined ? [] : [...values], types, query_timeout: timeoutMs });
           } catch (error) {
             silent = unanswered(timeoutMs, error) ?? silent;
             throw silent ?? error;
