@@ -33,6 +33,10 @@ async function secondKeyWhileWaiting(location: string, act: () => Promise<unknow
     acting = act();
     await vi.waitFor(
       async () => {
+        // Inside a transaction PostgreSQL answers pg_stat_activity from the snapshot it took at
+        // the first look: without clearing it, a first look taken before `act` waited is the
+        // answer for ever.
+        await other.query('select pg_stat_clear_snapshot()');
         const { rows } = await other.query<{ waiting: string }>(
           `select count(*) as waiting from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and wait_event_type = 'Lock'`,
         );
