@@ -164,9 +164,8 @@ async function sqliteAfterGuess(trx: Transaction<LedgerDatabase>, hasher: ChainH
 async function pgTryChain(trx: Transaction<LedgerDatabase>, hasher: ChainHasher, guess: Head, events: readonly NewLedgerEvent[], orPending: boolean): Promise<EventsTable[] | undefined> {
   const candidate = chainRows(guess, events, hasher);
   const last = candidate[candidate.length - 1] as EventsTable;
-  const values: unknown[] = [last.seq, last.hash, hasher.algorithm, guess.seq, guess.hash, hasher.algorithm, CHAIN_LOCK, NOTIFY_CHANNEL, String(last.seq)];
-  for (const row of candidate) values.push(...eventRowValues(row));
-  if (orPending) for (const event of events) values.push(...pendingRowValues(pendingRow(event)));
+  const values: unknown[] = candidate.flatMap(eventRowValues);
+  values.push(last.seq, last.hash, hasher.algorithm, guess.seq, guess.hash, hasher.algorithm, CHAIN_LOCK, NOTIFY_CHANNEL, String(last.seq));
   const { rows } = await run<{ chained: number }>(trx, 'postgres', tryChainStatement(candidate.length, orPending), values);
   return rows[0]?.chained === candidate.length ? candidate : undefined;
 }
@@ -175,30 +174,29 @@ const tryChains = new Map<string, Statement>();
 
 /**
  * PostgreSQL's one statement for {@link pgTryChain}, for `count` events (kept per count and kind).
- * Its values: the new head (seq, hash, algorithm), the guessed head (seq, hash) and the algorithm
- * again, the lock, the channel and the notified seq; then each event's columns; then, with
- * `orPending`, each event's pending columns.
+ * Its values: each event's columns (sent once: a pending row is the same event without its place
+ * in the chain), then the new head (seq, hash, algorithm), the guessed head (seq, hash) and the
+ * algorithm again, the lock, the channel and the notified seq.
  */
 function tryChainStatement(count: number, orPending: boolean): Statement {
   const key = `${count}:${orPending}`;
   let found = tryChains.get(key);
   if (found !== undefined) return found;
   const eventRow = '(?::bigint, ?, ?, ?::text, ?, ?, ?::bigint, ?::text, ?::text, ?, ?)';
-  const pendingRowMarks = '(?, ?, ?::text, ?, ?, ?::bigint, ?::text, ?::text)';
-  const many = (row: string) => Array.from({ length: count }, () => row).join(', ');
   const names = (columns: readonly string[]) => columns.map((column) => `"${column}"`).join(', ');
   const pending = orPending
-    ? `, pending as (insert into toolgate_pending (${names(PENDING_COLUMNS)}) select * from (values ${many(pendingRowMarks)}) as v where not exists (select 1 from chained) returning 1)`
+    ? `, pending as (insert into toolgate_pending (${names(PENDING_COLUMNS)}) select ${names(PENDING_COLUMNS)} from v where not exists (select 1 from chained) order by seq returning 1)`
     : '';
   found = statement(`
-    with chained as (
+    with v (${names(EVENT_COLUMNS)}) as (values ${Array.from({ length: count }, () => eventRow).join(', ')}),
+    chained as (
       update toolgate_chain set last_seq = ?, last_hash = ?, algorithm = ?
       where id = 1 and last_seq = ? and last_hash = ? and (algorithm = ? or algorithm is null)
         and not exists (select 1 from toolgate_pending) and pg_try_advisory_xact_lock(?)
       returning pg_notify(?, ?) as notified
     ), inline as (
       insert into toolgate_events (${names(EVENT_COLUMNS)})
-      select * from (values ${many(eventRow)}) as v where exists (select 1 from chained) returning 1
+      select ${names(EVENT_COLUMNS)} from v where exists (select 1 from chained) order by seq returning 1
     )${pending}
     select (select count(*) from inline)::int as chained`);
   if (tryChains.size < 64) tryChains.set(key, found);
@@ -237,15 +235,21 @@ async function sequence(trx: Transaction<LedgerDatabase>, state: TransactionStat
   }
   const rows = chainRows({ seq: head.last_seq, hash: head.last_hash }, waiting.map(pendingEvent), hasher);
   const last = rows[rows.length - 1] as EventsTable;
+  // The pending rows move onto the chain inside PostgreSQL: only each one's place (seq, hashes)
+  // and its reason as hashed are sent, not its record again. The rest is copied from the rows this
+  // statement deletes, which are the rows read above: they never change, and the lock is held.
+  const places = rows.map((row, index) => sql`(${waiting[index]?.id}::bigint, ${row.seq}::bigint, ${row.reason}::text, ${row.prev_hash}, ${row.hash})`);
   const { rows: done } = await sql<{ chained: number }>`
     with chained as (
       update toolgate_chain set last_seq = ${last.seq}, last_hash = ${last.hash}, algorithm = ${hasher.algorithm}
       where id = 1 and last_seq = ${head.last_seq} returning ${notify(last.seq)}
     ), taken as (
-      delete from toolgate_pending where id = any(${waiting.map((row) => row.id)}::bigint[]) and exists (select 1 from chained) returning 1
+      delete from toolgate_pending where id = any(${waiting.map((row) => row.id)}::bigint[]) and exists (select 1 from chained) returning *
     ), inline as (
       insert into toolgate_events (${sql.join(EVENT_COLUMNS.map((c) => sql.ref(c)))})
-      select * from (values ${sql.join(rows.map(eventValues))}) as v where exists (select 1 from chained) returning 1
+      select p.seq, t.call_id, t.session, t.from_status, t.to_status, t.actor, t.at, p.reason, t.record, p.prev_hash, p.hash
+      from taken t join (values ${sql.join(places)}) as p (id, seq, reason, prev_hash, hash) on p.id = t.id
+      order by p.seq returning 1
     )
     select (select count(*) from inline)::int as chained`.execute(trx);
   if (done[0]?.chained !== rows.length) throw new Error('The audit chain’s head moved while the sequencer held it: something else writes to toolgate_chain.');
@@ -262,17 +266,7 @@ const notify = (seq: number) => sql<string>`pg_notify(${NOTIFY_CHANNEL}, ${Strin
 
 const PENDING_COLUMNS = ['call_id', 'session', 'from_status', 'to_status', 'actor', 'at', 'reason', 'record'] as const;
 
-/** One event as a row of a VALUES list, in `EVENT_COLUMNS` order, typed for PostgreSQL. */
-function eventValues(row: EventsTable) {
-  return sql`(${row.seq}::bigint, ${row.call_id}, ${row.session}, ${row.from_status}::text, ${row.to_status}, ${row.actor}, ${row.at}::bigint, ${row.reason}::text, ${row.record}::text, ${row.prev_hash}, ${row.hash})`;
-}
-
 type PendingRow = Omit<PendingTable, 'id'>;
-
-/** One pending row's values, in `PENDING_COLUMNS` order. */
-function pendingRowValues(row: PendingRow): unknown[] {
-  return [row.call_id, row.session, row.from_status, row.to_status, row.actor, row.at, row.reason, row.record];
-}
 
 function pendingRow(event: NewLedgerEvent): PendingRow {
   return {

@@ -1,0 +1,16 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { benchTables, byHand, drive, server, throughGate, transfer } from './server-workload.mjs';
+const dir = mkdtempSync(join(tmpdir(), 'zz-'));
+const ledger = await server.sqliteLedger({ path: join(dir, 'b.db') });
+await benchTables(ledger.db);
+const gate = server.createServerGate({ tools: [transfer], ledger, recover: false });
+const kind = process.argv[2];
+const one = kind === 'hand' ? byHand(ledger.db) : throughGate(gate);
+await drive(one, 'w', 300);
+const cpu0 = process.cpuUsage(); const t0 = performance.now();
+await drive(one, 'r', 2000);
+const wall = performance.now() - t0; const cpu = process.cpuUsage(cpu0);
+console.log(kind, `wall/call ${(wall * 1000 / 2000).toFixed(0)} µs`, `cpu/call ${((cpu.user + cpu.system) / 2000).toFixed(0)} µs (user ${(cpu.user/2000).toFixed(0)} sys ${(cpu.system/2000).toFixed(0)})`);
+await gate.close(); await ledger.close(); rmSync(dir, { recursive: true, force: true });
