@@ -3,7 +3,7 @@ import type { ChainHasher } from './chain.ts';
 import type { ToolCallRecord } from '@toolgate/core';
 import { NOTIFY_CHANNEL, type EventReason, type LedgerEvent, type LedgerMove, type NewLedgerEvent } from './ledger.ts';
 import type { EventsTable, LedgerDatabase, PendingTable } from './schema.ts';
-import { changed, EVENT_COLUMNS, eventRowValues, GUARDED_HEAD, insertEvents, run, statement, type Statement } from './statements.ts';
+import { changed, EVENT_COLUMNS, eventRowValues, GUARDED_HEAD, insertEvents, quoted, run, shaped, statement, type Statement } from './statements.ts';
 import { readRecord } from './stored-record.ts';
 import { toEvent } from './event-rows.ts';
 import type { Head, TransactionState } from './transactions.ts';
@@ -179,28 +179,24 @@ const tryChains = new Map<string, Statement>();
  * algorithm again, the lock, the channel and the notified seq.
  */
 function tryChainStatement(count: number, orPending: boolean): Statement {
-  const key = `${count}:${orPending}`;
-  let found = tryChains.get(key);
-  if (found !== undefined) return found;
-  const eventRow = '(?::bigint, ?, ?, ?::text, ?, ?, ?::bigint, ?::text, ?::text, ?, ?)';
-  const names = (columns: readonly string[]) => columns.map((column) => `"${column}"`).join(', ');
-  const pending = orPending
-    ? `, pending as (insert into toolgate_pending (${names(PENDING_COLUMNS)}) select ${names(PENDING_COLUMNS)} from v where not exists (select 1 from chained) order by seq returning 1)`
-    : '';
-  found = statement(`
-    with v (${names(EVENT_COLUMNS)}) as (values ${Array.from({ length: count }, () => eventRow).join(', ')}),
+  return shaped(tryChains, `${count}:${orPending}`, () => {
+    const eventRow = '(?::bigint, ?, ?, ?::text, ?, ?, ?::bigint, ?::text, ?::text, ?, ?)';
+    const pending = orPending
+      ? `, pending as (insert into toolgate_pending (${quoted(PENDING_COLUMNS)}) select ${quoted(PENDING_COLUMNS)} from v where not exists (select 1 from chained) order by seq returning 1)`
+      : '';
+    return statement(`
+    with v (${quoted(EVENT_COLUMNS)}) as (values ${Array.from({ length: count }, () => eventRow).join(', ')}),
     chained as (
       update toolgate_chain set last_seq = ?, last_hash = ?, algorithm = ?
       where id = 1 and last_seq = ? and last_hash = ? and (algorithm = ? or algorithm is null)
         and not exists (select 1 from toolgate_pending) and pg_try_advisory_xact_lock(?)
       returning pg_notify(?, ?) as notified
     ), inline as (
-      insert into toolgate_events (${names(EVENT_COLUMNS)})
-      select ${names(EVENT_COLUMNS)} from v where exists (select 1 from chained) order by seq returning 1
+      insert into toolgate_events (${quoted(EVENT_COLUMNS)})
+      select ${quoted(EVENT_COLUMNS)} from v where exists (select 1 from chained) order by seq returning 1
     )${pending}
     select (select count(*) from inline)::int as chained`);
-  if (tryChains.size < 64) tryChains.set(key, found);
-  return found;
+  });
 }
 
 /** Reads the head (holding the chain: on PostgreSQL its lock, on SQLite the write lock) and chains the rows after it. */

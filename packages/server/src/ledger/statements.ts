@@ -47,8 +47,30 @@ const CALL_COLUMNS = [
   'updated_at', 'input', 'input_hash', 'output', 'reason', 'lease_owner', 'lease_expires_at', 'fence',
 ] as const satisfies readonly (keyof CallsTable)[];
 
-const quoted = (columns: readonly string[]) => columns.map((column) => `"${column}"`).join(', ');
+/**
+ * Column names quoted and joined, for a statement's text.
+ *
+ * @example
+ * quoted(['id', 'record']); // '"id", "record"'
+ */
+export const quoted = (columns: readonly string[]): string => columns.map((column) => `"${column}"`).join(', ');
 const marks = (count: number) => `(${Array.from({ length: count }, () => '?').join(', ')})`;
+
+/**
+ * A statement of one of a few shapes (one per number of rows, say), made once per shape: the first
+ * 64 shapes are kept, so that a prepared statement is found again, and odd sizes do not pile up.
+ *
+ * @example
+ * const insert = shaped(inserts, rows.length, () => statement(textFor(rows.length)));
+ */
+export function shaped<K>(cache: Map<K, Statement>, key: K, make: () => Statement): Statement {
+  let found = cache.get(key);
+  if (found === undefined) {
+    found = make();
+    if (cache.size < 64) cache.set(key, found);
+  }
+  return found;
+}
 
 /** A call's first write: its row, unless another instance wrote the id first. */
 export const INSERT_CALL = statement(`insert into "toolgate_calls" (${quoted(CALL_COLUMNS)}) values ${marks(CALL_COLUMNS.length)} on conflict ("id") do nothing`);
@@ -103,12 +125,9 @@ const eventInserts = new Map<number, Statement>();
  * await run(trx, 'sqlite', insertEvents(rows.length), rows.flatMap(eventValues));
  */
 export function insertEvents(count: number): Statement {
-  let found = eventInserts.get(count);
-  if (found === undefined) {
-    found = statement(`insert into "toolgate_events" (${quoted(EVENT_COLUMNS)}) values ${Array.from({ length: count }, () => marks(EVENT_COLUMNS.length)).join(', ')}`);
-    if (eventInserts.size < 64) eventInserts.set(count, found);
-  }
-  return found;
+  return shaped(eventInserts, count, () =>
+    statement(`insert into "toolgate_events" (${quoted(EVENT_COLUMNS)}) values ${Array.from({ length: count }, () => marks(EVENT_COLUMNS.length)).join(', ')}`),
+  );
 }
 
 /**
