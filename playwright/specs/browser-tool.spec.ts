@@ -79,3 +79,38 @@ test("show_product committed but its result never reached the server: after a re
   expect(results).toHaveLength(1);
   expect(results[0]?.postDataJSON()).toMatchObject({ record: { status: 'committed', output: { sku: 'mug', shown: true } } });
 });
+
+test('Stop pressed while show_product’s result is on its way: the server hears the result first, so the call is committed for the model and after a reload, as the page showed it', async ({ page, playground }) => {
+  test.setTimeout(60_000);
+  await playground.open('');
+  // The page's answer is held on its way, as on a slow network, until after the press.
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const order: string[] = [];
+  await page.route('**/tool-results', async (route) => {
+    await held;
+    order.push('result');
+    await route.continue();
+  });
+  page.on('request', (request) => {
+    if (request.url().endsWith('/stop')) order.push('stop');
+  });
+  await playground.say('show me the mug');
+  await expect(playground.status(0)).toHaveAttribute('data-status', 'committed');
+  await expect(page.getByTestId('spotlight')).toContainText('Enamel camp mug $12.50');
+  await expect(playground.chat).toHaveAttribute('data-busy', 'true');
+
+  await page.getByRole('button', { name: 'Stop' }).click();
+  release();
+  await playground.settled();
+  await expect(playground.status(0)).toHaveAttribute('data-status', 'committed');
+
+  await page.unroute('**/tool-results');
+  await page.reload();
+  await playground.settled();
+  // The server's transcript holds the page's answer, not a cancel it made up: the call ran here.
+  await expect(playground.status(0)).toHaveAttribute('data-status', 'committed');
+  await expect(page.getByTestId('spotlight')).toContainText('Enamel camp mug $12.50');
+  // Because the Stop waited for the answer on its way.
+  expect(order).toEqual(['result', 'stop']);
+});

@@ -4,6 +4,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import { createPageViewStore, PAGE_TOOLS, viewAfter, type PageViewStore } from '../shop/page-tools.ts';
 import { createShopStore, type ShopStore } from '../shop/shop-store.ts';
 import { createShopTools, type ShopBackend } from '../shop/shop-tools.ts';
+import { pause } from '../shop/tool-timing.ts';
 import { actingHeaders } from './acting-as.ts';
 import { api, chatEventsUrl, TOOLGATE_URL, type ChatLoad } from './api.ts';
 import { watchAudit, withPageMoves, type AuditFeed } from './audit-feed.ts';
@@ -15,6 +16,9 @@ import type { ChatMode, Pace, TranscriptEntry, TranscriptState } from './transcr
 const ON_THE_SERVER = () => Promise.reject(new Error('the shop’s tools run on the server; this page only mirrors their commits'));
 const PAGE_SIDE: ShopBackend = { read: ON_THE_SERVER, write: ON_THE_SERVER, pause: ON_THE_SERVER, transferHoldMs: 0 };
 const SHOP_TOOLS = createShopTools(PAGE_SIDE);
+
+/** How long a Stop waits for this tab's answers still on their way; a server that does not take them stops anyway. */
+const ANSWERS_BEFORE_STOP_MS = 3_000;
 
 /** Everything one conversation owns on the page: the mirrors of the server's gate and chat, the page's own gate, and what watches them. */
 export interface Conversation {
@@ -88,7 +92,16 @@ export function openConversation(load: ChatLoad): Conversation {
   // Calls whose answer the server's transcript holds: this tab need not keep them (forgotten once,
   // not on every transcript update, each of which would read the storage again).
   const held = new Set<string>();
-  const answer = (record: SettledCall) => api.toolResult(chat.id, record).catch((error: unknown) => console.error(error));
+  // Answers on their way to the server. A Stop waits for them: a page tool that ran here before
+  // the visitor pressed Stop did take effect, and the server must hear so before it cancels what
+  // is still open (else it would tell the model "cancelled" for a call the page committed).
+  const answering = new Set<Promise<unknown>>();
+  const answer = (record: SettledCall) => {
+    const sent = api.toolResult(chat.id, record).catch((error: unknown) => console.error(error));
+    answering.add(sent);
+    void sent.finally(() => answering.delete(sent));
+    return sent;
+  };
   const runPageCalls = ({ entries }: TranscriptState) => {
     for (const entry of entries) {
       if (entry.kind !== 'assistant' || entry.pageCalls === undefined) continue;
@@ -149,7 +162,10 @@ export function openConversation(load: ChatLoad): Conversation {
         throw error;
       }
     },
-    stop: () => void api.stop(chat.id).catch((error: unknown) => console.error(error)),
+    stop: () =>
+      void Promise.race([Promise.allSettled([...answering]), pause(ANSWERS_BEFORE_STOP_MS)])
+        .then(() => api.stop(chat.id))
+        .catch((error: unknown) => console.error(error)),
     dispose: () => {
       events.close();
       gate.close();
