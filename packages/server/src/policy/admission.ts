@@ -2,6 +2,7 @@ import { transition, type ApprovalState, type Clock, type ToolCallRecord } from 
 import { sql, type Transaction } from 'kysely';
 import type { Ledger } from '../ledger/ledger.ts';
 import type { LedgerDatabase } from '../ledger/schema.ts';
+import { quoted, run, shaped, statement, type Statement } from '../ledger/statements.ts';
 import { storeRecord } from '../ledger/stored-record.ts';
 import { windowText, type Budget, type BudgetCall } from './budget.ts';
 
@@ -168,11 +169,7 @@ async function judge(ledger: Ledger, trx: Trx, measures: readonly Measure[], now
     const shares = measured.map((m) => ({ budget: m.budget.name, key: m.key, amount: m.amount }));
     // One round trip on PostgreSQL (a data-modifying WITH); SQLite runs in this process.
     // The keys' rows are locked already (usedNow locked them in order).
-    if (ledger.dialect === 'postgres') await addToTotals(inner.with('added', (db) => db.insertInto('toolgate_budget_uses').values(uses)), shares, { at: now });
-    else {
-      await inner.insertInto('toolgate_budget_uses').values(uses).execute();
-      await addToTotals(inner, shares, { at: now });
-    }
+    await addToTotals(inner, ledger.dialect, shares, { at: now, uses });
   };
   return { toPerson, notes, write };
 }
@@ -190,12 +187,7 @@ async function admitAtOnce(ledger: Ledger, trx: Trx, measured: readonly Measured
   for (const m of measured) slots.set(slot(m.budget.name, m.key), m);
   const uses = [...slots.values()].map((m) => ({ call_id: id, budget: m.budget.name, key: m.key, amount: m.amount, at: now }));
   const shares = uses.map(({ budget, key, amount }) => ({ budget, key, amount }));
-  let rows: readonly { budget: string; key: string; amount: number; oldest: number | null }[];
-  if (ledger.dialect === 'postgres') rows = await addToTotals(trx.with('added', (db) => db.insertInto('toolgate_budget_uses').values(uses)), shares, { at: now, sorted: true });
-  else {
-    await trx.insertInto('toolgate_budget_uses').values(uses).execute();
-    rows = await addToTotals(trx, shares, { at: now });
-  }
+  const rows = await addToTotals(trx, ledger.dialect, shares, { at: now, uses, sorted: ledger.dialect === 'postgres' });
   let fits = rows.length === slots.size;
   for (const row of rows) {
     const m = slots.get(slot(row.budget, row.key));
@@ -207,6 +199,7 @@ async function admitAtOnce(ledger: Ledger, trx: Trx, measured: readonly Measured
   await trx.deleteFrom('toolgate_budget_uses').where('call_id', '=', id).execute();
   await addToTotals(
     trx,
+    ledger.dialect,
     rows.map((row) => ({ budget: row.budget, key: row.key, amount: -(slots.get(slot(row.budget, row.key))?.amount ?? 0) })),
   );
   return false;
@@ -353,6 +346,7 @@ export async function release(trx: Trx, id: string, dialect: Ledger['dialect']):
   if (rows.length === 0) return;
   await addToTotals(
     trx,
+    dialect,
     rows.map((row) => ({ budget: row.budget, key: row.key, amount: -Number(row.amount) })),
     { sorted: dialect === 'postgres' },
   );
@@ -367,22 +361,61 @@ export async function release(trx: Trx, id: string, dialect: Ledger['dialect']):
  * disk, and two transactions that took the same keys in two orders could each wait for the other.
  */
 async function addToTotals(
-  trx: Pick<Trx, 'updateTable'>,
+  trx: Trx,
+  dialect: Ledger['dialect'],
   shares: readonly { readonly budget: string; readonly key: string; readonly amount: number }[],
-  { at, sorted = false }: { readonly at?: number; readonly sorted?: boolean } = {},
+  { at, sorted = false, uses = [] }: { readonly at?: number; readonly sorted?: boolean; readonly uses?: readonly Use[] } = {},
 ): Promise<{ budget: string; key: string; amount: number; oldest: number | null }[]> {
+  // SQLite runs in this process: the uses are a statement of their own there.
+  if (dialect === 'sqlite' && uses.length > 0) await run(trx, dialect, shaped(useInserts, uses.length, () => statement(insertUses(uses.length))), valuesOfUses(uses));
   if (shares.length === 0) return [];
-  const cases = sql.join(shares.map((share) => sql`when budget = ${share.budget} and key = ${share.key} then ${share.amount}`), sql` `);
-  const amount = sql<number>`amount + (case ${cases} else 0 end)`;
-  const matching = sql.join(shares.map((share) => sql`(budget = ${share.budget} and key = ${share.key})`), sql` or `);
-  let update = trx
-    .updateTable('toolgate_budget_totals')
-    .set(at === undefined ? { amount } : { amount, oldest: sql<number>`(case when oldest is null or oldest > ${at} then ${at} else oldest end)` })
-    .where(sql<boolean>`(${matching})`);
-  // A condition on nothing but a subquery is decided once, before the scan begins: the rows are
-  // locked in order before the update meets any of them.
-  if (sorted && shares.length > 1) update = update.where(sql<boolean>`(select count(*) from (select 1 from toolgate_budget_totals where ${matching} order by budget, key for update) as sorted) >= 0`);
-  return update.returning(['budget', 'key', 'amount', 'oldest']).execute();
+  const withUses = dialect === 'postgres' ? uses.length : 0;
+  const lockSorted = sorted && shares.length > 1;
+  const text = shaped(totalsUpdates, `${shares.length}:${at !== undefined}:${lockSorted}:${withUses}`, () => statement(totalsUpdate(shares.length, at !== undefined, lockSorted, withUses)));
+  const values: unknown[] = withUses > 0 ? valuesOfUses(uses) : [];
+  for (const share of shares) values.push(share.budget, share.key, share.amount);
+  if (at !== undefined) values.push(at, at);
+  for (const share of shares) values.push(share.budget, share.key);
+  if (lockSorted) for (const share of shares) values.push(share.budget, share.key);
+  return (await run<{ budget: string; key: string; amount: number; oldest: number | null }>(trx, dialect, text, values)).rows;
+}
+
+/** A budget use as its row holds it. */
+interface Use {
+  readonly call_id: string;
+  readonly budget: string;
+  readonly key: string;
+  readonly amount: number;
+  readonly at: number;
+}
+
+const USE_COLUMNS = ['call_id', 'budget', 'key', 'amount', 'at'] as const;
+const useInserts = new Map<number, Statement>();
+const totalsUpdates = new Map<string, Statement>();
+
+const insertUses = (count: number) => `insert into "toolgate_budget_uses" (${quoted(USE_COLUMNS)}) values ${Array.from({ length: count }, () => '(?, ?, ?, ?, ?)').join(', ')}`;
+const valuesOfUses = (uses: readonly Use[]) => uses.flatMap((use) => USE_COLUMNS.map((column) => use[column]));
+
+/**
+ * The text of {@link addToTotals}' one statement: written out once per shape, since a call's
+ * admission runs it every time and Kysely would build and compile it anew each time. On
+ * PostgreSQL the uses are written in the same statement, by a data-modifying WITH. A condition on
+ * nothing but a subquery is decided once, before the scan begins: with `lockSorted` the rows are
+ * locked in order before the update meets any of them.
+ */
+function totalsUpdate(count: number, withAt: boolean, lockSorted: boolean, uses: number): string {
+  const each = (part: string, joiner: string) => Array.from({ length: count }, () => part).join(joiner);
+  const matching = each('(budget = ? and key = ?)', ' or ');
+  return [
+    uses > 0 ? `with "added" as (${insertUses(uses)})` : '',
+    `update "toolgate_budget_totals" set "amount" = amount + (case ${each('when budget = ? and key = ? then ?', ' ')} else 0 end)`,
+    withAt ? `, "oldest" = (case when oldest is null or oldest > ? then ? else oldest end)` : '',
+    `where (${matching})`,
+    lockSorted ? `and (select count(*) from (select 1 from toolgate_budget_totals where ${matching} order by budget, key for update) as sorted) >= 0` : '',
+    'returning "budget", "key", "amount", "oldest"',
+  ]
+    .filter((part) => part !== '')
+    .join(' ');
 }
 
 function overText({ budget, key, amount }: Measured, spent: number): string {
