@@ -130,13 +130,16 @@ export async function postgresLedger(options: PostgresLedgerOptions): Promise<Le
 // PostgreSQL does not parse it again. Only statements on the ledger's own tables are named (the
 // app's queries on the same pool stay as Kysely sends them), a name is the text's hash (two copies
 // of this module sharing a pool agree on it), and past a bound texts run unnamed, so a connection
-// never holds more than that many prepared statements.
+// never holds more than that many prepared statements. Long texts run unnamed too: they are the
+// sequencer's larger batches, of many sizes, each seldom run again, and each a large plan for
+// PostgreSQL to keep on every connection.
 const NAMED_STATEMENTS = 256;
+const NAMED_TEXT_MAX = 4096;
 const statementNames = new Map<string, string>();
 
 function statementName(text: string): string | undefined {
   const known = statementNames.get(text);
-  if (known !== undefined || statementNames.size >= NAMED_STATEMENTS || !text.includes('toolgate_')) return known;
+  if (known !== undefined || statementNames.size >= NAMED_STATEMENTS || text.length > NAMED_TEXT_MAX || !text.includes('toolgate_')) return known;
   const name = `toolgate_${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`;
   statementNames.set(text, name);
   return name;
