@@ -256,11 +256,13 @@ describeLedgers(
       const logA = handlerLog(() => new Promise(() => undefined));
       const logB = handlerLog();
       const gateA = gateOn(await store.open(), { onTurnSettled: logA.handler, instance: 'a', clock, leaseMs });
-      const gateB = gateOn(await store.open(), { onTurnSettled: logB.handler, instance: 'b', clock, leaseMs });
       const ledger = await store.open();
       const started = logA.next();
       await readOpenAIChatStream(gateA.turn({ session: 'chat_1', principal: 'alice', turn: 'turn_1' })).read([call(0, 'call_1', '{"amount_cents":5}'), finish]);
       const first = await started;
+      // The second gate starts once the first holds the turn: whichever claims a settled turn first
+      // runs it, and a second gate that heard of the call's end first would have taken it.
+      const gateB = gateOn(await store.open(), { onTurnSettled: logB.handler, instance: 'b', clock, leaseMs });
       for (let period = 0; period < 4; period++) {
         // The next renewal is set only once the last one is written: moving the clock before
         // then would pass it by.
