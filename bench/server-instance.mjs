@@ -7,9 +7,9 @@ import { byHand, drive, server, throughGate, transfer } from './server-workload.
 const ledger = await server.postgresLedger({ connectionString: process.argv[2] });
 const gate = server.createServerGate({ tools: [transfer], ledger, recover: false, instance: `bench-${process.pid}` });
 const hand = process.argv[3] === 'hand' ? byHand(ledger.db) : undefined;
-const sessions = Array.from({ length: 16 }, (_, i) => hand ?? throughGate(gate, `bench_${process.pid}_${i}`));
+const sessions = Array.from({ length: 16 }, (_, i) => throughGate(gate, `bench_${process.pid}_${i}`));
 let turn = 0;
-const one = (id) => sessions[turn++ % sessions.length](id);
+const one = hand ?? ((id) => sessions[turn++ % sessions.length](id));
 
 process.on('message', async (message) => {
   if (message.close) {

@@ -166,10 +166,9 @@ async function judge(ledger: Ledger, trx: Trx, measures: readonly Measure[], now
   const write = async (inner: Trx, id: string) => {
     if (measured.length === 0) return;
     const uses = measured.map((m) => ({ call_id: id, budget: m.budget.name, key: m.key, amount: m.amount, at: now }));
-    const shares = measured.map((m) => ({ budget: m.budget.name, key: m.key, amount: m.amount }));
     // One round trip on PostgreSQL (a data-modifying WITH); SQLite runs in this process.
     // The keys' rows are locked already (usedNow locked them in order).
-    await addToTotals(inner, ledger.dialect, shares, { at: now, uses });
+    await addToTotals(inner, ledger.dialect, { uses });
   };
   return { toPerson, notes, write };
 }
@@ -186,8 +185,7 @@ async function admitAtOnce(ledger: Ledger, trx: Trx, measured: readonly Measured
   const slots = new Map<string, Measured>();
   for (const m of measured) slots.set(slot(m.budget.name, m.key), m);
   const uses = [...slots.values()].map((m) => ({ call_id: id, budget: m.budget.name, key: m.key, amount: m.amount, at: now }));
-  const shares = uses.map(({ budget, key, amount }) => ({ budget, key, amount }));
-  const rows = await addToTotals(trx, ledger.dialect, shares, { at: now, uses, sorted: ledger.dialect === 'postgres' });
+  const rows = await addToTotals(trx, ledger.dialect, { uses }, { sorted: ledger.dialect === 'postgres' });
   let fits = rows.length === slots.size;
   for (const row of rows) {
     const m = slots.get(slot(row.budget, row.key));
@@ -200,7 +198,7 @@ async function admitAtOnce(ledger: Ledger, trx: Trx, measured: readonly Measured
   await addToTotals(
     trx,
     ledger.dialect,
-    rows.map((row) => ({ budget: row.budget, key: row.key, amount: -(slots.get(slot(row.budget, row.key))?.amount ?? 0) })),
+    { shares: rows.map((row) => ({ budget: row.budget, key: row.key, amount: -(slots.get(slot(row.budget, row.key))?.amount ?? 0) })) },
   );
   return false;
 }
@@ -347,25 +345,30 @@ export async function release(trx: Trx, id: string, dialect: Ledger['dialect']):
   await addToTotals(
     trx,
     dialect,
-    rows.map((row) => ({ budget: row.budget, key: row.key, amount: -Number(row.amount) })),
+    { shares: rows.map((row) => ({ budget: row.budget, key: row.key, amount: -Number(row.amount) })) },
     { sorted: dialect === 'postgres' },
   );
   await trx.deleteFrom('toolgate_budget_uses').where('call_id', '=', id).execute();
 }
 
 /**
- * Adds each amount to its key's total, in one statement; with `at`, the shares are uses made then.
- * With `sorted` (PostgreSQL, where the rows are not locked yet and there are several), the
- * statement first locks the rows in (budget, key) order, as everything else that locks them does:
- * an update takes its rows in the order a scan meets them, which is the order they lie in on
- * disk, and two transactions that took the same keys in two orders could each wait for the other.
+ * Adds to the keys' totals, in one statement: a call's `uses` (made at one time, written as its
+ * use rows too, and that time becomes a total's `oldest` when older), or bare `shares` (a call
+ * giving back what it held). With `sorted` (PostgreSQL, where the rows are not locked yet and there
+ * are several), the statement first locks the rows in (budget, key) order, as everything else that
+ * locks them does: an update takes its rows in the order a scan meets them, which is the order they
+ * lie in on disk, and two transactions that took the same keys in two orders could each wait for
+ * the other.
  */
 async function addToTotals(
   trx: Trx,
   dialect: Ledger['dialect'],
-  shares: readonly { readonly budget: string; readonly key: string; readonly amount: number }[],
-  { at, sorted = false, uses = [] }: { readonly at?: number; readonly sorted?: boolean; readonly uses?: readonly Use[] } = {},
+  change: { readonly uses: readonly Use[] } | { readonly shares: readonly Share[] },
+  { sorted = false }: { readonly sorted?: boolean } = {},
 ): Promise<{ budget: string; key: string; amount: number; oldest: number | null }[]> {
+  const uses = 'uses' in change ? change.uses : [];
+  const shares: readonly Share[] = 'uses' in change ? change.uses : change.shares;
+  const at = uses[0]?.at;
   // SQLite runs in this process: the uses are a statement of their own there.
   if (dialect === 'sqlite' && uses.length > 0) await run(trx, dialect, shaped(useInserts, uses.length, () => statement(insertUses(uses.length))), valuesOfUses(uses));
   if (shares.length === 0) return [];
@@ -378,6 +381,13 @@ async function addToTotals(
   for (const share of shares) values.push(share.budget, share.key);
   if (lockSorted) for (const share of shares) values.push(share.budget, share.key);
   return (await run<{ budget: string; key: string; amount: number; oldest: number | null }>(trx, dialect, text, values)).rows;
+}
+
+/** An amount to add to a key's total (negative to give it back). */
+interface Share {
+  readonly budget: string;
+  readonly key: string;
+  readonly amount: number;
 }
 
 /** A budget use as its row holds it. */
