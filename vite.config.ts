@@ -9,7 +9,9 @@ const PROPERTY_TIMEOUT_MS = 30_000;
 
 // @toolgate/react's tests run twice: on React 19 (its own devDependencies) and on React 18, from a
 // directory dependency that resolves React 18 and the Testing Library against each other.
-const react18 = realpathSync(fileURLToPath(new URL('./packages/react/node_modules/@toolgate/react-18-env/', import.meta.url)));
+const react18 = realpathSync(
+  fileURLToPath(new URL('./packages/react/node_modules/@toolgate/react-18-env/', import.meta.url)),
+);
 const reactTests = {
   root: './packages/react',
   include: ['test/**/*.test.{ts,tsx}'],
@@ -109,7 +111,12 @@ export default defineConfig({
       },
       {
         resolve: {
-          alias: [{ find: /^(react|react-dom|@testing-library\/react)(\/.*)?$/, replacement: `${react18}/../../$1$2` }],
+          alias: [
+            {
+              find: /^(react|react-dom|@testing-library\/react)(\/.*)?$/,
+              replacement: `${react18}/../../$1$2`,
+            },
+          ],
         },
         test: { name: 'react-18', ...reactTests },
       },

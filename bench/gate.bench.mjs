@@ -44,7 +44,8 @@ function gateRunner(text, makeGate, name = 'place_order') {
   const run = (n) => {
     for (let i = 0; i < n; i++) {
       const call = gate.propose({ name, arguments: text });
-      if (call.status !== 'committed') throw new Error(`bench call ended ${call.status}: ${call.reason?.message}`);
+      if (call.status !== 'committed')
+        throw new Error(`bench call ended ${call.status}: ${call.reason?.message}`);
     }
   };
   run.prepare = () => {
@@ -72,7 +73,11 @@ for (const [label, size, n, target] of [
   ['50 KB arguments vs JSON.parse + Ajv', 50 * 1024, 60, 1.2],
 ]) {
   const text = order(size);
-  const sides = { subject: gateRunner(text, () => readyGate([placeOrder()])), baseline: baselineRunner(text, validate), n };
+  const sides = {
+    subject: gateRunner(text, () => readyGate([placeOrder()])),
+    baseline: baselineRunner(text, validate),
+    n,
+  };
   ok = report(`${label} (${text.length} chars)`, compare({ ...sides, collect: false }), target) && ok;
   // The same with a full collection before each round, which makes the gate's code re-warm (see `compare`).
   report(`  the same, each round after a full collection`, compare(sides), Infinity);
@@ -81,13 +86,42 @@ for (const [label, size, n, target] of [
 {
   // A file-writing tool: 50 KB of text in one string. The pre-parse depth scan skips strings with
   // indexOf, so its cost here is small; on record-heavy JSON (above) it is about a third of a parse.
-  const schema = { type: 'object', properties: { path: { type: 'string' }, content: { type: 'string' } }, required: ['path', 'content'], additionalProperties: false };
+  const schema = {
+    type: 'object',
+    properties: { path: { type: 'string' }, content: { type: 'string' } },
+    required: ['path', 'content'],
+    additionalProperties: false,
+  };
   const paragraph = 'Revenue grew 12% while operating costs fell; the "north" region led. \\n';
-  const text = JSON.stringify({ path: 'notes/summary.md', content: paragraph.repeat(Math.ceil((50 * 1024) / paragraph.length)) });
-  const writeFile = defineTool({ name: 'write_file', inputSchema: schema, execute: (input) => input.content.length });
+  const text = JSON.stringify({
+    path: 'notes/summary.md',
+    content: paragraph.repeat(Math.ceil((50 * 1024) / paragraph.length)),
+  });
+  const writeFile = defineTool({
+    name: 'write_file',
+    inputSchema: schema,
+    execute: (input) => input.content.length,
+  });
   const validate = compileBaseline(schema);
-  const sides = { subject: gateRunner(text, () => { const gate = createToolGate({ tools: [writeFile] }); gate.check(); return gate; }, 'write_file'), baseline: baselineRunner(text, validate), n: 200 };
-  ok = report(`50 KB text arguments (a file's content) vs JSON.parse + Ajv`, compare({ ...sides, collect: false }), 1.2) && ok;
+  const sides = {
+    subject: gateRunner(
+      text,
+      () => {
+        const gate = createToolGate({ tools: [writeFile] });
+        gate.check();
+        return gate;
+      },
+      'write_file',
+    ),
+    baseline: baselineRunner(text, validate),
+    n: 200,
+  };
+  ok =
+    report(
+      `50 KB text arguments (a file's content) vs JSON.parse + Ajv`,
+      compare({ ...sides, collect: false }),
+      1.2,
+    ) && ok;
   report(`  the same, each round after a full collection`, compare(sides), Infinity);
 }
 
@@ -98,7 +132,12 @@ for (const [label, size, n, target] of [
   // Both gates are made once and keep their calls: this row is the cost per call, not per gate.
   const big = newGate(many);
   const small = newGate([placeOrder()]);
-  ok = report('1,000 registered tools vs 1 (1 KB call)', compare({ subject: gateRunner(text, () => big), baseline: gateRunner(text, () => small), n: 2000 }), 1.15) && ok;
+  ok =
+    report(
+      '1,000 registered tools vs 1 (1 KB call)',
+      compare({ subject: gateRunner(text, () => big), baseline: gateRunner(text, () => small), n: 2000 }),
+      1.15,
+    ) && ok;
 }
 
 {
@@ -112,18 +151,33 @@ for (const [label, size, n, target] of [
     const run = (n) => {
       for (let i = 0; i < n; i++) {
         const call = newGate(toolSets[i]).propose({ name: 'place_order', arguments: text });
-        if (call.status !== 'committed') throw new Error(`bench call ended ${call.status}: ${call.reason?.message}`);
+        if (call.status !== 'committed')
+          throw new Error(`bench call ended ${call.status}: ${call.reason?.message}`);
       }
     };
     // Small schemas for the tools the call does not use, as an MCP server's often are (and less
     // garbage for the collector to take during the timing).
-    const otherTool = (i) => defineTool({ name: `tool_${i}`, inputSchema: { type: 'object', properties: { q: { type: 'string' } } }, execute: () => i });
+    const otherTool = (i) =>
+      defineTool({
+        name: `tool_${i}`,
+        inputSchema: { type: 'object', properties: { q: { type: 'string' } } },
+        execute: () => i,
+      });
     run.prepare = () => {
-      toolSets = Array.from({ length: 5 }, () => Array.from({ length: count }, (_, i) => (i === 0 ? placeOrder('place_order', structuredClone(orderSchema)) : otherTool(i))));
+      toolSets = Array.from({ length: 5 }, () =>
+        Array.from({ length: count }, (_, i) =>
+          i === 0 ? placeOrder('place_order', structuredClone(orderSchema)) : otherTool(i),
+        ),
+      );
     };
     return run;
   };
-  ok = report('a gate of 1,000 tools vs 1: create it, answer its first call', compare({ subject: starter(1000), baseline: starter(1), n: 5, rounds: 9 }), 2) && ok;
+  ok =
+    report(
+      'a gate of 1,000 tools vs 1: create it, answer its first call',
+      compare({ subject: starter(1000), baseline: starter(1), n: 5, rounds: 9 }),
+      2,
+    ) && ok;
 }
 
 {
@@ -132,7 +186,12 @@ for (const [label, size, n, target] of [
   for (let i = 0; i < 10_000; i++) seasoned.propose({ name: 'place_order', arguments: text });
   const fresh = () => newGate([placeOrder()]);
   // The fresh side gets a new gate each round; the seasoned one keeps its 10,000 settled calls (and grows).
-  ok = report('after 10,000 settled calls vs a fresh gate (1 KB call)', compare({ subject: gateRunner(text, () => seasoned), baseline: gateRunner(text, fresh), n: 500 }), 1.2) && ok;
+  ok =
+    report(
+      'after 10,000 settled calls vs a fresh gate (1 KB call)',
+      compare({ subject: gateRunner(text, () => seasoned), baseline: gateRunner(text, fresh), n: 500 }),
+      1.2,
+    ) && ok;
 }
 
 if (!ok) process.exitCode = 1;

@@ -32,7 +32,9 @@ const args = { text: 'a short line of text, as a tool call often carries' };
 
 async function connect(commandArgs) {
   const client = new Client({ name: 'bench', version: '1.0.0' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: commandArgs, stderr: 'ignore' }));
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: commandArgs, stderr: 'ignore' }),
+  );
   await client.listTools();
   return client;
 }
@@ -47,11 +49,22 @@ const fmt = (ms) => `${ms.toFixed(2)} ms`;
 async function measure(where, label) {
   const dir = mkdtempSync(join(where, 'toolgate-mcp-bench-'));
   const config = join(dir, 'toolgate.json');
-  writeFileSync(config, JSON.stringify({ ledger: 'ledger.db', upstreams: { test: { command: process.execPath, args: [UPSTREAM] } }, tools: { echo: { approval: 'never' } } }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      ledger: 'ledger.db',
+      upstreams: { test: { command: process.execPath, args: [UPSTREAM] } },
+      tools: { echo: { approval: 'never' } },
+    }),
+  );
   const direct = await connect([UPSTREAM]);
   const gateway = await connect(['--import', BUILT, BIN, '--config', config]);
   const ledger = await sqliteLedger({ path: join(dir, 'alone.db') });
-  const echo = defineTool({ name: 'echo', inputSchema: { type: 'object' }, execute: (input) => direct.callTool({ name: 'echo', arguments: input }) });
+  const echo = defineTool({
+    name: 'echo',
+    inputSchema: { type: 'object' },
+    execute: (input) => direct.callTool({ name: 'echo', arguments: input }),
+  });
   const alone = createServerGate({ tools: [echo], ledger });
   let aloneCalls = 0;
   const timed = async (call) => {
@@ -67,7 +80,10 @@ async function measure(where, label) {
     direct: through(direct),
     gateway: through(gateway),
     async alone() {
-      const call = await alone.run({ id: `alone-${aloneCalls++}`, name: 'echo', arguments: args }, { session: 'bench', principal: 'bench' });
+      const call = await alone.run(
+        { id: `alone-${aloneCalls++}`, name: 'echo', arguments: args },
+        { session: 'bench', principal: 'bench' },
+      );
       if (call.status !== 'committed') throw new Error(`bench call ended ${call.status}`);
     },
   };
@@ -87,14 +103,26 @@ async function measure(where, label) {
   await gateway.close();
   rmSync(dir, { recursive: true, force: true });
 
-  const p50 = { direct: at(samples.direct, 0.5), gateway: at(samples.gateway, 0.5), alone: at(samples.alone, 0.5) };
+  const p50 = {
+    direct: at(samples.direct, 0.5),
+    gateway: at(samples.gateway, 0.5),
+    alone: at(samples.alone, 0.5),
+  };
   const p99 = { direct: at(samples.direct, 0.99), gateway: at(samples.gateway, 0.99) };
   const added = p50.gateway - p50.direct;
   const ledgerOnly = p50.alone - p50.direct;
-  console.log(`\nMCP gateway, ledger ${label}: an "approval": "never" tool over stdio, ${samples.direct.length} calls each side`);
-  console.log(`${'through toolgate-mcp vs the upstream directly, p50'.padEnd(58)} ${fmt(p50.gateway).padStart(10)} vs ${fmt(p50.direct).padStart(10)}  +${fmt(added)}  (target ≤ +${TARGET_MS} ms) ${added <= TARGET_MS ? 'ok' : 'MISSED'}`);
-  console.log(`${'through toolgate-mcp vs the upstream directly, p99'.padEnd(58)} ${fmt(p99.gateway).padStart(10)} vs ${fmt(p99.direct).padStart(10)}  +${fmt(p99.gateway - p99.direct)}`);
-  console.log(`${'  the server gate and its ledger alone, p50'.padEnd(58)} ${fmt(p50.alone).padStart(10)} vs ${fmt(p50.direct).padStart(10)}  +${fmt(ledgerOnly)}  (so the MCP hop: +${fmt(added - ledgerOnly)})`);
+  console.log(
+    `\nMCP gateway, ledger ${label}: an "approval": "never" tool over stdio, ${samples.direct.length} calls each side`,
+  );
+  console.log(
+    `${'through toolgate-mcp vs the upstream directly, p50'.padEnd(58)} ${fmt(p50.gateway).padStart(10)} vs ${fmt(p50.direct).padStart(10)}  +${fmt(added)}  (target ≤ +${TARGET_MS} ms) ${added <= TARGET_MS ? 'ok' : 'MISSED'}`,
+  );
+  console.log(
+    `${'through toolgate-mcp vs the upstream directly, p99'.padEnd(58)} ${fmt(p99.gateway).padStart(10)} vs ${fmt(p99.direct).padStart(10)}  +${fmt(p99.gateway - p99.direct)}`,
+  );
+  console.log(
+    `${'  the server gate and its ledger alone, p50'.padEnd(58)} ${fmt(p50.alone).padStart(10)} vs ${fmt(p50.direct).padStart(10)}  +${fmt(ledgerOnly)}  (so the MCP hop: +${fmt(added - ledgerOnly)})`,
+  );
 }
 
 await measure(tmpdir(), `on disk (${tmpdir()})`);

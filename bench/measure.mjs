@@ -15,7 +15,15 @@
  * inline caches, so code of many small functions (a gate) runs each round re-warming, which an
  * app's long-lived code does not; the alternating order still charges garbage to both sides alike.
  */
-export function compare({ subject, baseline, n, rounds = 15, warmup = 3, statistic = 'median', collect = true }) {
+export function compare({
+  subject,
+  baseline,
+  n,
+  rounds = 15,
+  warmup = 3,
+  statistic = 'median',
+  collect = true,
+}) {
   const ratios = [];
   const subjectTimes = [];
   const baselineTimes = [];
@@ -62,7 +70,9 @@ export function median(values) {
 export function report(label, { ratio, subjectUs, baselineUs }, target) {
   const ok = ratio <= target;
   const verdict = target === Infinity ? '' : `(target ≤ ${target}×) ${ok ? 'ok' : 'MISSED'}`;
-  console.log(`${label.padEnd(58)} ${fmt(subjectUs).padStart(10)} vs ${fmt(baselineUs).padStart(10)}  ${ratio.toFixed(2).padStart(6)}×  ${verdict}`);
+  console.log(
+    `${label.padEnd(58)} ${fmt(subjectUs).padStart(10)} vs ${fmt(baselineUs).padStart(10)}  ${ratio.toFixed(2).padStart(6)}×  ${verdict}`,
+  );
   return ok;
 }
 
@@ -70,7 +80,9 @@ export function report(label, { ratio, subjectUs, baselineUs }, target) {
 export function latency(label, samplesMs) {
   const sorted = [...samplesMs].sort((a, b) => a - b);
   const at = (q) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
-  console.log(`${label.padEnd(58)} ${fmt(at(0.5) * 1000).padStart(10)}    ${fmt(at(0.99) * 1000).padStart(10)}`);
+  console.log(
+    `${label.padEnd(58)} ${fmt(at(0.5) * 1000).padStart(10)}    ${fmt(at(0.99) * 1000).padStart(10)}`,
+  );
 }
 
 function fmt(us) {

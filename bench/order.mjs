@@ -30,7 +30,13 @@ export const orderSchema = {
 export function order(size) {
   const items = [];
   for (let i = 0; JSON.stringify({ customer_id: 'cus_8f2k', currency: 'USD', items }).length < size; i++) {
-    items.push({ sku: `SKU-${1000 + i}`, name: `Item ${i}, a plain description`, qty: 1 + (i % 4), price_cents: 1299 + i, tags: ['home', 'sale'] });
+    items.push({
+      sku: `SKU-${1000 + i}`,
+      name: `Item ${i}, a plain description`,
+      qty: 1 + (i % 4),
+      price_cents: 1299 + i,
+      tags: ['home', 'sale'],
+    });
   }
   return JSON.stringify({ customer_id: 'cus_8f2k', currency: 'USD', items });
 }

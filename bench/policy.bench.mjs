@@ -16,7 +16,13 @@ const DAY = 86_400_000;
 // Room for every call the bench makes: the budgets are decided on each call, and never refuse one.
 const ROOM = 1e15;
 const budgets = [
-  { name: 'money_per_principal', per: 'principal', windowMs: DAY, max: ROOM, measure: (input) => input.amount_cents },
+  {
+    name: 'money_per_principal',
+    per: 'principal',
+    windowMs: DAY,
+    max: ROOM,
+    measure: (input) => input.amount_cents,
+  },
   { name: 'calls_per_session', per: 'session', windowMs: DAY, max: ROOM },
   { name: 'calls_per_tool', tools: ['transfer'], per: 'tool', windowMs: 3_600_000, max: ROOM },
 ];
@@ -32,7 +38,12 @@ async function measure(label, ledger) {
   const budgeted = createServerGate({ tools: [transfer], ledger, recover: false, budgets });
   // The lower quartile of each side: on a shared machine a round that waited for a core or a disk
   // flush is slow for reasons that are not the budgets.
-  const result = await compareAsync({ subject: workload(budgeted, 'budget'), baseline: workload(plain, 'plain'), n: 100, statistic: 'quartile' });
+  const result = await compareAsync({
+    subject: workload(budgeted, 'budget'),
+    baseline: workload(plain, 'plain'),
+    n: 100,
+    statistic: 'quartile',
+  });
   if (!report(`${label}: three budgets vs none, per call`, result, TARGET)) failures.push(label);
   await budgeted.close();
   await plain.close();

@@ -11,10 +11,24 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
 const only = process.argv.slice(2);
 
-const build = spawnSync('node', [join(root, 'scripts/pnpm.mjs'), '--filter', '@toolgate/core', '--filter', '@toolgate/server', '--filter', '@toolgate/mcp', 'run', 'build'], {
-  cwd: root,
-  stdio: ['ignore', 'ignore', 'inherit'],
-});
+const build = spawnSync(
+  'node',
+  [
+    join(root, 'scripts/pnpm.mjs'),
+    '--filter',
+    '@toolgate/core',
+    '--filter',
+    '@toolgate/server',
+    '--filter',
+    '@toolgate/mcp',
+    'run',
+    'build',
+  ],
+  {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  },
+);
 if (build.status !== 0) process.exit(build.status ?? 1);
 
 const files = readdirSync(here)
@@ -24,8 +38,13 @@ const files = readdirSync(here)
 let failed = false;
 if (only.length === 0 || only.some((name) => 'size'.includes(name))) {
   // Sizes are exact, not timed; the React package is built for them too.
-  const react = spawnSync('node', [join(root, 'scripts/pnpm.mjs'), '--filter', '@toolgate/react', 'run', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
-  const size = react.status === 0 ? spawnSync('node', [join(here, 'size.mjs')], { cwd: here, stdio: 'inherit' }) : react;
+  const react = spawnSync(
+    'node',
+    [join(root, 'scripts/pnpm.mjs'), '--filter', '@toolgate/react', 'run', 'build'],
+    { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  const size =
+    react.status === 0 ? spawnSync('node', [join(here, 'size.mjs')], { cwd: here, stdio: 'inherit' }) : react;
   if (size.status !== 0) failed = true;
 }
 for (const file of files) {

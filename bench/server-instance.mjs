@@ -5,7 +5,12 @@
 import { byHand, drive, server, throughGate, transfer } from './server-workload.mjs';
 
 const ledger = await server.postgresLedger({ connectionString: process.argv[2] });
-const gate = server.createServerGate({ tools: [transfer], ledger, recover: false, instance: `bench-${process.pid}` });
+const gate = server.createServerGate({
+  tools: [transfer],
+  ledger,
+  recover: false,
+  instance: `bench-${process.pid}`,
+});
 const hand = process.argv[3] === 'hand' ? byHand(ledger.db) : undefined;
 const sessions = Array.from({ length: 16 }, (_, i) => throughGate(gate, `bench_${process.pid}_${i}`));
 let turn = 0;

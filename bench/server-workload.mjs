@@ -11,11 +11,19 @@ export const server = await import('../packages/server/dist/index.js');
 
 export const schema = {
   type: 'object',
-  properties: { to: { type: 'string', format: 'email' }, amount_cents: { type: 'integer', minimum: 1 }, memo: { type: 'string', maxLength: 140 } },
+  properties: {
+    to: { type: 'string', format: 'email' },
+    amount_cents: { type: 'integer', minimum: 1 },
+    memo: { type: 'string', maxLength: 140 },
+  },
   required: ['to', 'amount_cents'],
   additionalProperties: false,
 };
-export const transfer = defineTool({ name: 'transfer', inputSchema: schema, execute: (input) => ({ sent: input.amount_cents }) });
+export const transfer = defineTool({
+  name: 'transfer',
+  inputSchema: schema,
+  execute: (input) => ({ sent: input.amount_cents }),
+});
 export const args = JSON.stringify({ to: 'alice@example.com', amount_cents: 2000, memo: 'rent' });
 
 /** The hand-written server's tables, beside the ledger's in the same database. */
@@ -57,13 +65,24 @@ export function byHand(db) {
         .onConflict((conflict) => conflict.column('id').doNothing())
         .executeTakeFirst();
       if (Number(inserted.numInsertedOrUpdatedRows ?? 0) !== 1) throw new Error('not claimed');
-      await trx.insertInto('bench_audit').values({ call_id: id, from_status: null, to_status: 'executing', at: Date.now() }).execute();
+      await trx
+        .insertInto('bench_audit')
+        .values({ call_id: id, from_status: null, to_status: 'executing', at: Date.now() })
+        .execute();
     });
     const output = await transfer.execute(input);
     await db.transaction().execute(async (trx) => {
-      const done = await trx.updateTable('bench_calls').set({ status: 'committed', output: JSON.stringify(output) }).where('id', '=', id).where('status', '=', 'executing').executeTakeFirst();
+      const done = await trx
+        .updateTable('bench_calls')
+        .set({ status: 'committed', output: JSON.stringify(output) })
+        .where('id', '=', id)
+        .where('status', '=', 'executing')
+        .executeTakeFirst();
       if (Number(done.numUpdatedRows) !== 1) throw new Error('not committed');
-      await trx.insertInto('bench_audit').values({ call_id: id, from_status: 'executing', to_status: 'committed', at: Date.now() }).execute();
+      await trx
+        .insertInto('bench_audit')
+        .values({ call_id: id, from_status: 'executing', to_status: 'committed', at: Date.now() })
+        .execute();
     });
   };
 }
@@ -72,7 +91,8 @@ export function byHand(db) {
 export function throughGate(gate, session = 'bench') {
   return async (id) => {
     const call = await gate.run({ id, name: 'transfer', arguments: args }, { session, principal: 'bench' });
-    if (call.status !== 'committed') throw new Error(`bench call ended ${call.status}: ${call.reason?.message}`);
+    if (call.status !== 'committed')
+      throw new Error(`bench call ended ${call.status}: ${call.reason?.message}`);
   };
 }
 

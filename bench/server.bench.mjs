@@ -41,7 +41,15 @@ try {
   const ledger = await sqliteLedger({ path: join(dir, 'bench.db') });
   await benchTables(ledger.db);
   const gate = createServerGate({ tools: [transfer], ledger, recover: false });
-  row('SQLite file: propose → committed, one at a time', await compareAsync({ subject: workload(throughGate(gate), 'sqlite'), baseline: workload(byHand(ledger.db), 'hand'), n: 100 }), 1.5);
+  row(
+    'SQLite file: propose → committed, one at a time',
+    await compareAsync({
+      subject: workload(throughGate(gate), 'sqlite'),
+      baseline: workload(byHand(ledger.db), 'hand'),
+      n: 100,
+    }),
+    1.5,
+  );
   await gate.close();
   await ledger.close();
 } finally {
@@ -70,10 +78,24 @@ if (database !== undefined) {
     await benchTables(ledger.db);
     const gate = createServerGate({ tools: [transfer], ledger, recover: false });
     const hand = byHand(ledger.db);
-    row('PostgreSQL: propose → committed, one at a time', await compareAsync({ subject: workload(throughGate(gate), 'pg'), baseline: workload(hand, 'hand'), n: 100 }), 1.5);
+    row(
+      'PostgreSQL: propose → committed, one at a time',
+      await compareAsync({
+        subject: workload(throughGate(gate), 'pg'),
+        baseline: workload(hand, 'hand'),
+        n: 100,
+      }),
+      1.5,
+    );
     row(
       `PostgreSQL: propose → committed, ${IN_FLIGHT} in flight`,
-      await compareAsync({ subject: workload(spread(gate, IN_FLIGHT), 'pg16_', IN_FLIGHT), baseline: workload(hand, 'hand16_', IN_FLIGHT), n: 320, rounds: 7, warmup: 1 }),
+      await compareAsync({
+        subject: workload(spread(gate, IN_FLIGHT), 'pg16_', IN_FLIGHT),
+        baseline: workload(hand, 'hand16_', IN_FLIGHT),
+        n: 320,
+        rounds: 7,
+        warmup: 1,
+      }),
       1.5,
     );
     const wired = await onTheWire(workload(spread(gate, IN_FLIGHT), 'wire_', IN_FLIGHT), 320);
@@ -88,7 +110,9 @@ if (database !== undefined) {
     // (its cores, and the PostgreSQL beside it).
     const byHandTwice = await twoAppServers(database, 'hand');
     const ok = gated >= 1.8;
-    console.log(`two / one throughput: server gate ${gated.toFixed(2)}×, hand-written server ${byHandTwice.toFixed(2)}×  (target ≥ 1.8× for the gate) ${ok ? 'ok' : 'MISSED'}`);
+    console.log(
+      `two / one throughput: server gate ${gated.toFixed(2)}×, hand-written server ${byHandTwice.toFixed(2)}×  (target ≥ 1.8× for the gate) ${ok ? 'ok' : 'MISSED'}`,
+    );
     if (!ok) failures.push('two app servers');
   } finally {
     const client = new pg.Client({ connectionString: admin });
@@ -107,11 +131,16 @@ await memory();
  */
 async function twoAppServers(url, kind) {
   const start = () => {
-    const child = fork(new URL('./server-instance.mjs', import.meta.url), [url, kind], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(new URL('./server-instance.mjs', import.meta.url), [url, kind], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     const replies = [];
     let waiting;
-    child.on('message', (message) => (waiting ? (waiting(message), (waiting = undefined)) : replies.push(message)));
-    const next = () => (replies.length > 0 ? Promise.resolve(replies.shift()) : new Promise((resolve) => (waiting = resolve)));
+    child.on('message', (message) =>
+      waiting ? (waiting(message), (waiting = undefined)) : replies.push(message),
+    );
+    const next = () =>
+      replies.length > 0 ? Promise.resolve(replies.shift()) : new Promise((resolve) => (waiting = resolve));
     return {
       ready: next(),
       async run(prefix, n) {
@@ -138,14 +167,19 @@ async function twoAppServers(url, kind) {
         await Promise.all(servers.map((s, i) => s.run(`${kind}two${round}_${i}`, n)));
         return ((2 * n) / (performance.now() - t0)) * 1000;
       };
-      const [one, two] = round % 2 === 0 ? [await alone(), await both()] : await both().then(async (two) => [await alone(), two]);
+      const [one, two] =
+        round % 2 === 0
+          ? [await alone(), await both()]
+          : await both().then(async (two) => [await alone(), two]);
       if (round === 0) continue; // warm-up
       ones.push(one);
       twos.push(two);
       ratios.push(two / one);
     }
     const label = kind === 'gate' ? 'server gate' : 'hand-written server';
-    console.log(`\ntwo app servers (processes) on one PostgreSQL, each with ${IN_FLIGHT} calls in flight: ${label}`);
+    console.log(
+      `\ntwo app servers (processes) on one PostgreSQL, each with ${IN_FLIGHT} calls in flight: ${label}`,
+    );
     console.log(`one app server  ${median(ones).toFixed(0).padStart(6)} calls/s`);
     console.log(`two app servers ${median(twos).toFixed(0).padStart(6)} calls/s`);
     return median(ratios);
@@ -183,7 +217,9 @@ async function onTheWire(run, n) {
 
 /** The gate's heap after 10,000 and after 100,000 settled calls: records live in the ledger, not in the process. */
 async function memory() {
-  console.log('\nserver gate memory: heap after settled calls (SQLite in memory, so the database is not on the heap)');
+  console.log(
+    '\nserver gate memory: heap after settled calls (SQLite in memory, so the database is not on the heap)',
+  );
   const ledger = await sqliteLedger({ path: ':memory:' });
   const gate = createServerGate({ tools: [transfer], ledger, recover: false });
   const one = throughGate(gate);
@@ -201,7 +237,9 @@ async function memory() {
   const perCall = (at100k - at10k) / 90_000;
   const ok = perCall <= 16;
   const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-  console.log(`heap after 10,000 calls ${mb(at10k)}, after 100,000 ${mb(at100k)}: ${perCall.toFixed(1)} bytes per call  (target ≤ 16 B per call: flat) ${ok ? 'ok' : 'MISSED'}`);
+  console.log(
+    `heap after 10,000 calls ${mb(at10k)}, after 100,000 ${mb(at100k)}: ${perCall.toFixed(1)} bytes per call  (target ≤ 16 B per call: flat) ${ok ? 'ok' : 'MISSED'}`,
+  );
   if (!ok) failures.push('memory');
 }
 

@@ -18,7 +18,13 @@ const PEERS = ['zustand', /^zustand\//, 'react', /^react\//, 'react-dom', /^@too
 async function gzipped(name, source, external) {
   const entry = join(work, `${name.replace(/\W+/g, '-')}.mjs`);
   writeFileSync(entry, source);
-  const bundle = await rolldown({ input: entry, external, logLevel: 'silent', cwd: root, resolve: { mainFields: ['module', 'main'] } });
+  const bundle = await rolldown({
+    input: entry,
+    external,
+    logLevel: 'silent',
+    cwd: root,
+    resolve: { mainFields: ['module', 'main'] },
+  });
   const { output } = await bundle.generate({ format: 'esm', minify: true });
   await bundle.close();
   const code = output.map((chunk) => (chunk.type === 'chunk' ? chunk.code : '')).join('\n');
@@ -33,20 +39,70 @@ const sseParser = join(root, 'packages/core/node_modules/eventsource-parser/dist
 const rows = [
   // What every app ships: the gate, with its JSON Schema validator left out. Reported, not
   // budgeted: the gate's checks are not traded for bytes.
-  ['@toolgate/core: the gate, without its validator', `export { createToolGate, defineTool, cancel } from ${JSON.stringify(core)};`, [...VALIDATORS, ...PEERS], undefined],
-  ['  + the OpenAI Chat stream reader, reply and tools', `export { createToolGate, defineTool, cancel, readOpenAIChatStream, openaiChatReply, openaiChatTools, createContinuationGuard } from ${JSON.stringify(core)};`, [...VALIDATORS, ...PEERS], undefined],
-  ['@toolgate/core: every export (all six providers)', `export * from ${JSON.stringify(core)};`, [...VALIDATORS, ...PEERS], undefined],
-  ['@toolgate/core/remote: the mirror of a server gate', `export { createRemoteGate } from ${JSON.stringify(remote)};`, PEERS, undefined],
-  ['  of which eventsource-parser (the SSE reader)', `export { createParser } from ${JSON.stringify(sseParser)};`, [], undefined],
+  [
+    '@toolgate/core: the gate, without its validator',
+    `export { createToolGate, defineTool, cancel } from ${JSON.stringify(core)};`,
+    [...VALIDATORS, ...PEERS],
+    undefined,
+  ],
+  [
+    '  + the OpenAI Chat stream reader, reply and tools',
+    `export { createToolGate, defineTool, cancel, readOpenAIChatStream, openaiChatReply, openaiChatTools, createContinuationGuard } from ${JSON.stringify(core)};`,
+    [...VALIDATORS, ...PEERS],
+    undefined,
+  ],
+  [
+    '@toolgate/core: every export (all six providers)',
+    `export * from ${JSON.stringify(core)};`,
+    [...VALIDATORS, ...PEERS],
+    undefined,
+  ],
+  [
+    '@toolgate/core/remote: the mirror of a server gate',
+    `export { createRemoteGate } from ${JSON.stringify(remote)};`,
+    PEERS,
+    undefined,
+  ],
+  [
+    '  of which eventsource-parser (the SSE reader)',
+    `export { createParser } from ${JSON.stringify(sseParser)};`,
+    [],
+    undefined,
+  ],
   // The budget covers the hooks and the whole of <ToolCallStatus>: the input its Approve binds,
   // the guard against presses that land on a replaced control, a sentence for every refusal and
   // the server connection's note. Most of its growth past 3 KB is those words, which an app
   // would otherwise have to write itself to show each refusal.
-  ['@toolgate/react on its own', `export * from ${JSON.stringify(react)};`, [...VALIDATORS, ...PEERS], 5 * 1024],
-  ['validator: Ajv 2020 + ajv-formats (the default)', `export { Ajv2020 } from 'ajv/dist/2020.js'; export { default } from 'ajv-formats';`, [], undefined],
-  ['validator: @cfworker/json-schema (the CSP-safe path)', `export { Validator } from '@cfworker/json-schema';`, [], undefined],
-  ['@toolgate/core as an app ships it (with Ajv)', `export { createToolGate, defineTool, cancel } from ${JSON.stringify(core)};`, PEERS, undefined],
-  ['@toolgate/core/csp as an app ships it (with cfworker)', `export { createToolGate, defineTool, cancel } from ${JSON.stringify(csp)};`, PEERS, undefined],
+  [
+    '@toolgate/react on its own',
+    `export * from ${JSON.stringify(react)};`,
+    [...VALIDATORS, ...PEERS],
+    5 * 1024,
+  ],
+  [
+    'validator: Ajv 2020 + ajv-formats (the default)',
+    `export { Ajv2020 } from 'ajv/dist/2020.js'; export { default } from 'ajv-formats';`,
+    [],
+    undefined,
+  ],
+  [
+    'validator: @cfworker/json-schema (the CSP-safe path)',
+    `export { Validator } from '@cfworker/json-schema';`,
+    [],
+    undefined,
+  ],
+  [
+    '@toolgate/core as an app ships it (with Ajv)',
+    `export { createToolGate, defineTool, cancel } from ${JSON.stringify(core)};`,
+    PEERS,
+    undefined,
+  ],
+  [
+    '@toolgate/core/csp as an app ships it (with cfworker)',
+    `export { createToolGate, defineTool, cancel } from ${JSON.stringify(csp)};`,
+    PEERS,
+    undefined,
+  ],
 ];
 
 let over = false;
@@ -54,9 +110,16 @@ console.log('\nsize: minified + gzipped (level 9)');
 try {
   for (const [label, source, external, budget] of rows) {
     const { min, gz } = await gzipped(label, source, external);
-    const verdict = budget === undefined ? '' : gz <= budget ? `(budget ${(budget / 1024).toFixed(0)} KB) ok` : `(budget ${(budget / 1024).toFixed(0)} KB) OVER`;
+    const verdict =
+      budget === undefined
+        ? ''
+        : gz <= budget
+          ? `(budget ${(budget / 1024).toFixed(0)} KB) ok`
+          : `(budget ${(budget / 1024).toFixed(0)} KB) OVER`;
     if (budget !== undefined && gz > budget) over = true;
-    console.log(`${label.padEnd(58)} ${(gz / 1024).toFixed(2).padStart(6)} KB gz  ${(min / 1024).toFixed(1).padStart(6)} KB min  ${verdict}`);
+    console.log(
+      `${label.padEnd(58)} ${(gz / 1024).toFixed(2).padStart(6)} KB gz  ${(min / 1024).toFixed(1).padStart(6)} KB min  ${verdict}`,
+    );
   }
 } finally {
   rmSync(work, { recursive: true, force: true });

@@ -2,7 +2,12 @@
 // once with the incremental partial-JSON reader, publish previews to the gate's store) against one
 // JSON.parse of the final string, and against re-parsing the whole buffer on every delta.
 import { createStore } from 'zustand/vanilla';
-import { createPartialJson, createToolGate, defineTool, readOpenAIChatStream } from '../packages/core/dist/index.js';
+import {
+  createPartialJson,
+  createToolGate,
+  defineTool,
+  readOpenAIChatStream,
+} from '../packages/core/dist/index.js';
 import { compare as compareRounds, median, quartile, report } from './measure.mjs';
 
 const compare = (options) => compareRounds({ rounds: 21, warmup: 5, statistic: 'quartile', ...options });
@@ -12,14 +17,23 @@ const SIZE = 200 * 1024;
 /** A file write: one long string, as a coding agent sends it. */
 function textArgument(size) {
   const line = 'The quarterly numbers moved: "revenue" up 12%, costs flat.\n';
-  return JSON.stringify({ path: 'notes/summary.md', content: line.repeat(Math.ceil(size / line.length)).slice(0, size) });
+  return JSON.stringify({
+    path: 'notes/summary.md',
+    content: line.repeat(Math.ceil(size / line.length)).slice(0, size),
+  });
 }
 
 /** An order with line items: many small objects, as a shopping tool sends them. */
 function recordsArgument(size) {
   const items = [];
   for (let i = 0, length = 0; length < size; i++) {
-    const item = { sku: `SKU-${1000 + i}`, name: `Item ${i}, a plain description`, qty: 1 + (i % 4), price_cents: 1299 + i, tags: ['home', 'sale'] };
+    const item = {
+      sku: `SKU-${1000 + i}`,
+      name: `Item ${i}, a plain description`,
+      qty: 1 + (i % 4),
+      price_cents: 1299 + i,
+      tags: ['home', 'sale'],
+    };
     items.push(item);
     length += JSON.stringify(item).length + 1;
   }
@@ -31,9 +45,29 @@ const tool = defineTool({ name: 'submit', inputSchema: { type: 'object' }, execu
 /** The Chat Completions chunks of one call whose arguments arrive in `deltas` fragments. */
 function chunks(text, deltas) {
   const step = Math.ceil(text.length / deltas);
-  const out = [{ id: 'chatcmpl-b', choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'call_b', function: { name: 'submit', arguments: '' } }] }, finish_reason: null }] }];
+  const out = [
+    {
+      id: 'chatcmpl-b',
+      choices: [
+        {
+          index: 0,
+          delta: { tool_calls: [{ index: 0, id: 'call_b', function: { name: 'submit', arguments: '' } }] },
+          finish_reason: null,
+        },
+      ],
+    },
+  ];
   for (let i = 0; i < text.length; i += step) {
-    out.push({ id: 'chatcmpl-b', choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: text.slice(i, i + step) } }] }, finish_reason: null }] });
+    out.push({
+      id: 'chatcmpl-b',
+      choices: [
+        {
+          index: 0,
+          delta: { tool_calls: [{ index: 0, function: { arguments: text.slice(i, i + step) } }] },
+          finish_reason: null,
+        },
+      ],
+    });
   }
   return out;
 }
@@ -94,7 +128,11 @@ function toolgateRunner(stream, previewIntervalMs) {
       const clock = streamClock();
       let seen = 0;
       gate.calls.subscribe(() => seen++);
-      pending.push({ reader: readOpenAIChatStream(gate, { previewIntervalMs, clock }), clock, seen: () => seen });
+      pending.push({
+        reader: readOpenAIChatStream(gate, { previewIntervalMs, clock }),
+        clock,
+        seen: () => seen,
+      });
     }
   };
   runner.notifications = () => median(pending.map((p) => p.seen()));
@@ -188,7 +226,12 @@ for (const [shape, make] of [
     const stream = chunks(text, deltas);
     const subject = toolgateRunner(stream, 50);
     const result = compare({ subject, baseline: parseRunner(text), n: 5, rounds: 11 });
-    ok = report(`${shape}, ${(text.length / 1024).toFixed(0)} KB in ${deltas.toLocaleString('en')} deltas`, result, 10) && ok;
+    ok =
+      report(
+        `${shape}, ${(text.length / 1024).toFixed(0)} KB in ${deltas.toLocaleString('en')} deltas`,
+        result,
+        10,
+      ) && ok;
     console.log(`${''.padEnd(58)} (${subject.notifications()} previews published to the store per stream)`);
   }
 }
@@ -206,7 +249,9 @@ for (const [shape, make] of [
 }
 
 console.log('\nstreaming: per-delta cost as the buffer grows, in one 200 KB stream of 20,000 deltas');
-console.log(`${'shape'.padEnd(16)} ${'deltas'.padStart(15)} ${'buffer'.padStart(14)}  ${'toolgate µs/delta'.padStart(18)}  ${'re-parse µs/delta'.padStart(18)}`);
+console.log(
+  `${'shape'.padEnd(16)} ${'deltas'.padStart(15)} ${'buffer'.padStart(14)}  ${'toolgate µs/delta'.padStart(18)}  ${'re-parse µs/delta'.padStart(18)}`,
+);
 for (const [shape, make] of [
   ['file write', textArgument],
   ['order records', recordsArgument],
@@ -219,17 +264,25 @@ for (const [shape, make] of [
   const early = reparseAtUs(text, segment * step);
   const late = reparseAtUs(text, text.length);
   const kb = (chars) => `${(chars / 1024).toFixed(0)} KB`;
-  console.log(`${shape.padEnd(16)} ${'1–2,000'.padStart(15)} ${`≤ ${kb(segment * step)}`.padStart(14)}  ${ours.first.toFixed(3).padStart(18)}  ${early.toFixed(1).padStart(18)}`);
-  console.log(`${''.padEnd(16)} ${'18,001–20,000'.padStart(15)} ${`≥ ${kb(text.length - segment * step)}`.padStart(14)}  ${ours.last.toFixed(3).padStart(18)}  ${late.toFixed(1).padStart(18)}`);
+  console.log(
+    `${shape.padEnd(16)} ${'1–2,000'.padStart(15)} ${`≤ ${kb(segment * step)}`.padStart(14)}  ${ours.first.toFixed(3).padStart(18)}  ${early.toFixed(1).padStart(18)}`,
+  );
+  console.log(
+    `${''.padEnd(16)} ${'18,001–20,000'.padStart(15)} ${`≥ ${kb(text.length - segment * step)}`.padStart(14)}  ${ours.last.toFixed(3).padStart(18)}  ${late.toFixed(1).padStart(18)}`,
+  );
   const growth = ours.last / ours.first;
   const fine = growth <= 1.5;
   ok = fine && ok;
-  console.log(`${''.padEnd(16)} 10× the buffer: toolgate per delta ×${growth.toFixed(2)} (target ≤ 1.5) ${fine ? 'ok' : 'MISSED'}; re-parse per delta ×${(late / early).toFixed(1)}`);
+  console.log(
+    `${''.padEnd(16)} 10× the buffer: toolgate per delta ×${growth.toFixed(2)} (target ≤ 1.5) ${fine ? 'ok' : 'MISSED'}; re-parse per delta ×${(late / early).toFixed(1)}`,
+  );
 }
 {
   const text = textArgument(SIZE);
   const total = (reparsePerDeltaUs(text, 20_000) * 20_000) / 1000;
-  console.log(`\nre-parse approach, 200 KB in 20,000 deltas: ~${(total / 1000).toFixed(1)} s of parsing (sampled), vs toolgate above`);
+  console.log(
+    `\nre-parse approach, 200 KB in 20,000 deltas: ~${(total / 1000).toFixed(1)} s of parsing (sampled), vs toolgate above`,
+  );
 }
 
 if (!ok) process.exitCode = 1;

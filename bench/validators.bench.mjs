@@ -8,7 +8,12 @@ import { Validator } from '@cfworker/json-schema';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import standaloneCode from 'ajv/dist/standalone/index.js';
-import { AJV_OPTIONS, createToolGate, defineTool, precompiledJsonSchema } from '../packages/core/dist/index.js';
+import {
+  AJV_OPTIONS,
+  createToolGate,
+  defineTool,
+  precompiledJsonSchema,
+} from '../packages/core/dist/index.js';
 import { cfworkerJsonSchema } from '../packages/core/dist/csp.js';
 import { compare, report } from './measure.mjs';
 import { order, orderSchema } from './order.mjs';
@@ -37,11 +42,17 @@ const viaAjv = parseWith((v) => ajvValidate(v));
 const viaCfworker = parseWith((v) => cfworker.validate(v).valid);
 const viaPrecompiled = parseWith((v) => validators.order(v));
 
-const tool = defineTool({ name: 'place_order', inputSchema: orderSchema, execute: (input) => input.items.length });
+const tool = defineTool({
+  name: 'place_order',
+  inputSchema: orderSchema,
+  execute: (input) => input.items.length,
+});
 const throughGate = (jsonSchema) => {
   let gate;
   const run = (n) => {
-    for (let i = 0; i < n; i++) if (gate.propose({ name: 'place_order', arguments: text }).status !== 'committed') throw new Error('not committed');
+    for (let i = 0; i < n; i++)
+      if (gate.propose({ name: 'place_order', arguments: text }).status !== 'committed')
+        throw new Error('not committed');
   };
   run.prepare = () => {
     gate = createToolGate({ tools: [tool], ...(jsonSchema ? { jsonSchema } : {}) });
@@ -51,7 +62,23 @@ const throughGate = (jsonSchema) => {
 
 console.log(`\nvalidators: JSON Schema paths on a ${text.length}-character order (ratio to the Ajv path)`);
 console.log(`${'case'.padEnd(58)} ${'path'.padStart(10)}    ${'Ajv'.padStart(10)}   ratio`);
-report('JSON.parse + @cfworker/json-schema', compare({ subject: viaCfworker, baseline: viaAjv, n: 1000 }), Infinity);
-report('JSON.parse + Ajv generated at build time', compare({ subject: viaPrecompiled, baseline: viaAjv, n: 2000 }), Infinity);
-report('gate with cfworkerJsonSchema (@toolgate/core/csp)', compare({ subject: throughGate(cfworkerJsonSchema), baseline: throughGate(), n: 1000 }), Infinity);
-report('gate with precompiledJsonSchema', compare({ subject: throughGate(precompiledJsonSchema(validators)), baseline: throughGate(), n: 2000 }), Infinity);
+report(
+  'JSON.parse + @cfworker/json-schema',
+  compare({ subject: viaCfworker, baseline: viaAjv, n: 1000 }),
+  Infinity,
+);
+report(
+  'JSON.parse + Ajv generated at build time',
+  compare({ subject: viaPrecompiled, baseline: viaAjv, n: 2000 }),
+  Infinity,
+);
+report(
+  'gate with cfworkerJsonSchema (@toolgate/core/csp)',
+  compare({ subject: throughGate(cfworkerJsonSchema), baseline: throughGate(), n: 1000 }),
+  Infinity,
+);
+report(
+  'gate with precompiledJsonSchema',
+  compare({ subject: throughGate(precompiledJsonSchema(validators)), baseline: throughGate(), n: 2000 }),
+  Infinity,
+);

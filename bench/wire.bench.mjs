@@ -22,7 +22,12 @@ const WARMUP = 50;
 
 const addItem = defineTool({
   name: 'add_item',
-  inputSchema: { type: 'object', properties: { sku: { type: 'string' }, qty: { type: 'integer', minimum: 1 } }, required: ['sku', 'qty'], additionalProperties: false },
+  inputSchema: {
+    type: 'object',
+    properties: { sku: { type: 'string' }, qty: { type: 'integer', minimum: 1 } },
+    required: ['sku', 'qty'],
+    additionalProperties: false,
+  },
   execute: (input) => ({ sku: input.sku, qty: input.qty }),
   commit: (state, output) => ({ lines: state.lines + 1, units: state.units + output.qty }),
 });
@@ -48,7 +53,13 @@ async function serveGate(path) {
 /** A page following the session, and `shown(id)`: resolves once its store of calls shows `id` committed. */
 async function openPage(url) {
   const store = createStore(() => ({ lines: 0, units: 0 }));
-  const page = createRemoteGate({ url, session: 'bench', tools: [addItem], store, onError: (error) => console.error(error) });
+  const page = createRemoteGate({
+    url,
+    session: 'bench',
+    tools: [addItem],
+    store,
+    onError: (error) => console.error(error),
+  });
   await new Promise((resolve) => {
     const stop = page.connection.subscribe((state) => state.state === 'live' && (stop(), resolve()));
   });
@@ -60,11 +71,19 @@ async function openPage(url) {
       waiting.delete(id);
     }
   });
-  return { store, shown: (id) => new Promise((resolve) => waiting.set(id, resolve)), close: () => page.close() };
+  return {
+    store,
+    shown: (id) => new Promise((resolve) => waiting.set(id, resolve)),
+    close: () => page.close(),
+  };
 }
 
 const options = { session: 'bench', principal: 'alice' };
-const call = (n) => ({ id: `call_${n}`, name: 'add_item', arguments: { sku: `SKU-${1000 + n}`, qty: 1 + (n % 3) } });
+const call = (n) => ({
+  id: `call_${n}`,
+  name: 'add_item',
+  arguments: { sku: `SKU-${1000 + n}`, qty: 1 + (n % 3) },
+});
 
 /** Times calls `first`… one after another: until the page shows each committed, or (no page) until `run` answers it committed. */
 async function timeCalls(server, page, first, count) {
@@ -77,14 +96,17 @@ async function timeCalls(server, page, first, count) {
       await shown;
     } else {
       const record = await server.run(call(n), options);
-      if (record.status !== 'committed') throw new Error(`bench call ended ${record.status}: ${record.reason?.message}`);
+      if (record.status !== 'committed')
+        throw new Error(`bench call ended ${record.status}: ${record.reason?.message}`);
     }
     times.push(performance.now() - t0);
   }
   return times;
 }
 
-console.log('\nserver: a call proposed on the server gate, until a page shows it committed (1,000 calls each, 127.0.0.1)');
+console.log(
+  '\nserver: a call proposed on the server gate, until a page shows it committed (1,000 calls each, 127.0.0.1)',
+);
 console.log(`${'case'.padEnd(58)} ${'p50'.padStart(10)}    ${'p99'.padStart(10)}`);
 const directory = mkdtempSync(join(tmpdir(), 'toolgate-bench-'));
 try {
@@ -99,7 +121,8 @@ try {
     await timeCalls(server, page, WARMUP + CALLS, WARMUP);
     const shown = await timeCalls(server, page, 2 * WARMUP + CALLS, CALLS);
     // Only the calls made while it was open reached the page's store, each once.
-    if (page.store.getState().lines !== WARMUP + CALLS) throw new Error(`the page's store has ${page.store.getState().lines} lines, not ${WARMUP + CALLS}`);
+    if (page.store.getState().lines !== WARMUP + CALLS)
+      throw new Error(`the page's store has ${page.store.getState().lines} lines, not ${WARMUP + CALLS}`);
     if (where === 'SQLite file') latency(`propose on the server → status shown in the page's store`, shown);
     else latency(`  the same, over a ledger in memory`, shown);
     latency(`  the server alone (${where}): propose → committed`, alone);

@@ -51,9 +51,12 @@ export const LOOPBACK_CALLS = [
 ] as const;
 
 /** The error bodies answered for `[status …]`, worded as OpenAI's API words them (the 500's is long, as some gateways' are). */
-export const PROVIDER_ERRORS: Readonly<Record<number, { message: string; type: string; code: string | null }>> = {
+export const PROVIDER_ERRORS: Readonly<
+  Record<number, { message: string; type: string; code: string | null }>
+> = {
   401: {
-    message: 'Incorrect API key provided: sk-bad. You can find your API key at https://platform.openai.com/account/api-keys.',
+    message:
+      'Incorrect API key provided: sk-bad. You can find your API key at https://platform.openai.com/account/api-keys.',
     type: 'invalid_request_error',
     code: 'invalid_api_key',
   },
@@ -85,7 +88,11 @@ export async function startLoopbackModel(): Promise<LoopbackModel> {
   };
 }
 
-async function handle(request: IncomingMessage, response: ServerResponse, log: LoggedRequest[]): Promise<void> {
+async function handle(
+  request: IncomingMessage,
+  response: ServerResponse,
+  log: LoggedRequest[],
+): Promise<void> {
   const cors = {
     'access-control-allow-origin': request.headers.origin ?? '*',
     'access-control-allow-methods': 'GET, POST, OPTIONS',
@@ -104,7 +111,14 @@ async function handle(request: IncomingMessage, response: ServerResponse, log: L
   }
   if (request.method !== 'POST' || request.url !== '/v1/chat/completions') {
     response.writeHead(404, { ...cors, 'content-type': 'application/json' });
-    response.end(JSON.stringify({ error: { message: `no route ${request.method ?? ''} ${request.url ?? ''}`, type: 'invalid_request_error' } }));
+    response.end(
+      JSON.stringify({
+        error: {
+          message: `no route ${request.method ?? ''} ${request.url ?? ''}`,
+          type: 'invalid_request_error',
+        },
+      }),
+    );
     return;
   }
   const chunks: Buffer[] = [];
@@ -113,7 +127,9 @@ async function handle(request: IncomingMessage, response: ServerResponse, log: L
   log.push({ authorization: request.headers.authorization, body });
   if (body.stream !== true) {
     response.writeHead(400, { ...cors, 'content-type': 'application/json' });
-    response.end(JSON.stringify({ error: { message: 'this server only streams', type: 'invalid_request_error' } }));
+    response.end(
+      JSON.stringify({ error: { message: 'this server only streams', type: 'invalid_request_error' } }),
+    );
     return;
   }
 
@@ -124,15 +140,35 @@ async function handle(request: IncomingMessage, response: ServerResponse, log: L
   if (failing !== null) {
     const status = Number(failing[1]);
     response.writeHead(status, { ...cors, 'content-type': 'application/json' });
-    response.end(JSON.stringify({ error: PROVIDER_ERRORS[status] ?? { message: `loopback error ${status}`, type: 'server_error', code: null } }));
+    response.end(
+      JSON.stringify({
+        error: PROVIDER_ERRORS[status] ?? {
+          message: `loopback error ${status}`,
+          type: 'server_error',
+          code: null,
+        },
+      }),
+    );
     return;
   }
 
-  response.writeHead(200, { ...cors, 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  response.writeHead(200, {
+    ...cors,
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+  });
   const id = `chatcmpl-loop${log.length}`;
   const created = Math.floor(Date.now() / 1000);
   const send = async (choice: object | null, usage?: object) => {
-    const chunk = { id, object: 'chat.completion.chunk', created, model: body.model, choices: choice === null ? [] : [{ index: 0, logprobs: null, finish_reason: null, ...choice }], ...(usage ? { usage } : {}) };
+    const chunk = {
+      id,
+      object: 'chat.completion.chunk',
+      created,
+      model: body.model,
+      choices: choice === null ? [] : [{ index: 0, logprobs: null, finish_reason: null, ...choice }],
+      ...(usage ? { usage } : {}),
+    };
     response.write(`data: ${JSON.stringify(chunk)}\n\n`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   };
@@ -141,25 +177,46 @@ async function handle(request: IncomingMessage, response: ServerResponse, log: L
   const replies = body.messages.slice(lastUser + 1).filter((message) => message.role === 'tool');
   if (replies.length === 0 && /\[(cut|hold)\]/.test(said)) {
     await send({ delta: { content: 'Sending it now.' } });
-    await send({ delta: { tool_calls: [{ index: 0, id: `call_${body.messages.length}cut`, type: 'function', function: { name: 'transfer_funds', arguments: '' } }] } });
-    await send({ delta: { tool_calls: [{ index: 0, function: { arguments: '{"to": "sam@example.com", "amount_' } }] } });
+    await send({
+      delta: {
+        tool_calls: [
+          {
+            index: 0,
+            id: `call_${body.messages.length}cut`,
+            type: 'function',
+            function: { name: 'transfer_funds', arguments: '' },
+          },
+        ],
+      },
+    });
+    await send({
+      delta: { tool_calls: [{ index: 0, function: { arguments: '{"to": "sam@example.com", "amount_' } }] },
+    });
     // Cut inside the call's arguments: the socket goes, with no finish_reason and no [DONE].
     if (said.includes('[cut]')) response.destroy();
     else await new Promise((resolve) => response.once('close', resolve));
     return;
   }
   if (replies.length === 0) {
-    for (const word of ['Adding ', 'a tee, ', 'two maps ', 'and a beanie.']) await send({ delta: { content: word } });
+    for (const word of ['Adding ', 'a tee, ', 'two maps ', 'and a beanie.'])
+      await send({ delta: { content: word } });
     const ids = LOOPBACK_CALLS.map((call) => `call_${body.messages.length}${call.suffix}`);
     for (const [index, call] of LOOPBACK_CALLS.entries()) {
-      await send({ delta: { tool_calls: [{ index, id: ids[index], type: 'function', function: { name: call.name, arguments: '' } }] } });
+      await send({
+        delta: {
+          tool_calls: [
+            { index, id: ids[index], type: 'function', function: { name: call.name, arguments: '' } },
+          ],
+        },
+      });
     }
     // Parallel calls' fragments interleaved by index, as some gateways send them.
     const fragments = LOOPBACK_CALLS.map((call) => call.arguments.match(/.{1,7}/gs) ?? []);
     for (let step = 0; step < Math.max(...fragments.map((list) => list.length)); step++) {
       for (const [index, list] of fragments.entries()) {
         const text = list[step];
-        if (text !== undefined) await send({ delta: { tool_calls: [{ index, function: { arguments: text } }] } });
+        if (text !== undefined)
+          await send({ delta: { tool_calls: [{ index, function: { arguments: text } }] } });
       }
     }
     await send({ delta: {}, finish_reason: 'tool_calls' });
@@ -171,7 +228,8 @@ async function handle(request: IncomingMessage, response: ServerResponse, log: L
         return `${reply.tool_call_id ?? '?'} ${content.startsWith('{') ? 'ok' : `refused (${code ?? 'no code'})`}`;
       })
       .join(', ');
-    for (const word of [`I received ${replies.length} results: `, summary, '.']) await send({ delta: { content: word } });
+    for (const word of [`I received ${replies.length} results: `, summary, '.'])
+      await send({ delta: { content: word } });
     await send({ delta: {}, finish_reason: 'stop' });
   }
   await send(null, { prompt_tokens: 120, completion_tokens: 40, total_tokens: 160 });

@@ -25,7 +25,11 @@ async function freePort(): Promise<number> {
     probe.once('error', reject);
     probe.listen(0, '127.0.0.1', () => {
       const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
+      probe.close(() =>
+        typeof address === 'object' && address !== null
+          ? resolve(address.port)
+          : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -39,7 +43,13 @@ export async function startPlayground(env: Record<string, string> = {}): Promise
   async function start(): Promise<void> {
     const started = spawn(process.execPath, ['server.mjs', '--production'], {
       cwd: PLAYGROUND,
-      env: { ...process.env, PORT: String(port), PLAYGROUND_LEDGER: ledger, PLAYGROUND_TEST_HOOKS: '1', ...env },
+      env: {
+        ...process.env,
+        PORT: String(port),
+        PLAYGROUND_LEDGER: ledger,
+        PLAYGROUND_TEST_HOOKS: '1',
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child = started;
@@ -51,7 +61,13 @@ export async function startPlayground(env: Record<string, string> = {}): Promise
       };
       started.stdout.on('data', listen);
       started.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      started.once('exit', (code, signal) => reject(new Error(`the playground server ended (code ${String(code)}, signal ${String(signal)}) before it listened:\n${output}`)));
+      started.once('exit', (code, signal) =>
+        reject(
+          new Error(
+            `the playground server ended (code ${String(code)}, signal ${String(signal)}) before it listened:\n${output}`,
+          ),
+        ),
+      );
     });
   }
 

@@ -48,7 +48,9 @@ export class Playground {
   }
 
   scenario(title: string): Locator {
-    return this.page.getByRole('navigation', { name: /Scenarios|Prompts to try/ }).getByRole('button', { name: title, exact: true });
+    return this.page
+      .getByRole('navigation', { name: /Scenarios|Prompts to try/ })
+      .getByRole('button', { name: title, exact: true });
   }
 
   /** The `<ToolCallStatus>` of the `index`th call in the transcript. */
@@ -71,7 +73,10 @@ export class Playground {
   /** The shop as the playground's server keeps it, for this page's conversation. */
   async serverShop(): Promise<unknown> {
     const chat = await this.chat.getAttribute('data-chat-id');
-    return this.page.evaluate(async (id) => ((await (await fetch(`/api/chat/${id}/shop`)).json()) as { shop: unknown }).shop, chat);
+    return this.page.evaluate(
+      async (id) => ((await (await fetch(`/api/chat/${id}/shop`)).json()) as { shop: unknown }).shop,
+      chat,
+    );
   }
 
   /** The shop as this page shows it (the raw state of its store). */

@@ -14,7 +14,10 @@ const run = (cmd, args) => {
 const out = mkdtempSync(join(tmpdir(), 'toolgate-pack-'));
 try {
   run('pnpm', ['pack', '--pack-destination', out]);
-  const tarball = join(out, readdirSync(out).find((f) => f.endsWith('.tgz')));
+  const tarball = join(
+    out,
+    readdirSync(out).find((f) => f.endsWith('.tgz')),
+  );
   run('publint', [tarball, '--strict']);
   run('attw', [tarball, '--profile', 'esm-only']);
 } finally {

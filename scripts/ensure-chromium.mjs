@@ -9,7 +9,9 @@ const CHROMIUM = '/usr/bin/chromium';
 if (existsSync(CHROMIUM)) process.exit(0);
 
 if (process.getuid?.() !== 0) {
-  console.error(`${CHROMIUM} is missing. Install it with: sudo apt-get update && sudo apt-get install -y --no-install-recommends chromium`);
+  console.error(
+    `${CHROMIUM} is missing. Install it with: sudo apt-get update && sudo apt-get install -y --no-install-recommends chromium`,
+  );
   process.exit(1);
 }
 
@@ -18,7 +20,9 @@ for (const args of [['update'], ['install', '-y', '--no-install-recommends', 'ch
   console.log(`apt-get ${args.join(' ')}`);
   const result = spawnSync('apt-get', args, { stdio: 'inherit', env });
   if (result.status !== 0) {
-    console.error(`apt-get ${args.join(' ')} failed (exit ${result.status ?? result.signal}); Chromium is needed for the end-to-end tests.`);
+    console.error(
+      `apt-get ${args.join(' ')} failed (exit ${result.status ?? result.signal}); Chromium is needed for the end-to-end tests.`,
+    );
     process.exit(1);
   }
 }

@@ -23,17 +23,26 @@ const here = dirname(fileURLToPath(import.meta.url));
 const production = process.argv.includes('--production');
 const host = process.env.HOST ?? '127.0.0.1';
 const port = Number(process.env.PORT ?? 5174);
-process.env.AI_SDK_CHAT_LEDGER = resolve(process.env.AI_SDK_CHAT_LEDGER ?? resolve(here, '.data/ai-sdk-chat.db'));
+process.env.AI_SDK_CHAT_LEDGER = resolve(
+  process.env.AI_SDK_CHAT_LEDGER ?? resolve(here, '.data/ai-sdk-chat.db'),
+);
 
 // The port first: with it taken, the example is likely running already, on this same ledger.
 // useChat sends the whole conversation with each message; 4 MiB holds a long one.
-const local = await listenLocally({ name: 'toolgate ai-sdk-chat', host, port, bodyLimitBytes: 4 * 1024 * 1024 });
+const local = await listenLocally({
+  name: 'toolgate ai-sdk-chat',
+  host,
+  port,
+  bodyLimitBytes: 4 * 1024 * 1024,
+});
 const vite = await createViteServer({
   root: here,
   configFile: production ? false : resolve(here, 'vite.config.ts'),
   appType: production ? 'custom' : 'spa',
   logLevel: production ? 'warn' : 'info',
-  server: production ? { middlewareMode: true, hmr: false, ws: false, watch: null } : { middlewareMode: true, ws: { server: local.http } },
+  server: production
+    ? { middlewareMode: true, hmr: false, ws: false, watch: null }
+    : { middlewareMode: true, ws: { server: local.http } },
 });
 const runner = createServerModuleRunner(vite.environments.ssr, { hmr: false });
 const { createApp } = await runner.import(resolve(here, 'src/server/app.ts'));
@@ -55,9 +64,12 @@ if (production) {
 }
 local.serve((request, response) => {
   // The demo's sign-in: each new visitor gets a random user id. A real app has its own.
-  if (!/(?:^|;\s*)uid=/.test(request.headers.cookie ?? '')) response.setHeader('set-cookie', `uid=${randomUUID()}; Path=/; HttpOnly; SameSite=Strict`);
+  if (!/(?:^|;\s*)uid=/.test(request.headers.cookie ?? ''))
+    response.setHeader('set-cookie', `uid=${randomUUID()}; Path=/; HttpOnly; SameSite=Strict`);
   return request.url?.startsWith('/api/') ? api(request, response) : pages(request, response);
 });
 
 const shown = relative(process.cwd(), process.env.AI_SDK_CHAT_LEDGER);
-console.log(`toolgate ai-sdk-chat: http://${host}:${local.port} (ledger ${shown.startsWith('..') ? process.env.AI_SDK_CHAT_LEDGER : shown}, ${process.env.OPENAI_API_KEY ? `model ${process.env.OPENAI_MODEL ?? 'gpt-4o-mini'}` : 'scripted model'}${production ? ', production build' : ''})`);
+console.log(
+  `toolgate ai-sdk-chat: http://${host}:${local.port} (ledger ${shown.startsWith('..') ? process.env.AI_SDK_CHAT_LEDGER : shown}, ${process.env.OPENAI_API_KEY ? `model ${process.env.OPENAI_MODEL ?? 'gpt-4o-mini'}` : 'scripted model'}${production ? ', production build' : ''})`,
+);

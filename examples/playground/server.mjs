@@ -35,7 +35,9 @@ const vite = await createViteServer({
   configFile: production ? false : resolve(here, 'vite.config.ts'),
   appType: production ? 'custom' : 'spa',
   logLevel: production ? 'warn' : 'info',
-  server: production ? { middlewareMode: true, hmr: false, ws: false, watch: null } : { middlewareMode: true, ws: { server: local.http } },
+  server: production
+    ? { middlewareMode: true, hmr: false, ws: false, watch: null }
+    : { middlewareMode: true, ws: { server: local.http } },
 });
 const runner = createServerModuleRunner(vite.environments.ssr, { hmr: false });
 const { createPlaygroundServer } = await runner.import(resolve(here, 'src/server/playground-server.ts'));
@@ -60,7 +62,11 @@ if (production) {
   site.get('*', serveStatic({ path: `${dist}/index.html` }));
   pages = getRequestListener(site.fetch);
 }
-local.serve((request, response) => (request.url?.startsWith('/api/') ? api(request, response) : pages(request, response)));
+local.serve((request, response) =>
+  request.url?.startsWith('/api/') ? api(request, response) : pages(request, response),
+);
 
 const shown = relative(process.cwd(), ledgerPath);
-console.log(`toolgate playground: http://${host}:${local.port} (ledger ${shown.startsWith('..') ? ledgerPath : shown}${production ? ', production build' : ''})`);
+console.log(
+  `toolgate playground: http://${host}:${local.port} (ledger ${shown.startsWith('..') ? ledgerPath : shown}${production ? ', production build' : ''})`,
+);

@@ -92,7 +92,9 @@ export async function listenLocally({ name, host, port, bodyLimitBytes }) {
         // One line says how long the shutdown took, from the signal to the exit, by this
         // process's own clock (what a busy machine adds before the signal arrives is not in it).
         const began = performance.now();
-        process.once('exit', () => console.error(`${name}: stopped on ${signal} in ${Math.round(performance.now() - began)} ms`));
+        process.once('exit', () =>
+          console.error(`${name}: stopped on ${signal} in ${Math.round(performance.now() - began)} ms`),
+        );
         // Whatever still holds on when the grace is up, the process ends anyway.
         setTimeout(() => process.exit(0), GRACE_MS).unref();
         http.close();

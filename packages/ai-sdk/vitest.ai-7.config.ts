@@ -9,7 +9,9 @@ import { defineConfig } from 'vitest/config';
 // here: the SQLite driver is built for the Node 20 that runs everything else.
 const env = realpathSync(fileURLToPath(new URL('./node_modules/@toolgate/ai-sdk-7-env/', import.meta.url)));
 const ai = `${env}/../../ai`;
-const postgres = new URL(process.env['TOOLGATE_TEST_POSTGRES_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+const postgres = new URL(
+  process.env['TOOLGATE_TEST_POSTGRES_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+);
 
 /** Whether PostgreSQL answers on its port; without it the run is skipped, loudly, except under CI. */
 function reachable(): Promise<boolean> {
@@ -23,7 +25,10 @@ function reachable(): Promise<boolean> {
 
 export default defineConfig(async () => {
   const skip = process.env['CI'] !== 'true' && !(await reachable());
-  if (skip) console.warn(`\n!!! SKIPPING @toolgate/ai-sdk on AI SDK 7: no PostgreSQL at ${postgres.host}. Start it (or set TOOLGATE_TEST_POSTGRES_URL); with CI=true this fails instead.\n`);
+  if (skip)
+    console.warn(
+      `\n!!! SKIPPING @toolgate/ai-sdk on AI SDK 7: no PostgreSQL at ${postgres.host}. Start it (or set TOOLGATE_TEST_POSTGRES_URL); with CI=true this fails instead.\n`,
+    );
   return {
     resolve: {
       alias: [

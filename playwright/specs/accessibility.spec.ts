@@ -8,15 +8,25 @@ const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.mi
 
 async function axeViolations(page: Page): Promise<AxeResults['violations']> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: AXE });
-  const results = await page.evaluate(() => (window as unknown as { axe: { run: (context: Document) => Promise<AxeResults> } }).axe.run(document));
+  const results = await page.evaluate(() =>
+    (window as unknown as { axe: { run: (context: Document) => Promise<AxeResults> } }).axe.run(document),
+  );
   return results.violations;
 }
 
 const describe = (violations: AxeResults['violations']) =>
-  violations.map((violation) => `${violation.id} (${violation.impact ?? 'n/a'}): ${violation.help}\n  ${violation.nodes.map((node) => node.target.join(' ')).join('\n  ')}`).join('\n');
+  violations
+    .map(
+      (violation) =>
+        `${violation.id} (${violation.impact ?? 'n/a'}): ${violation.help}\n  ${violation.nodes.map((node) => node.target.join(' ')).join('\n  ')}`,
+    )
+    .join('\n');
 
 for (const colorScheme of ['light', 'dark'] as const) {
-  test(`axe finds no violations in the ${colorScheme} theme: empty, after committed and rejected calls, awaiting approval`, async ({ page, playground }, testInfo) => {
+  test(`axe finds no violations in the ${colorScheme} theme: empty, after committed and rejected calls, awaiting approval`, async ({
+    page,
+    playground,
+  }, testInfo) => {
     await page.emulateMedia({ colorScheme });
     expect(describe(await axeViolations(page))).toBe('');
 

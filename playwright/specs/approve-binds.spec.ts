@@ -43,22 +43,39 @@ test.beforeEach(async ({ page, playground }) => {
   await page.evaluate(() => {
     window.shownWhenPressable = [];
     const look = () => {
-      for (const approve of document.querySelectorAll('[data-action="approve"]:not([aria-disabled="true"])')) {
-        window.shownWhenPressable.push(approve.closest('[data-testid="tool-call"]')?.querySelector('[aria-label="Arguments"]')?.textContent ?? '(nothing)');
+      for (const approve of document.querySelectorAll(
+        '[data-action="approve"]:not([aria-disabled="true"])',
+      )) {
+        window.shownWhenPressable.push(
+          approve.closest('[data-testid="tool-call"]')?.querySelector('[aria-label="Arguments"]')
+            ?.textContent ?? '(nothing)',
+        );
       }
     };
-    new MutationObserver(look).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+    new MutationObserver(look).observe(document.body, {
+      subtree: true,
+      childList: true,
+      attributes: true,
+      characterData: true,
+    });
   });
 });
 
-test('at the default pace, Approve takes no press until the input it approves is on screen, and then approves that input', async ({ page, playground }) => {
+test('at the default pace, Approve takes no press until the input it approves is on screen, and then approves that input', async ({
+  page,
+  playground,
+}) => {
   await pressOnAppearance(page, 'approve');
   await playground.run(TRANSFER, PROMPT);
   const call = playground.status(0);
   const approve = call.getByRole('button', { name: 'Approve' });
   await expect(approve).toBeEnabled();
   // Pressed the instant it appeared and twice more within 300 ms: nothing happened.
-  expect(await page.evaluate(() => window.quickPresses)).toEqual(['0 ms: true', '100 ms: true', '300 ms: true']);
+  expect(await page.evaluate(() => window.quickPresses)).toEqual([
+    '0 ms: true',
+    '100 ms: true',
+    '300 ms: true',
+  ]);
   await expect(call).toHaveAttribute('data-status', 'awaiting_approval');
   await expect(call).not.toHaveAttribute('data-request');
   await expect(playground.calls.nth(0).getByLabel('Arguments')).toHaveText(INPUT);
@@ -72,7 +89,10 @@ test('at the default pace, Approve takes no press until the input it approves is
   expect(new Set(shown)).toEqual(new Set([INPUT]));
 });
 
-test('a double Enter on Approve approves once: focus does not land on the Cancel that replaces it', async ({ page, playground }) => {
+test('a double Enter on Approve approves once: focus does not land on the Cancel that replaces it', async ({
+  page,
+  playground,
+}) => {
   await playground.run(TRANSFER, PROMPT);
   const call = playground.status(0);
   const approve = call.getByRole('button', { name: 'Approve' });
@@ -95,7 +115,11 @@ test('a click on Cancel the instant it replaces Approve does nothing', async ({ 
   await pressOnAppearance(page, 'cancel');
   await call.getByRole('button', { name: 'Approve' }).click();
   await playground.settled();
-  expect(await page.evaluate(() => window.quickPresses)).toEqual(['0 ms: true', '100 ms: true', '300 ms: true']);
+  expect(await page.evaluate(() => window.quickPresses)).toEqual([
+    '0 ms: true',
+    '100 ms: true',
+    '300 ms: true',
+  ]);
   await expect(call).toHaveAttribute('data-status', 'committed');
   await expect(page.getByTestId('wallet')).toHaveText('$75.00');
 });

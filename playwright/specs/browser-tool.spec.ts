@@ -2,16 +2,31 @@ import type { Request } from '@playwright/test';
 import { expect, test, type Playground } from '../playground.ts';
 
 /** The audit timeline's moves of `show_product` into `to`. */
-const moves = (playground: Playground, to: string) => playground.page.getByTestId('audit').locator('li').filter({ hasText: 'show_product' }).filter({ hasText: `→ ${to}` });
+const moves = (playground: Playground, to: string) =>
+  playground.page
+    .getByTestId('audit')
+    .locator('li')
+    .filter({ hasText: 'show_product' })
+    .filter({ hasText: `→ ${to}` });
 
 /** Lets the page render what its gates did by now: the audit timeline takes in moves once a frame. */
-const twoFrames = (playground: Playground) => playground.page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+const twoFrames = (playground: Playground) =>
+  playground.page.evaluate(
+    () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))),
+  );
 
 for (const [how, start] of [
-  ['its scenario', (playground: Playground) => playground.run('A tool that runs in your browser', 'Show me the steel bottle.')],
+  [
+    'its scenario',
+    (playground: Playground) =>
+      playground.run('A tool that runs in your browser', 'Show me the steel bottle.'),
+  ],
   ['a typed message', (playground: Playground) => playground.say('show me the mug')],
 ] as const) {
-  test(`a reload after show_product committed (from ${how}) shows the call as it ended, and runs nothing again`, async ({ page, playground }, testInfo) => {
+  test(`a reload after show_product committed (from ${how}) shows the call as it ended, and runs nothing again`, async ({
+    page,
+    playground,
+  }, testInfo) => {
     test.setTimeout(60_000);
     await playground.open('');
     await start(playground);
@@ -43,15 +58,23 @@ for (const [how, start] of [
     expect(results).toHaveLength(0);
     // The verdict names that call still: the page's view changed, and the shop did not.
     await expect(playground.verdict).toHaveAttribute('data-verdict', 'view');
-    await expect(playground.verdict).toContainText('Committed: show_product changed only this page’s view, not the shop.');
+    await expect(playground.verdict).toContainText(
+      'Committed: show_product changed only this page’s view, not the shop.',
+    );
     await expect(playground.verdict).toHaveAttribute('data-changes', '0');
     await expect(playground.calls).toHaveCount(1);
     await expect(playground.assistantTexts.last()).toHaveText(answer ?? '');
-    await playground.screenshot(`browser-tool-reloaded-${how === 'a typed message' ? 'typed' : 'scenario'}`, testInfo);
+    await playground.screenshot(
+      `browser-tool-reloaded-${how === 'a typed message' ? 'typed' : 'scenario'}`,
+      testInfo,
+    );
   });
 }
 
-test("show_product committed but its result never reached the server: after a reload the page sends that result, and does not run the call again", async ({ page, playground }) => {
+test('show_product committed but its result never reached the server: after a reload the page sends that result, and does not run the call again', async ({
+  page,
+  playground,
+}) => {
   test.setTimeout(60_000);
   await playground.open('');
   // The page's answer is lost on its way (the server was away, say).
@@ -77,10 +100,15 @@ test("show_product committed but its result never reached the server: after a re
   await expect(moves(playground, 'committed')).toHaveCount(1);
   await expect(page.getByTestId('spotlight')).toContainText('Enamel camp mug $12.50');
   expect(results).toHaveLength(1);
-  expect(results[0]?.postDataJSON()).toMatchObject({ record: { status: 'committed', output: { sku: 'mug', shown: true } } });
+  expect(results[0]?.postDataJSON()).toMatchObject({
+    record: { status: 'committed', output: { sku: 'mug', shown: true } },
+  });
 });
 
-test('Stop pressed while show_product’s result is on its way: the server hears the result first, so the call is committed for the model and after a reload, as the page showed it', async ({ page, playground }) => {
+test('Stop pressed while show_product’s result is on its way: the server hears the result first, so the call is committed for the model and after a reload, as the page showed it', async ({
+  page,
+  playground,
+}) => {
   test.setTimeout(60_000);
   await playground.open('');
   // The page's answer is held on its way, as on a slow network, until after the press.

@@ -1,6 +1,9 @@
 import { expect, test } from '../playground.ts';
 
-test('a model that keeps sending bad arguments is paused by the continuation guard, which says why', async ({ page, playground }, testInfo) => {
+test('a model that keeps sending bad arguments is paused by the continuation guard, which says why', async ({
+  page,
+  playground,
+}, testInfo) => {
   await playground.run('A model stuck on bad arguments', 'Pay for my cart: twelve dollars fifty.');
   await playground.settled();
 

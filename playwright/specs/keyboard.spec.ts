@@ -12,8 +12,10 @@ async function tabTo(page: Page, target: Locator): Promise<void> {
 
 const TRANSFER = 'A transfer that needs approval';
 
-test('the approval flow with the keyboard alone: pick the scenario, reach Approve, press Enter', async ({ page, playground }, testInfo) => {
-
+test('the approval flow with the keyboard alone: pick the scenario, reach Approve, press Enter', async ({
+  page,
+  playground,
+}, testInfo) => {
   await tabTo(page, playground.scenario(TRANSFER));
   await page.keyboard.press('Enter');
   const call = playground.status(0);
@@ -33,8 +35,10 @@ test('the approval flow with the keyboard alone: pick the scenario, reach Approv
   await expect(page.getByTestId('wallet')).toHaveText('$75.00');
 });
 
-test('denying with the keyboard alone: Tab past Approve to Deny, press Space', async ({ page, playground }) => {
-
+test('denying with the keyboard alone: Tab past Approve to Deny, press Space', async ({
+  page,
+  playground,
+}) => {
   await tabTo(page, playground.scenario(TRANSFER));
   await page.keyboard.press('Enter');
   const call = playground.status(0);

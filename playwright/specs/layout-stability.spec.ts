@@ -6,19 +6,28 @@ declare global {
   }
 }
 
-test('statuses change in place: no layout shift while calls stream, run and settle at a realistic pace', async ({ page, playground }, testInfo) => {
+test('statuses change in place: no layout shift while calls stream, run and settle at a realistic pace', async ({
+  page,
+  playground,
+}, testInfo) => {
   await playground.open('?pace=realistic');
   // The Layout Instability API reports every shift of a visible element; count them all, even
   // those right after the click that the CLS metric would forgive.
   await page.evaluate(() => {
     window.layoutShifts = [];
     new PerformanceObserver((list) => {
-      for (const entry of list.getEntries() as (PerformanceEntry & { value: number; sources?: { node?: Node }[] })[]) {
+      for (const entry of list.getEntries() as (PerformanceEntry & {
+        value: number;
+        sources?: { node?: Node }[];
+      })[]) {
         window.layoutShifts.push({
           value: entry.value,
           sources: (entry.sources ?? []).map((source) => {
             const element = source.node instanceof Element ? source.node : source.node?.parentElement;
-            return { html: element?.outerHTML.slice(0, 120) ?? 'a removed node', inTranscript: element?.closest('[data-testid="transcript"]') != null };
+            return {
+              html: element?.outerHTML.slice(0, 120) ?? 'a removed node',
+              inTranscript: element?.closest('[data-testid="transcript"]') != null,
+            };
           }),
         });
       }
@@ -40,7 +49,9 @@ test('statuses change in place: no layout shift while calls stream, run and sett
   // The model's next message can reach the page before the mirror settles a call, so a card must
   // be as tall settled as it was pending: a refused call's card (its reason takes two lines) is as
   // tall as a committed one's (its result takes one).
-  const heights = await page.getByTestId('tool-call').evaluateAll((cards) => cards.map((card) => card.getBoundingClientRect().height));
+  const heights = await page
+    .getByTestId('tool-call')
+    .evaluateAll((cards) => cards.map((card) => card.getBoundingClientRect().height));
   expect(heights).toHaveLength(3);
   expect(new Set(heights).size, `card heights ${heights.join(', ')}`).toBe(1);
 });

@@ -2,7 +2,10 @@ import { expect, test } from '../playground.ts';
 
 test.use({ viewport: { width: 375, height: 667 } });
 
-test('at 375 px, after picking the transfer scenario, Approve is in view without scrolling by hand, and pressing it works', async ({ page, playground }, testInfo) => {
+test('at 375 px, after picking the transfer scenario, Approve is in view without scrolling by hand, and pressing it works', async ({
+  page,
+  playground,
+}, testInfo) => {
   await playground.open('');
   await playground.scenario('A transfer that needs approval').click();
   const call = playground.status(0);
@@ -18,7 +21,10 @@ test('at 375 px, after picking the transfer scenario, Approve is in view without
   await expect(call).toHaveAttribute('data-status', 'committed');
 });
 
-test('at 375 px, with four cart lines and more, the cart total stays in sight while the cart scrolls', async ({ page, playground }, testInfo) => {
+test('at 375 px, with four cart lines and more, the cart total stays in sight while the cart scrolls', async ({
+  page,
+  playground,
+}, testInfo) => {
   await playground.open('');
   await playground.say('add two mugs, a cap, a pair of socks, a beanie and a map');
   await playground.settled();

@@ -5,7 +5,10 @@ import { expect, test } from '../playground.ts';
  * still awaited approval there is cancelled through the server gate (`user_cancelled`), so that
  * nobody can approve what nobody sees any more, and the new chat says so.
  */
-test('"New chat" with a transfer awaiting approval cancels it through the server gate and says so in the new chat', async ({ page, playground }, testInfo) => {
+test('"New chat" with a transfer awaiting approval cancels it through the server gate and says so in the new chat', async ({
+  page,
+  playground,
+}, testInfo) => {
   await playground.open('');
   await playground.run('A transfer that needs approval', 'Send $25 to sam@example.com for the camping trip.');
   await expect(playground.status(0)).toHaveAttribute('data-status', 'awaiting_approval');
@@ -21,10 +24,26 @@ test('"New chat" with a transfer awaiting approval cancels it through the server
   await playground.screenshot('new-chat-cancelled', testInfo);
 
   // In the ledger: cancelled, by the visitor, and never run.
-  const calls = await page.evaluate(async (session) => (await (await fetch(`/api/toolgate/sessions/${session}/calls`)).json()) as { calls: { id: string; status: string; reason?: { code: string; message: string } }[] }, oldChat);
-  expect(calls.calls.find((call) => call.id === callId)).toMatchObject({ status: 'cancelled', reason: { code: 'user_cancelled', message: 'the visitor started a new chat' } });
+  const calls = await page.evaluate(
+    async (session) =>
+      (await (await fetch(`/api/toolgate/sessions/${session}/calls`)).json()) as {
+        calls: { id: string; status: string; reason?: { code: string; message: string } }[];
+      },
+    oldChat,
+  );
+  expect(calls.calls.find((call) => call.id === callId)).toMatchObject({
+    status: 'cancelled',
+    reason: { code: 'user_cancelled', message: 'the visitor started a new chat' },
+  });
   const approve = await page.evaluate(
-    async (id) => (await fetch(`/api/toolgate/calls/${encodeURIComponent(id)}/approve`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ inputHash: '0'.repeat(64) }) })).status,
+    async (id) =>
+      (
+        await fetch(`/api/toolgate/calls/${encodeURIComponent(id)}/approve`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ inputHash: '0'.repeat(64) }),
+        })
+      ).status,
     callId,
   );
   expect(approve).toBe(409);

@@ -5,7 +5,10 @@ const TRANSFER_PROMPT = 'Send $25 to sam@example.com for the camping trip.';
 const WIRE = 'A wire that needs two approvers';
 const WIRE_PROMPT = 'Wire $40 to landlord@example.com for the rent.';
 
-test('the day’s transfer budget shows what is used and left; a transfer over it is refused with the budget’s reason', async ({ page, playground }) => {
+test('the day’s transfer budget shows what is used and left; a transfer over it is refused with the budget’s reason', async ({
+  page,
+  playground,
+}) => {
   const budget = page.getByTestId('budget');
   await expect(budget).toHaveText('Transfers today: $0.00 of $60.00 used · $60.00 left');
   await playground.run(TRANSFER, TRANSFER_PROMPT);
@@ -21,12 +24,17 @@ test('the day’s transfer budget shows what is used and left; a transfer over i
   await playground.settled();
   await expect(playground.status(1)).toHaveAttribute('data-status', 'rejected');
   await expect(playground.status(1)).toHaveAttribute('data-reason', 'budget_exceeded');
-  await expect(playground.status(1)).toContainText('budget "daily_transfers" allows 6000 in any 1 day for this principal; 2500 is used and 3500 is left, and this call would take 4000');
+  await expect(playground.status(1)).toContainText(
+    'budget "daily_transfers" allows 6000 in any 1 day for this principal; 2500 is used and 3500 is left, and this call would take 4000',
+  );
   await expect(page.getByTestId('wallet')).toHaveText('$75.00');
   await expect(budget).toHaveText('Transfers today: $25.00 of $60.00 used · $35.00 left');
 });
 
-test('a wire runs only once the holder and the manager have both approved it', async ({ page, playground }) => {
+test('a wire runs only once the holder and the manager have both approved it', async ({
+  page,
+  playground,
+}) => {
   await playground.run(WIRE, WIRE_PROMPT);
   const call = playground.status(0);
   await expect(call).toHaveAttribute('data-status', 'awaiting_approval');
@@ -53,7 +61,10 @@ test('a wire runs only once the holder and the manager have both approved it', a
   await expect(playground.assistantTexts.last()).toHaveText('Wired $40.00 to landlord@example.com (tr_501).');
 });
 
-test('a person changes the amount before approving: a bad amount is refused and the transfer waits; the new one runs, and the model is told', async ({ page, playground }) => {
+test('a person changes the amount before approving: a bad amount is refused and the transfer waits; the new one runs, and the model is told', async ({
+  page,
+  playground,
+}) => {
   await playground.run(TRANSFER, TRANSFER_PROMPT);
   const call = playground.status(0);
   await expect(call).toHaveAttribute('data-status', 'awaiting_approval');
@@ -71,6 +82,8 @@ test('a person changes the amount before approving: a bad amount is refused and 
   await expect(call).toHaveAttribute('data-status', 'committed');
   await expect(call.locator('[data-toolgate="changes"]')).toContainText('/amount_cents 2500 → 1000');
   await expect(page.getByTestId('wallet')).toHaveText('$90.00');
-  await expect(playground.assistantTexts.last()).toHaveText('You changed the amount before approving, so I used yours. Sent $10.00 to sam@example.com (tr_501).');
+  await expect(playground.assistantTexts.last()).toHaveText(
+    'You changed the amount before approving, so I used yours. Sent $10.00 to sam@example.com (tr_501).',
+  );
   await expect(page.getByTestId('budget')).toHaveText('Transfers today: $10.00 of $60.00 used · $50.00 left');
 });

@@ -16,11 +16,16 @@ async function heapText(page: Page): Promise<string> {
   return chunks.join('');
 }
 
-test('your model is called from the server: parallel calls from an OpenAI-compatible endpoint, the malformed one rejected, every result sent back, and the key never in the page', async ({ page, playground, request }, testInfo) => {
+test('your model is called from the server: parallel calls from an OpenAI-compatible endpoint, the malformed one rejected, every result sent back, and the key never in the page', async ({
+  page,
+  playground,
+  request,
+}, testInfo) => {
   // Two heap snapshots of the page, each seconds on a busy machine.
   test.setTimeout(60_000);
   const baseURL = process.env.LOOPBACK_MODEL_URL;
-  if (baseURL === undefined) throw new Error('LOOPBACK_MODEL_URL is not set: the global setup starts the loopback model server.');
+  if (baseURL === undefined)
+    throw new Error('LOOPBACK_MODEL_URL is not set: the global setup starts the loopback model server.');
   // Every response the page receives, to look for the key in them.
   const bodies: Promise<string>[] = [];
   page.on('response', (response) => {
@@ -36,7 +41,14 @@ test('your model is called from the server: parallel calls from an OpenAI-compat
   await expect(playground.chat).toContainText(`${LOOPBACK_MODEL} at ${baseURL}`);
   // The key went to the server once; the field was emptied, and the page keeps it nowhere.
   await expect(form.getByLabel('API key')).toHaveValue('');
-  const inPage = await page.evaluate(() => JSON.stringify({ local: { ...localStorage }, session: { ...sessionStorage }, html: document.documentElement.outerHTML, cookie: document.cookie }));
+  const inPage = await page.evaluate(() =>
+    JSON.stringify({
+      local: { ...localStorage },
+      session: { ...sessionStorage },
+      html: document.documentElement.outerHTML,
+      cookie: document.cookie,
+    }),
+  );
   expect(inPage).not.toContain(API_KEY);
   const heap = await heapText(page);
   // The snapshot does hold the page's strings (the model's name is on screen), so finding no key means something.
@@ -60,18 +72,33 @@ test('your model is called from the server: parallel calls from an OpenAI-compat
   await expect(playground.appState).not.toContainText('Rib beanie');
 
   // The model's second answer names each result it received, by the ids the model gave the calls.
-  const ids = await playground.calls.evaluateAll((cards) => cards.map((card) => card.getAttribute('data-model-id')));
-  await expect(playground.assistantTexts.last()).toHaveText(`I received 3 results: ${ids[0]} ok, ${ids[1]} ok, ${ids[2]} refused (invalid_json).`);
+  const ids = await playground.calls.evaluateAll((cards) =>
+    cards.map((card) => card.getAttribute('data-model-id')),
+  );
+  await expect(playground.assistantTexts.last()).toHaveText(
+    `I received 3 results: ${ids[0]} ok, ${ids[1]} ok, ${ids[2]} refused (invalid_json).`,
+  );
 
   // What the playground's server sent the model: the key as a bearer token, the tools, and one tool message per call id, in order.
   const log = (await (await request.get(new URL('/__requests', baseURL).href)).json()) as LoggedRequest[];
-  const ours = log.filter((entry) => entry.body.messages.some((m) => m.role === 'user' && m.content === message));
+  const ours = log.filter((entry) =>
+    entry.body.messages.some((m) => m.role === 'user' && m.content === message),
+  );
   expect(ours).toHaveLength(2);
   for (const entry of ours) {
     expect(entry.authorization).toBe(`Bearer ${API_KEY}`);
     expect(entry.body.model).toBe(LOOPBACK_MODEL);
     expect(entry.body.stream).toBe(true);
-    expect(entry.body.tools?.map((tool) => tool.function.name)).toEqual(['add_to_cart', 'checkout', 'apply_coupon', 'find_delivery_slot', 'transfer_funds', 'wire_funds', 'track_order', 'show_product']);
+    expect(entry.body.tools?.map((tool) => tool.function.name)).toEqual([
+      'add_to_cart',
+      'checkout',
+      'apply_coupon',
+      'find_delivery_slot',
+      'transfer_funds',
+      'wire_funds',
+      'track_order',
+      'show_product',
+    ]);
   }
   const second = ours[1]?.body.messages ?? [];
   const assistant = second.findLast((m) => m.role === 'assistant');
@@ -85,7 +112,15 @@ test('your model is called from the server: parallel calls from an OpenAI-compat
   expect(String(replies[2]?.content)).toContain('rejected (invalid_json)');
 
   // After the whole exchange, still nowhere in the page, and in no response it received.
-  expect(await page.evaluate(() => JSON.stringify({ local: { ...localStorage }, session: { ...sessionStorage }, html: document.documentElement.outerHTML }))).not.toContain(API_KEY);
+  expect(
+    await page.evaluate(() =>
+      JSON.stringify({
+        local: { ...localStorage },
+        session: { ...sessionStorage },
+        html: document.documentElement.outerHTML,
+      }),
+    ),
+  ).not.toContain(API_KEY);
   expect(await heapText(page)).not.toContain(API_KEY);
   const received = await Promise.all(bodies);
   expect(received.length).toBeGreaterThan(3);

@@ -8,9 +8,15 @@ test.afterEach(async () => {
   server = undefined;
 });
 
-const moves = (playground: Playground, from: string, to: string) => playground.page.getByTestId('audit').locator('li').filter({ hasText: `${from} → ${to}` });
+const moves = (playground: Playground, from: string, to: string) =>
+  playground.page
+    .getByTestId('audit')
+    .locator('li')
+    .filter({ hasText: `${from} → ${to}` });
 
-test('the server restarts while a transfer awaits approval: approved after the restart, it runs once and the model is answered', async ({ page }, testInfo) => {
+test('the server restarts while a transfer awaits approval: approved after the restart, it runs once and the model is answered', async ({
+  page,
+}, testInfo) => {
   test.setTimeout(60_000);
   server = await startPlayground();
   const playground = new Playground(page);
@@ -33,12 +39,17 @@ test('the server restarts while a transfer awaits approval: approved after the r
   await expect(playground.assistantTexts.last()).toHaveText('Sent $25.00 to sam@example.com (tr_501).');
   await playground.settled();
   await expect(moves(playground, 'awaiting_approval', 'executing')).toHaveCount(1);
-  expect(await playground.serverShop()).toMatchObject({ balance_cents: 7500, transfers: [{ transfer_id: 'tr_501' }] });
+  expect(await playground.serverShop()).toMatchObject({
+    balance_cents: 7500,
+    transfers: [{ transfer_id: 'tr_501' }],
+  });
   expect(await playground.pageShop()).toEqual(await playground.serverShop());
   await playground.screenshot('restart-approved', testInfo);
 });
 
-test('the server is killed while a transfer runs: after the restart the call is failed / interrupted, and it never ran again', async ({ page }, testInfo) => {
+test('the server is killed while a transfer runs: after the restart the call is failed / interrupted, and it never ran again', async ({
+  page,
+}, testInfo) => {
   test.setTimeout(60_000);
   // The bank holds the transfer for 20 s: the kill lands while the tool runs.
   server = await startPlayground({ PLAYGROUND_TRANSFER_HOLD_MS: '20000', PLAYGROUND_LEASE_MS: '1500' });
@@ -75,19 +86,32 @@ test('the server is killed while a transfer runs: after the restart the call is 
   await playground.screenshot('killed-interrupted', testInfo);
 });
 
-test("the event feed is cut from the server's side mid-flood: the page reconnects, every call ends as it should, and its shop equals the server's", async ({ page }, testInfo) => {
+test("the event feed is cut from the server's side mid-flood: the page reconnects, every call ends as it should, and its shop equals the server's", async ({
+  page,
+}, testInfo) => {
   test.setTimeout(90_000);
   server = await startPlayground();
   const playground = new Playground(page);
   await playground.open('?pace=instant', server.url);
   const hook = (method: 'GET' | 'POST', body?: unknown) =>
     page.evaluate(
-      async ({ method, body }) => (await (await fetch('/api/test/drop-feeds', { method, ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }) })).json()) as { dropped: number },
+      async ({ method, body }) =>
+        (await (
+          await fetch('/api/test/drop-feeds', {
+            method,
+            ...(body === undefined
+              ? {}
+              : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+          })
+        ).json()) as { dropped: number },
       { method, body },
     );
   // The server cuts every open feed once 200 of the flood's 760 events are in the ledger.
   await hook('POST', { afterEvents: 200 });
-  await playground.run('A flood of 200 calls', 'Stock the cart for the scout troop: 200 items, one call each.');
+  await playground.run(
+    'A flood of 200 calls',
+    'Stock the cart for the scout troop: 200 items, one call each.',
+  );
   const summary = page.getByTestId('turn-summary');
   await playground.settled(60_000);
   await expect(summary).toHaveText('180 committed · 20 rejected');
@@ -100,7 +124,9 @@ test("the event feed is cut from the server's side mid-flood: the page reconnect
   await playground.screenshot('flood-reconnected', testInfo);
 });
 
-test('the page says when its server is away: killed, it says so within seconds, with when it was last heard from; restarted, it says live again', async ({ page }, testInfo) => {
+test('the page says when its server is away: killed, it says so within seconds, with when it was last heard from; restarted, it says live again', async ({
+  page,
+}, testInfo) => {
   test.setTimeout(60_000);
   server = await startPlayground();
   const playground = new Playground(page);
@@ -111,7 +137,9 @@ test('the page says when its server is away: killed, it says so within seconds, 
   await expect(said).toHaveAttribute('aria-live', 'polite');
 
   await server.stop('SIGKILL');
-  await expect(said).toHaveText(/^(Reconnecting to the server…|Server offline — retrying)$/, { timeout: 3_000 });
+  await expect(said).toHaveText(/^(Reconnecting to the server…|Server offline — retrying)$/, {
+    timeout: 3_000,
+  });
   await expect(status).toContainText(/\(last heard \d+ s ago\)/);
   // Still away after a few failed attempts: it says it is offline, and goes on trying.
   await expect(said).toHaveText('Server offline — retrying', { timeout: 10_000 });

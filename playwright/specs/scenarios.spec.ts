@@ -1,6 +1,8 @@
 import { expect, test } from '../playground.ts';
 
-test('a valid purchase commits once: the wallet pays $12.50 and the cart empties', async ({ playground }, testInfo) => {
+test('a valid purchase commits once: the wallet pays $12.50 and the cart empties', async ({
+  playground,
+}, testInfo) => {
   await playground.run('A valid purchase', 'Please check out my cart.');
   await playground.settled();
 
@@ -11,11 +13,15 @@ test('a valid purchase commits once: the wallet pays $12.50 and the cart empties
   await expect(playground.page.getByTestId('wallet')).toHaveText('$87.50');
   await expect(playground.appState).toContainText('The cart is empty.');
   await expect(playground.appState).toContainText('ord_1001 · $12.50');
-  await expect(playground.assistantTexts.last()).toHaveText('Done: order ord_1001 is paid, $12.50 from your wallet.');
+  await expect(playground.assistantTexts.last()).toHaveText(
+    'Done: order ord_1001 is paid, $12.50 from your wallet.',
+  );
   await playground.screenshot('purchase', testInfo);
 });
 
-test('cents sent as the string "12.50" are rejected, and the model corrects itself on the next turn', async ({ playground }, testInfo) => {
+test('cents sent as the string "12.50" are rejected, and the model corrects itself on the next turn', async ({
+  playground,
+}, testInfo) => {
   await playground.run('Cents sent as "12.50"', 'Check out my cart, it is $12.50.');
   await playground.settled();
 
@@ -25,7 +31,9 @@ test('cents sent as the string "12.50" are rejected, and the model corrects itse
   await expect(rejected).toHaveAttribute('data-reason', 'invalid_arguments');
   await expect(rejected.locator('[data-toolgate="reason"]')).toContainText('/amount_cents');
   await expect(rejected.locator('[data-toolgate="reason"]')).toContainText('integer');
-  await expect(playground.calls.nth(0).getByLabel('Arguments')).toHaveText('{"amount_cents": "12.50", "currency": "USD"}');
+  await expect(playground.calls.nth(0).getByLabel('Arguments')).toHaveText(
+    '{"amount_cents": "12.50", "currency": "USD"}',
+  );
 
   await expect(playground.assistantTexts.nth(1)).toContainText('not the string "12.50". Retrying with 1250.');
   await expect(playground.status(1)).toHaveAttribute('data-status', 'committed');
@@ -35,22 +43,30 @@ test('cents sent as the string "12.50" are rejected, and the model corrects itse
   await playground.screenshot('cents-string', testInfo);
 });
 
-test('an unknown tool is rejected, the state is byte-for-byte unchanged, and the model is told which tools exist', async ({ playground }, testInfo) => {
+test('an unknown tool is rejected, the state is byte-for-byte unchanged, and the model is told which tools exist', async ({
+  playground,
+}, testInfo) => {
   await playground.run('An unknown tool', 'Refund my last order.');
   await playground.settled();
 
   await expect(playground.calls).toHaveCount(1);
   await expect(playground.status(0)).toHaveAttribute('data-status', 'rejected');
   await expect(playground.status(0)).toHaveAttribute('data-reason', 'unknown_tool');
-  await expect(playground.status(0).locator('[data-toolgate="reason"]')).toContainText('no tool named "refund_order" is registered');
+  await expect(playground.status(0).locator('[data-toolgate="reason"]')).toContainText(
+    'no tool named "refund_order" is registered',
+  );
   await playground.expectStateUnchanged();
   await expect(playground.verdict).toHaveAttribute('data-verdict', 'unchanged');
   await expect(playground.verdict).toContainText('Unchanged: refund_order was rejected (unknown_tool).');
-  await expect(playground.assistantTexts.last()).toContainText("I can't issue refunds here: this shop has no refund tool (it has \"add_to_cart\"");
+  await expect(playground.assistantTexts.last()).toContainText(
+    'I can\'t issue refunds here: this shop has no refund tool (it has "add_to_cart"',
+  );
   await playground.screenshot('unknown-tool', testInfo);
 });
 
-test('a tool that cancels by app policy ends cancelled with its reason, and nothing changes', async ({ playground }, testInfo) => {
+test('a tool that cancels by app policy ends cancelled with its reason, and nothing changes', async ({
+  playground,
+}, testInfo) => {
   await playground.run('Cancelled by app policy', 'Apply the staff coupon STAFF100.');
   await playground.settled();
 
@@ -65,7 +81,9 @@ test('a tool that cancels by app policy ends cancelled with its reason, and noth
   await playground.screenshot('policy-cancel', testInfo);
 });
 
-test('a slow tool cancelled mid-flight ends user_cancelled, and nothing changes', async ({ playground }, testInfo) => {
+test('a slow tool cancelled mid-flight ends user_cancelled, and nothing changes', async ({
+  playground,
+}, testInfo) => {
   await playground.run('A slow tool you cancel', 'When is the earliest delivery to 94110?');
   const call = playground.status(0);
   await expect(call).toHaveAttribute('data-status', 'executing');
@@ -77,7 +95,9 @@ test('a slow tool cancelled mid-flight ends user_cancelled, and nothing changes'
   await expect(call).toHaveAttribute('data-reason', 'user_cancelled');
   await expect(call.locator('[data-toolgate="reason"]')).toHaveText('the user cancelled this call');
   await playground.expectStateUnchanged();
-  await expect(playground.assistantTexts.last()).toHaveText('Stopped the delivery search as you asked. Nothing was booked.');
+  await expect(playground.assistantTexts.last()).toHaveText(
+    'Stopped the delivery search as you asked. Nothing was booked.',
+  );
   await playground.screenshot('slow-cancel', testInfo);
 });
 
@@ -100,7 +120,9 @@ test('a transfer waits for approval; approved, it commits once', async ({ playgr
   await playground.screenshot('transfer-approved', testInfo);
 });
 
-test('a transfer that is denied ends approval_denied, and nothing changes', async ({ playground }, testInfo) => {
+test('a transfer that is denied ends approval_denied, and nothing changes', async ({
+  playground,
+}, testInfo) => {
   await playground.run('A transfer that needs approval', 'Send $25 to sam@example.com for the camping trip.');
   const call = playground.status(0);
   await call.getByRole('button', { name: 'Deny' }).click();
@@ -115,8 +137,13 @@ test('a transfer that is denied ends approval_denied, and nothing changes', asyn
   await playground.screenshot('transfer-denied', testInfo);
 });
 
-test('three parallel calls with one invalid: two commit, one is rejected on its own', async ({ playground }, testInfo) => {
-  await playground.run('Three parallel calls, one invalid', 'Add two pairs of socks, a cap and a unicorn plush to my cart.');
+test('three parallel calls with one invalid: two commit, one is rejected on its own', async ({
+  playground,
+}, testInfo) => {
+  await playground.run(
+    'Three parallel calls, one invalid',
+    'Add two pairs of socks, a cap and a unicorn plush to my cart.',
+  );
   await playground.settled();
 
   await expect(playground.calls).toHaveCount(3);
@@ -136,13 +163,17 @@ test('three parallel calls with one invalid: two commit, one is rejected on its 
   await playground.screenshot('parallel', testInfo);
 });
 
-test('a tool that throws ends failed with tool_error, and nothing changes', async ({ playground }, testInfo) => {
+test('a tool that throws ends failed with tool_error, and nothing changes', async ({
+  playground,
+}, testInfo) => {
   await playground.run('A tool that throws', 'Where is my order ord_1000?');
   await playground.settled();
 
   await expect(playground.status(0)).toHaveAttribute('data-status', 'failed');
   await expect(playground.status(0)).toHaveAttribute('data-reason', 'tool_error');
-  await expect(playground.status(0).locator('[data-toolgate="reason"]')).toContainText('503 Service Unavailable');
+  await expect(playground.status(0).locator('[data-toolgate="reason"]')).toContainText(
+    '503 Service Unavailable',
+  );
   await playground.expectStateUnchanged();
   await expect(playground.verdict).toContainText('Unchanged: track_order failed (tool_error).');
   await playground.screenshot('tool-throws', testInfo);

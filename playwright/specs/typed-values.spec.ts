@@ -1,11 +1,18 @@
 import { expect, test } from '../playground.ts';
 
-test('"send 20 dollars to alice@example.com" proposes 2,000 cents to that address, and approved, sends exactly that', async ({ page, playground }, testInfo) => {
+test('"send 20 dollars to alice@example.com" proposes 2,000 cents to that address, and approved, sends exactly that', async ({
+  page,
+  playground,
+}, testInfo) => {
   await playground.say('send 20 dollars to alice@example.com');
   const call = playground.status(0);
   await expect(call).toHaveAttribute('data-status', 'awaiting_approval');
-  await expect(playground.calls.nth(0).getByLabel('Arguments')).toHaveText('{"to":"alice@example.com","amount_cents":2000}');
-  await expect(playground.assistantTexts.first()).toHaveText('Preparing a transfer of $20.00 to alice@example.com. You need to approve it.');
+  await expect(playground.calls.nth(0).getByLabel('Arguments')).toHaveText(
+    '{"to":"alice@example.com","amount_cents":2000}',
+  );
+  await expect(playground.assistantTexts.first()).toHaveText(
+    'Preparing a transfer of $20.00 to alice@example.com. You need to approve it.',
+  );
   await playground.screenshot('typed-transfer', testInfo);
 
   await call.getByRole('button', { name: 'Approve' }).click();
@@ -32,11 +39,16 @@ test('a value the visitor did not give is asked for, not made up', async ({ play
   await playground.say('send money to alice@example.com');
   await playground.settled();
   await expect(playground.calls).toHaveCount(0);
-  await expect(playground.assistantTexts.last()).toHaveText('To send money I need an amount, for example "send $20 to alice@example.com".');
+  await expect(playground.assistantTexts.last()).toHaveText(
+    'To send money I need an amount, for example "send $20 to alice@example.com".',
+  );
   await playground.expectStateUnchanged();
 });
 
-test("a page tool runs in the browser's own gate beside the server's: its result goes back to the model, and the shop is untouched", async ({ page, playground }, testInfo) => {
+test("a page tool runs in the browser's own gate beside the server's: its result goes back to the model, and the shop is untouched", async ({
+  page,
+  playground,
+}, testInfo) => {
   await playground.run('A tool that runs in your browser', 'Show me the steel bottle.');
   await playground.settled();
 
@@ -46,7 +58,9 @@ test("a page tool runs in the browser's own gate beside the server's: its result
   await expect(playground.status(0)).toHaveAttribute('data-status', 'committed');
   await expect(page.getByTestId('spotlight')).toContainText('Steel bottle $22.00');
   // The model read the page's result, sent back through the server.
-  await expect(playground.assistantTexts.last()).toHaveText('That is the Steel bottle, $22.00. It is on your screen now.');
+  await expect(playground.assistantTexts.last()).toHaveText(
+    'That is the Steel bottle, $22.00. It is on your screen now.',
+  );
   // The shop's state is the server's; a page tool never touches it.
   await playground.expectStateUnchanged();
   await playground.screenshot('page-tool', testInfo);
@@ -61,10 +75,26 @@ test("a page tool runs in the browser's own gate beside the server's: its result
 
 test.describe('values are proposed as typed, and the gate refuses what the shop does not allow, with its reason', () => {
   for (const [said, args, why] of [
-    ['send -20 dollars to alice@example.com', '{"to":"alice@example.com","amount_cents":-2000}', 'amount_cents must be >= 1 (got integer -2000)'],
-    ['send $20.505 to alice@example.com', '{"to":"alice@example.com","amount_cents":2050.5}', 'amount_cents must be integer (got number 2050.5)'],
-    ['send $1,000,000 to alice@example.com', '{"to":"alice@example.com","amount_cents":100000000}', 'amount_cents must be <= 50000 (got integer 100000000)'],
-    ['send 20 euros to alice@example.com', '{"to":"alice@example.com","amount_cents":2000,"currency":"EUR"}', 'currency is not an allowed property'],
+    [
+      'send -20 dollars to alice@example.com',
+      '{"to":"alice@example.com","amount_cents":-2000}',
+      'amount_cents must be >= 1 (got integer -2000)',
+    ],
+    [
+      'send $20.505 to alice@example.com',
+      '{"to":"alice@example.com","amount_cents":2050.5}',
+      'amount_cents must be integer (got number 2050.5)',
+    ],
+    [
+      'send $1,000,000 to alice@example.com',
+      '{"to":"alice@example.com","amount_cents":100000000}',
+      'amount_cents must be <= 50000 (got integer 100000000)',
+    ],
+    [
+      'send 20 euros to alice@example.com',
+      '{"to":"alice@example.com","amount_cents":2000,"currency":"EUR"}',
+      'currency is not an allowed property',
+    ],
   ] as const) {
     test(`"${said}" is refused, and nothing moves`, async ({ page, playground }) => {
       await playground.say(said);
@@ -72,7 +102,9 @@ test.describe('values are proposed as typed, and the gate refuses what the shop 
       await expect(playground.calls.nth(0).getByLabel('Arguments')).toHaveText(args);
       await expect(playground.status(0)).toHaveAttribute('data-status', 'rejected');
       await expect(playground.status(0)).toHaveAttribute('data-reason', 'invalid_arguments');
-      await expect(playground.assistantTexts.last()).toHaveText(`The transfer did not go through: ${why}. Nothing was run.`);
+      await expect(playground.assistantTexts.last()).toHaveText(
+        `The transfer did not go through: ${why}. Nothing was run.`,
+      );
       await expect(page.getByTestId('wallet')).toHaveText('$100.00');
       await playground.expectStateUnchanged();
     });
@@ -83,12 +115,18 @@ test.describe('values are proposed as typed, and the gate refuses what the shop 
     ['add 2.5 mugs', '2.5', 'quantity must be integer (got number 2.5)'],
     ['add 1000000 mugs', '1000000', 'quantity must be <= 10 (got integer 1000000)'],
   ] as const) {
-    test(`"${said}" proposes quantity ${quantity}, which is refused, and the cart is unchanged`, async ({ playground }) => {
+    test(`"${said}" proposes quantity ${quantity}, which is refused, and the cart is unchanged`, async ({
+      playground,
+    }) => {
       await playground.say(said);
       await playground.settled();
-      await expect(playground.calls.nth(0).getByLabel('Arguments')).toHaveText(`{"sku":"mug","quantity":${quantity}}`);
+      await expect(playground.calls.nth(0).getByLabel('Arguments')).toHaveText(
+        `{"sku":"mug","quantity":${quantity}}`,
+      );
       await expect(playground.status(0)).toHaveAttribute('data-status', 'rejected');
-      await expect(playground.assistantTexts.last()).toHaveText(`Nothing was added. Refused: ${why}. Nothing was run.`);
+      await expect(playground.assistantTexts.last()).toHaveText(
+        `Nothing was added. Refused: ${why}. Nothing was run.`,
+      );
       await playground.expectStateUnchanged();
     });
   }

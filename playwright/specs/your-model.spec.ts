@@ -15,7 +15,8 @@ async function closedPort(): Promise<number> {
 
 function loopbackUrl(): string {
   const baseURL = process.env.LOOPBACK_MODEL_URL;
-  if (baseURL === undefined) throw new Error('LOOPBACK_MODEL_URL is not set: the global setup starts the loopback model server.');
+  if (baseURL === undefined)
+    throw new Error('LOOPBACK_MODEL_URL is not set: the global setup starts the loopback model server.');
   return baseURL;
 }
 
@@ -30,7 +31,10 @@ async function useLoopback(playground: Playground): Promise<void> {
   await expect(playground.chat).toContainText(`loopback-7b at ${loopbackUrl()}`);
 }
 
-test("the model's stream is cut inside a call's arguments: the call is marked not run, and the notice says the stream was cut", async ({ page, playground }, testInfo) => {
+test("the model's stream is cut inside a call's arguments: the call is marked not run, and the notice says the stream was cut", async ({
+  page,
+  playground,
+}, testInfo) => {
   await playground.open('');
   await useLoopback(playground);
   await page.getByLabel('Message').fill(`Send $25 to sam@example.com [cut] (${testInfo.testId})`);
@@ -43,7 +47,9 @@ test("the model's stream is cut inside a call's arguments: the call is marked no
   await expect(call).toHaveAttribute('data-reason', 'truncated');
   await expect(call.locator('[data-toolgate="reason"]')).toHaveText(/^Not run: the model’s stream was cut/);
   // What the model had written of the arguments is still shown, not "…".
-  await expect(playground.calls.nth(0).getByLabel('Arguments')).toHaveText('{"to": "sam@example.com", "amount_');
+  await expect(playground.calls.nth(0).getByLabel('Arguments')).toHaveText(
+    '{"to": "sam@example.com", "amount_',
+  );
   const notice = page.getByTestId('notice').last();
   await expect(notice).toContainText('The model’s stream was cut');
   await expect(notice).not.toContainText('could not be reached');
@@ -56,7 +62,10 @@ test("the model's stream is cut inside a call's arguments: the call is marked no
   await expect(playground.status(0)).toHaveAttribute('data-reason', 'truncated');
 });
 
-test('stopped while the model writes a call: the call is shown cancelled, after a reload too', async ({ page, playground }, testInfo) => {
+test('stopped while the model writes a call: the call is shown cancelled, after a reload too', async ({
+  page,
+  playground,
+}, testInfo) => {
   await playground.open('');
   await useLoopback(playground);
   await page.getByLabel('Message').fill(`Send $25 to sam@example.com [hold] (${testInfo.testId})`);
@@ -74,7 +83,10 @@ test('stopped while the model writes a call: the call is shown cancelled, after 
   await playground.expectStateUnchanged();
 });
 
-test('a model setting the server refuses is not kept: not in this browser, not on the server, and the one in use stays', async ({ page, playground }) => {
+test('a model setting the server refuses is not kept: not in this browser, not on the server, and the one in use stays', async ({
+  page,
+  playground,
+}) => {
   const baseURL = loopbackUrl();
   await playground.open('');
   await page.getByRole('radio', { name: 'Your model' }).check();
@@ -93,7 +105,9 @@ test('a model setting the server refuses is not kept: not in this browser, not o
   await expect(form.getByRole('alert')).toContainText('baseURL');
   await expect(playground.chat).toContainText(`loopback-7b at ${baseURL}`);
   expect(await page.evaluate(() => JSON.stringify({ ...localStorage }))).not.toContain('ftp://');
-  expect(await page.evaluate(async () => (await (await fetch('/api/model')).json()) as unknown)).toMatchObject({ configured: true, baseURL, model: 'loopback-7b' });
+  expect(
+    await page.evaluate(async () => (await (await fetch('/api/model')).json()) as unknown),
+  ).toMatchObject({ configured: true, baseURL, model: 'loopback-7b' });
 
   // After a reload the form shows the setting in use, not the refused one.
   await page.reload();
@@ -105,7 +119,10 @@ test('a refused first setting leaves the form as it was before it', async ({ pag
   await playground.open('');
   await page.getByRole('radio', { name: 'Your model' }).check();
   const form = page.getByRole('form', { name: 'Your model' });
-  const before = { baseURL: await form.getByLabel('Base URL').inputValue(), model: await form.getByLabel('Model').inputValue() };
+  const before = {
+    baseURL: await form.getByLabel('Base URL').inputValue(),
+    model: await form.getByLabel('Model').inputValue(),
+  };
   await form.getByLabel('Base URL').fill('ftp://models.example.com/v1');
   await form.getByLabel('Model').fill('refused-model');
   await form.getByRole('button', { name: 'Use this model' }).click();
@@ -117,7 +134,10 @@ test('a refused first setting leaves the form as it was before it', async ({ pag
   await expect(form.getByLabel('Model')).toHaveValue(before.model);
 });
 
-test('your model answers an HTTP error: the notice gives its status and what the provider said, not that it could not be reached', async ({ page, playground }, testInfo) => {
+test('your model answers an HTTP error: the notice gives its status and what the provider said, not that it could not be reached', async ({
+  page,
+  playground,
+}, testInfo) => {
   await playground.open('');
   await useLoopback(playground);
   const notice = page.getByTestId('notice').last().locator('p');
@@ -125,20 +145,27 @@ test('your model answers an HTTP error: the notice gives its status and what the
   await playground.say(`Add a tee [status 401] (${testInfo.testId})`);
   await playground.settled();
   await expect(page.getByTestId('notice').last()).toHaveAttribute('data-tone', 'error');
-  await expect(notice).toHaveText(`Your model answered 401 Unauthorized: ${PROVIDER_ERRORS[401]?.message ?? ''}`);
+  await expect(notice).toHaveText(
+    `Your model answered 401 Unauthorized: ${PROVIDER_ERRORS[401]?.message ?? ''}`,
+  );
   await expect(playground.calls).toHaveCount(0);
   await playground.screenshot('your-model-401', testInfo);
 
   // A long message is shortened, on a word, with an ellipsis.
   await playground.say(`Add a tee [status 500] (${testInfo.testId})`);
   await playground.settled();
-  await expect(notice).toHaveText(/^Your model answered 500 Internal Server Error: The server had an error while processing your request\. Sorry about that! Upstream trace: .{20,}…$/);
+  await expect(notice).toHaveText(
+    /^Your model answered 500 Internal Server Error: The server had an error while processing your request\. Sorry about that! Upstream trace: .{20,}…$/,
+  );
   expect((await notice.textContent())?.length).toBeLessThan(300);
   await expect(page.getByTestId('notice').filter({ hasText: 'could not be reached' })).toHaveCount(0);
   await playground.expectStateUnchanged();
 });
 
-test('your model cannot be reached (nothing listens at its address): the notice says so', async ({ page, playground }) => {
+test('your model cannot be reached (nothing listens at its address): the notice says so', async ({
+  page,
+  playground,
+}) => {
   await playground.open('');
   await page.getByRole('radio', { name: 'Your model' }).check();
   const form = page.getByRole('form', { name: 'Your model' });
@@ -149,10 +176,14 @@ test('your model cannot be reached (nothing listens at its address): the notice 
   await expect(playground.chat).toContainText(`loopback-7b at http://127.0.0.1:${closed}/v1`);
   await playground.say('Add a tee');
   await playground.settled();
-  await expect(page.getByTestId('notice').last().locator('p')).toHaveText(/^Your model could not be reached: .*ECONNREFUSED/);
+  await expect(page.getByTestId('notice').last().locator('p')).toHaveText(
+    /^Your model could not be reached: .*ECONNREFUSED/,
+  );
 });
 
-test('a restarted server no longer holds your model: the notice says it was not asked, and why, not that it could not be reached', async ({ page }) => {
+test('a restarted server no longer holds your model: the notice says it was not asked, and why, not that it could not be reached', async ({
+  page,
+}) => {
   test.setTimeout(60_000);
   const server = await startPlayground();
   try {
@@ -165,7 +196,9 @@ test('a restarted server no longer holds your model: the notice says it was not 
     await playground.say('Add a tee');
     await playground.settled();
     const notice = page.getByTestId('notice').last().locator('p');
-    await expect(notice).toHaveText(/^Your model was not asked: this server holds no settings for your model .*enter them again under Your model$/);
+    await expect(notice).toHaveText(
+      /^Your model was not asked: this server holds no settings for your model .*enter them again under Your model$/,
+    );
   } finally {
     await server.stop('SIGKILL');
   }

@@ -24,10 +24,13 @@ async function say(page: Page, text: string): Promise<void> {
 const tool = (page: Page, index = 0) => page.locator('.tool').nth(index);
 const statusOf = (page: Page, index = 0) => tool(page, index).locator('[data-toolgate="call"]');
 /** useChat's own buttons, as the AI SDK's example renders them. */
-const chatButton = (page: Page, name: 'Approve' | 'Deny', index = 0) => tool(page, index).locator('.approval').getByRole('button', { name });
+const chatButton = (page: Page, name: 'Approve' | 'Deny', index = 0) =>
+  tool(page, index).locator('.approval').getByRole('button', { name });
 const ran = (tool: string) => server.effects().filter((effect) => effect.tool === tool);
 
-test("approving in useChat's own button runs the payment once, and the part shows the ledger's output and status", async ({ page }) => {
+test("approving in useChat's own button runs the payment once, and the part shows the ledger's output and status", async ({
+  page,
+}) => {
   await open(page);
   await say(page, 'Pay Bob $5000');
   await expect(tool(page)).toHaveAttribute('data-state', 'approval-requested');
@@ -38,14 +41,21 @@ test("approving in useChat's own button runs the payment once, and the part show
   await expect(tool(page)).toHaveAttribute('data-state', 'output-available');
   await expect(tool(page).locator('.output')).toHaveText('Payment of $5000 to Bob processed.');
   await expect(statusOf(page)).toHaveAttribute('data-status', 'committed');
-  await expect(page.locator('.message.assistant').last()).toContainText('processPayment: Payment of $5000 to Bob processed.');
-  expect(ran('processPayment')).toEqual([{ tool: 'processPayment', input: { amount: 5000, recipient: 'Bob' } }]);
+  await expect(page.locator('.message.assistant').last()).toContainText(
+    'processPayment: Payment of $5000 to Bob processed.',
+  );
+  expect(ran('processPayment')).toEqual([
+    { tool: 'processPayment', input: { amount: 5000, recipient: 'Bob' } },
+  ]);
 });
 
 test('the approving request sent again runs nothing again', async ({ page }) => {
   await open(page);
   await say(page, 'Pay Bob $5000');
-  const approving = page.waitForRequest((request) => request.url().endsWith('/api/chat') && (request.postData() ?? '').includes('approval-responded'));
+  const approving = page.waitForRequest(
+    (request) =>
+      request.url().endsWith('/api/chat') && (request.postData() ?? '').includes('approval-responded'),
+  );
   await chatButton(page, 'Approve').click();
   const body = (await approving).postDataJSON() as unknown;
   await expect(statusOf(page)).toHaveAttribute('data-status', 'committed');
@@ -56,11 +66,15 @@ test('the approving request sent again runs nothing again', async ({ page }) => 
   expect(ran('processPayment')).toHaveLength(1);
 });
 
-test('an approval whose input was changed on its way is refused stale, nothing runs, and the page shows why', async ({ page }) => {
+test('an approval whose input was changed on its way is refused stale, nothing runs, and the page shows why', async ({
+  page,
+}) => {
   await open(page);
   await say(page, 'Pay Bob $5000');
   await page.route('**/api/chat', async (route) => {
-    const body = route.request().postDataJSON() as { messages: { parts: { state?: string; input?: unknown }[] }[] };
+    const body = route.request().postDataJSON() as {
+      messages: { parts: { state?: string; input?: unknown }[] }[];
+    };
     for (const part of body.messages.flatMap((message) => message.parts)) {
       if (part.state === 'approval-responded') part.input = { amount: 9_999_999, recipient: 'Mallory' };
     }
@@ -76,7 +90,9 @@ test('an approval whose input was changed on its way is refused stale, nothing r
   expect(server.effects()).toEqual([]);
 });
 
-test('after a reload and a server restart mid-approval, the approval still runs the payment, once', async ({ page }) => {
+test('after a reload and a server restart mid-approval, the approval still runs the payment, once', async ({
+  page,
+}) => {
   // Two server starts in one test.
   test.setTimeout(150_000);
   await open(page);
@@ -93,11 +109,17 @@ test('after a reload and a server restart mid-approval, the approval still runs 
   expect(ran('processPayment')).toHaveLength(1);
 });
 
-test("another browser gets nothing: its copy of the chat, approval and all, runs nothing and shows none of the first user's calls", async ({ page, browser }) => {
+test("another browser gets nothing: its copy of the chat, approval and all, runs nothing and shows none of the first user's calls", async ({
+  page,
+  browser,
+}) => {
   await open(page);
   await say(page, 'Pay Bob $5000');
   await expect(statusOf(page)).toHaveAttribute('data-status', 'awaiting_approval');
-  const saved = JSON.parse((await page.evaluate(() => localStorage.getItem('ai-sdk-chat'))) ?? '{}') as { id: string; messages: { parts: { state?: string; approval?: { approved?: boolean } }[] }[] };
+  const saved = JSON.parse((await page.evaluate(() => localStorage.getItem('ai-sdk-chat'))) ?? '{}') as {
+    id: string;
+    messages: { parts: { state?: string; approval?: { approved?: boolean } }[] }[];
+  };
   for (const part of saved.messages.flatMap((message) => message.parts)) {
     if (part.state === 'approval-requested') {
       part.state = 'approval-responded';
@@ -108,7 +130,9 @@ test("another browser gets nothing: its copy of the chat, approval and all, runs
   const other = await browser.newContext();
   const stranger = await other.newPage();
   await stranger.goto(server.url);
-  const response = await stranger.request.post(`${server.url}/api/chat`, { data: { id: saved.id, messages: saved.messages, trigger: 'submit-message' } });
+  const response = await stranger.request.post(`${server.url}/api/chat`, {
+    data: { id: saved.id, messages: saved.messages, trigger: 'submit-message' },
+  });
   const text = await response.text();
   expect(text).not.toContain('awaiting_approval');
   expect(text).not.toContain('"committed"');
@@ -122,7 +146,9 @@ test("another browser gets nothing: its copy of the chat, approval and all, runs
   expect(ran('processPayment')).toHaveLength(1);
 });
 
-test('a value of the wrong type is refused with its path, in the tool part and to the model', async ({ page }) => {
+test('a value of the wrong type is refused with its path, in the tool part and to the model', async ({
+  page,
+}) => {
   await open(page);
   await say(page, 'Pay Bob twelve fifty');
   await expect(statusOf(page)).toHaveAttribute('data-status', 'rejected');
@@ -133,7 +159,9 @@ test('a value of the wrong type is refused with its path, in the tool part and t
   expect(server.effects()).toEqual([]);
 });
 
-test("streamText's multi-step loop still runs: a small payment runs on its own, and the model goes on to the next call", async ({ page }) => {
+test("streamText's multi-step loop still runs: a small payment runs on its own, and the model goes on to the next call", async ({
+  page,
+}) => {
   await open(page);
   const chats: string[] = [];
   page.on('request', (request) => {
@@ -156,7 +184,9 @@ test("streamText's multi-step loop still runs: a small payment runs on its own, 
   expect(ran('getWeatherInformation')).toEqual([{ tool: 'getWeatherInformation', input: { city: 'Paris' } }]);
 });
 
-test("denying in useChat's own button cancels the call in the ledger, and both the part and the status say so", async ({ page }) => {
+test("denying in useChat's own button cancels the call in the ledger, and both the part and the status say so", async ({
+  page,
+}) => {
   await open(page);
   await say(page, 'What is the weather in Lima?');
   await chatButton(page, 'Deny').click();

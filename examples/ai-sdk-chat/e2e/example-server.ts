@@ -29,7 +29,13 @@ export async function startExample(): Promise<ExampleServer> {
   async function start(): Promise<void> {
     const started = spawn(process.execPath, ['server.mjs', '--production'], {
       cwd: EXAMPLE,
-      env: { ...process.env, PORT: String(port), AI_SDK_CHAT_LEDGER: ledger, AI_SDK_CHAT_EFFECTS: effectsFile, OPENAI_API_KEY: '' },
+      env: {
+        ...process.env,
+        PORT: String(port),
+        AI_SDK_CHAT_LEDGER: ledger,
+        AI_SDK_CHAT_EFFECTS: effectsFile,
+        OPENAI_API_KEY: '',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child = started;
@@ -44,7 +50,13 @@ export async function startExample(): Promise<ExampleServer> {
         }
       });
       started.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      started.once('exit', (code, signal) => reject(new Error(`the example server ended (code ${String(code)}, signal ${String(signal)}) before it listened:\n${output}`)));
+      started.once('exit', (code, signal) =>
+        reject(
+          new Error(
+            `the example server ended (code ${String(code)}, signal ${String(signal)}) before it listened:\n${output}`,
+          ),
+        ),
+      );
     });
   }
 

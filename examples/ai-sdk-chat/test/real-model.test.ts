@@ -8,13 +8,23 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 // The example on a real OpenAI-compatible endpoint: a loopback server that speaks the Chat
 // Completions stream, so the test needs no network and no key of anyone's.
 const KEY = 'sk-loopback-test-key';
-const seen: { authorization: string | undefined; body: { tools?: { function: { name: string } }[]; messages: { role: string }[] } }[] = [];
+const seen: {
+  authorization: string | undefined;
+  body: { tools?: { function: { name: string } }[]; messages: { role: string }[] };
+}[] = [];
 const directory = mkdtempSync(join(tmpdir(), 'toolgate-ai-sdk-chat-'));
 let endpoint: ReturnType<typeof createServer>;
 let app: { fetch: (request: Request) => Response | Promise<Response>; close: () => Promise<void> };
 
-const sse = (chunks: unknown[]) => chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join('') + 'data: [DONE]\n\n';
-const chunk = (delta: unknown, finish: string | null = null) => ({ id: 'c1', object: 'chat.completion.chunk', created: 0, model: 'loopback', choices: [{ index: 0, delta, finish_reason: finish }] });
+const sse = (chunks: unknown[]) =>
+  chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join('') + 'data: [DONE]\n\n';
+const chunk = (delta: unknown, finish: string | null = null) => ({
+  id: 'c1',
+  object: 'chat.completion.chunk',
+  created: 0,
+  model: 'loopback',
+  choices: [{ index: 0, delta, finish_reason: finish }],
+});
 
 async function read(request: IncomingMessage): Promise<string> {
   let text = '';
@@ -33,8 +43,20 @@ beforeAll(async () => {
         answered
           ? sse([chunk({ role: 'assistant', content: 'Paid Bob $50.' }), chunk({}, 'stop')])
           : sse([
-              chunk({ role: 'assistant', tool_calls: [{ index: 0, id: 'call_real_1', type: 'function', function: { name: 'processPayment', arguments: '' } }] }),
-              chunk({ tool_calls: [{ index: 0, function: { arguments: '{"amount":50,"recipient":"Bob"}' } }] }),
+              chunk({
+                role: 'assistant',
+                tool_calls: [
+                  {
+                    index: 0,
+                    id: 'call_real_1',
+                    type: 'function',
+                    function: { name: 'processPayment', arguments: '' },
+                  },
+                ],
+              }),
+              chunk({
+                tool_calls: [{ index: 0, function: { arguments: '{"amount":50,"recipient":"Bob"}' } }],
+              }),
               chunk({}, 'tool_calls'),
             ]),
       );
@@ -60,22 +82,37 @@ it("calls the endpoint from the server with the gate's tools, runs the call thro
     new Request('http://127.0.0.1/api/chat', {
       method: 'POST',
       headers: { 'content-type': 'application/json', cookie: 'uid=user-0123456789abcdef' },
-      body: JSON.stringify({ id: 'chat_real', trigger: 'submit-message', messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Pay Bob $50' }] }] }),
+      body: JSON.stringify({
+        id: 'chat_real',
+        trigger: 'submit-message',
+        messages: [{ id: 'u1', role: 'user', parts: [{ type: 'text', text: 'Pay Bob $50' }] }],
+      }),
     }),
   );
   const stream = await response.text();
   expect(response.status).toBe(200);
-  expect(stream).toContain('"type":"tool-output-available","toolCallId":"call_real_1","output":"Payment of $50 to Bob processed."');
+  expect(stream).toContain(
+    '"type":"tool-output-available","toolCallId":"call_real_1","output":"Payment of $50 to Bob processed."',
+  );
   expect(stream).toContain('"status":"committed"');
   expect(stream).toContain('Paid Bob $50.');
   expect(stream).not.toContain(KEY);
   expect(seen.map((request) => request.authorization)).toEqual([`Bearer ${KEY}`, `Bearer ${KEY}`]);
-  expect(seen[0]?.body.tools?.map((tool) => tool.function.name)).toEqual(['getWeatherInformation', 'processPayment']);
+  expect(seen[0]?.body.tools?.map((tool) => tool.function.name)).toEqual([
+    'getWeatherInformation',
+    'processPayment',
+  ]);
 });
 
 it('answers 401 to a request without a signed-in user, and calls no model', async () => {
   const before = seen.length;
-  const response = await app.fetch(new Request('http://127.0.0.1/api/chat', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }));
+  const response = await app.fetch(
+    new Request('http://127.0.0.1/api/chat', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    }),
+  );
   expect(response.status).toBe(401);
   expect(seen).toHaveLength(before);
 });

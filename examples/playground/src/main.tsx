@@ -4,7 +4,8 @@ import { App } from './ui/App.tsx';
 import './styles.css';
 
 const root = document.getElementById('root');
-if (root === null) throw new Error('index.html must have an element with id "root" for the playground to mount in.');
+if (root === null)
+  throw new Error('index.html must have an element with id "root" for the playground to mount in.');
 
 createRoot(root).render(
   <StrictMode>

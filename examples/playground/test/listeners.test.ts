@@ -17,7 +17,11 @@ async function visitor(playground: PlaygroundServer) {
   const cookie = (visit.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
   const call = async (method: string, path: string, body?: unknown) => {
     const response = await playground.fetch(
-      new Request(`http://playground.test/api${path}`, { method, headers: { cookie, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }),
+      new Request(`http://playground.test/api${path}`, {
+        method,
+        headers: { cookie, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      }),
     );
     return (await response.json()) as Record<string, unknown>;
   };
@@ -25,12 +29,18 @@ async function visitor(playground: PlaygroundServer) {
 }
 
 /** Sends `text` in a new chat at `pace` and resolves once the exchange is over. */
-async function exchange(playground: PlaygroundServer, pace: 'instant' | 'realistic', text: string): Promise<void> {
+async function exchange(
+  playground: PlaygroundServer,
+  pace: 'instant' | 'realistic',
+  text: string,
+): Promise<void> {
   const { call } = await visitor(playground);
   const { chat } = (await call('POST', '/chat', { pace, mode: 'scripted' })) as { chat: { id: string } };
   expect(await call('POST', `/chat/${chat.id}/messages`, { text })).toEqual({ ok: true });
   for (let tries = 0; tries < 400; tries++) {
-    const { chat: now } = (await call('GET', '/chat')) as { chat: { transcript: { busy: boolean; entries: { kind: string }[] } } };
+    const { chat: now } = (await call('GET', '/chat')) as {
+      chat: { transcript: { busy: boolean; entries: { kind: string }[] } };
+    };
     if (!now.transcript.busy) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -58,11 +68,17 @@ describe('an exchange with tool calls adds no abort listeners it does not remove
   };
 
   it.each([
-    ['three parallel calls, streamed at the realistic pace', 'realistic', 'Add two pairs of socks, a cap and a unicorn plush to my cart.'],
+    [
+      'three parallel calls, streamed at the realistic pace',
+      'realistic',
+      'Add two pairs of socks, a cap and a unicorn plush to my cart.',
+    ],
     ['a model stuck on bad arguments, turn after turn', 'instant', 'Pay for my cart: twelve dollars fifty.'],
     ['a flood of 200 calls', 'instant', 'Stock the cart for the scout troop: 200 items, one call each.'],
   ] as const)('%s: no MaxListenersExceededWarning', async (_name, pace, text) => {
-    server = await createPlaygroundServer({ ledgerPath: join(mkdtempSync(join(tmpdir(), 'toolgate-listeners-')), 'playground.db') });
+    server = await createPlaygroundServer({
+      ledgerPath: join(mkdtempSync(join(tmpdir(), 'toolgate-listeners-')), 'playground.db'),
+    });
     const watch = warnings();
     try {
       await exchange(server, pace, text);

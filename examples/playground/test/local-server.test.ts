@@ -15,8 +15,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 const EXAMPLES = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 const EXAMPLE = {
-  playground: { dir: join(EXAMPLES, 'playground'), banner: 'toolgate playground:', env: (dir: string) => ({ PLAYGROUND_LEDGER: join(dir, 'ledger.db') }) },
-  'ai-sdk-chat': { dir: join(EXAMPLES, 'ai-sdk-chat'), banner: 'toolgate ai-sdk-chat:', env: (dir: string) => ({ AI_SDK_CHAT_LEDGER: join(dir, 'ledger.db'), OPENAI_API_KEY: '' }) },
+  playground: {
+    dir: join(EXAMPLES, 'playground'),
+    banner: 'toolgate playground:',
+    env: (dir: string) => ({ PLAYGROUND_LEDGER: join(dir, 'ledger.db') }),
+  },
+  'ai-sdk-chat': {
+    dir: join(EXAMPLES, 'ai-sdk-chat'),
+    banner: 'toolgate ai-sdk-chat:',
+    env: (dir: string) => ({ AI_SDK_CHAT_LEDGER: join(dir, 'ledger.db'), OPENAI_API_KEY: '' }),
+  },
 } as const;
 type Example = keyof typeof EXAMPLE;
 
@@ -49,17 +57,26 @@ afterEach(() => {
  * Starts `node server.mjs` as `npm run demo` does, under a shell, in a process group of its own (as
  * a terminal's Ctrl-C reaches it), on a free port and a ledger of its own.
  */
-async function start(example: Example, { production = true, port = 0 }: { production?: boolean; port?: number } = {}): Promise<Running> {
+async function start(
+  example: Example,
+  { production = true, port = 0 }: { production?: boolean; port?: number } = {},
+): Promise<Running> {
   const { dir, banner, env } = EXAMPLE[example];
   const data = mkdtempSync(join(tmpdir(), `toolgate-local-${example}-`));
-  const child = spawn('sh', ['-c', `node server.mjs${production ? ' --production' : ''}; echo "shell still here"`], {
-    cwd: dir,
-    env: { ...process.env, PORT: String(port), ...env(data) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
+  const child = spawn(
+    'sh',
+    ['-c', `node server.mjs${production ? ' --production' : ''}; echo "shell still here"`],
+    {
+      cwd: dir,
+      env: { ...process.env, PORT: String(port), ...env(data) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    },
+  );
   let output = '';
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.once('exit', (code, signal) => done({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+    child.once('exit', (code, signal) => done({ code, signal })),
+  );
   const listening = await new Promise<number>((done, fail) => {
     child.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString();
@@ -67,10 +84,21 @@ async function start(example: Example, { production = true, port = 0 }: { produc
       if (port !== undefined) done(Number(port));
     });
     child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    void exited.then(({ code }) => fail(new Error(`${example} ended (code ${String(code)}) before it listened:\n${output}`)));
+    void exited.then(({ code }) =>
+      fail(new Error(`${example} ended (code ${String(code)}) before it listened:\n${output}`)),
+    );
   });
-  const pid = Number(readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(/\s+/)[0]);
-  const running = { child, url: `http://127.0.0.1:${listening}`, port: listening, pid, output: () => output, exited };
+  const pid = Number(
+    readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(/\s+/)[0],
+  );
+  const running = {
+    child,
+    url: `http://127.0.0.1:${listening}`,
+    port: listening,
+    pid,
+    output: () => output,
+    exited,
+  };
   started.push(running);
   return running;
 }
@@ -102,21 +130,37 @@ function groupAlive(pgid: number): boolean {
  * Streams `bytes` of body to `path` (one 64 KiB buffer written again and again, so that this test
  * allocates nothing like it) until the server answers; resolves with the answer and what was sent.
  */
-function streamBody(url: string, method: string, path: string, bytes: number, declared: boolean): Promise<{ status: number; body: unknown; sent: number }> {
+function streamBody(
+  url: string,
+  method: string,
+  path: string,
+  bytes: number,
+  declared: boolean,
+): Promise<{ status: number; body: unknown; sent: number }> {
   const block = Buffer.alloc(64 * 1024, 0x20);
   return new Promise((resolve, reject) => {
     let sent = 0;
     let answered = false;
-    const req = httpRequest(new URL(path, url), { method, headers: { 'content-type': 'application/json', ...(declared ? { 'content-length': String(bytes) } : {}) } }, (response: IncomingMessage) => {
-      answered = true;
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => {
-        req.destroy();
-        resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) as unknown, sent });
-      });
-    });
+    const req = httpRequest(
+      new URL(path, url),
+      {
+        method,
+        headers: {
+          'content-type': 'application/json',
+          ...(declared ? { 'content-length': String(bytes) } : {}),
+        },
+      },
+      (response: IncomingMessage) => {
+        answered = true;
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () => {
+          req.destroy();
+          resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) as unknown, sent });
+        });
+      },
+    );
     req.on('error', (error) => {
       if (!answered) reject(error);
     });
@@ -138,7 +182,11 @@ describe.each(['playground', 'ai-sdk-chat'] as const)('%s: server.mjs', (example
     await new Promise<void>((done) => holder.listen(0, '127.0.0.1', done));
     const port = (holder.address() as { port: number }).port;
     const { dir, env } = EXAMPLE[example];
-    const child = spawn(process.execPath, ['server.mjs', '--production'], { cwd: dir, env: { ...process.env, PORT: String(port), ...env(mkdtempSync(join(tmpdir(), 'toolgate-port-'))) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['server.mjs', '--production'], {
+      cwd: dir,
+      env: { ...process.env, PORT: String(port), ...env(mkdtempSync(join(tmpdir(), 'toolgate-port-'))) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     let stdout = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -146,7 +194,11 @@ describe.each(['playground', 'ai-sdk-chat'] as const)('%s: server.mjs', (example
     const code = await new Promise<number | null>((done) => child.once('exit', done));
     expect(code).toBe(1);
     expect(stdout).toBe('');
-    expect(stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^toolgate ${example}: port ${port} on 127\\.0\\.0\\.1 is taken .*PORT=`))]);
+    expect(stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        new RegExp(`^toolgate ${example}: port ${port} on 127\\.0\\.0\\.1 is taken .*PORT=`),
+      ),
+    ]);
     expect(stderr).not.toContain('EADDRINUSE');
   }, 60_000);
 
@@ -154,8 +206,20 @@ describe.each(['playground', 'ai-sdk-chat'] as const)('%s: server.mjs', (example
     const server = await start(example);
     const routes: [string, string][] =
       example === 'playground'
-        ? [['POST', '/api/visit'], ['POST', '/api/chat'], ['POST', '/api/chat/chat_x/messages'], ['PUT', '/api/model'], ['POST', '/api/toolgate/calls/x/approve'], ['POST', '/'], ['PUT', '/index.html']]
-        : [['POST', '/api/chat'], ['POST', '/'], ['PUT', '/index.html']];
+        ? [
+            ['POST', '/api/visit'],
+            ['POST', '/api/chat'],
+            ['POST', '/api/chat/chat_x/messages'],
+            ['PUT', '/api/model'],
+            ['POST', '/api/toolgate/calls/x/approve'],
+            ['POST', '/'],
+            ['PUT', '/index.html'],
+          ]
+        : [
+            ['POST', '/api/chat'],
+            ['POST', '/'],
+            ['PUT', '/index.html'],
+          ];
     const before = rss(server.pid);
     for (const [method, path] of routes) {
       const answer = await streamBody(server.url, method, path, 400 * 1024 * 1024, true);
@@ -175,56 +239,79 @@ describe.each(['playground', 'ai-sdk-chat'] as const)('%s: server.mjs', (example
     expect(page.status).toBeLessThan(500);
   }, 90_000);
 
-  it.each(['SIGINT', 'SIGTERM'] as const)('with tabs open (hot reload and event streams), %s to the process group ends every process in it within 2 s', async (signal) => {
-    const server = await start(example, { production: false });
-    const open: Socket[] = [];
-    // The dev server's hot-reload socket, as a tab holds it.
-    open.push(
-      await new Promise<Socket>((done, fail) => {
-        const req = httpRequest(new URL('/', server.url), {
-          headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-key': randomBytes(16).toString('base64'), 'sec-websocket-version': '13', 'sec-websocket-protocol': 'vite-hmr' },
-        });
-        req.on('upgrade', (_response, socket) => done(socket));
-        req.on('response', (response) => fail(new Error(`no upgrade: ${response.statusCode ?? 0}`)));
-        req.on('error', fail);
-        req.end();
-      }),
-    );
-    if (example === 'playground') {
-      const visit = await fetch(new URL('/api/visit', server.url), { method: 'POST' });
-      const cookie = (visit.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-      const { chat } = (await (await fetch(new URL('/api/chat', server.url), { headers: { cookie } })).json()) as { chat: { id: string } };
-      for (const path of [`/api/chat/${chat.id}/events`, `/api/toolgate/sessions/${chat.id}/events`]) {
-        open.push(
-          await new Promise<Socket>((done, fail) => {
-            const req = httpRequest(new URL(path, server.url), { headers: { cookie, accept: 'text/event-stream' } }, (response) => {
-              expect(response.statusCode).toBe(200);
-              response.once('data', () => done(response.socket));
-            });
-            req.on('error', fail);
-            req.end();
-          }),
-        );
+  it.each(['SIGINT', 'SIGTERM'] as const)(
+    'with tabs open (hot reload and event streams), %s to the process group ends every process in it within 2 s',
+    async (signal) => {
+      const server = await start(example, { production: false });
+      const open: Socket[] = [];
+      // The dev server's hot-reload socket, as a tab holds it.
+      open.push(
+        await new Promise<Socket>((done, fail) => {
+          const req = httpRequest(new URL('/', server.url), {
+            headers: {
+              connection: 'Upgrade',
+              upgrade: 'websocket',
+              'sec-websocket-key': randomBytes(16).toString('base64'),
+              'sec-websocket-version': '13',
+              'sec-websocket-protocol': 'vite-hmr',
+            },
+          });
+          req.on('upgrade', (_response, socket) => done(socket));
+          req.on('response', (response) => fail(new Error(`no upgrade: ${response.statusCode ?? 0}`)));
+          req.on('error', fail);
+          req.end();
+        }),
+      );
+      if (example === 'playground') {
+        const visit = await fetch(new URL('/api/visit', server.url), { method: 'POST' });
+        const cookie = (visit.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+        const { chat } = (await (
+          await fetch(new URL('/api/chat', server.url), { headers: { cookie } })
+        ).json()) as { chat: { id: string } };
+        for (const path of [`/api/chat/${chat.id}/events`, `/api/toolgate/sessions/${chat.id}/events`]) {
+          open.push(
+            await new Promise<Socket>((done, fail) => {
+              const req = httpRequest(
+                new URL(path, server.url),
+                { headers: { cookie, accept: 'text/event-stream' } },
+                (response) => {
+                  expect(response.statusCode).toBe(200);
+                  response.once('data', () => done(response.socket));
+                },
+              );
+              req.on('error', fail);
+              req.end();
+            }),
+          );
+        }
       }
-    }
-    for (const socket of open) socket.on('error', () => undefined);
-    holders.push(...open);
+      for (const socket of open) socket.on('error', () => undefined);
+      holders.push(...open);
 
-    const sent = performance.now();
-    process.kill(-(server.child.pid ?? 0), signal);
-    // Nothing of the group is left behind: not the server, not the shell that started it. The
-    // wall clock here also counts how long a loaded machine takes to deliver and schedule, so the
-    // bound on it is loose; the server's own clock, from the signal to its exit, is held to 2 s.
-    while (groupAlive(server.child.pid ?? 0) && performance.now() - sent < 10_000) await new Promise((done) => setTimeout(done, 20));
-    expect(groupAlive(server.child.pid ?? 0), server.output()).toBe(false);
-    expect(stoppedWithin(server, signal)).toBeLessThan(2000);
-  }, 90_000);
+      const sent = performance.now();
+      process.kill(-(server.child.pid ?? 0), signal);
+      // Nothing of the group is left behind: not the server, not the shell that started it. The
+      // wall clock here also counts how long a loaded machine takes to deliver and schedule, so the
+      // bound on it is loose; the server's own clock, from the signal to its exit, is held to 2 s.
+      while (groupAlive(server.child.pid ?? 0) && performance.now() - sent < 10_000)
+        await new Promise((done) => setTimeout(done, 20));
+      expect(groupAlive(server.child.pid ?? 0), server.output()).toBe(false);
+      expect(stoppedWithin(server, signal)).toBeLessThan(2000);
+    },
+    90_000,
+  );
 
   it('with a tab open, SIGTERM to the server alone ends it within 2 s with code 0', async () => {
     const server = await start(example, { production: false });
     const hmr = await new Promise<Socket>((done, fail) => {
       const req = httpRequest(new URL('/', server.url), {
-        headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-key': randomBytes(16).toString('base64'), 'sec-websocket-version': '13', 'sec-websocket-protocol': 'vite-hmr' },
+        headers: {
+          connection: 'Upgrade',
+          upgrade: 'websocket',
+          'sec-websocket-key': randomBytes(16).toString('base64'),
+          'sec-websocket-version': '13',
+          'sec-websocket-protocol': 'vite-hmr',
+        },
       });
       req.on('upgrade', (_response, socket) => done(socket));
       req.on('error', fail);
@@ -234,7 +321,10 @@ describe.each(['playground', 'ai-sdk-chat'] as const)('%s: server.mjs', (example
     holders.push(hmr);
     process.kill(server.pid, 'SIGTERM');
     // The shell around it goes on once the server is gone: its own exit tells that it was.
-    const exit = await Promise.race([server.exited, new Promise<'late'>((done) => setTimeout(() => done('late'), 10_000))]);
+    const exit = await Promise.race([
+      server.exited,
+      new Promise<'late'>((done) => setTimeout(() => done('late'), 10_000)),
+    ]);
     expect(exit, server.output()).toEqual({ code: 0, signal: null });
     expect(stoppedWithin(server, 'SIGTERM')).toBeLessThan(2000);
     expect(server.output()).toContain('shell still here');

@@ -4,16 +4,35 @@ import { createPageResults, settledFrom } from '../src/server/page-calls.ts';
 
 describe('settledFrom: what the page reports for its own tool, as the model will read it', () => {
   it('keeps a committed output', () => {
-    const call = settledFrom('p1.call_1', 'show_product', { status: 'committed', input: { sku: 'mug' }, output: { sku: 'mug', shown: true } });
-    expect(call).toMatchObject({ id: 'p1.call_1', name: 'show_product', status: 'committed', output: { sku: 'mug', shown: true } });
+    const call = settledFrom('p1.call_1', 'show_product', {
+      status: 'committed',
+      input: { sku: 'mug' },
+      output: { sku: 'mug', shown: true },
+    });
+    expect(call).toMatchObject({
+      id: 'p1.call_1',
+      name: 'show_product',
+      status: 'committed',
+      output: { sku: 'mug', shown: true },
+    });
   });
 
   it('keeps a refusal the page gate could give, with its issues', () => {
     const call = settledFrom('c', 'show_product', {
       status: 'rejected',
-      reason: { code: 'invalid_arguments', message: 'the arguments do not match the schema', issues: [{ path: '/sku', message: 'must be one of the catalog' }] },
+      reason: {
+        code: 'invalid_arguments',
+        message: 'the arguments do not match the schema',
+        issues: [{ path: '/sku', message: 'must be one of the catalog' }],
+      },
     });
-    expect(call).toMatchObject({ status: 'rejected', reason: { code: 'invalid_arguments', issues: [{ path: '/sku', message: 'must be one of the catalog' }] } });
+    expect(call).toMatchObject({
+      status: 'rejected',
+      reason: {
+        code: 'invalid_arguments',
+        issues: [{ path: '/sku', message: 'must be one of the catalog' }],
+      },
+    });
     expect(openaiChatReply([call])[0]?.content).toContain('/sku: must be one of the catalog');
   });
 
@@ -25,7 +44,10 @@ describe('settledFrom: what the page reports for its own tool, as the model will
     ['nothing', {}],
   ])('fails closed on %s: failed / tool_error, and the reply says so', (_label, report) => {
     const call = settledFrom('c', 'show_product', report);
-    expect(call).toMatchObject({ status: 'failed', reason: { code: 'tool_error', message: 'the page answered with a result that could not be read' } });
+    expect(call).toMatchObject({
+      status: 'failed',
+      reason: { code: 'tool_error', message: 'the page answered with a result that could not be read' },
+    });
     expect(openaiChatReply([call])[0]?.content).toContain('failed (tool_error)');
   });
 });
@@ -39,15 +61,29 @@ describe("settledFrom: the page's moves, for the audit timeline of a page loaded
   ];
 
   it('keeps the moves the page reported, with their times', () => {
-    const call = settledFrom('c', 'show_product', { status: 'committed', output: { shown: true }, history: moves });
+    const call = settledFrom('c', 'show_product', {
+      status: 'committed',
+      output: { shown: true },
+      history: moves,
+    });
     expect(call.history).toEqual(moves);
     expect(call).toMatchObject({ createdAt: 10, updatedAt: 15 });
   });
 
   it("puts the record's own checked reason on the last move, and no other", () => {
     const reason = { code: 'invalid_arguments', message: 'the arguments do not match the schema' };
-    const call = settledFrom('c', 'show_product', { status: 'rejected', reason, history: [{ status: 'pending', at: 1, reason: { code: 'made_up', message: 'x' } }, { status: 'rejected', at: 2, reason: { code: 'other', message: 'y' } }] });
-    expect(call.history).toEqual([{ status: 'pending', at: 1 }, { status: 'rejected', at: 2, reason }]);
+    const call = settledFrom('c', 'show_product', {
+      status: 'rejected',
+      reason,
+      history: [
+        { status: 'pending', at: 1, reason: { code: 'made_up', message: 'x' } },
+        { status: 'rejected', at: 2, reason: { code: 'other', message: 'y' } },
+      ],
+    });
+    expect(call.history).toEqual([
+      { status: 'pending', at: 1 },
+      { status: 'rejected', at: 2, reason },
+    ]);
   });
 
   it.each([

@@ -20,7 +20,13 @@ function answerAfter(content: string): string {
   if (call === undefined) throw new Error('no call');
   const turn = scriptedTurn([
     { role: 'user', content: 'send 20 dollars to alice@example.com' },
-    { role: 'assistant', content: first.content ?? '', tool_calls: [{ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }] },
+    {
+      role: 'assistant',
+      content: first.content ?? '',
+      tool_calls: [
+        { id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } },
+      ],
+    },
     { role: 'tool', tool_call_id: call.id, content },
   ]);
   return turn.content ?? '';
@@ -36,12 +42,16 @@ describe("the scripted model's answer after a refusal", () => {
   it('names each refused value and what it had to be, without the "Error:" heading', async () => {
     const content = await settle('{"to":"alice@example.com","amount_cents":-2000}');
     const answer = answerAfter(content);
-    expect(answer).toBe('The transfer did not go through: amount_cents must be >= 1 (got integer -2000). Nothing was run.');
+    expect(answer).toBe(
+      'The transfer did not go through: amount_cents must be >= 1 (got integer -2000). Nothing was run.',
+    );
   });
 
   it("names the app's own reason", async () => {
     const content = await settle('{"to":"alice@example.com","amount_cents":20000}');
-    expect(answerAfter(content)).toBe('The transfer did not go through: the wallet holds only $100.00. Nothing was run.');
+    expect(answerAfter(content)).toBe(
+      'The transfer did not go through: the wallet holds only $100.00. Nothing was run.',
+    );
   });
 
   it('says once that it cannot tell whether an interrupted transfer went through', () => {
@@ -51,6 +61,8 @@ describe("the scripted model's answer after a refusal", () => {
     expect(answer).not.toContain('Error:');
     // "I can't tell whether it went through" is the one telling; "may or may not" would say it again.
     expect(answer).not.toMatch(/may or may not/i);
-    expect(answer).toBe("I can't tell whether the transfer went through: the server stopped while the tool ran. Check the wallet before you try again.");
+    expect(answer).toBe(
+      "I can't tell whether the transfer went through: the server stopped while the tool ran. Check the wallet before you try again.",
+    );
   });
 });

@@ -76,8 +76,21 @@ describe('readRequest: products and quantities', () => {
     ['add 3 caps', [{ sku: 'cap', quantity: 3 }]],
     ['add a beanie', [{ sku: 'beanie', quantity: 1 }]],
     ['add mugs', [{ sku: 'mug', quantity: 1 }]],
-    ['Add two pairs of socks, a cap and three trail maps', [{ sku: 'socks', quantity: 2 }, { sku: 'cap', quantity: 1 }, { sku: 'map', quantity: 3 }]],
-    ['add ten embroidered patches and 2x steel bottle', [{ sku: 'patch', quantity: 10 }, { sku: 'bottle', quantity: 2 }]],
+    [
+      'Add two pairs of socks, a cap and three trail maps',
+      [
+        { sku: 'socks', quantity: 2 },
+        { sku: 'cap', quantity: 1 },
+        { sku: 'map', quantity: 3 },
+      ],
+    ],
+    [
+      'add ten embroidered patches and 2x steel bottle',
+      [
+        { sku: 'patch', quantity: 10 },
+        { sku: 'bottle', quantity: 2 },
+      ],
+    ],
     ['put twelve t-shirts in my cart', [{ sku: 'tee', quantity: 12 }]],
     ['add an enamel camp mug', [{ sku: 'mug', quantity: 1 }]],
     ['add -3 mugs', [{ sku: 'mug', quantity: -3 }]],

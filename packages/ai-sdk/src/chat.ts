@@ -1,6 +1,12 @@
 import type { ToolCallRecord, ToolDefinition } from '@toolgate/core';
 import type { ServerGate } from '@toolgate/server';
-import { createUIMessageStream, createUIMessageStreamResponse, type UIMessage, type UIMessageChunk, type UIMessageStreamWriter } from 'ai';
+import {
+  createUIMessageStream,
+  createUIMessageStreamResponse,
+  type UIMessage,
+  type UIMessageChunk,
+  type UIMessageStreamWriter,
+} from 'ai';
 import type { ChatState } from './chat-state.ts';
 import { dataChunk, type ToolgateDataChunk, type ToolgateRefusal, type ToolgateWriter } from './data-part.ts';
 import { answerHistory } from './history.ts';
@@ -45,8 +51,10 @@ export interface UIMessageStreamSource {
  * @example
  * const chat: ToolgateChat<typeof serverGate.tools> = toolgateChat(serverGate, { session, principal });
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own input and output
-export interface ToolgateChat<Tools extends readonly ToolDefinition<any, any, any>[] = readonly ToolDefinition<any, any, any>[]> {
+export interface ToolgateChat<
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own input and output
+  Tools extends readonly ToolDefinition<any, any, any>[] = readonly ToolDefinition<any, any, any>[],
+> {
   /**
    * An AI SDK `ToolSet` of the gate's tools: each one's description and input schema for the model,
    * `needsApproval` asking the ledger (which proposes the call there), and `execute` answering what
@@ -111,7 +119,9 @@ export function toolgateChat<const Tools extends readonly ToolDefinition<any, an
 
   function toUIMessageStream(result: UIMessageStreamSource): ReadableStream<UIMessageChunk> {
     if (typeof result?.toUIMessageStream !== 'function') {
-      throw new TypeError('chat.toUIMessageStream: pass the result of streamText (it has toUIMessageStream()).');
+      throw new TypeError(
+        'chat.toUIMessageStream: pass the result of streamText (it has toUIMessageStream()).',
+      );
     }
     return createUIMessageStream({
       onError: toolErrorText,
@@ -128,22 +138,31 @@ export function toolgateChat<const Tools extends readonly ToolDefinition<any, an
 
   return {
     tools: buildToolSet(state) as ToolgateToolSet<Tools>,
-    messages: async <M extends UIMessage>(messages: readonly M[]) => (await answerHistory(state, messages)) as M[],
+    messages: async <M extends UIMessage>(messages: readonly M[]) =>
+      (await answerHistory(state, messages)) as M[],
     toUIMessageStream,
-    toUIMessageStreamResponse: (result, init) => createUIMessageStreamResponse({ stream: toUIMessageStream(result), ...init }),
+    toUIMessageStreamResponse: (result, init) =>
+      createUIMessageStreamResponse({ stream: toUIMessageStream(result), ...init }),
   };
 }
 
 function checked(options: ToolgateChatOptions): ToolgateChatOptions {
   if (typeof options !== 'object' || options === null) {
-    throw new TypeError('toolgateChat: pass { session, principal }: the conversation and the authenticated user the model acts for.');
+    throw new TypeError(
+      'toolgateChat: pass { session, principal }: the conversation and the authenticated user the model acts for.',
+    );
   }
-  if (typeof options.session !== 'string' || options.session === '') throw new TypeError('toolgateChat: `session` must be a non-empty string (the conversation id).');
+  if (typeof options.session !== 'string' || options.session === '')
+    throw new TypeError('toolgateChat: `session` must be a non-empty string (the conversation id).');
   if (typeof options.principal !== 'string' || options.principal === '') {
-    throw new TypeError('toolgateChat: `principal` must be a non-empty string (the authenticated user the model acts for).');
+    throw new TypeError(
+      'toolgateChat: `principal` must be a non-empty string (the authenticated user the model acts for).',
+    );
   }
   if (options.writer !== undefined && typeof options.writer?.write !== 'function') {
-    throw new TypeError('toolgateChat: `writer` must be a UI message stream writer (the `writer` createUIMessageStream gives `execute`).');
+    throw new TypeError(
+      'toolgateChat: `writer` must be a UI message stream writer (the `writer` createUIMessageStream gives `execute`).',
+    );
   }
   return options;
 }

@@ -63,5 +63,9 @@ export interface ToolgateWriter {
 }
 
 export function dataChunk(record: ToolCallRecord, refusal?: ToolgateRefusal): ToolgateDataChunk {
-  return { type: 'data-toolgate', id: record.id, data: refusal === undefined ? { record } : { record, refusal } };
+  return {
+    type: 'data-toolgate',
+    id: record.id,
+    data: refusal === undefined ? { record } : { record, refusal },
+  };
 }

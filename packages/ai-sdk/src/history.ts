@@ -10,7 +10,8 @@ interface ToolPart {
   readonly part: Part;
   readonly id: string;
   /** What the client says the person answered, if it says anything. */
-  readonly answer: { readonly approved: boolean; readonly reason?: string; readonly approvalId?: string } | undefined;
+  readonly answer:
+    { readonly approved: boolean; readonly reason?: string; readonly approvalId?: string } | undefined;
   /** The client shows the person's answer waiting for the server (`approval-responded`). */
   readonly responded: boolean;
 }
@@ -21,7 +22,9 @@ interface ToolPart {
  */
 export async function answerHistory(state: ChatState, messages: unknown): Promise<unknown[]> {
   if (!Array.isArray(messages)) {
-    throw new TypeError('chat.messages: pass the UI messages useChat sent (the request body\'s `messages` array).');
+    throw new TypeError(
+      "chat.messages: pass the UI messages useChat sent (the request body's `messages` array).",
+    );
   }
   let ledger = await state.view.calls();
   const refusals = await applyAnswers(state, messages, ledger);
@@ -59,7 +62,12 @@ export async function answerHistory(state: ChatState, messages: unknown): Promis
  * `data-toolgate` part of it (it ended while nobody was streaming: interrupted by a restart,
  * approved in another tab), so its status is the ledger's, not the last one it saw.
  */
-function catchUp(state: ChatState, messages: unknown[], ledger: Map<string, ToolCallRecord>, sent: ReadonlySet<string>): void {
+function catchUp(
+  state: ChatState,
+  messages: unknown[],
+  ledger: Map<string, ToolCallRecord>,
+  sent: ReadonlySet<string>,
+): void {
   const shown = new Map<string, unknown>();
   const named = new Set<string>();
   for (const message of messages) {
@@ -67,7 +75,13 @@ function catchUp(state: ChatState, messages: unknown[], ledger: Map<string, Tool
     for (const raw of message['parts'] as unknown[]) {
       const tool = readToolPart(raw);
       if (tool !== undefined) named.add(tool.id);
-      if (isRecord(raw) && raw['type'] === 'data-toolgate' && typeof raw['id'] === 'string' && isRecord(raw['data']) && isRecord(raw['data']['record'])) {
+      if (
+        isRecord(raw) &&
+        raw['type'] === 'data-toolgate' &&
+        typeof raw['id'] === 'string' &&
+        isRecord(raw['data']) &&
+        isRecord(raw['data']['record'])
+      ) {
         shown.set(raw['id'], raw['data']['record']['status']);
       }
     }
@@ -85,7 +99,11 @@ interface Answers {
 }
 
 /** Gives the ledger each answer a person gave to a call that waits for one, bound to the input the part shows. */
-async function applyAnswers(state: ChatState, messages: unknown[], ledger: Map<string, ToolCallRecord>): Promise<Answers> {
+async function applyAnswers(
+  state: ChatState,
+  messages: unknown[],
+  ledger: Map<string, ToolCallRecord>,
+): Promise<Answers> {
   const decidedIds: string[] = [];
   const byId = new Map<string, ToolgateRefusal>();
   for (const message of messages) {
@@ -98,9 +116,20 @@ async function applyAnswers(state: ChatState, messages: unknown[], ledger: Map<s
       const { principal } = state;
       const definition = state.gate.tools.find((candidate) => candidate.name === ledger.get(tool.id)?.name);
       const decision = tool.answer.approved
-        ? await state.gate.approve(tool.id, { principal, inputHash: await shownInputHash(definition, tool.part['input']) })
-        : await state.gate.deny(tool.id, tool.answer.reason === undefined ? { principal } : { principal, reason: tool.answer.reason });
-      if (!decision.ok) byId.set(tool.id, { action: tool.answer.approved ? 'approve' : 'deny', code: decision.code, message: decision.message });
+        ? await state.gate.approve(tool.id, {
+            principal,
+            inputHash: await shownInputHash(definition, tool.part['input']),
+          })
+        : await state.gate.deny(
+            tool.id,
+            tool.answer.reason === undefined ? { principal } : { principal, reason: tool.answer.reason },
+          );
+      if (!decision.ok)
+        byId.set(tool.id, {
+          action: tool.answer.approved ? 'approve' : 'deny',
+          code: decision.code,
+          message: decision.message,
+        });
     }
   }
   return { decided: decidedIds.length > 0, decidedIds, byId };
@@ -120,7 +149,9 @@ function answerPart(
   if (!isRecord(raw)) return undefined;
   if (raw['type'] === 'data-toolgate') {
     const record = typeof raw['id'] === 'string' ? ledger.get(raw['id']) : undefined;
-    return record === undefined ? undefined : Promise.resolve({ type: 'data-toolgate', id: record.id, data: { record } });
+    return record === undefined
+      ? undefined
+      : Promise.resolve({ type: 'data-toolgate', id: record.id, data: { record } });
   }
   if (!isToolType(raw['type'])) return Promise.resolve(raw);
   const tool = readToolPart(raw);
@@ -129,7 +160,13 @@ function answerPart(
   return answerToolPart(state, tool, record, final, refusals.get(tool.id));
 }
 
-async function answerToolPart(state: ChatState, tool: ToolPart, record: ToolCallRecord, final: boolean, refusal: ToolgateRefusal | undefined): Promise<Part> {
+async function answerToolPart(
+  state: ChatState,
+  tool: ToolPart,
+  record: ToolCallRecord,
+  final: boolean,
+  refusal: ToolgateRefusal | undefined,
+): Promise<Part> {
   const head: Part = { ...typeOf(state, record), toolCallId: record.id };
   const metadata = tool.part['callProviderMetadata'];
   if (isRecord(metadata)) head['callProviderMetadata'] = metadata;
@@ -147,7 +184,12 @@ async function answerToolPart(state: ChatState, tool: ToolPart, record: ToolCall
       return { ...head, state: 'approval-responded', input, approval: { id: approvalId, approved: true } };
     }
     if (!tool.answer.approved && denied) {
-      return { ...head, state: 'approval-responded', input, approval: { id: approvalId, approved: false, reason: record.reason.message } };
+      return {
+        ...head,
+        state: 'approval-responded',
+        input,
+        approval: { id: approvalId, approved: false, reason: record.reason.message },
+      };
     }
   }
 
@@ -161,7 +203,12 @@ async function answerToolPart(state: ChatState, tool: ToolPart, record: ToolCall
       return { ...head, state: 'output-available', input: now.input, output: now.output };
     case 'cancelled':
       if (now.reason.code === 'approval_denied') {
-        return { ...head, state: 'output-denied', input, approval: { id: approvalId, approved: false, reason: now.reason.message } };
+        return {
+          ...head,
+          state: 'output-denied',
+          input,
+          approval: { id: approvalId, approved: false, reason: now.reason.message },
+        };
       }
       return { ...head, state: 'output-error', input, errorText: outcomeTextOf(now) };
     case 'awaiting_approval':

@@ -1,4 +1,15 @@
-export { toolgateChat, type ToolgateChat, type ToolgateChatOptions, type UIMessageStreamSource } from './chat.ts';
-export type { ToolgateData, ToolgateDataChunk, ToolgateDataTypes, ToolgateRefusal, ToolgateWriter } from './data-part.ts';
+export {
+  toolgateChat,
+  type ToolgateChat,
+  type ToolgateChatOptions,
+  type UIMessageStreamSource,
+} from './chat.ts';
+export type {
+  ToolgateData,
+  ToolgateDataChunk,
+  ToolgateDataTypes,
+  ToolgateRefusal,
+  ToolgateWriter,
+} from './data-part.ts';
 export { ToolCallOutcomeError, toolErrorText } from './outcome-error.ts';
 export type { ToolgateToolSet, ToolgateUIMessage } from './tool-set.ts';

@@ -1,4 +1,11 @@
-import { isTerminal, toolJsonSchema, type InputOf, type OutputOf, type ToolCallRecord, type ToolDefinition } from '@toolgate/core';
+import {
+  isTerminal,
+  toolJsonSchema,
+  type InputOf,
+  type OutputOf,
+  type ToolCallRecord,
+  type ToolDefinition,
+} from '@toolgate/core';
 import { jsonSchema, type JSONSchema7, type Tool, type UIMessage } from 'ai';
 import type { ChatState } from './chat-state.ts';
 import type { ToolgateDataTypes } from './data-part.ts';
@@ -24,8 +31,11 @@ export type ToolgateToolSet<Tools extends readonly ToolDefinition<any, any, any>
  * export type ChatMessage = ToolgateUIMessage<typeof serverGate>;
  * const { messages } = useChat<ChatMessage>();
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own input and output
-export type ToolgateUIMessage<Gate extends { readonly tools: readonly ToolDefinition<any, any, any>[] }, Metadata = unknown> = UIMessage<
+export type ToolgateUIMessage<
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own input and output
+  Gate extends { readonly tools: readonly ToolDefinition<any, any, any>[] },
+  Metadata = unknown,
+> = UIMessage<
   Metadata,
   ToolgateDataTypes,
   // What InferUITools<ToolgateToolSet<…>> gives, written out: a generic ToolSet cannot be checked against InferUITools' constraint.
@@ -58,7 +68,10 @@ export function buildToolSet(state: ChatState): Record<string, Tool> {
  */
 async function needsApproval(state: ChatState, name: string, id: string, input: unknown): Promise<boolean> {
   if (state.approved.has(id)) return true;
-  const record = await state.gate.propose({ type: 'tool-call', toolCallId: id, toolName: name, input }, { session: state.session, principal: state.principal });
+  const record = await state.gate.propose(
+    { type: 'tool-call', toolCallId: id, toolName: name, input },
+    { session: state.session, principal: state.principal },
+  );
   state.known.set(id, record);
   state.emit(record);
   return record.status === 'awaiting_approval';
@@ -71,7 +84,8 @@ async function outcome(state: ChatState, id: string, signal: AbortSignal | undef
     record = (await state.view.settled(id, signal)) ?? record;
     if (record !== undefined) state.known.set(id, record);
   }
-  if (record === undefined) throw new Error(`toolgateChat: the ledger has no call "${id}" in this conversation; nothing was run.`);
+  if (record === undefined)
+    throw new Error(`toolgateChat: the ledger has no call "${id}" in this conversation; nothing was run.`);
   state.emit(record);
   if (record.status === 'committed') return record.output;
   throw new ToolCallOutcomeError(record);

@@ -3,7 +3,9 @@ import { scriptedModel } from './support/model.ts';
 import { NodeChat } from './support/node-chat.ts';
 import { startApp } from './support/setup.ts';
 
-const transferCall = (id: string, input = '{"to":"acct_bob","amount_cents":1250}') => ({ calls: [{ id, name: 'transfer', input }] });
+const transferCall = (id: string, input = '{"to":"acct_bob","amount_cents":1250}') => ({
+  calls: [{ id, name: 'transfer', input }],
+});
 
 describe('toolgateChat under streamText and useChat, over HTTP', () => {
   it("runs an approved call once: useChat's own button approves it in the ledger, and the part shows the ledger's output", async () => {
@@ -12,7 +14,14 @@ describe('toolgateChat under streamText and useChat, over HTTP', () => {
     const chat = new NodeChat(app.server.url, 'alice', 'chat_1');
 
     await chat.say('Send Bob 12.50');
-    expect(chat.toolParts()).toMatchObject([{ type: 'tool-transfer', toolCallId: 'call_1', state: 'approval-requested', input: { to: 'acct_bob', amount_cents: 1250 } }]);
+    expect(chat.toolParts()).toMatchObject([
+      {
+        type: 'tool-transfer',
+        toolCallId: 'call_1',
+        state: 'approval-requested',
+        input: { to: 'acct_bob', amount_cents: 1250 },
+      },
+    ]);
     expect(chat.records().get('call_1')).toMatchObject({ status: 'awaiting_approval' });
     expect(app.effects.transfers).toEqual([]);
     expect(await app.gate.get('call_1')).toMatchObject({ status: 'awaiting_approval' });
@@ -22,9 +31,13 @@ describe('toolgateChat under streamText and useChat, over HTTP', () => {
     // The answer continues the assistant message that asked, as useChat shows it.
     expect(chat.messages.map((message) => message.role)).toEqual(['user', 'assistant']);
     expect(chat.requests.at(-1)).toMatchObject({ messageId: chat.messages[1]?.id });
-    expect(chat.toolParts()).toMatchObject([{ state: 'output-available', output: { sent_cents: 1250, receipt: 'rcpt_1' } }]);
+    expect(chat.toolParts()).toMatchObject([
+      { state: 'output-available', output: { sent_cents: 1250, receipt: 'rcpt_1' } },
+    ]);
     expect(chat.records().get('call_1')).toMatchObject({ status: 'committed' });
-    expect(lastToolResults()).toEqual([JSON.stringify({ type: 'json', value: { sent_cents: 1250, to: 'acct_bob', receipt: 'rcpt_1' } })]);
+    expect(lastToolResults()).toEqual([
+      JSON.stringify({ type: 'json', value: { sent_cents: 1250, to: 'acct_bob', receipt: 'rcpt_1' } }),
+    ]);
     expect(chat.messages.at(-1)?.parts.at(-1)).toMatchObject({ type: 'text', text: 'Sent.' });
   });
 
@@ -37,16 +50,25 @@ describe('toolgateChat under streamText and useChat, over HTTP', () => {
     expect(app.effects.transfers).toHaveLength(1);
 
     const approving = chat.requests.at(-1);
-    const replay = await fetch(app.server.url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-user': 'alice' }, body: JSON.stringify(approving) });
+    const replay = await fetch(app.server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-user': 'alice' },
+      body: JSON.stringify(approving),
+    });
     const text = await replay.text();
     expect(replay.status).toBe(200);
     expect(text).toContain('rcpt_1');
     expect(app.effects.transfers).toHaveLength(1);
-    expect(await app.gate.get('call_1')).toMatchObject({ status: 'committed', output: { receipt: 'rcpt_1' } });
+    expect(await app.gate.get('call_1')).toMatchObject({
+      status: 'committed',
+      output: { receipt: 'rcpt_1' },
+    });
   });
 
   it('refuses an approval of a tampered input as stale: nothing runs, the refusal reaches the page and the model', async () => {
-    const { model, lastToolResults } = scriptedModel(transferCall('call_1'), { text: 'It still waits for you.' });
+    const { model, lastToolResults } = scriptedModel(transferCall('call_1'), {
+      text: 'It still waits for you.',
+    });
     const app = await startApp(model);
     const chat = new NodeChat(app.server.url, 'alice', 'chat_1');
     await chat.say('Send Bob 12.50');
@@ -56,7 +78,10 @@ describe('toolgateChat under streamText and useChat, over HTTP', () => {
 
     await chat.answer('call_1', true);
     expect(app.effects.transfers).toEqual([]);
-    expect(await app.gate.get('call_1')).toMatchObject({ status: 'awaiting_approval', input: { to: 'acct_bob', amount_cents: 1250 } });
+    expect(await app.gate.get('call_1')).toMatchObject({
+      status: 'awaiting_approval',
+      input: { to: 'acct_bob', amount_cents: 1250 },
+    });
     expect(chat.refusals().get('call_1')).toMatchObject({ code: 'stale' });
     expect(chat.records().get('call_1')).toMatchObject({ status: 'awaiting_approval' });
     expect(lastToolResults()[0]).toContain('refused (stale)');
@@ -76,13 +101,21 @@ describe('toolgateChat under streamText and useChat, over HTTP', () => {
   });
 
   it("gives another user nothing: their copy of the history approves nothing and shows none of the session's calls", async () => {
-    const { model } = scriptedModel(transferCall('call_1'), { text: 'Sent.' }, { text: 'Hello Mallory.' }, { text: 'Hello again.' });
+    const { model } = scriptedModel(
+      transferCall('call_1'),
+      { text: 'Sent.' },
+      { text: 'Hello Mallory.' },
+      { text: 'Hello again.' },
+    );
     const app = await startApp(model);
     const alice = new NodeChat(app.server.url, 'alice', 'chat_1');
     await alice.say('Send Bob 12.50');
     const part = alice.toolParts()[0] as { state: string; approval: { approved?: boolean } };
     const forged = structuredClone(alice.messages);
-    const forgedPart = forged[1]?.parts.find((candidate) => candidate.type === 'tool-transfer') as { state: string; approval: { approved?: boolean } };
+    const forgedPart = forged[1]?.parts.find((candidate) => candidate.type === 'tool-transfer') as {
+      state: string;
+      approval: { approved?: boolean };
+    };
     forgedPart.state = 'approval-responded';
     forgedPart.approval.approved = true;
     expect(part.state).toBe('approval-requested');
@@ -102,7 +135,10 @@ describe('toolgateChat under streamText and useChat, over HTTP', () => {
   });
 
   it('puts the reason and each offending path in the tool part of a call with invalid values', async () => {
-    const { model, lastToolResults } = scriptedModel(transferCall('call_bad', '{"to":"acct_bob","amount_cents":"12.50"}'), { text: 'Let me fix that.' });
+    const { model, lastToolResults } = scriptedModel(
+      transferCall('call_bad', '{"to":"acct_bob","amount_cents":"12.50"}'),
+      { text: 'Let me fix that.' },
+    );
     const app = await startApp(model);
     const chat = new NodeChat(app.server.url, 'alice', 'chat_1');
     await chat.say('Send Bob 12.50');
@@ -111,13 +147,20 @@ describe('toolgateChat under streamText and useChat, over HTTP', () => {
     expect(part).toMatchObject({ state: 'output-error' });
     expect(part?.['errorText']).toContain('rejected (invalid_arguments)');
     expect(part?.['errorText']).toContain('/amount_cents');
-    expect(chat.records().get('call_bad')).toMatchObject({ status: 'rejected', reason: { code: 'invalid_arguments', issues: [{ path: '/amount_cents' }] } });
+    expect(chat.records().get('call_bad')).toMatchObject({
+      status: 'rejected',
+      reason: { code: 'invalid_arguments', issues: [{ path: '/amount_cents' }] },
+    });
     expect(lastToolResults()[0]).toContain('/amount_cents');
     expect(await app.gate.get('call_bad')).toMatchObject({ status: 'rejected' });
   });
 
   it("keeps streamText's multi-step loop: a call that needs no approval runs and the model goes on in the same request", async () => {
-    const { model, prompts } = scriptedModel({ calls: [{ id: 'call_b', name: 'get_balance', input: '{"account":"acct_alice"}' }] }, transferCall('call_t'), { text: 'Sent.' });
+    const { model, prompts } = scriptedModel(
+      { calls: [{ id: 'call_b', name: 'get_balance', input: '{"account":"acct_alice"}' }] },
+      transferCall('call_t'),
+      { text: 'Sent.' },
+    );
     const app = await startApp(model);
     const chat = new NodeChat(app.server.url, 'alice', 'chat_1');
     await chat.say('Check my balance, then send Bob 12.50');
@@ -144,9 +187,14 @@ describe('toolgateChat under streamText and useChat, over HTTP', () => {
     await chat.answer('call_1', false);
 
     expect(app.effects.transfers).toEqual([]);
-    expect(await app.gate.get('call_1')).toMatchObject({ status: 'cancelled', reason: { code: 'approval_denied' } });
+    expect(await app.gate.get('call_1')).toMatchObject({
+      status: 'cancelled',
+      reason: { code: 'approval_denied' },
+    });
     expect(chat.toolParts()).toMatchObject([{ state: 'output-denied' }]);
     const told = prompts.at(-1)?.find((message) => message.role === 'tool');
-    expect(told?.content).toMatchObject([{ type: 'tool-result', toolCallId: 'call_1', output: { type: 'execution-denied' } }]);
+    expect(told?.content).toMatchObject([
+      { type: 'tool-result', toolCallId: 'call_1', output: { type: 'execution-denied' } },
+    ]);
   });
 });

@@ -10,17 +10,37 @@ const waiting = {
   name: 'transfer',
   status: 'awaiting_approval',
   input: { to: 'acct_bob', amount_cents: 1250 },
-  history: [{ status: 'pending', at: 1 }, { status: 'validated', at: 2 }, { status: 'awaiting_approval', at: 3 }],
+  history: [
+    { status: 'pending', at: 1 },
+    { status: 'validated', at: 2 },
+    { status: 'awaiting_approval', at: 3 },
+  ],
 };
 const rejected = {
   id: 'call_1',
   name: 'transfer',
   status: 'rejected',
-  reason: { code: 'invalid_arguments', message: 'invalid arguments', issues: [{ path: '/amount_cents', message: 'must be integer' }] },
-  history: [{ status: 'pending', at: 1 }, { status: 'rejected', at: 2 }],
+  reason: {
+    code: 'invalid_arguments',
+    message: 'invalid arguments',
+    issues: [{ path: '/amount_cents', message: 'must be integer' }],
+  },
+  history: [
+    { status: 'pending', at: 1 },
+    { status: 'rejected', at: 2 },
+  ],
 };
-const data = (record: unknown, refusal?: unknown) => ({ type: 'data-toolgate', id: 'call_1', data: refusal === undefined ? { record } : { record, refusal } });
-const part = (state: string, approved?: boolean) => ({ type: 'tool-transfer', toolCallId: 'call_1', state, approval: { id: 'approval_1', ...(approved === undefined ? {} : { approved }) } });
+const data = (record: unknown, refusal?: unknown) => ({
+  type: 'data-toolgate',
+  id: 'call_1',
+  data: refusal === undefined ? { record } : { record, refusal },
+});
+const part = (state: string, approved?: boolean) => ({
+  type: 'tool-transfer',
+  toolCallId: 'call_1',
+  state,
+  approval: { id: 'approval_1', ...(approved === undefined ? {} : { approved }) },
+});
 
 function show(toolPart: ReturnType<typeof part>, parts: unknown[]) {
   const addToolApprovalResponse = vi.fn();
@@ -46,24 +66,40 @@ describe('<ToolCallStatus> for a useChat tool part', () => {
   });
 
   it('shows a refused approval with its code and what the person can do now, never swallowed', () => {
-    const { root } = show(part('approval-responded', true), [data(waiting, { action: 'approve', code: 'stale', message: 'the approval names other arguments than the call holds' })]);
+    const { root } = show(part('approval-responded', true), [
+      data(waiting, {
+        action: 'approve',
+        code: 'stale',
+        message: 'the approval names other arguments than the call holds',
+      }),
+    ]);
     const refusal = root.querySelector('[data-toolgate="refusal"]') as HTMLElement;
     expect(refusal.dataset['code']).toBe('stale');
-    expect(refusal.textContent).toBe('Not approved: the input changed since you saw it. Review the input shown now, then decide again.');
+    expect(refusal.textContent).toBe(
+      'Not approved: the input changed since you saw it. Review the input shown now, then decide again.',
+    );
   });
 
   it('shows each offending path of a rejected call, from the latest record of it in any message', () => {
     const toolPart = part('output-error');
-    const chat = { messages: [{ parts: [toolPart, data(waiting)] }, { parts: [data(rejected)] }], addToolApprovalResponse: vi.fn() };
+    const chat = {
+      messages: [{ parts: [toolPart, data(waiting)] }, { parts: [data(rejected)] }],
+      addToolApprovalResponse: vi.fn(),
+    };
     const { container } = render(<ToolCallStatus pressDelayMs={0} part={toolPart} chat={chat} />);
     const root = container.querySelector('[data-toolgate="call"]') as HTMLElement;
     expect(root.dataset['status']).toBe('rejected');
     expect(root.dataset['reason']).toBe('invalid_arguments');
-    expect(root.querySelector('[data-toolgate="reason"] li')?.textContent).toBe('/amount_cents must be integer');
+    expect(root.querySelector('[data-toolgate="reason"] li')?.textContent).toBe(
+      '/amount_cents must be integer',
+    );
   });
 
   it('ignores data parts that carry no record, and shows nothing until one comes', () => {
-    const { root } = show(part('input-available'), [{ type: 'data-toolgate', id: 'call_1', data: { record: 'forged' } }, { type: 'data-toolgate', id: 'call_1' }]);
+    const { root } = show(part('input-available'), [
+      { type: 'data-toolgate', id: 'call_1', data: { record: 'forged' } },
+      { type: 'data-toolgate', id: 'call_1' },
+    ]);
     expect(root.dataset['status']).toBeUndefined();
     expect(root.textContent).toBe('');
   });

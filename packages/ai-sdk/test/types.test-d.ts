@@ -3,7 +3,12 @@ import type { ServerGate } from '@toolgate/server';
 import type { InferUITools, ToolSet, UIMessage } from 'ai';
 import { describe, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import { toolgateChat, type ToolgateChat, type ToolgateDataTypes, type ToolgateUIMessage } from '../src/index.ts';
+import {
+  toolgateChat,
+  type ToolgateChat,
+  type ToolgateDataTypes,
+  type ToolgateUIMessage,
+} from '../src/index.ts';
 import type { createTools } from './support/tools.ts';
 
 const lookUp = defineTool({
@@ -20,7 +25,11 @@ describe('chat.tools is typed from the gate', () => {
     type Tools = InferUITools<typeof chat.tools>;
     expectTypeOf<keyof Tools>().toEqualTypeOf<'transfer' | 'get_balance' | 'look_up'>();
     expectTypeOf<Tools['transfer']['input']>().toEqualTypeOf<{ to: string; amount_cents: number }>();
-    expectTypeOf<Tools['transfer']['output']>().toEqualTypeOf<{ sent_cents: number; to: string; receipt: string }>();
+    expectTypeOf<Tools['transfer']['output']>().toEqualTypeOf<{
+      sent_cents: number;
+      to: string;
+      receipt: string;
+    }>();
     expectTypeOf<Tools['look_up']['input']>().toEqualTypeOf<{ q: string; limit?: number | undefined }>();
     expectTypeOf<Tools['look_up']['output']>().toEqualTypeOf<{ hits: string[] }>();
   });
@@ -28,7 +37,16 @@ describe('chat.tools is typed from the gate', () => {
   it('types the data-toolgate parts of a chat message', () => {
     type Message = UIMessage<unknown, ToolgateDataTypes>;
     const part = null as unknown as Extract<Message['parts'][number], { type: 'data-toolgate' }>;
-    expectTypeOf(part.data.record.status).toEqualTypeOf<'pending' | 'validated' | 'awaiting_approval' | 'executing' | 'committed' | 'cancelled' | 'rejected' | 'failed'>();
+    expectTypeOf(part.data.record.status).toEqualTypeOf<
+      | 'pending'
+      | 'validated'
+      | 'awaiting_approval'
+      | 'executing'
+      | 'committed'
+      | 'cancelled'
+      | 'rejected'
+      | 'failed'
+    >();
   });
 });
 
@@ -37,8 +55,13 @@ describe('ToolgateUIMessage', () => {
     type Gate = ServerGate<readonly [...ReturnType<typeof createTools>, typeof lookUp]>;
     type Message = ToolgateUIMessage<Gate>;
     type Chat = ToolgateChat<Gate['tools']>;
-    expectTypeOf<Message>().toEqualTypeOf<UIMessage<unknown, ToolgateDataTypes, InferUITools<Chat['tools']>>>();
-    const part = null as unknown as Extract<Message['parts'][number], { type: 'tool-transfer'; state: 'output-available' }>;
+    expectTypeOf<Message>().toEqualTypeOf<
+      UIMessage<unknown, ToolgateDataTypes, InferUITools<Chat['tools']>>
+    >();
+    const part = null as unknown as Extract<
+      Message['parts'][number],
+      { type: 'tool-transfer'; state: 'output-available' }
+    >;
     expectTypeOf(part.output.receipt).toEqualTypeOf<string>();
   });
 });

@@ -5,8 +5,20 @@ export type { ConnectionState, RemoteConnection } from './gate/connection.ts';
 export { systemClock, type Clock } from './call/clock.ts';
 export { createToolGateWith, type ToolGate, type ToolGateOptions } from './gate/gate.ts';
 export type { ReadonlyStore, ToolCallsState } from './gate/call-store.ts';
-export { refusal, type ProposeOptions, type StreamGate, type StreamOpen, type StreamRefusal } from './gate/stream-gate.ts';
-export { copyValue, DEFAULT_LIMITS, resolveLimits, type Limits, type LimitsOption } from './proposal/limits.ts';
+export {
+  refusal,
+  type ProposeOptions,
+  type StreamGate,
+  type StreamOpen,
+  type StreamRefusal,
+} from './gate/stream-gate.ts';
+export {
+  copyValue,
+  DEFAULT_LIMITS,
+  resolveLimits,
+  type Limits,
+  type LimitsOption,
+} from './proposal/limits.ts';
 export { createToolRegistry, type ToolProblem, type ToolRegistry } from './tool/registry.ts';
 export { ALLOWED_TRANSITIONS, createPending, transition, type CallEvent } from './call/machine.ts';
 export { outcomeText, outputText } from './reply/outcome.ts';
@@ -77,7 +89,13 @@ export { openaiStrictSchema, type OpenAIStrictSchema } from './schema/openai-str
 export { PARALLEL_WRAPPER, readParallelWrapper, type WrappedCall } from './proposal/parallel-wrapper.ts';
 export { createPartialJson, type PartialJson, type PartialJsonState } from './stream/partial-json.ts';
 export { type StreamReaderOptions, type TurnReader } from './stream/stream.ts';
-export { answerText, type ReplyOptions, type ReplySource, type SettledTurn, type TurnAnswer } from './reply/turn.ts';
+export {
+  answerText,
+  type ReplyOptions,
+  type ReplySource,
+  type SettledTurn,
+  type TurnAnswer,
+} from './reply/turn.ts';
 export {
   aiSdkReply,
   aiSdkToolResult,
@@ -115,7 +133,13 @@ export {
   type GeminiStreamReader,
   type GeminiToolResult,
 } from './providers/gemini.ts';
-export { MCP_TOOL_NAME, mcpToolList, mcpToolResult, type McpToolListEntry, type McpToolResult } from './providers/mcp.ts';
+export {
+  MCP_TOOL_NAME,
+  mcpToolList,
+  mcpToolResult,
+  type McpToolListEntry,
+  type McpToolResult,
+} from './providers/mcp.ts';
 export {
   McpToolError,
   mcpTools,

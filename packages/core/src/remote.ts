@@ -130,23 +130,51 @@ export interface RemoteGate extends ToolGate {
  * // <ToolGateProvider gate={gate}> … </ToolGateProvider>; gate.close() when the chat goes away.
  */
 export function createRemoteGate<S = unknown>(options: RemoteGateOptions<S>): RemoteGate {
-  if (typeof options.url !== 'string' || options.url === '') throw new Error('createRemoteGate: `url` must be where the server mounted toolgateHandler, e.g. "/api/toolgate".');
-  if (typeof options.session !== 'string' || options.session === '') throw new Error('createRemoteGate: `session` must be the id of the session (conversation) to show.');
+  if (typeof options.url !== 'string' || options.url === '')
+    throw new Error(
+      'createRemoteGate: `url` must be where the server mounted toolgateHandler, e.g. "/api/toolgate".',
+    );
+  if (typeof options.session !== 'string' || options.session === '')
+    throw new Error('createRemoteGate: `session` must be the id of the session (conversation) to show.');
   const { store, session } = options;
   const tools = createRemoteTools(options.tools, store !== undefined);
   const base = options.url.replace(/\/+$/, '');
   const clock = options.clock ?? systemClock;
   const onError = options.onError ?? ((error: unknown) => console.error(error));
-  const fetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
+  const fetch =
+    options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
   const given = options.headers;
   const headers = typeof given === 'function' ? given : () => given ?? {};
   const audit = createAuditLog(options.audit?.limit ?? Infinity, onError);
 
   // Each part gets what it may touch; the feed, created last, is reached through these arrows.
-  const mirror = createMirror({ onError, onMoved: (id) => decisions.moved(id), onSettled: (call) => tools.release(call.id) });
-  const reader = createFeedReader({ session, mirror, liveCommit: createLiveCommit({ store, tools, onError }), audit, onError });
-  const connection = createRemoteConnection({ clock, offlineAfter: options.offlineAfter ?? 3, events: options.events, wake: () => feed.retryNow() });
-  const decisions = createDecisions({ base, fetch, headers, get: mirror.get, live: connection.live, retryNow: () => feed.retryNow(), publish: (id) => mirror.publish([id]) });
+  const mirror = createMirror({
+    onError,
+    onMoved: (id) => decisions.moved(id),
+    onSettled: (call) => tools.release(call.id),
+  });
+  const reader = createFeedReader({
+    session,
+    mirror,
+    liveCommit: createLiveCommit({ store, tools, onError }),
+    audit,
+    onError,
+  });
+  const connection = createRemoteConnection({
+    clock,
+    offlineAfter: options.offlineAfter ?? 3,
+    events: options.events,
+    wake: () => feed.retryNow(),
+  });
+  const decisions = createDecisions({
+    base,
+    fetch,
+    headers,
+    get: mirror.get,
+    live: connection.live,
+    retryNow: () => feed.retryNow(),
+    publish: (id) => mirror.publish([id]),
+  });
   const feed = openEventFeed({
     url: `${base}/sessions/${encodeURIComponent(session)}/events`,
     fetch,
@@ -167,7 +195,8 @@ export function createRemoteGate<S = unknown>(options: RemoteGateOptions<S>): Re
   return {
     propose: proposals.propose,
     settled: mirror.settled,
-    stopped: (id) => stoppedCall({ get: mirror.get, subscribeCall: mirror.subscribeCall, settled: mirror.settled }, id),
+    stopped: (id) =>
+      stoppedCall({ get: mirror.get, subscribeCall: mirror.subscribeCall, settled: mirror.settled }, id),
     run(input, proposeOptions) {
       const call = proposals.propose(input, proposeOptions);
       return isTerminal(call.status) ? Promise.resolve(call as SettledCall) : mirror.settled(call.id);
@@ -183,9 +212,12 @@ export function createRemoteGate<S = unknown>(options: RemoteGateOptions<S>): Re
     subscribeCall: mirror.subscribeCall,
     toolResult(id, format) {
       const call = mirror.get(id);
-      if (call === undefined) throw new Error(`gate.toolResult: the server's feed has not delivered a call with id "${id}".`);
+      if (call === undefined)
+        throw new Error(`gate.toolResult: the server's feed has not delivered a call with id "${id}".`);
       if (!isTerminal(call.status)) {
-        throw new Error(`gate.toolResult: call "${id}" is ${call.status}; answer it once it has settled (await gate.settled(id)).`);
+        throw new Error(
+          `gate.toolResult: call "${id}" is ${call.status}; answer it once it has settled (await gate.settled(id)).`,
+        );
       }
       return toolResult(call as SettledCall, format);
     },

@@ -13,7 +13,11 @@ function wallet(limits?: Partial<Limits>) {
   const execute = vi.fn((input: { amount_cents: number }) => input.amount_cents);
   const charge = defineTool({
     name: 'charge',
-    inputSchema: { type: 'object', properties: { amount_cents: { type: 'number', minimum: 1 } }, required: ['amount_cents'] },
+    inputSchema: {
+      type: 'object',
+      properties: { amount_cents: { type: 'number', minimum: 1 } },
+      required: ['amount_cents'],
+    },
     repair: ['string_scalars', 'double_encoded', 'trailing_text'],
     execute,
     commit: (state: Wallet, output: number) => ({ balance_cents: state.balance_cents - output }),
@@ -68,7 +72,10 @@ describe('numbers out of range', () => {
 
   it('commits numbers that are large, tiny or -0 but finite', async () => {
     const { gate, store } = wallet();
-    const call = await gate.run({ name: 'charge', arguments: '{"amount_cents":1e300,"tiny":1e-400,"zero":-0}' });
+    const call = await gate.run({
+      name: 'charge',
+      arguments: '{"amount_cents":1e300,"tiny":1e-400,"zero":-0}',
+    });
     expect(call).toMatchObject({ status: 'committed', input: { amount_cents: 1e300, tiny: 0 } });
     expect(call.status === 'committed' && Object.is((call.input as { zero: number }).zero, -0)).toBe(true);
     expect(store.getState().balance_cents).toBe(10_000 - 1e300);
@@ -81,7 +88,12 @@ describe('on a page where Object.prototype has an enumerable key', () => {
     // Compiled before the page is polluted, as an app that calls check() at start-up has it
     // (Ajv's compiler itself walks schemas with for…in).
     expect(gate.check()).toEqual([]);
-    Object.defineProperty(Object.prototype, 'injected', { value: Infinity, enumerable: true, configurable: true, writable: true });
+    Object.defineProperty(Object.prototype, 'injected', {
+      value: Infinity,
+      enumerable: true,
+      configurable: true,
+      writable: true,
+    });
     try {
       expect((await gate.run({ name: 'charge', arguments: '{"amount_cents":5}' })).status).toBe('committed');
       const call = await gate.run({ name: 'charge', arguments: '{"amount_cents":5,"meta":{"rate":1e400}}' });
@@ -126,24 +138,38 @@ describe('text and object arguments', () => {
     input: call.status === 'committed' ? call.input : undefined,
   });
 
-  const key = fc.oneof({ weight: 3, arbitrary: fc.string({ maxLength: 4 }) }, fc.constantFrom('__proto__', 'constructor', 'a/b', '~0', '0', '10'));
-  const number = fc.oneof(
-    fc.double({ noNaN: true }),
-    fc.integer(),
-    { weight: 2, arbitrary: fc.constantFrom(-0, Infinity, -Infinity, 1e308, Number.MAX_SAFE_INTEGER + 2, 5e-324) },
+  const key = fc.oneof(
+    { weight: 3, arbitrary: fc.string({ maxLength: 4 }) },
+    fc.constantFrom('__proto__', 'constructor', 'a/b', '~0', '0', '10'),
   );
+  const number = fc.oneof(fc.double({ noNaN: true }), fc.integer(), {
+    weight: 2,
+    arbitrary: fc.constantFrom(-0, Infinity, -Infinity, 1e308, Number.MAX_SAFE_INTEGER + 2, 5e-324),
+  });
   const leaf = fc.oneof(fc.string({ unit: 'binary', maxLength: 6 }), number, fc.boolean(), fc.constant(null));
-  const { value } = fc.letrec<{ value: unknown; array: unknown[]; object: Record<string, unknown> }>((tie) => ({
-    value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, leaf, tie('array'), tie('object')),
-    array: fc.array(tie('value'), { maxLength: 4 }),
-    // fromEntries defines keys, so `__proto__` becomes an own key, as JSON.parse makes it.
-    object: fc.array(fc.tuple(key, tie('value')), { maxLength: 4 }).map((entries) => Object.fromEntries(entries)),
-  }));
-  /** A value, sometimes nested in a chain of objects and arrays about as deep as the limit. */
-  const nested = fc.tuple(value, fc.oneof(fc.constant([]), fc.array(fc.oneof(key, fc.constant(0)), { maxLength: 8 }))).map(([inner, chain]) =>
-    chain.reduceRight<unknown>((wrapped, link) => (link === 0 ? [wrapped] : Object.fromEntries([[link, wrapped]])), inner),
+  const { value } = fc.letrec<{ value: unknown; array: unknown[]; object: Record<string, unknown> }>(
+    (tie) => ({
+      value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, leaf, tie('array'), tie('object')),
+      array: fc.array(tie('value'), { maxLength: 4 }),
+      // fromEntries defines keys, so `__proto__` becomes an own key, as JSON.parse makes it.
+      object: fc
+        .array(fc.tuple(key, tie('value')), { maxLength: 4 })
+        .map((entries) => Object.fromEntries(entries)),
+    }),
   );
-  const top = fc.oneof({ weight: 6, arbitrary: fc.tuple(key, nested).map(([k, v]) => Object.fromEntries([[k, v]])) }, nested);
+  /** A value, sometimes nested in a chain of objects and arrays about as deep as the limit. */
+  const nested = fc
+    .tuple(value, fc.oneof(fc.constant([]), fc.array(fc.oneof(key, fc.constant(0)), { maxLength: 8 })))
+    .map(([inner, chain]) =>
+      chain.reduceRight<unknown>(
+        (wrapped, link) => (link === 0 ? [wrapped] : Object.fromEntries([[link, wrapped]])),
+        inner,
+      ),
+    );
+  const top = fc.oneof(
+    { weight: 6, arbitrary: fc.tuple(key, nested).map(([k, v]) => Object.fromEntries([[k, v]])) },
+    nested,
+  );
   const args = top.filter((v) => typeof v !== 'string');
 
   /**
@@ -167,18 +193,23 @@ describe('text and object arguments', () => {
 
   it('reach the same decision for every value, at the same paths', () => {
     fc.assert(
-      fc.property(args, fc.integer({ min: 1, max: 10 }), fc.option(fc.integer({ min: -3, max: 3 }), { freq: 2 }), (raw, maxDepth, slack) => {
-        const text = write(raw);
-        expect(JSON.parse(text)).toEqual(raw);
-        const maxArgumentChars = slack === null ? 262_144 : Math.max(1, text.length + slack);
-        const gate = createToolGate({
-          tools: [defineTool({ name: 'echo', inputSchema: {}, execute: () => 'ok' })],
-          limits: { maxArgumentChars, maxDepth },
-        });
-        const asText = decision(gate.propose({ name: 'echo', arguments: text }));
-        expect(decision(gate.propose({ name: 'echo', arguments: raw }))).toEqual(asText);
-        expect(decision(gate.propose(`{"name":"echo","arguments":${text}}`))).toEqual(asText);
-      }),
+      fc.property(
+        args,
+        fc.integer({ min: 1, max: 10 }),
+        fc.option(fc.integer({ min: -3, max: 3 }), { freq: 2 }),
+        (raw, maxDepth, slack) => {
+          const text = write(raw);
+          expect(JSON.parse(text)).toEqual(raw);
+          const maxArgumentChars = slack === null ? 262_144 : Math.max(1, text.length + slack);
+          const gate = createToolGate({
+            tools: [defineTool({ name: 'echo', inputSchema: {}, execute: () => 'ok' })],
+            limits: { maxArgumentChars, maxDepth },
+          });
+          const asText = decision(gate.propose({ name: 'echo', arguments: text }));
+          expect(decision(gate.propose({ name: 'echo', arguments: raw }))).toEqual(asText);
+          expect(decision(gate.propose(`{"name":"echo","arguments":${text}}`))).toEqual(asText);
+        },
+      ),
       { numRuns: 400 },
     );
   });

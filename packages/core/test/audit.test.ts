@@ -5,7 +5,12 @@ import { createFakeClock } from './support/clock.ts';
 describe('audit', () => {
   it('records every transition as { callId, from, to, at, reason? } in order, and history matches', async () => {
     const clock = createFakeClock(1000);
-    const tool = defineTool({ name: 'pay', inputSchema: { type: 'object' }, needsApproval: true, execute: () => 'paid' });
+    const tool = defineTool({
+      name: 'pay',
+      inputSchema: { type: 'object' },
+      needsApproval: true,
+      execute: () => 'paid',
+    });
     const gate = createToolGate({ tools: [tool], clock });
     const seen: AuditEvent[] = [];
     gate.audit.subscribe((e) => seen.push(e));
@@ -17,9 +22,23 @@ describe('audit', () => {
       { callId: 'a', name: 'pay', from: null, to: 'pending', at: 1000 },
       { callId: 'a', name: 'pay', from: 'pending', to: 'validated', at: 1000 },
       { callId: 'a', name: 'pay', from: 'validated', to: 'awaiting_approval', at: 1000 },
-      { callId: 'a', name: 'pay', from: 'awaiting_approval', to: 'cancelled', at: 1050, reason: { code: 'approval_denied', message: 'no thanks' } },
+      {
+        callId: 'a',
+        name: 'pay',
+        from: 'awaiting_approval',
+        to: 'cancelled',
+        at: 1050,
+        reason: { code: 'approval_denied', message: 'no thanks' },
+      },
       { callId: 'b', name: 'nope', from: null, to: 'pending', at: 1050 },
-      { callId: 'b', name: 'nope', from: 'pending', to: 'rejected', at: 1050, reason: expect.objectContaining({ code: 'unknown_tool' }) },
+      {
+        callId: 'b',
+        name: 'nope',
+        from: 'pending',
+        to: 'rejected',
+        at: 1050,
+        reason: expect.objectContaining({ code: 'unknown_tool' }),
+      },
     ]);
     expect(gate.audit.export()).toEqual(seen);
     expect(gate.get('a')?.history.map((h) => [h.status, h.at])).toEqual([

@@ -40,7 +40,10 @@ describe('the reference fixture, done right', () => {
     ['a negative amount', -5, 'must be >= 0 (got integer -5)'],
   ])('rejects %s at /amount_cents and leaves the store alone', async (_what, value, message) => {
     const { store, before, gate, updates } = setup();
-    const call = await gate.run({ name: 'charge', arguments: args({ amount_cents: value, currency: 'USD' }) });
+    const call = await gate.run({
+      name: 'charge',
+      arguments: args({ amount_cents: value, currency: 'USD' }),
+    });
     expect(call.status).toBe('rejected');
     expect(call.reason?.code).toBe('invalid_arguments');
     expect(call.reason?.issues).toContainEqual(expect.objectContaining({ path: '/amount_cents', message }));
@@ -58,7 +61,10 @@ describe('the reference fixture, done right', () => {
 
   it('rejects double-encoded arguments by default', async () => {
     const { gate } = setup();
-    const call = await gate.run({ name: 'charge', arguments: JSON.stringify(args({ amount_cents: 1, currency: 'USD' })) });
+    const call = await gate.run({
+      name: 'charge',
+      arguments: JSON.stringify(args({ amount_cents: 1, currency: 'USD' })),
+    });
     expect(call.status).toBe('rejected');
     expect(call.reason?.code).toBe('invalid_json');
     expect(call.reason?.message).toMatch(/double-encoded/);
@@ -68,17 +74,34 @@ describe('the reference fixture, done right', () => {
     const store = createShop();
     const tool: ToolDefinition = { ...chargeTool(), repair: ['double_encoded'] };
     const gate = createToolGate({ tools: [tool], store });
-    const call = await gate.run({ name: 'charge', arguments: JSON.stringify(args({ amount_cents: 1, currency: 'USD' })) });
+    const call = await gate.run({
+      name: 'charge',
+      arguments: JSON.stringify(args({ amount_cents: 1, currency: 'USD' })),
+    });
     expect(call.status).toBe('committed');
     expect(call.repairs).toEqual([expect.objectContaining({ kind: 'double_encoded' })]);
     expect(gate.audit.export().find((e) => e.to === 'validated')?.repairs).toEqual(call.repairs);
   });
 
   it.each([
-    ['Anthropic tool_use', { type: 'tool_use', id: 'toolu_1', name: 'charge', input: { amount_cents: 100, currency: 'EUR' } }],
-    ['Gemini functionCall', { functionCall: { name: 'charge', args: { amount_cents: 100, currency: 'EUR' } } }],
+    [
+      'Anthropic tool_use',
+      { type: 'tool_use', id: 'toolu_1', name: 'charge', input: { amount_cents: 100, currency: 'EUR' } },
+    ],
+    [
+      'Gemini functionCall',
+      { functionCall: { name: 'charge', args: { amount_cents: 100, currency: 'EUR' } } },
+    ],
     ['MCP tools/call params', { name: 'charge', arguments: { amount_cents: 100, currency: 'EUR' } }],
-    ['AI SDK tool-call', { type: 'tool-call', toolCallId: 'c1', toolName: 'charge', input: { amount_cents: 100, currency: 'EUR' } }],
+    [
+      'AI SDK tool-call',
+      {
+        type: 'tool-call',
+        toolCallId: 'c1',
+        toolName: 'charge',
+        input: { amount_cents: 100, currency: 'EUR' },
+      },
+    ],
   ])('accepts and validates arguments that are already an object (%s)', async (_what, proposal) => {
     const { store, gate } = setup();
     const call = await gate.run(proposal);
@@ -94,12 +117,15 @@ describe('the reference fixture, done right', () => {
     expect(store.getState()).toBe(before);
   });
 
-  it.each([[42], [undefined], [null], [true], [['charge']], [Symbol('x')], [() => 1]])('answers raw input %s with a rejection, never a throw', (input) => {
-    const { gate } = setup();
-    const call = gate.propose(input);
-    expect(call.status).toBe('rejected');
-    expect(call.reason?.code).toBe('invalid_shape');
-  });
+  it.each([[42], [undefined], [null], [true], [['charge']], [Symbol('x')], [() => 1]])(
+    'answers raw input %s with a rejection, never a throw',
+    (input) => {
+      const { gate } = setup();
+      const call = gate.propose(input);
+      expect(call.status).toBe('rejected');
+      expect(call.reason?.code).toBe('invalid_shape');
+    },
+  );
 
   it('fails a tool that throws synchronously, commits nothing', async () => {
     const store = createShop();
@@ -163,19 +189,26 @@ describe('the reference fixture, done right', () => {
   });
 
   it('does not let an inherited property satisfy required', async () => {
-    const tool = defineTool({ name: 't', inputSchema: { type: 'object', required: ['toString'] }, execute: () => 'ran' });
+    const tool = defineTool({
+      name: 't',
+      inputSchema: { type: 'object', required: ['toString'] },
+      execute: () => 'ran',
+    });
     const gate = createToolGate({ tools: [tool] });
     const call = await gate.run({ name: 't', arguments: '{}' });
     expect(call.reason?.code).toBe('invalid_arguments');
     expect(call.reason?.issues).toEqual([{ path: '/toString', message: 'is required', keyword: 'required' }]);
   });
 
-  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'])('treats the name %s as an unknown tool, even with no tools', async (name) => {
-    const gate = createToolGate({ tools: [] });
-    const call = await gate.run({ name, arguments: '{}' });
-    expect(call.status).toBe('rejected');
-    expect(call.reason?.code).toBe('unknown_tool');
-  });
+  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'])(
+    'treats the name %s as an unknown tool, even with no tools',
+    async (name) => {
+      const gate = createToolGate({ tools: [] });
+      const call = await gate.run({ name, arguments: '{}' });
+      expect(call.status).toBe('rejected');
+      expect(call.reason?.code).toBe('unknown_tool');
+    },
+  );
 
   it('refuses a smuggled __proto__ key even where extra keys are allowed, and Object.prototype stays clean', async () => {
     let ran = false;
@@ -216,7 +249,11 @@ describe('the reference fixture, done right', () => {
 
   it('rejects 100,000-deep nesting as too_deep, with no stack overflow', async () => {
     // The size limit is raised so that depth, not size, is what refuses the object form.
-    const gate = createToolGate({ tools: [chargeTool()], store: createShop(), limits: { maxArgumentChars: 10_000_000 } });
+    const gate = createToolGate({
+      tools: [chargeTool()],
+      store: createShop(),
+      limits: { maxArgumentChars: 10_000_000 },
+    });
     const deep = '{"a":'.repeat(100_000) + '1' + '}'.repeat(100_000);
     const call = gate.propose({ name: 'charge', arguments: deep });
     expect(call.reason?.code).toBe('too_deep');

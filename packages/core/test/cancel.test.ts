@@ -6,7 +6,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createStore } from 'zustand/vanilla';
-import { createToolGate, defineTool, type AuditEvent, type ToolCallStatus, type ToolGate } from '../src/index.ts';
+import {
+  createToolGate,
+  defineTool,
+  type AuditEvent,
+  type ToolCallStatus,
+  type ToolGate,
+} from '../src/index.ts';
 import { createPipeline, type CallKeeper, type ExecutionScope } from '../src/call/pipeline.ts';
 import { createPending, transition } from '../src/call/machine.ts';
 import { DEFAULT_LIMITS } from '../src/proposal/limits.ts';
@@ -16,7 +22,10 @@ import { ajvJsonSchema } from '../src/schema/ajv.ts';
 import { createFakeClock } from './support/clock.ts';
 
 function trail(gate: ToolGate, id: string): string[] {
-  return gate.audit.export().filter((event) => event.callId === id).map((event) => `${event.from}→${event.to}`);
+  return gate.audit
+    .export()
+    .filter((event) => event.callId === id)
+    .map((event) => `${event.from}→${event.to}`);
 }
 
 /** Each event's `from` is the `to` of the call's event before it. */
@@ -31,9 +40,21 @@ function inOrder(events: readonly AuditEvent[]): boolean {
 
 describe('a cancel made as the call starts executing', () => {
   it.each([
-    ['an audit listener', (gate: ToolGate) => gate.audit.subscribe((event) => event.to === 'executing' && gate.cancel(event.callId))],
-    ['a gate.calls subscriber', (gate: ToolGate) => gate.calls.subscribe(() => gate.get('a')?.status === 'executing' && gate.cancel('a'))],
-    ['a subscribeCall listener', (gate: ToolGate) => gate.subscribeCall('a', () => gate.get('a')?.status === 'executing' && gate.cancel('a'))],
+    [
+      'an audit listener',
+      (gate: ToolGate) =>
+        gate.audit.subscribe((event) => event.to === 'executing' && gate.cancel(event.callId)),
+    ],
+    [
+      'a gate.calls subscriber',
+      (gate: ToolGate) =>
+        gate.calls.subscribe(() => gate.get('a')?.status === 'executing' && gate.cancel('a')),
+    ],
+    [
+      'a subscribeCall listener',
+      (gate: ToolGate) =>
+        gate.subscribeCall('a', () => gate.get('a')?.status === 'executing' && gate.cancel('a')),
+    ],
   ])('from %s: the tool never starts, and the audit trail is in order', async (_where, listen) => {
     let started = 0;
     const tool = defineTool({
@@ -52,7 +73,12 @@ describe('a cancel made as the call starts executing', () => {
     const call = await gate.settled('a');
     expect(call.reason?.code).toBe('user_cancelled');
     expect(started).toBe(0);
-    expect(trail(gate, 'a')).toEqual(['null→pending', 'pending→validated', 'validated→executing', 'executing→cancelled']);
+    expect(trail(gate, 'a')).toEqual([
+      'null→pending',
+      'pending→validated',
+      'validated→executing',
+      'executing→cancelled',
+    ]);
   });
 
   it('from inside execute: the signal is aborted and the result is dropped', async () => {
@@ -72,7 +98,12 @@ describe('a cancel made as the call starts executing', () => {
     expect(gate.propose({ id: 'a', name: 't', arguments: '{}' }).status).toBe('cancelled');
     expect(signal?.aborted).toBe(true);
     expect(store.getState().runs).toBe(0);
-    expect(trail(gate, 'a')).toEqual(['null→pending', 'pending→validated', 'validated→executing', 'executing→cancelled']);
+    expect(trail(gate, 'a')).toEqual([
+      'null→pending',
+      'pending→validated',
+      'validated→executing',
+      'executing→cancelled',
+    ]);
   });
 
   it('from inside commit, before the store is written: the signal is aborted and nothing is written', async () => {
@@ -110,7 +141,11 @@ describe('a keeper that opens a run asynchronously', () => {
         return 'ran';
       },
     });
-    const entry = { tool, validateInput: compileSchema(tool.inputSchema, ajvJsonSchema), validateOutput: undefined };
+    const entry = {
+      tool,
+      validateInput: compileSchema(tool.inputSchema, ajvJsonSchema),
+      validateOutput: undefined,
+    };
     const records = new Map<string, ToolCallRecord>();
     let opened!: (scope: ExecutionScope) => void;
     const keeper: CallKeeper = {
@@ -137,7 +172,10 @@ describe('a keeper that opens a run asynchronously', () => {
       state: () => undefined,
     });
     const note = { actor: 'test' };
-    records.set('a', createPending({ id: 'a', name: 't', source: 'json', generatedId: false, turn: undefined, at: 0 }));
+    records.set(
+      'a',
+      createPending({ id: 'a', name: 't', source: 'json', generatedId: false, turn: undefined, at: 0 }),
+    );
     pipeline.resolve('a', 't', '{}', false, [], note);
     await waitUntil(() => records.get('a')?.status === 'executing');
     expect(pipeline.running('a')).toBe(true);
@@ -163,7 +201,15 @@ type Where = 'audit' | 'calls' | 'call' | 'execute' | 'after-await' | 'commit' |
 
 describe('wherever a cancel comes from', () => {
   it('a call that cancel answered true for never commits, its tool never starts or is aborted, and the trail is in order', async () => {
-    const where = fc.constantFrom<Where>('audit', 'calls', 'call', 'execute', 'after-await', 'commit', 'outside');
+    const where = fc.constantFrom<Where>(
+      'audit',
+      'calls',
+      'call',
+      'execute',
+      'after-await',
+      'commit',
+      'outside',
+    );
     const at = fc.constantFrom<ToolCallStatus>('pending', 'validated', 'awaiting_approval', 'executing');
     const plan = fc.record({
       where,
@@ -208,13 +254,16 @@ describe('wherever a cancel comes from', () => {
         );
         const gate = createToolGate({ tools, store });
         gate.audit.subscribe((event) => {
-          if (planOf(event.callId)?.where === 'audit' && event.to === planOf(event.callId)?.at) cancel(event.callId);
+          if (planOf(event.callId)?.where === 'audit' && event.to === planOf(event.callId)?.at)
+            cancel(event.callId);
         });
         gate.calls.subscribe((state) => {
-          for (const id of state.changed) if (planOf(id)?.where === 'calls' && gate.get(id)?.status === planOf(id)?.at) cancel(id);
+          for (const id of state.changed)
+            if (planOf(id)?.where === 'calls' && gate.get(id)?.status === planOf(id)?.at) cancel(id);
         });
         plans.forEach((p, i) => {
-          if (p.where === 'call') gate.subscribeCall(`c${i}`, () => gate.get(`c${i}`)?.status === p.at && cancel(`c${i}`));
+          if (p.where === 'call')
+            gate.subscribeCall(`c${i}`, () => gate.get(`c${i}`)?.status === p.at && cancel(`c${i}`));
         });
         const ids = plans.map((_, i) => gate.propose({ id: `c${i}`, name: `t${i}`, arguments: '{}' }).id);
         plans.forEach((p, i) => p.where === 'outside' && cancel(`c${i}`));
@@ -231,7 +280,13 @@ describe('wherever a cancel comes from', () => {
           }
         }
         expect(inOrder(gate.audit.export())).toBe(true);
-        for (const call of settled) expect(gate.audit.export().filter((e) => e.callId === call.id).at(-1)?.to).toBe(call.status);
+        for (const call of settled)
+          expect(
+            gate.audit
+              .export()
+              .filter((e) => e.callId === call.id)
+              .at(-1)?.to,
+          ).toBe(call.status);
       }),
       { numRuns: 300 },
     );

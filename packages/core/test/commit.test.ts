@@ -16,8 +16,16 @@ function ledger() {
 }
 
 /** A tool whose commit appends its call id, or returns whatever `partial` makes of the state. */
-function writer(name: string, options: { sync?: boolean; approval?: boolean; partial?: ((state: Ledger, id: string) => unknown) | undefined } = {}) {
-  const partial = options.partial ?? ((state: Ledger, id: string) => ({ committed: [...state.committed, id] }));
+function writer(
+  name: string,
+  options: {
+    sync?: boolean;
+    approval?: boolean;
+    partial?: ((state: Ledger, id: string) => unknown) | undefined;
+  } = {},
+) {
+  const partial =
+    options.partial ?? ((state: Ledger, id: string) => ({ committed: [...state.committed, id] }));
   return defineTool({
     name,
     inputSchema: { type: 'object' },
@@ -39,23 +47,35 @@ describe('commit returns a plain object', () => {
     ['a class instance', () => new Receipt()],
     ['null', () => null],
     ['a string', () => 'committed'],
-    ['a thenable object literal', () => ({ committed: ['x'], then: (resolve: (value: unknown) => void) => resolve({ committed: ['y'] }) })],
-    ['a revoked Proxy', () => {
-      const { proxy, revoke } = Proxy.revocable({}, {});
-      revoke();
-      return proxy;
-    }],
-  ])('fails with commit_error and leaves the store as it was when commit returns %s', async (_what, partial) => {
-    const store = ledger();
-    const before = store.getState();
-    const gate = createToolGate({ tools: [writer('w', { partial })], store });
-    const call = gate.propose({ id: 'a', name: 'w', arguments: '{}' });
-    expect(call.status).toBe('failed');
-    expect(call.reason?.code).toBe('commit_error');
-    expect(call.reason?.message).toMatch(/plain object|not a thenable/);
-    expect(store.getState()).toBe(before);
-    expect(Object.keys(store.getState())).toEqual(['committed']);
-  });
+    [
+      'a thenable object literal',
+      () => ({
+        committed: ['x'],
+        then: (resolve: (value: unknown) => void) => resolve({ committed: ['y'] }),
+      }),
+    ],
+    [
+      'a revoked Proxy',
+      () => {
+        const { proxy, revoke } = Proxy.revocable({}, {});
+        revoke();
+        return proxy;
+      },
+    ],
+  ])(
+    'fails with commit_error and leaves the store as it was when commit returns %s',
+    async (_what, partial) => {
+      const store = ledger();
+      const before = store.getState();
+      const gate = createToolGate({ tools: [writer('w', { partial })], store });
+      const call = gate.propose({ id: 'a', name: 'w', arguments: '{}' });
+      expect(call.status).toBe('failed');
+      expect(call.reason?.code).toBe('commit_error');
+      expect(call.reason?.message).toMatch(/plain object|not a thenable/);
+      expect(store.getState()).toBe(before);
+      expect(Object.keys(store.getState())).toEqual(['committed']);
+    },
+  );
 
   it('commits an object without a prototype', () => {
     const store = ledger();
@@ -78,7 +98,10 @@ describe('committed means in the store', () => {
     const before = inner.getState();
     const gate = createToolGate({ tools: [writer('w')], store });
     const call = gate.propose({ id: 'a', name: 'w', arguments: '{}' });
-    expect(call.reason).toEqual({ code: 'commit_error', message: 'the store refused the write: quota exceeded' });
+    expect(call.reason).toEqual({
+      code: 'commit_error',
+      message: 'the store refused the write: quota exceeded',
+    });
     expect(inner.getState()).toBe(before);
   });
 
@@ -92,13 +115,19 @@ describe('committed means in the store', () => {
     });
     const gate = createToolGate({ tools: [writer('w', { partial })], store });
     const call = gate.propose({ id: 'a', name: 'w', arguments: '{}' });
-    expect(call.reason).toEqual({ code: 'commit_error', message: 'the store refused the write: getter broke' });
+    expect(call.reason).toEqual({
+      code: 'commit_error',
+      message: 'the store refused the write: getter broke',
+    });
     expect(store.getState()).toBe(before);
   });
 
   it('refuses a cancel of a call during its write, even after a nested commit of another call', async () => {
     const store = ledger();
-    const gate = createToolGate({ tools: [writer('outer', { sync: false }), writer('inner', { approval: true })], store });
+    const gate = createToolGate({
+      tools: [writer('outer', { sync: false }), writer('inner', { approval: true })],
+      store,
+    });
     gate.propose({ id: 'b', name: 'inner', arguments: '{}' });
     let refused: boolean | undefined;
     const stop = store.subscribe((state) => {
@@ -118,7 +147,10 @@ describe('committed means in the store', () => {
   });
 
   it('holds for any interleaving of store subscribers that approve, cancel and propose, and stores that refuse', async () => {
-    type Act = { kind: 'approve' | 'cancel'; target: number } | { kind: 'propose'; tool: number } | { kind: 'nothing' };
+    type Act =
+      | { kind: 'approve' | 'cancel'; target: number }
+      | { kind: 'propose'; tool: number }
+      | { kind: 'nothing' };
     const actArb: fc.Arbitrary<Act> = fc.oneof(
       fc.record({ kind: fc.constantFrom('approve' as const, 'cancel' as const), target: fc.nat(5) }),
       fc.record({ kind: fc.constant('propose' as const), tool: fc.nat(3) }),
@@ -147,7 +179,12 @@ describe('committed means in the store', () => {
               sync: plan.sync,
               approval: plan.approval,
               partial: plan.getterThrows
-                ? (state, id) => ({ get committed(): string[] { if (id.endsWith('3')) throw new Error('getter'); return [...state.committed, id]; } })
+                ? (state, id) => ({
+                    get committed(): string[] {
+                      if (id.endsWith('3')) throw new Error('getter');
+                      return [...state.committed, id];
+                    },
+                  })
                 : undefined,
             }),
           );
@@ -164,15 +201,19 @@ describe('committed means in the store', () => {
               const id = ids[act.target % Math.max(ids.length, 1)] ?? '';
               if (gate.cancel(id)) cancelledTrue.add(id);
             }
-            if (act.kind === 'propose' && proposed < 6) gate.propose({ id: `s${proposed++}`, name: `t${act.tool}`, arguments: '{}' });
+            if (act.kind === 'propose' && proposed < 6)
+              gate.propose({ id: `s${proposed++}`, name: `t${act.tool}`, arguments: '{}' });
           });
           proposals.forEach((tool, i) => gate.propose({ id: `p${i}`, name: `t${tool}`, arguments: '{}' }));
           for (const id of gate.calls.getState().records.keys()) gate.approve(id);
           // Settle what is still running; calls left awaiting a person are cancelled to end the run.
           await Promise.resolve();
           await Promise.resolve();
-          for (const [id, call] of gate.calls.getState().records) if (call.status === 'awaiting_approval' && gate.cancel(id)) cancelledTrue.add(id);
-          const calls = await Promise.all([...gate.calls.getState().records.keys()].map((id) => gate.settled(id)));
+          for (const [id, call] of gate.calls.getState().records)
+            if (call.status === 'awaiting_approval' && gate.cancel(id)) cancelledTrue.add(id);
+          const calls = await Promise.all(
+            [...gate.calls.getState().records.keys()].map((id) => gate.settled(id)),
+          );
           const inStore = inner.getState().committed;
           for (const call of calls) {
             expect(call.status === 'committed').toBe(inStore.includes(call.id));

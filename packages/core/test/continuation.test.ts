@@ -26,8 +26,13 @@ describe('continuation guard', () => {
     const decision = guard.decide(fourth);
     expect(decision).toMatchObject({ action: 'stop', reason: { code: 'auto_turn_limit' } });
     if (decision.action !== 'stop') throw new Error('expected stop');
-    expect(decision.reason.message).toBe('3 replies in a row went back to the model without a person, so the conversation was paused');
-    expect(openaiChatReply(fourth, { notice: decision.notice }).at(-1)).toEqual({ role: 'user', content: decision.notice });
+    expect(decision.reason.message).toBe(
+      '3 replies in a row went back to the model without a person, so the conversation was paused',
+    );
+    expect(openaiChatReply(fourth, { notice: decision.notice }).at(-1)).toEqual({
+      role: 'user',
+      content: decision.notice,
+    });
   });
 
   it('waits while a call awaits a person, and never counts a turn twice', async () => {
@@ -58,7 +63,10 @@ describe('continuation guard', () => {
     const guard = createContinuationGuard({ maxAutoTurns: 10 });
     expect(guard.decide(await turn(bad))).toMatchObject({ action: 'send' });
     const decision = guard.decide(await turn(bad));
-    expect(decision).toMatchObject({ action: 'stop', reason: { code: 'repeated_rejections', tool: 'get_weather' } });
+    expect(decision).toMatchObject({
+      action: 'stop',
+      reason: { code: 'repeated_rejections', tool: 'get_weather' },
+    });
     if (decision.action === 'stop') expect(decision.notice).toMatch(/^Stop calling "get_weather"/);
   });
 
@@ -82,6 +90,8 @@ describe('continuation guard', () => {
 
   it('has nothing to send for a turn without calls, and refuses limits that are not positive integers', () => {
     expect(createContinuationGuard().decide([])).toEqual({ action: 'done' });
-    expect(() => createContinuationGuard({ maxAutoTurns: 0 })).toThrow('createContinuationGuard: `maxAutoTurns` must be a positive integer (got 0).');
+    expect(() => createContinuationGuard({ maxAutoTurns: 0 })).toThrow(
+      'createContinuationGuard: `maxAutoTurns` must be a positive integer (got 0).',
+    );
   });
 });

@@ -20,12 +20,30 @@ const searchSchema = {
 } as const;
 
 function gateFor(repair?: readonly RepairKind[]) {
-  const search = defineTool({ name: 'search_docs', inputSchema: searchSchema, execute: (input) => input, ...(repair ? { repair } : {}) });
-  const list = defineTool({ name: 'list_open_tickets', inputSchema: { type: 'object', additionalProperties: false }, execute: () => [], ...(repair ? { repair } : {}) });
+  const search = defineTool({
+    name: 'search_docs',
+    inputSchema: searchSchema,
+    execute: (input) => input,
+    ...(repair ? { repair } : {}),
+  });
+  const list = defineTool({
+    name: 'list_open_tickets',
+    inputSchema: { type: 'object', additionalProperties: false },
+    execute: () => [],
+    ...(repair ? { repair } : {}),
+  });
   return createToolGate({ tools: [search, list] });
 }
 
-const cases: { defect: string; name?: string; args: string; code: string; message: RegExp; repaired: unknown; kind: RepairKind }[] = [
+const cases: {
+  defect: string;
+  name?: string;
+  args: string;
+  code: string;
+  message: RegExp;
+  repaired: unknown;
+  kind: RepairKind;
+}[] = [
   {
     defect: 'double-encoded arguments',
     args: JSON.stringify(JSON.stringify({ query: 'rate limits' })),
@@ -54,7 +72,8 @@ const cases: { defect: string; name?: string; args: string; code: string; messag
     defect: 'numbers and booleans as strings',
     args: '{"query":"rate limits","limit":"5","include_archived":"false"}',
     code: 'invalid_arguments',
-    message: /\/limit must be integer \(got string "5"\); \/include_archived must be boolean \(got string "false"\)/,
+    message:
+      /\/limit must be integer \(got string "5"\); \/include_archived must be boolean \(got string "false"\)/,
     repaired: { query: 'rate limits', limit: 5, include_archived: false },
     kind: 'string_scalars',
   },
@@ -102,15 +121,23 @@ describe.each(cases)('$defect', ({ name = 'search_docs', args, code, message, re
 
 describe('defects that are never repaired', () => {
   it('rejects two objects concatenated, even with every repair allowed', async () => {
-    const call = await gateFor(ALL_REPAIRS).run({ name: 'search_docs', arguments: '{"query":"Tokyo"}{"query":"Osaka"}' });
+    const call = await gateFor(ALL_REPAIRS).run({
+      name: 'search_docs',
+      arguments: '{"query":"Tokyo"}{"query":"Osaka"}',
+    });
     expect(call.reason).toMatchObject({ code: 'invalid_json' });
     expect(call.reason?.message).toMatch(/two JSON objects back to back/);
   });
 
   it('does not keep a scalar repair that still fails the schema', async () => {
-    const call = await gateFor(ALL_REPAIRS).run({ name: 'search_docs', arguments: '{"query":"q","limit":"12.50"}' });
+    const call = await gateFor(ALL_REPAIRS).run({
+      name: 'search_docs',
+      arguments: '{"query":"q","limit":"12.50"}',
+    });
     expect(call.reason?.code).toBe('invalid_arguments');
-    expect(call.reason?.issues).toEqual([{ path: '/limit', keyword: 'type', message: 'must be integer (got string "12.50")' }]);
+    expect(call.reason?.issues).toEqual([
+      { path: '/limit', keyword: 'type', message: 'must be integer (got string "12.50")' },
+    ]);
   });
 
   it('does not turn a string the schema wants into a number', async () => {
@@ -127,7 +154,10 @@ describe('defects that are never repaired', () => {
   });
 
   it('rejects a repaired value that hides a __proto__ key', async () => {
-    const call = await gateFor(ALL_REPAIRS).run({ name: 'search_docs', arguments: JSON.stringify('{"query":"q","__proto__":{"x":1}}') });
+    const call = await gateFor(ALL_REPAIRS).run({
+      name: 'search_docs',
+      arguments: JSON.stringify('{"query":"q","__proto__":{"x":1}}'),
+    });
     expect(call.reason?.issues?.[0]?.path).toBe('/__proto__');
   });
 });

@@ -55,7 +55,10 @@ describe('exactly once per call id', () => {
 
   it('keeps calls with different ids apart', async () => {
     const { gate, execute } = counted();
-    await Promise.all([gate.run({ id: 'a', name: 'pay', arguments: '{}' }), gate.run({ id: 'b', name: 'pay', arguments: '{}' })]);
+    await Promise.all([
+      gate.run({ id: 'a', name: 'pay', arguments: '{}' }),
+      gate.run({ id: 'b', name: 'pay', arguments: '{}' }),
+    ]);
     expect(execute).toHaveBeenCalledTimes(2);
   });
 });

@@ -11,7 +11,9 @@ describe('inputHash', () => {
   });
 
   it('gives equal values one hash whatever their key order, and different values different hashes', async () => {
-    expect(await inputHash({ a: 1, b: [1, { d: 2, c: 3 }] })).toBe(await inputHash({ b: [1, { c: 3, d: 2 }], a: 1 }));
+    expect(await inputHash({ a: 1, b: [1, { d: 2, c: 3 }] })).toBe(
+      await inputHash({ b: [1, { c: 3, d: 2 }], a: 1 }),
+    );
     expect(await inputHash({ amount_cents: 2000 })).not.toBe(await inputHash({ amount_cents: 2001 }));
     expect(await inputHash({ amount_cents: 2000 })).not.toBe(await inputHash({ amount_cents: '2000' }));
   });

@@ -56,11 +56,20 @@ function load(dialect: Dialect): Group[] {
   const groups: Group[] = [];
   for (const file of filesUnder(join(SUITE, 'tests', dialect))) {
     const name = relative(join(SUITE, 'tests', dialect), file);
-    for (const group of JSON.parse(readFileSync(file, 'utf8')) as { description: string; schema: JsonSchemaObject | boolean; tests: { description: string; data: unknown; valid: boolean }[] }[]) {
+    for (const group of JSON.parse(readFileSync(file, 'utf8')) as {
+      description: string;
+      schema: JsonSchemaObject | boolean;
+      tests: { description: string; data: unknown; valid: boolean }[];
+    }[]) {
       const index = groups.length;
       groups.push({
         schema: group.schema,
-        cases: group.tests.map((test) => ({ id: `${dialect}/${name}: ${group.description}: ${test.description}`, group: index, data: test.data, valid: test.valid })),
+        cases: group.tests.map((test) => ({
+          id: `${dialect}/${name}: ${group.description}: ${test.description}`,
+          group: index,
+          data: test.data,
+          valid: test.valid,
+        })),
       });
     }
   }
@@ -85,7 +94,8 @@ function remotes(dialect: Dialect): Record<string, JsonSchemaObject> {
 
 const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 // ---- the plain libraries, as an app would use them on their own --------------------------------
 
@@ -93,7 +103,8 @@ function plainAjv(dialect: Dialect, remote: Record<string, JsonSchemaObject>) {
   const options = { strict: false, logger: false } as const;
   const ajv = dialect === 'draft7' ? new Ajv(options) : new Ajv2020(options);
   addFormats(ajv);
-  for (const [uri, schema] of Object.entries(remote)) ajv.addSchema(schema as AnySchema, uri, undefined, false);
+  for (const [uri, schema] of Object.entries(remote))
+    ajv.addSchema(schema as AnySchema, uri, undefined, false);
   return (schema: JsonSchemaObject | boolean) => {
     try {
       const validate = ajv.compile(schema as SchemaObject);
@@ -135,7 +146,9 @@ const DRAFT_07 = 'http://json-schema.org/draft-07/schema#';
 
 /** The suite's draft-07 schemas leave `$schema` out; a real draft-07 schema names it, and the gate reads it. */
 function asWritten(dialect: Dialect, schema: JsonSchemaObject | boolean): JsonSchemaObject | boolean {
-  return dialect === 'draft7' && isObject(schema) && schema['$schema'] === undefined ? { $schema: DRAFT_07, ...schema } : schema;
+  return dialect === 'draft7' && isObject(schema) && schema['$schema'] === undefined
+    ? { $schema: DRAFT_07, ...schema }
+    : schema;
 }
 
 const require = createRequire(import.meta.url);
@@ -148,7 +161,8 @@ function precompiledCompiler(remote: Record<string, JsonSchemaObject>): JsonSche
     addFormats(ajv);
     // Some schemas refer to the draft-07 meta-schema; a build step registers what its schemas refer to.
     ajv.addMetaSchema(draft07MetaSchema);
-    for (const [uri, extra] of Object.entries(remote)) ajv.addSchema(extra as AnySchema, uri, undefined, false);
+    for (const [uri, extra] of Object.entries(remote))
+      ajv.addSchema(extra as AnySchema, uri, undefined, false);
     return ajv;
   };
   // Checking each schema against the meta-schema once, here, keeps generating fast (a build step
@@ -159,14 +173,21 @@ function precompiledCompiler(remote: Record<string, JsonSchemaObject>): JsonSche
     const known = generated.get(schema);
     if (known !== undefined) return known;
     const written = jsonSchemaAs2020(schema, remote);
-    if (!checker.validateSchema(written as AnySchema)) throw new Error(`schema is invalid: ${checker.errorsText(checker.errors)}`);
+    if (!checker.validateSchema(written as AnySchema))
+      throw new Error(`schema is invalid: ${checker.errorsText(checker.errors)}`);
     const ajv = ajvWith({ code: { source: true }, validateSchema: false });
     ajv.addSchema(written as AnySchema, String(schema.$id));
     const module = { exports: {} as Record<string, PrecompiledValidator> };
     // The generated module is CommonJS here; an app writes it to a file and bundles it.
     // eslint-disable-next-line @typescript-eslint/no-implied-eval
-    new Function('module', 'exports', 'require', standaloneCode(ajv, { validate: String(schema.$id) }))(module, module.exports, require);
-    const check = precompiledJsonSchema({ [String(schema.$id)]: module.exports['validate'] as PrecompiledValidator })(schema);
+    new Function('module', 'exports', 'require', standaloneCode(ajv, { validate: String(schema.$id) }))(
+      module,
+      module.exports,
+      require,
+    );
+    const check = precompiledJsonSchema({
+      [String(schema.$id)]: module.exports['validate'] as PrecompiledValidator,
+    })(schema);
     generated.set(schema, check);
     return check;
   };
@@ -174,10 +195,20 @@ function precompiledCompiler(remote: Record<string, JsonSchemaObject>): JsonSche
 
 /** `precompiledJsonSchema` finds a schema's validator by its `$id`, so a schema without one is given one. */
 function withId(schema: JsonSchemaObject | boolean, group: number): JsonSchemaObject | boolean {
-  return isObject(schema) && typeof schema['$id'] !== 'string' ? { $id: `urn:toolgate-suite:${group}`, ...schema } : schema;
+  return isObject(schema) && typeof schema['$id'] !== 'string'
+    ? { $id: `urn:toolgate-suite:${group}`, ...schema }
+    : schema;
 }
 
-function gatePaths(remote: Record<string, JsonSchemaObject>): Record<PathName, { compiler: JsonSchemaCompiler; schema: (schema: JsonSchemaObject | boolean, group: number) => JsonSchemaObject | boolean }> {
+function gatePaths(
+  remote: Record<string, JsonSchemaObject>,
+): Record<
+  PathName,
+  {
+    compiler: JsonSchemaCompiler;
+    schema: (schema: JsonSchemaObject | boolean, group: number) => JsonSchemaObject | boolean;
+  }
+> {
   return {
     ajv: { compiler: createAjvJsonSchema({ schemas: remote }), schema: (schema) => schema },
     cfworker: { compiler: createCfworkerJsonSchema({ schemas: remote }), schema: (schema) => schema },
@@ -204,10 +235,17 @@ function throughCompiler(compiler: JsonSchemaCompiler, schema: JsonSchemaObject 
 }
 
 /** The decision of a whole gate, for arguments sent as a model sends them (JSON text). */
-async function throughGate(compiler: JsonSchemaCompiler, schema: JsonSchemaObject | boolean, data: unknown): Promise<Decision | 'forbidden key'> {
+async function throughGate(
+  compiler: JsonSchemaCompiler,
+  schema: JsonSchemaObject | boolean,
+  data: unknown,
+): Promise<Decision | 'forbidden key'> {
   let gate;
   try {
-    gate = createToolGate({ tools: [defineTool({ name: 't', inputSchema: schema as JsonSchemaObject, execute: () => 'ok' })], jsonSchema: compiler });
+    gate = createToolGate({
+      tools: [defineTool({ name: 't', inputSchema: schema as JsonSchemaObject, execute: () => 'ok' })],
+      jsonSchema: compiler,
+    });
   } catch {
     return 'error';
   }
@@ -218,7 +256,8 @@ async function throughGate(compiler: JsonSchemaCompiler, schema: JsonSchemaObjec
   const issues = call.reason?.issues ?? [];
   if (issues.some((issue) => issue.keyword === 'forbidden')) return 'forbidden key';
   if (issues.some((issue) => issue.message.startsWith('the validator threw'))) return 'error';
-  if (call.reason?.code !== 'invalid_arguments') throw new Error(`unexpected rejection: ${call.reason?.code}: ${call.reason?.message}`);
+  if (call.reason?.code !== 'invalid_arguments')
+    throw new Error(`unexpected rejection: ${call.reason?.code}: ${call.reason?.message}`);
   return 'invalid';
 }
 
@@ -249,7 +288,8 @@ const tallies: Partial<Record<`${PathName} ${Dialect}`, Tally>> = {};
 async function compare(path: PathName, dialect: Dialect): Promise<Tally> {
   const groups = load(dialect);
   const remote = remotes(dialect);
-  const plain = path === 'cfworker' ? plainCfworker(dialect, clone(remote)) : plainAjv(dialect, clone(remote));
+  const plain =
+    path === 'cfworker' ? plainCfworker(dialect, clone(remote)) : plainAjv(dialect, clone(remote));
   const gate = gatePaths(clone(remote))[path];
   const tally: Tally = { total: 0, plainPassed: 0, gatePassed: 0, gateRuns: 0, check: [], gate: [] };
   for (const [index, group] of groups.entries()) {
@@ -263,12 +303,14 @@ async function compare(path: PathName, dialect: Dialect): Promise<Tally> {
       tally.total++;
       if (plainSays === answer) tally.plainPassed++;
       if (gateSays === answer) tally.gatePassed++;
-      if (gateSays !== plainSays) tally.check.push({ id: test.id, plain: plainSays, gate: gateSays, gateRight: gateSays === answer });
+      if (gateSays !== plainSays)
+        tally.check.push({ id: test.id, plain: plainSays, gate: gateSays, gateRight: gateSays === answer });
       // A tool's input schema is an object (defineTool refuses `true`/`false`); those run through the check alone.
       if (isObject(test.data) && isObject(group.schema)) {
         tally.gateRuns++;
         const whole = await throughGate(gate.compiler, schema, clone(test.data));
-        if (whole !== plainSays) tally.gate.push({ id: test.id, plain: plainSays, gate: whole, gateRight: whole === answer });
+        if (whole !== plainSays)
+          tally.gate.push({ id: test.id, plain: plainSays, gate: whole, gateRight: whole === answer });
       }
     }
   }
@@ -310,7 +352,9 @@ const REF_ALONE = [
 
 // The precompiled build step generates with Ajv 2020, which reads a later-draft schema that a
 // draft-07 schema refers to as that later draft, as the suite expects; Ajv's draft-07 class does not.
-const CROSS_DRAFT = ['optional/cross-draft.json: refs to future drafts are processed as future drafts: missing bar is invalid'];
+const CROSS_DRAFT = [
+  'optional/cross-draft.json: refs to future drafts are processed as future drafts: missing bar is invalid',
+];
 
 // The precompiled build step writes a schema as 2020-12 without its custom meta-schema, so Ajv
 // generates the schemas whose meta-schema asks for the format-assertion vocabulary, which plain
@@ -325,7 +369,10 @@ const FORMAT_ASSERTION = [
 /** Every case where the gate's check may differ from the plain library, on one path and dialect. */
 function expectedDifferences(path: PathName, dialect: Dialect): string[] {
   // @cfworker/json-schema ignores a draft-07 `$ref`'s siblings, except a sibling `$id`.
-  if (path === 'cfworker') return dialect === 'draft7' ? REF_ALONE.filter((id) => id.includes('sibling $id')).map((id) => `${dialect}/${id}`) : [];
+  if (path === 'cfworker')
+    return dialect === 'draft7'
+      ? REF_ALONE.filter((id) => id.includes('sibling $id')).map((id) => `${dialect}/${id}`)
+      : [];
   const ids = [...OWN_PROPERTIES, ...OWN_PROPERTIES_PROTO];
   if (dialect === 'draft7') ids.push(...REF_ALONE);
   if (path === 'precompiled') ids.push(...(dialect === 'draft7' ? CROSS_DRAFT : FORMAT_ASSERTION));
@@ -352,31 +399,37 @@ beforeAll(() => {
 });
 
 describe.each(['draft2020-12', 'draft7'] as const)('the JSON-Schema-Test-Suite, %s', (dialect) => {
-  it.each(['ajv', 'cfworker', 'precompiled'] as const)('is decided by the %s path as by its plain library, or better', async (path) => {
-    const tally = await compare(path, dialect);
-    const allowed = expectedDifferences(path, dialect);
-    const proto = PROTO_KEY.map((id) => `${dialect}/${id}`);
-    expect(tally.total - tally.plainPassed).toBe(PLAIN_FAILS[`${path} ${dialect}`]);
+  it.each(['ajv', 'cfworker', 'precompiled'] as const)(
+    'is decided by the %s path as by its plain library, or better',
+    async (path) => {
+      const tally = await compare(path, dialect);
+      const allowed = expectedDifferences(path, dialect);
+      const proto = PROTO_KEY.map((id) => `${dialect}/${id}`);
+      expect(tally.total - tally.plainPassed).toBe(PLAIN_FAILS[`${path} ${dialect}`]);
 
-    // The check the gate compiles: the same answers, except the listed cases, where it is right.
-    expect(tally.check.map((d) => d.id).sort()).toEqual([...allowed].sort());
-    const wrong = OWN_PROPERTIES_PROTO.map((id) => `${dialect}/${id}`);
-    expect(tally.check.filter((d) => !d.gateRight).map((d) => d.id)).toEqual(path === 'cfworker' ? [] : wrong);
+      // The check the gate compiles: the same answers, except the listed cases, where it is right.
+      expect(tally.check.map((d) => d.id).sort()).toEqual([...allowed].sort());
+      const wrong = OWN_PROPERTIES_PROTO.map((id) => `${dialect}/${id}`);
+      expect(tally.check.filter((d) => !d.gateRight).map((d) => d.id)).toEqual(
+        path === 'cfworker' ? [] : wrong,
+      );
 
-    // A whole gate: the same again, and stricter on `__proto__` keys.
-    const gateIds = tally.gate.map((d) => d.id);
-    expect(new Set(gateIds).size).toBe(gateIds.length);
-    for (const d of tally.gate) {
-      if (proto.includes(d.id)) expect(d.gate).toBe('forbidden key');
-      else {
-        expect(allowed).toContain(d.id);
-        expect(d.gateRight).toBe(true);
+      // A whole gate: the same again, and stricter on `__proto__` keys.
+      const gateIds = tally.gate.map((d) => d.id);
+      expect(new Set(gateIds).size).toBe(gateIds.length);
+      for (const d of tally.gate) {
+        if (proto.includes(d.id)) expect(d.gate).toBe('forbidden key');
+        else {
+          expect(allowed).toContain(d.id);
+          expect(d.gateRight).toBe(true);
+        }
       }
-    }
-    expect(gateIds.filter((id) => proto.includes(id)).sort()).toEqual([...proto].sort());
-    expect(tally.gatePassed).toBeGreaterThanOrEqual(tally.plainPassed);
-    // A few thousand cases, each through a whole gate too: seconds, not the default five.
-  }, 60_000);
+      expect(gateIds.filter((id) => proto.includes(id)).sort()).toEqual([...proto].sort());
+      expect(tally.gatePassed).toBeGreaterThanOrEqual(tally.plainPassed);
+      // A few thousand cases, each through a whole gate too: seconds, not the default five.
+    },
+    60_000,
+  );
 });
 
 afterAll(() => {

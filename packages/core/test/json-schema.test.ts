@@ -11,7 +11,11 @@ import addFormats from 'ajv-formats';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { cfworkerJsonSchema, createCfworkerJsonSchema, createToolGate as createCspToolGate } from '../src/csp.ts';
+import {
+  cfworkerJsonSchema,
+  createCfworkerJsonSchema,
+  createToolGate as createCspToolGate,
+} from '../src/csp.ts';
 import {
   AJV_OPTIONS,
   ajvJsonSchema,
@@ -34,7 +38,11 @@ const DRAFT_07 = 'http://json-schema.org/draft-07/schema#';
 async function precompiled(schemas: readonly JsonSchemaObject[]): Promise<JsonSchemaCompiler> {
   const validators: Record<string, PrecompiledValidator> = {};
   for (const [index, schema] of schemas.entries()) {
-    const ajv = new Ajv2020({ ...AJV_OPTIONS, schemas: [jsonSchemaAs2020(schema) as SchemaObject], code: { source: true, esm: true } });
+    const ajv = new Ajv2020({
+      ...AJV_OPTIONS,
+      schemas: [jsonSchemaAs2020(schema) as SchemaObject],
+      code: { source: true, esm: true },
+    });
     addFormats(ajv);
     const file = join(mkdtempSync(join(tmpdir(), 'toolgate-validators-')), `v${index}.mjs`);
     writeFileSync(file, standaloneCode(ajv, { validate: String(schema.$id) }));
@@ -44,8 +52,15 @@ async function precompiled(schemas: readonly JsonSchemaObject[]): Promise<JsonSc
   return precompiledJsonSchema(validators);
 }
 
-function run(jsonSchema: JsonSchemaCompiler, schema: JsonSchemaObject, args: unknown): Promise<ToolCallRecord> {
-  const gate = createToolGate({ tools: [defineTool({ name: 't', inputSchema: schema, execute: () => 'ok' })], jsonSchema });
+function run(
+  jsonSchema: JsonSchemaCompiler,
+  schema: JsonSchemaObject,
+  args: unknown,
+): Promise<ToolCallRecord> {
+  const gate = createToolGate({
+    tools: [defineTool({ name: 't', inputSchema: schema, execute: () => 'ok' })],
+    jsonSchema,
+  });
   return gate.run({ name: 't', arguments: JSON.stringify(args) });
 }
 
@@ -65,9 +80,13 @@ const badTree = { name: 'root', children: [{ name: 'a', children: [{ name: 7 }] 
 
 describe.each(paths)('recursive schemas compile and validate with %s', (_name, jsonSchema) => {
   it('validates a tree whose items refer to the root ("#")', async () => {
-    expect((await run(jsonSchema, tree, { name: 'root', children: [{ name: 'a', children: [] }] })).status).toBe('committed');
+    expect(
+      (await run(jsonSchema, tree, { name: 'root', children: [{ name: 'a', children: [] }] })).status,
+    ).toBe('committed');
     const call = await run(jsonSchema, tree, badTree);
-    expect(call.reason?.issues).toEqual([{ path: '/children/0/children/0/name', keyword: 'type', message: 'must be string (got integer 7)' }]);
+    expect(call.reason?.issues).toEqual([
+      { path: '/children/0/children/0/name', keyword: 'type', message: 'must be string (got integer 7)' },
+    ]);
   });
 
   it('validates a schema that refers to its own URN $id', async () => {
@@ -76,7 +95,9 @@ describe.each(paths)('recursive schemas compile and validate with %s', (_name, j
       $id: 'urn:example:tree',
       properties: { ...tree.properties, children: { type: 'array', items: { $ref: 'urn:example:tree' } } },
     } as const;
-    expect((await run(jsonSchema, schema, { name: 'root', children: [{ name: 'a' }] })).status).toBe('committed');
+    expect((await run(jsonSchema, schema, { name: 'root', children: [{ name: 'a' }] })).status).toBe(
+      'committed',
+    );
     expect((await run(jsonSchema, schema, badTree)).reason?.issues).toEqual([
       { path: '/children/0/children/0/name', keyword: 'type', message: 'must be string (got integer 7)' },
     ]);
@@ -86,17 +107,31 @@ describe.each(paths)('recursive schemas compile and validate with %s', (_name, j
     const schema = {
       type: 'object',
       properties: { root: { $ref: '#/$defs/node' } },
-      $defs: { node: { type: 'object', properties: { value: { type: 'integer' }, next: { $ref: '#/$defs/node' } } } },
+      $defs: {
+        node: { type: 'object', properties: { value: { type: 'integer' }, next: { $ref: '#/$defs/node' } } },
+      },
     } as const;
-    expect((await run(jsonSchema, schema, { root: { value: 1, next: { value: 2 } } })).status).toBe('committed');
-    expect((await run(jsonSchema, schema, { root: { value: 1, next: { value: 'two' } } })).reason?.issues).toEqual([
-      { path: '/root/next/value', keyword: 'type', message: 'must be integer (got string "two")' },
-    ]);
+    expect((await run(jsonSchema, schema, { root: { value: 1, next: { value: 2 } } })).status).toBe(
+      'committed',
+    );
+    expect(
+      (await run(jsonSchema, schema, { root: { value: 1, next: { value: 'two' } } })).reason?.issues,
+    ).toEqual([{ path: '/root/next/value', keyword: 'type', message: 'must be integer (got string "two")' }]);
   });
 
   it('keeps two tools with the same $id apart, in one gate and across gates', async () => {
-    const a = { $id: 'https://example.com/args.json', type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } as const;
-    const b = { $id: 'https://example.com/args.json', type: 'object', properties: { s: { type: 'string' } }, required: ['s'] } as const;
+    const a = {
+      $id: 'https://example.com/args.json',
+      type: 'object',
+      properties: { n: { type: 'integer' } },
+      required: ['n'],
+    } as const;
+    const b = {
+      $id: 'https://example.com/args.json',
+      type: 'object',
+      properties: { s: { type: 'string' } },
+      required: ['s'],
+    } as const;
     const tools = [
       defineTool({ name: 'a', inputSchema: a, execute: () => 'a' }),
       defineTool({ name: 'b', inputSchema: b, execute: () => 'b' }),
@@ -105,7 +140,9 @@ describe.each(paths)('recursive schemas compile and validate with %s', (_name, j
       const gate = createToolGate({ tools, jsonSchema });
       expect((await gate.run({ name: 'a', arguments: '{"n":1}' })).status).toBe('committed');
       expect((await gate.run({ name: 'b', arguments: '{"s":"x"}' })).status).toBe('committed');
-      expect((await gate.run({ name: 'b', arguments: '{"n":1}' })).reason?.issues).toEqual([{ path: '/s', keyword: 'required', message: 'is required' }]);
+      expect((await gate.run({ name: 'b', arguments: '{"n":1}' })).reason?.issues).toEqual([
+        { path: '/s', keyword: 'required', message: 'is required' },
+      ]);
     }
   });
 });
@@ -114,7 +151,9 @@ describe('recursive schemas with validators generated at build time', () => {
   it('finds and runs the generated validator of a recursive schema', async () => {
     const schema = { ...tree, $id: 'urn:example:tree' };
     const jsonSchema = await precompiled([schema]);
-    expect((await run(jsonSchema, schema, { name: 'root', children: [{ name: 'a' }] })).status).toBe('committed');
+    expect((await run(jsonSchema, schema, { name: 'root', children: [{ name: 'a' }] })).status).toBe(
+      'committed',
+    );
     expect((await run(jsonSchema, schema, badTree)).reason?.issues).toEqual([
       { path: '/children/0/children/0/name', keyword: 'type', message: 'must be string (got integer 7)' },
     ]);
@@ -138,28 +177,33 @@ const measure = {
   definitions: { unit: { enum: ['m', 'ft'] } },
 } as const;
 
-describe.each([...paths, ['validators generated at build time', undefined] as const])('draft-07 schemas are read as draft-07 with %s', (_name, given) => {
-  const compiler = async () => given ?? (await precompiled([measure]));
+describe.each([...paths, ['validators generated at build time', undefined] as const])(
+  'draft-07 schemas are read as draft-07 with %s',
+  (_name, given) => {
+    const compiler = async () => given ?? (await precompiled([measure]));
 
-  it('reads array-form items as a tuple and ignores the siblings of $ref', async () => {
-    const jsonSchema = await compiler();
-    expect((await run(jsonSchema, measure, { point: [1, 2], unit: 'ft' })).status).toBe('committed');
-    const call = await run(jsonSchema, measure, { point: [1, 'two'], unit: 'yd' });
-    expect(call.reason?.issues).toEqual([
-      { path: '/point/1', keyword: 'type', message: 'must be number (got string "two")' },
-      { path: '/unit', keyword: 'enum', message: 'must be one of "m", "ft" (got string "yd")' },
-    ]);
-    expect((await run(jsonSchema, measure, { point: [1, 2, 3], unit: 'm' })).status).toBe('rejected');
-  });
+    it('reads array-form items as a tuple and ignores the siblings of $ref', async () => {
+      const jsonSchema = await compiler();
+      expect((await run(jsonSchema, measure, { point: [1, 2], unit: 'ft' })).status).toBe('committed');
+      const call = await run(jsonSchema, measure, { point: [1, 'two'], unit: 'yd' });
+      expect(call.reason?.issues).toEqual([
+        { path: '/point/1', keyword: 'type', message: 'must be number (got string "two")' },
+        { path: '/unit', keyword: 'enum', message: 'must be one of "m", "ft" (got string "yd")' },
+      ]);
+      expect((await run(jsonSchema, measure, { point: [1, 2, 3], unit: 'm' })).status).toBe('rejected');
+    });
 
-  it('enforces dependencies', async () => {
-    const jsonSchema = await compiler();
-    const call = await run(jsonSchema, measure, { point: [1, 2], unit: 'm', card: '4242' });
-    // Generated validators read the schema as 2020-12 writes `dependencies`.
-    const keyword = given === undefined ? 'dependentRequired' : 'dependencies';
-    expect(call.reason?.issues).toEqual([{ path: '/cvc', keyword, message: 'is required when "card" is present' }]);
-  });
-});
+    it('enforces dependencies', async () => {
+      const jsonSchema = await compiler();
+      const call = await run(jsonSchema, measure, { point: [1, 2], unit: 'm', card: '4242' });
+      // Generated validators read the schema as 2020-12 writes `dependencies`.
+      const keyword = given === undefined ? 'dependentRequired' : 'dependencies';
+      expect(call.reason?.issues).toEqual([
+        { path: '/cvc', keyword, message: 'is required when "card" is present' },
+      ]);
+    });
+  },
+);
 
 describe.each(paths)('a draft-07 $ref stands alone with %s', (_name, jsonSchema) => {
   it('does not let a sibling $id change the base URI its $ref resolves against', async () => {
@@ -174,14 +218,18 @@ describe.each(paths)('a draft-07 $ref stands alone with %s', (_name, jsonSchema)
       properties: { v: { allOf: [{ $id: 'http://localhost:1234/sibling_id/', $ref: 'foo.json' }] } },
     } as JsonSchemaObject;
     expect((await run(jsonSchema, schema, { v: 1 })).status).toBe('committed');
-    expect((await run(jsonSchema, schema, { v: 'a' })).reason?.issues).toEqual([{ path: '/v', keyword: 'type', message: 'must be number (got string "a")' }]);
+    expect((await run(jsonSchema, schema, { v: 'a' })).reason?.issues).toEqual([
+      { path: '/v', keyword: 'type', message: 'must be number (got string "a")' },
+    ]);
   });
 });
 
 describe('draft-07 tool schemas from an MCP server', () => {
   it("validates a Zod tuple the TypeScript SDK sends as draft-07 against the server's own meaning", async () => {
     const server = new McpServer({ name: 'plotter', version: '1.0.0' });
-    server.registerTool('plot', { inputSchema: { at: z.tuple([z.string(), z.number()]) } }, ({ at }) => ({ content: [{ type: 'text', text: `${at[0]}=${at[1]}` }] }));
+    server.registerTool('plot', { inputSchema: { at: z.tuple([z.string(), z.number()]) } }, ({ at }) => ({
+      content: [{ type: 'text', text: `${at[0]}=${at[1]}` }],
+    }));
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);
     const client = new Client({ name: 'toolgate-test', version: '1.0.0' });
@@ -190,9 +238,14 @@ describe('draft-07 tool schemas from an MCP server', () => {
       const tools = await mcpTools(client);
       expect(tools[0]?.inputSchema).toMatchObject({ $schema: DRAFT_07 });
       for (const gate of [createToolGate({ tools }), createCspToolGate({ tools })]) {
-        expect(await gate.run({ name: 'plot', arguments: '{"at":["x",2]}' })).toMatchObject({ status: 'committed', output: 'x=2' });
+        expect(await gate.run({ name: 'plot', arguments: '{"at":["x",2]}' })).toMatchObject({
+          status: 'committed',
+          output: 'x=2',
+        });
         const call = await gate.run({ name: 'plot', arguments: '{"at":["x","2"]}' });
-        expect(call.reason?.issues).toEqual([{ path: '/at/1', keyword: 'type', message: 'must be number (got string "2")' }]);
+        expect(call.reason?.issues).toEqual([
+          { path: '/at/1', keyword: 'type', message: 'must be number (got string "2")' },
+        ]);
       }
     } finally {
       await client.close();
@@ -203,9 +256,19 @@ describe('draft-07 tool schemas from an MCP server', () => {
 describe.each(paths)('issue paths are RFC 6901 pointers with %s', (_name, jsonSchema) => {
   it('escapes only ~ and /, so a key with # or % does not collide with another', async () => {
     const keys = ['a#b', 'a%23b', 'a b', 'é', '%', 'x~y/z'];
-    const schema: JsonSchemaObject = { type: 'object', properties: Object.fromEntries(keys.map((key) => [key, { type: 'integer' }])) };
+    const schema: JsonSchemaObject = {
+      type: 'object',
+      properties: Object.fromEntries(keys.map((key) => [key, { type: 'integer' }])),
+    };
     const call = await run(jsonSchema, schema, Object.fromEntries(keys.map((key) => [key, 'no'])));
-    expect(call.reason?.issues?.map((issue) => issue.path)).toEqual(['/a#b', '/a%23b', '/a b', '/é', '/%', '/x~0y~1z']);
+    expect(call.reason?.issues?.map((issue) => issue.path)).toEqual([
+      '/a#b',
+      '/a%23b',
+      '/a b',
+      '/é',
+      '/%',
+      '/x~0y~1z',
+    ]);
   });
 
   it('names a missing required key exactly, whatever characters it has', async () => {
@@ -227,11 +290,16 @@ describe.each(paths)('issue paths are RFC 6901 pointers with %s', (_name, jsonSc
 
   it('words a check on a property named $ref by its own schema, not as a reference', async () => {
     const schema = { type: 'object', properties: { $ref: { type: 'string' } } } as const;
-    expect((await run(jsonSchema, schema, { $ref: 2 })).reason?.issues).toEqual([{ path: '/$ref', keyword: 'type', message: 'must be string (got integer 2)' }]);
+    expect((await run(jsonSchema, schema, { $ref: 2 })).reason?.issues).toEqual([
+      { path: '/$ref', keyword: 'type', message: 'must be string (got integer 2)' },
+    ]);
   });
 
   it('names a failed contains once, at the array, rather than nothing or each item', async () => {
-    const schema = { type: 'object', properties: { list: { type: 'array', contains: { const: 5 } } } } as const;
+    const schema = {
+      type: 'object',
+      properties: { list: { type: 'array', contains: { const: 5 } } },
+    } as const;
     const issues = (await run(jsonSchema, schema, { list: [1, 2] })).reason?.issues;
     expect(issues).toHaveLength(1);
     expect(issues?.[0]).toMatchObject({ path: '/list', keyword: 'contains' });
@@ -241,7 +309,11 @@ describe.each(paths)('issue paths are RFC 6901 pointers with %s', (_name, jsonSc
   it('words a check reached through $ref by what that check expects', async () => {
     const schema = {
       type: 'object',
-      properties: { qty: { $ref: '#/$defs/qty' }, size: { $ref: '#/$defs/size' }, lines: { type: 'array', items: { $ref: '#/$defs/line' } } },
+      properties: {
+        qty: { $ref: '#/$defs/qty' },
+        size: { $ref: '#/$defs/size' },
+        lines: { type: 'array', items: { $ref: '#/$defs/line' } },
+      },
       $defs: {
         qty: { type: 'integer', minimum: 1 },
         size: { enum: ['S', 'M'] },
@@ -253,7 +325,11 @@ describe.each(paths)('issue paths are RFC 6901 pointers with %s', (_name, jsonSc
     expect(call.reason?.issues).toEqual([
       { path: '/qty', keyword: 'minimum', message: 'must be >= 1 (got integer 0)' },
       { path: '/size', keyword: 'enum', message: 'must be one of "S", "M" (got string "XL")' },
-      { path: '/lines/0/sku', keyword: 'pattern', message: 'must match the pattern ^SKU- (got string "nope")' },
+      {
+        path: '/lines/0/sku',
+        keyword: 'pattern',
+        message: 'must match the pattern ^SKU- (got string "nope")',
+      },
     ]);
     expect((await run(jsonSchema, schema, { qty: 'one' })).reason?.issues).toEqual([
       { path: '/qty', keyword: 'type', message: 'must be integer (got string "one")' },
@@ -264,21 +340,38 @@ describe.each(paths)('issue paths are RFC 6901 pointers with %s', (_name, jsonSc
 describe('which dialect a schema is read in', () => {
   it('knows each way draft-07 and 2020-12 are written, and 2020-12 without $schema', () => {
     expect(jsonSchemaDialect({ type: 'object' })).toBe('2020-12');
-    for (const uri of ['http://json-schema.org/draft-07/schema#', 'http://json-schema.org/draft-07/schema', 'https://json-schema.org/draft-07/schema#']) {
+    for (const uri of [
+      'http://json-schema.org/draft-07/schema#',
+      'http://json-schema.org/draft-07/schema',
+      'https://json-schema.org/draft-07/schema#',
+    ]) {
       expect(jsonSchemaDialect({ $schema: uri })).toBe('draft-07');
     }
-    for (const uri of ['https://json-schema.org/draft/2020-12/schema', 'https://json-schema.org/draft/2020-12/schema#', 'http://json-schema.org/draft/2020-12/schema']) {
+    for (const uri of [
+      'https://json-schema.org/draft/2020-12/schema',
+      'https://json-schema.org/draft/2020-12/schema#',
+      'http://json-schema.org/draft/2020-12/schema',
+    ]) {
       expect(jsonSchemaDialect({ $schema: uri })).toBe('2020-12');
     }
   });
 
   it('reads a schema whose $schema is a custom meta-schema in the dialect that meta-schema is written in', async () => {
     const meta = { $schema: DRAFT_07, $id: 'https://example.com/meta.json' };
-    const schema = { $schema: 'https://example.com/meta.json', type: 'object', properties: { at: { items: [{ type: 'string' }] } } } as const;
+    const schema = {
+      $schema: 'https://example.com/meta.json',
+      type: 'object',
+      properties: { at: { items: [{ type: 'string' }] } },
+    } as const;
     expect(jsonSchemaDialect(schema, { 'https://example.com/meta.json': meta })).toBe('draft-07');
-    for (const jsonSchema of [createAjvJsonSchema({ schemas: { 'https://example.com/meta.json': meta } }), createCfworkerJsonSchema({ schemas: { 'https://example.com/meta.json': meta } })]) {
+    for (const jsonSchema of [
+      createAjvJsonSchema({ schemas: { 'https://example.com/meta.json': meta } }),
+      createCfworkerJsonSchema({ schemas: { 'https://example.com/meta.json': meta } }),
+    ]) {
       expect((await run(jsonSchema, schema, { at: ['x', 2] })).status).toBe('committed');
-      expect((await run(jsonSchema, schema, { at: [1] })).reason?.issues).toEqual([{ path: '/at/0', keyword: 'type', message: 'must be string (got integer 1)' }]);
+      expect((await run(jsonSchema, schema, { at: [1] })).reason?.issues).toEqual([
+        { path: '/at/0', keyword: 'type', message: 'must be string (got integer 1)' },
+      ]);
     }
   });
 });
@@ -288,16 +381,30 @@ describe.each([
   ['@cfworker/json-schema', createCfworkerJsonSchema],
 ])('schemas given by URI to the %s compiler', (_name, create) => {
   it('lets a tool schema $ref them, and words their checks as they expect', async () => {
-    const address = { type: 'object', properties: { zip: { type: 'string', pattern: '^[0-9]{5}$' } }, required: ['zip'] } as const;
+    const address = {
+      type: 'object',
+      properties: { zip: { type: 'string', pattern: '^[0-9]{5}$' } },
+      required: ['zip'],
+    } as const;
     const jsonSchema = create({ schemas: { 'https://example.com/address.json': address } });
-    const schema: JsonSchemaObject = { type: 'object', properties: { ship_to: { $ref: 'https://example.com/address.json' } }, required: ['ship_to'] };
+    const schema: JsonSchemaObject = {
+      type: 'object',
+      properties: { ship_to: { $ref: 'https://example.com/address.json' } },
+      required: ['ship_to'],
+    };
     expect((await run(jsonSchema, schema, { ship_to: { zip: '12345' } })).status).toBe('committed');
     expect((await run(jsonSchema, schema, { ship_to: { zip: 'N1' } })).reason?.issues).toEqual([
-      { path: '/ship_to/zip', keyword: 'pattern', message: 'must match the pattern ^[0-9]{5}$ (got string "N1")' },
+      {
+        path: '/ship_to/zip',
+        keyword: 'pattern',
+        message: 'must match the pattern ^[0-9]{5}$ (got string "N1")',
+      },
     ]);
     const tool = defineTool({ name: 't', inputSchema: schema, execute: () => 1 });
     const unaware = createToolGate({ tools: [tool], jsonSchema: create() });
     expect(unaware.check()).toEqual([{ tool: 't', message: expect.stringMatching(/does not compile/) }]);
-    expect(unaware.propose({ name: 't', arguments: '{}' }).reason).toMatchObject({ code: 'tool_unavailable' });
+    expect(unaware.propose({ name: 't', arguments: '{}' }).reason).toMatchObject({
+      code: 'tool_unavailable',
+    });
   });
 });

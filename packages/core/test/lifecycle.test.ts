@@ -79,7 +79,10 @@ describe('execution', () => {
     const gate = createToolGate({ tools: [tool], store });
     gate.propose({ id: 's1', name: 'slow', arguments: '{}' });
     expect(gate.cancel('s1', 'changed my mind')).toBe(true);
-    expect(gate.get('s1')).toMatchObject({ status: 'cancelled', reason: { code: 'user_cancelled', message: 'changed my mind' } });
+    expect(gate.get('s1')).toMatchObject({
+      status: 'cancelled',
+      reason: { code: 'user_cancelled', message: 'changed my mind' },
+    });
     expect(signal?.aborted).toBe(true);
     expect((signal?.reason as DOMException).name).toBe('AbortError');
     result.resolve({ late: true });
@@ -97,7 +100,9 @@ describe('execution', () => {
       name: 'slow',
       inputSchema: { type: 'object' },
       execute: (_input, { signal }) =>
-        new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error))),
+        new Promise((_resolve, reject) =>
+          signal.addEventListener('abort', () => reject(signal.reason as Error)),
+        ),
     });
     const gate = createToolGate({ tools: [tool] });
     gate.propose({ id: 's', name: 'slow', arguments: '{}' });
@@ -133,7 +138,12 @@ describe('execution', () => {
 
   it('clears the timeout of a call that finished in time', async () => {
     const clock = createFakeClock();
-    const tool = defineTool({ name: 'quick', inputSchema: { type: 'object' }, timeoutMs: 1_000, execute: async () => 'ok' });
+    const tool = defineTool({
+      name: 'quick',
+      inputSchema: { type: 'object' },
+      timeoutMs: 1_000,
+      execute: async () => 'ok',
+    });
     const gate = createToolGate({ tools: [tool], clock });
     await gate.run({ name: 'quick', arguments: '{}' });
     expect(clock.pending).toBe(0);
@@ -141,7 +151,13 @@ describe('execution', () => {
 
   it('does not start the timeout while a call waits for a person', () => {
     const clock = createFakeClock();
-    const tool = defineTool({ name: 'x', inputSchema: { type: 'object' }, timeoutMs: 10, needsApproval: true, execute: () => 'ok' });
+    const tool = defineTool({
+      name: 'x',
+      inputSchema: { type: 'object' },
+      timeoutMs: 10,
+      needsApproval: true,
+      execute: () => 'ok',
+    });
     const gate = createToolGate({ tools: [tool], clock });
     gate.propose({ id: 'a', name: 'x', arguments: '{}' });
     clock.advance(1_000);
@@ -162,7 +178,9 @@ describe('output and commit', () => {
     });
     const call = await createToolGate({ tools: [tool], store }).run({ name: 'quote', arguments: '{}' });
     expect(call.reason?.code).toBe('output_invalid');
-    expect(call.reason?.issues).toEqual([{ path: '/cents', keyword: 'type', message: 'must be integer (got string "12")' }]);
+    expect(call.reason?.issues).toEqual([
+      { path: '/cents', keyword: 'type', message: 'must be integer (got string "12")' },
+    ]);
     expect(store.getState()).toBe(before);
   });
 
@@ -180,10 +198,16 @@ describe('output and commit', () => {
   it('commits with exactly one setState holding what commit returned', async () => {
     const store = createShop();
     const spy = vi.spyOn(store, 'setState');
-    const call = await createToolGate({ tools: [chargeTool()], store }).run({ name: 'charge', arguments: charge });
+    const call = await createToolGate({ tools: [chargeTool()], store }).run({
+      name: 'charge',
+      arguments: charge,
+    });
     expect(call.status).toBe('committed');
     expect(spy).toHaveBeenCalledTimes(1);
-    expect(spy).toHaveBeenCalledWith({ balance_cents: 9_500, charges: [{ amount_cents: 500, currency: 'USD' }] });
+    expect(spy).toHaveBeenCalledWith({
+      balance_cents: 9_500,
+      charges: [{ amount_cents: 500, currency: 'USD' }],
+    });
   });
 
   it('fails with commit_error when commit throws, store untouched', async () => {
@@ -219,7 +243,11 @@ describe('output and commit', () => {
   it('commits a tool without commit without touching the store', async () => {
     const store = createShop();
     const spy = vi.spyOn(store, 'setState');
-    const tool = defineTool({ name: 'look', inputSchema: { type: 'object' }, execute: () => ({ seen: true }) });
+    const tool = defineTool({
+      name: 'look',
+      inputSchema: { type: 'object' },
+      execute: () => ({ seen: true }),
+    });
     const call = await createToolGate({ tools: [tool], store }).run({ name: 'look', arguments: '{}' });
     expect(call).toMatchObject({ status: 'committed', output: { seen: true } });
     expect(spy).not.toHaveBeenCalled();
@@ -263,7 +291,10 @@ describe('output and commit', () => {
     store.subscribe(() => {
       throw new Error('listener bug');
     });
-    const call = await createToolGate({ tools: [chargeTool()], store, onError }).run({ name: 'charge', arguments: charge });
+    const call = await createToolGate({ tools: [chargeTool()], store, onError }).run({
+      name: 'charge',
+      arguments: charge,
+    });
     expect(call.status).toBe('committed');
     expect(store.getState().balance_cents).toBe(9_500);
     expect(onError).toHaveBeenCalledWith(expect.objectContaining({ message: 'listener bug' }));
@@ -271,7 +302,10 @@ describe('output and commit', () => {
 });
 
 describe('approval and policy', () => {
-  const transfer = (needsApproval: boolean | ((input: { cents: number }) => boolean), execute: () => unknown = vi.fn(() => ({ ok: true }))) =>
+  const transfer = (
+    needsApproval: boolean | ((input: { cents: number }) => boolean),
+    execute: () => unknown = vi.fn(() => ({ ok: true })),
+  ) =>
     defineTool({
       name: 'transfer',
       inputSchema: { type: 'object', properties: { cents: { type: 'integer' } }, required: ['cents'] },
@@ -300,7 +334,10 @@ describe('approval and policy', () => {
     const gate = createToolGate({ tools: [transfer(true, execute)], store });
     gate.propose({ id: 'tr', name: 'transfer', arguments: '{"cents":700}' });
     expect(gate.deny('tr', 'too much')).toBe(true);
-    expect(gate.get('tr')).toMatchObject({ status: 'cancelled', reason: { code: 'approval_denied', message: 'too much' } });
+    expect(gate.get('tr')).toMatchObject({
+      status: 'cancelled',
+      reason: { code: 'approval_denied', message: 'too much' },
+    });
     expect(execute).not.toHaveBeenCalled();
     expect(store.getState()).toBe(before);
   });
@@ -314,7 +351,9 @@ describe('approval and policy', () => {
   it('never asks a person about an invalid proposal', () => {
     const gate = createToolGate({ tools: [transfer(true)], store: createShop() });
     expect(gate.propose({ name: 'transfer', arguments: '{"cents":"5"}' }).status).toBe('rejected');
-    expect([...gate.calls.getState().records.values()].some((c) => c.status === 'awaiting_approval')).toBe(false);
+    expect([...gate.calls.getState().records.values()].some((c) => c.status === 'awaiting_approval')).toBe(
+      false,
+    );
   });
 
   it('approve, deny and cancel after a terminal status are no-ops that return false', async () => {
@@ -358,7 +397,8 @@ describe('approval and policy', () => {
     const tool = defineTool({
       name: 'spend',
       inputSchema: { type: 'object', properties: { cents: { type: 'integer' } }, required: ['cents'] },
-      authorize: (input, { state }: { state: Shop }) => (input.cents <= state.balance_cents ? true : 'not enough balance'),
+      authorize: (input, { state }: { state: Shop }) =>
+        input.cents <= state.balance_cents ? true : 'not enough balance',
       execute,
     });
     const gate = createToolGate({ tools: [tool], store });
@@ -371,10 +411,18 @@ describe('approval and policy', () => {
 
   it.each([
     ['false', () => false, 'the app did not authorize this call'],
-    ['a rejected promise', () => Promise.reject(new Error('auth server down')), 'authorize threw: auth server down'],
-    ['a throw', () => {
-      throw new Error('bug');
-    }, 'authorize threw: bug'],
+    [
+      'a rejected promise',
+      () => Promise.reject(new Error('auth server down')),
+      'authorize threw: auth server down',
+    ],
+    [
+      'a throw',
+      () => {
+        throw new Error('bug');
+      },
+      'authorize threw: bug',
+    ],
     ['a resolved false', async () => false, 'the app did not authorize this call'],
   ])('authorize answering %s fails closed', async (_what, authorize, message) => {
     const tool = defineTool({ name: 'x', inputSchema: { type: 'object' }, authorize, execute: () => 'ran' });
@@ -383,14 +431,26 @@ describe('approval and policy', () => {
   });
 
   it('an async authorize that allows lets the call run', async () => {
-    const tool = defineTool({ name: 'x', inputSchema: { type: 'object' }, authorize: async () => true, execute: () => 'ran' });
-    expect((await createToolGate({ tools: [tool] }).run({ name: 'x', arguments: '{}' })).status).toBe('committed');
+    const tool = defineTool({
+      name: 'x',
+      inputSchema: { type: 'object' },
+      authorize: async () => true,
+      execute: () => 'ran',
+    });
+    expect((await createToolGate({ tools: [tool] }).run({ name: 'x', arguments: '{}' })).status).toBe(
+      'committed',
+    );
   });
 
   it('a call cancelled while authorize is pending stays cancelled', async () => {
     const verdict = deferred<boolean>();
     const execute = vi.fn(() => 'ran');
-    const tool = defineTool({ name: 'x', inputSchema: { type: 'object' }, authorize: () => verdict.promise, execute });
+    const tool = defineTool({
+      name: 'x',
+      inputSchema: { type: 'object' },
+      authorize: () => verdict.promise,
+      execute,
+    });
     const gate = createToolGate({ tools: [tool] });
     gate.propose({ id: 'a', name: 'x', arguments: '{}' });
     expect(gate.get('a')?.status).toBe('validated');
@@ -405,7 +465,12 @@ describe('approval and policy', () => {
   it('waits for an async needsApproval and asks a person when it resolves true', async () => {
     const execute = vi.fn(() => 'ran');
     const verdict = deferred<boolean>();
-    const tool = defineTool({ name: 'x', inputSchema: { type: 'object' }, needsApproval: () => verdict.promise, execute });
+    const tool = defineTool({
+      name: 'x',
+      inputSchema: { type: 'object' },
+      needsApproval: () => verdict.promise,
+      execute,
+    });
     const gate = createToolGate({ tools: [tool] });
     expect(gate.propose({ id: 'a', name: 'x', arguments: '{}' }).status).toBe('validated');
     verdict.resolve(true);
@@ -415,28 +480,61 @@ describe('approval and policy', () => {
   });
 
   it('runs a call without asking only when an async needsApproval resolves false', async () => {
-    const tool = defineTool({ name: 'x', inputSchema: { type: 'object' }, needsApproval: async () => false, execute: () => 'ran' });
-    expect(await createToolGate({ tools: [tool] }).run({ name: 'x', arguments: '{}' })).toMatchObject({ status: 'committed', output: 'ran' });
+    const tool = defineTool({
+      name: 'x',
+      inputSchema: { type: 'object' },
+      needsApproval: async () => false,
+      execute: () => 'ran',
+    });
+    expect(await createToolGate({ tools: [tool] }).run({ name: 'x', arguments: '{}' })).toMatchObject({
+      status: 'committed',
+      output: 'ran',
+    });
   });
 
   it.each([
-    ['a rejected promise', () => Promise.reject(new Error('policy service down')), 'needsApproval threw: policy service down'],
-    ['a promise of undefined', async () => undefined, 'needsApproval answered undefined; it must answer true or false'],
+    [
+      'a rejected promise',
+      () => Promise.reject(new Error('policy service down')),
+      'needsApproval threw: policy service down',
+    ],
+    [
+      'a promise of undefined',
+      async () => undefined,
+      'needsApproval answered undefined; it must answer true or false',
+    ],
     ['a promise of a string', async () => 'no', 'needsApproval answered "no"; it must answer true or false'],
-    ['a thenable from another realm that resolves 0', () => ({ then: (resolve: (value: unknown) => void) => resolve(0) }), 'needsApproval answered 0; it must answer true or false'],
+    [
+      'a thenable from another realm that resolves 0',
+      () => ({ then: (resolve: (value: unknown) => void) => resolve(0) }),
+      'needsApproval answered 0; it must answer true or false',
+    ],
     ['undefined', () => undefined, 'needsApproval answered undefined; it must answer true or false'],
-  ])('rejects as unauthorized, and runs nothing, when needsApproval answers %s', async (_what, needsApproval, message) => {
-    const execute = vi.fn(() => 'ran');
-    const tool = defineTool({ name: 'x', inputSchema: { type: 'object' }, needsApproval: needsApproval as unknown as () => boolean, execute });
-    const call = await createToolGate({ tools: [tool] }).run({ name: 'x', arguments: '{}' });
-    expect(call.reason).toEqual({ code: 'unauthorized', message });
-    expect(execute).not.toHaveBeenCalled();
-  });
+  ])(
+    'rejects as unauthorized, and runs nothing, when needsApproval answers %s',
+    async (_what, needsApproval, message) => {
+      const execute = vi.fn(() => 'ran');
+      const tool = defineTool({
+        name: 'x',
+        inputSchema: { type: 'object' },
+        needsApproval: needsApproval as unknown as () => boolean,
+        execute,
+      });
+      const call = await createToolGate({ tools: [tool] }).run({ name: 'x', arguments: '{}' });
+      expect(call.reason).toEqual({ code: 'unauthorized', message });
+      expect(execute).not.toHaveBeenCalled();
+    },
+  );
 
   it('does not run a call cancelled while an async needsApproval is pending', async () => {
     const verdict = deferred<boolean>();
     const execute = vi.fn(() => 'ran');
-    const tool = defineTool({ name: 'x', inputSchema: { type: 'object' }, needsApproval: () => verdict.promise, execute });
+    const tool = defineTool({
+      name: 'x',
+      inputSchema: { type: 'object' },
+      needsApproval: () => verdict.promise,
+      execute,
+    });
     const gate = createToolGate({ tools: [tool] });
     gate.propose({ id: 'a', name: 'x', arguments: '{}' });
     expect(gate.cancel('a')).toBe(true);
@@ -455,14 +553,20 @@ describe('approval and policy', () => {
       },
       execute: () => 'ran',
     });
-    expect(createToolGate({ tools: [tool] }).propose({ name: 'x', arguments: '{}' }).reason?.code).toBe('unauthorized');
+    expect(createToolGate({ tools: [tool] }).propose({ name: 'x', arguments: '{}' }).reason?.code).toBe(
+      'unauthorized',
+    );
   });
 });
 
 describe('external signal', () => {
   it('cancels a call when the signal given to propose aborts', async () => {
     const controller = new AbortController();
-    const tool = defineTool({ name: 'slow', inputSchema: { type: 'object' }, execute: () => new Promise(() => {}) });
+    const tool = defineTool({
+      name: 'slow',
+      inputSchema: { type: 'object' },
+      execute: () => new Promise(() => {}),
+    });
     const gate = createToolGate({ tools: [tool] });
     gate.propose({ id: 'x', name: 'slow', arguments: '{}' }, { signal: controller.signal });
     controller.abort();
@@ -472,7 +576,10 @@ describe('external signal', () => {
   it('does not run a call whose signal is already aborted', () => {
     const execute = vi.fn();
     const tool = defineTool({ name: 't', inputSchema: { type: 'object' }, execute });
-    const call = createToolGate({ tools: [tool] }).propose({ name: 't', arguments: '{}' }, { signal: AbortSignal.abort() });
+    const call = createToolGate({ tools: [tool] }).propose(
+      { name: 't', arguments: '{}' },
+      { signal: AbortSignal.abort() },
+    );
     expect(call.status).toBe('cancelled');
     expect(execute).not.toHaveBeenCalled();
   });
@@ -484,7 +591,11 @@ describe('every way a call can end', () => {
       tools: [
         chargeTool(),
         defineTool({ name: 'stop', inputSchema: { type: 'object' }, execute: () => cancel() }),
-        defineTool({ name: 'boom', inputSchema: { type: 'object' }, execute: () => Promise.reject(new Error('x')) }),
+        defineTool({
+          name: 'boom',
+          inputSchema: { type: 'object' },
+          execute: () => Promise.reject(new Error('x')),
+        }),
       ],
       store: createShop(),
     });

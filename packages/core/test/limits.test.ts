@@ -3,7 +3,10 @@ import fc from 'fast-check';
 import { createToolGate, DEFAULT_LIMITS, defineTool, type Limits, type LimitsOption } from '../src/index.ts';
 import { checkValue } from '../src/proposal/limits.ts';
 
-const open = (repair: ('stringified_json' | 'string_scalars')[] = [], execute = (options: unknown) => Object.assign({}, options) as unknown) =>
+const open = (
+  repair: ('stringified_json' | 'string_scalars')[] = [],
+  execute = (options: unknown) => Object.assign({}, options) as unknown,
+) =>
   defineTool({
     name: 'configure',
     inputSchema: { type: 'object', properties: { options: { type: 'object' } } },
@@ -15,7 +18,10 @@ describe('limits hold for repaired values', () => {
   it('refuses a __proto__ key inside a stringified object the repair decoded', async () => {
     const execute = vi.fn();
     const tool = open(['stringified_json'], execute);
-    const call = await createToolGate({ tools: [tool] }).run({ name: 'configure', arguments: '{"options":"{\\"__proto__\\":{\\"admin\\":true}}"}' });
+    const call = await createToolGate({ tools: [tool] }).run({
+      name: 'configure',
+      arguments: '{"options":"{\\"__proto__\\":{\\"admin\\":true}}"}',
+    });
     expect(call.status).toBe('rejected');
     expect(call.reason?.issues).toEqual([expect.objectContaining({ path: '/options/__proto__' })]);
     expect(execute).not.toHaveBeenCalled();
@@ -44,7 +50,13 @@ describe('__proto__ keys in text', () => {
   it.each([
     ['plain', '{"a":1,"__proto__":{"x":1}}'],
     ['spelled with escapes', '{"a":1,"\\u005f_proto__":{"x":1}}'],
-    ['escaped, deep in many objects', JSON.stringify({ rows: Array.from({ length: 100 }, () => ({ a: 1 })) }).replace('"a":1}]', '"a":1,"\\u005f\\u005fproto__":{}}]')],
+    [
+      'escaped, deep in many objects',
+      JSON.stringify({ rows: Array.from({ length: 100 }, () => ({ a: 1 })) }).replace(
+        '"a":1}]',
+        '"a":1,"\\u005f\\u005fproto__":{}}]',
+      ),
+    ],
   ])('refuses a __proto__ key %s', async (_how, text) => {
     const tool = defineTool({ name: 'open', inputSchema: { type: 'object' }, execute: vi.fn() });
     const call = await createToolGate({ tools: [tool] }).run({ name: 'open', arguments: text });
@@ -57,7 +69,11 @@ describe('object arguments', () => {
     const execute = vi.fn((input: { cents: number }) => input.cents);
     const tool = defineTool({
       name: 'pay',
-      inputSchema: { type: 'object', properties: { cents: { type: 'integer', minimum: 0 } }, required: ['cents'] },
+      inputSchema: {
+        type: 'object',
+        properties: { cents: { type: 'integer', minimum: 0 } },
+        required: ['cents'],
+      },
       needsApproval: true,
       execute,
     });
@@ -97,7 +113,10 @@ describe('limits in the options', () => {
     const unset: LimitsOption = { maxArgumentChars: undefined, maxDepth: undefined };
     const gate = createToolGate({ tools: [echo()], limits: unset });
     expect(gate.limits).toEqual(DEFAULT_LIMITS);
-    const call = gate.propose({ name: 'echo', arguments: '{"pad":"' + 'x'.repeat(DEFAULT_LIMITS.maxArgumentChars) + '"}' });
+    const call = gate.propose({
+      name: 'echo',
+      arguments: '{"pad":"' + 'x'.repeat(DEFAULT_LIMITS.maxArgumentChars) + '"}',
+    });
     expect(call.reason?.code).toBe('too_large');
     const deep = gate.propose({ name: 'echo', arguments: '{"a":'.repeat(100) + '1' + '}'.repeat(100) });
     expect(deep.reason?.code).toBe('too_deep');
@@ -117,13 +136,18 @@ describe('limits in the options', () => {
     ['maxArgumentChars', '65536', /limits\.maxArgumentChars .*\(got the string "65536"\)/],
     ['maxDepth', 2.5, /limits\.maxDepth must be a positive whole number \(got 2\.5\)/],
     ['maxDepth', null, /limits\.maxDepth .*\(got null\)/],
-  ])('refuses limits.%s = %s when the gate is created, naming the option and the value', (key, value, message) => {
-    const limits = { [key]: value } as unknown as Partial<Limits>;
-    expect(() => createToolGate({ tools: [echo()], limits })).toThrow(message);
-  });
+  ])(
+    'refuses limits.%s = %s when the gate is created, naming the option and the value',
+    (key, value, message) => {
+      const limits = { [key]: value } as unknown as Partial<Limits>;
+      expect(() => createToolGate({ tools: [echo()], limits })).toThrow(message);
+    },
+  );
 
   it('refuses limits that are not an object', () => {
-    expect(() => createToolGate({ tools: [echo()], limits: 64 as unknown as Partial<Limits> })).toThrow(/limits must be an object .*\(got 64\)/);
+    expect(() => createToolGate({ tools: [echo()], limits: 64 as unknown as Partial<Limits> })).toThrow(
+      /limits must be an object .*\(got 64\)/,
+    );
   });
 });
 
@@ -138,13 +162,19 @@ describe('deep values', () => {
   it('are walked without recursion, as deep as a limit allows, as text and as objects', async () => {
     const depth = 100_000;
     const tool = defineTool({ name: 'nest', inputSchema: { type: 'object' }, execute: () => 'ok' });
-    const gate = createToolGate({ tools: [tool], limits: { maxArgumentChars: 10_000_000, maxDepth: depth + 1 } });
+    const gate = createToolGate({
+      tools: [tool],
+      limits: { maxArgumentChars: 10_000_000, maxDepth: depth + 1 },
+    });
     let value: Record<string, unknown> = { leaf: 1 };
     for (let i = 1; i < depth; i++) value = { a: value };
     const text = '{"a":'.repeat(depth - 1) + '{"leaf":1}' + '}'.repeat(depth - 1);
     expect((await gate.run({ name: 'nest', arguments: text })).status).toBe('committed');
     expect((await gate.run({ name: 'nest', arguments: value })).status).toBe('committed');
-    const tighter = createToolGate({ tools: [tool], limits: { maxArgumentChars: 10_000_000, maxDepth: depth - 1 } });
+    const tighter = createToolGate({
+      tools: [tool],
+      limits: { maxArgumentChars: 10_000_000, maxDepth: depth - 1 },
+    });
     expect(tighter.propose({ name: 'nest', arguments: text }).reason?.code).toBe('too_deep');
     expect(tighter.propose({ name: 'nest', arguments: value }).reason?.code).toBe('too_deep');
   });
@@ -157,7 +187,9 @@ describe('the two walks over a parsed value', () => {
       { depthSize: 'small', withCrossShrink: true },
       fc.constantFrom('1', '1e400', '-1e400', '"s"', 'true', 'null'),
       fc.array(tie('node'), { maxLength: 4 }).map((items) => `[${items.join(',')}]`),
-      fc.array(fc.tuple(fc.constantFrom('a', 'b', '__proto__', 'c'), tie('node')), { maxLength: 4 }).map((entries) => `{${entries.map(([key, value]) => `"${key}":${value}`).join(',')}}`),
+      fc
+        .array(fc.tuple(fc.constantFrom('a', 'b', '__proto__', 'c'), tie('node')), { maxLength: 4 })
+        .map((entries) => `{${entries.map(([key, value]) => `"${key}":${value}`).join(',')}}`),
     ),
   })).node;
 

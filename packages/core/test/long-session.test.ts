@@ -24,7 +24,11 @@ describe('long sessions', () => {
 
   it('tells a call’s subscribers when that call moves, and no one else', async () => {
     let release!: () => void;
-    const slow = defineTool({ name: 'slow', inputSchema: { type: 'object' }, execute: () => new Promise<string>((r) => (release = () => r('done'))) });
+    const slow = defineTool({
+      name: 'slow',
+      inputSchema: { type: 'object' },
+      execute: () => new Promise<string>((r) => (release = () => r('done'))),
+    });
     const gate = createToolGate({ tools: [slow, ping] });
     const seen: string[] = [];
     gate.subscribeCall('s', () => seen.push(`s:${gate.get('s')?.status}`));
@@ -56,15 +60,27 @@ describe('long sessions', () => {
     expect(gate.get('c0')).toMatchObject({ id: 'c0', status: 'committed', evicted: true });
     expect(gate.get('c0')?.input).toBeUndefined();
     expect(gate.get('c0')?.output).toBeUndefined();
-    expect(gate.audit.export().filter((e) => e.callId === 'c0').map((e) => e.to)).toEqual(['pending', 'validated', 'executing', 'committed']);
-    expect(gate.propose({ id: 'c0', name: 'ping', arguments: '{}' })).toMatchObject({ status: 'committed', evicted: true });
+    expect(
+      gate.audit
+        .export()
+        .filter((e) => e.callId === 'c0')
+        .map((e) => e.to),
+    ).toEqual(['pending', 'validated', 'executing', 'committed']);
+    expect(gate.propose({ id: 'c0', name: 'ping', arguments: '{}' })).toMatchObject({
+      status: 'committed',
+      evicted: true,
+    });
     expect(gate.toolResult('c0', 'openai-chat').content).toBe('Done.');
     expect(execute).toHaveBeenCalledTimes(10);
   });
 
   it('never drops a call that is still running', async () => {
     let release!: () => void;
-    const slow = defineTool({ name: 'slow', inputSchema: { type: 'object' }, execute: () => new Promise<string>((r) => (release = () => r('done'))) });
+    const slow = defineTool({
+      name: 'slow',
+      inputSchema: { type: 'object' },
+      execute: () => new Promise<string>((r) => (release = () => r('done'))),
+    });
     const gate = createToolGate({ tools: [slow, ping], retain: { settled: 1 } });
     gate.propose({ id: 'running', name: 'slow', arguments: '{}' });
     for (let i = 0; i < 5; i++) gate.propose({ id: `p${i}`, name: 'ping', arguments: '{}' });

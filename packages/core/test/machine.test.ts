@@ -11,13 +11,51 @@ import {
   type ToolCallStatus,
 } from '../src/index.ts';
 
-const STATUSES: ToolCallStatus[] = ['pending', 'validated', 'awaiting_approval', 'executing', 'committed', 'cancelled', 'rejected', 'failed'];
-const REJECTED: RejectedCode[] = ['invalid_json', 'invalid_shape', 'unknown_tool', 'tool_unavailable', 'invalid_arguments', 'too_large', 'too_deep', 'unauthorized', 'truncated', 'id_conflict', 'budget_exceeded'];
-const CANCELLED: CancelledCode[] = ['tool_cancelled', 'user_cancelled', 'approval_denied', 'approval_expired', 'timeout'];
+const STATUSES: ToolCallStatus[] = [
+  'pending',
+  'validated',
+  'awaiting_approval',
+  'executing',
+  'committed',
+  'cancelled',
+  'rejected',
+  'failed',
+];
+const REJECTED: RejectedCode[] = [
+  'invalid_json',
+  'invalid_shape',
+  'unknown_tool',
+  'tool_unavailable',
+  'invalid_arguments',
+  'too_large',
+  'too_deep',
+  'unauthorized',
+  'truncated',
+  'id_conflict',
+  'budget_exceeded',
+];
+const CANCELLED: CancelledCode[] = [
+  'tool_cancelled',
+  'user_cancelled',
+  'approval_denied',
+  'approval_expired',
+  'timeout',
+];
 const FAILED: FailedCode[] = ['tool_error', 'output_invalid', 'commit_error', 'interrupted'];
 
 function recordIn(status: ToolCallStatus): ToolCallRecord {
-  const base = { ...createPending({ id: 'c1', name: 'charge', source: 'normalised', generatedId: false, turn: undefined, at: 0 }), history: [{ status, at: 0 }], preview: undefined };
+  const base = {
+    ...createPending({
+      id: 'c1',
+      name: 'charge',
+      source: 'normalised',
+      generatedId: false,
+      turn: undefined,
+      at: 0,
+    }),
+    history: [{ status, at: 0 }],
+    preview: undefined,
+  };
   const input = { amount_cents: 1 };
   switch (status) {
     case 'pending':
@@ -45,9 +83,21 @@ function everyEvent(): { event: CallEvent; to: ToolCallStatus; code?: string }[]
     { event: { type: 'await_approval' }, to: 'awaiting_approval' },
     { event: { type: 'execute' }, to: 'executing' },
     { event: { type: 'commit', output: { ok: true } }, to: 'committed' },
-    ...REJECTED.map((code) => ({ event: { type: 'reject' as const, reason: { code, message: code } }, to: 'rejected' as const, code })),
-    ...CANCELLED.map((code) => ({ event: { type: 'cancel' as const, reason: { code, message: code } }, to: 'cancelled' as const, code })),
-    ...FAILED.map((code) => ({ event: { type: 'fail' as const, reason: { code, message: code } }, to: 'failed' as const, code })),
+    ...REJECTED.map((code) => ({
+      event: { type: 'reject' as const, reason: { code, message: code } },
+      to: 'rejected' as const,
+      code,
+    })),
+    ...CANCELLED.map((code) => ({
+      event: { type: 'cancel' as const, reason: { code, message: code } },
+      to: 'cancelled' as const,
+      code,
+    })),
+    ...FAILED.map((code) => ({
+      event: { type: 'fail' as const, reason: { code, message: code } },
+      to: 'failed' as const,
+      code,
+    })),
   ];
 }
 
@@ -55,7 +105,16 @@ function everyEvent(): { event: CallEvent; to: ToolCallStatus; code?: string }[]
 const EXPECTED = new Set([
   'pending→pending',
   'pending→validated',
-  ...['invalid_json', 'invalid_shape', 'unknown_tool', 'tool_unavailable', 'invalid_arguments', 'too_large', 'too_deep', 'truncated'].map((c) => `pending→rejected:${c}`),
+  ...[
+    'invalid_json',
+    'invalid_shape',
+    'unknown_tool',
+    'tool_unavailable',
+    'invalid_arguments',
+    'too_large',
+    'too_deep',
+    'truncated',
+  ].map((c) => `pending→rejected:${c}`),
   'pending→cancelled:user_cancelled',
   'validated→awaiting_approval',
   'validated→executing',
@@ -77,24 +136,38 @@ const EXPECTED = new Set([
 ]);
 
 describe('transition', () => {
-  const cases = STATUSES.flatMap((from) => everyEvent().map((e) => ({ from, ...e, key: `${from}→${e.to}${e.code ? ':' + e.code : ''}` })));
+  const cases = STATUSES.flatMap((from) =>
+    everyEvent().map((e) => ({ from, ...e, key: `${from}→${e.to}${e.code ? ':' + e.code : ''}` })),
+  );
 
-  it.each(cases.filter((c) => EXPECTED.has(c.key)).map((c) => [c.key, c] as const))('allows %s', (_key, c) => {
-    const next = transition(recordIn(c.from), c.event, 42);
-    expect(next?.status).toBe(c.to);
-    expect(next?.updatedAt).toBe(42);
-    if (c.to !== c.from) {
-      expect(next?.history.at(-1)).toEqual(c.code ? { status: c.to, at: 42, reason: { code: c.code, message: c.code } } : { status: c.to, at: 42 });
-    }
-  });
+  it.each(cases.filter((c) => EXPECTED.has(c.key)).map((c) => [c.key, c] as const))(
+    'allows %s',
+    (_key, c) => {
+      const next = transition(recordIn(c.from), c.event, 42);
+      expect(next?.status).toBe(c.to);
+      expect(next?.updatedAt).toBe(42);
+      if (c.to !== c.from) {
+        expect(next?.history.at(-1)).toEqual(
+          c.code
+            ? { status: c.to, at: 42, reason: { code: c.code, message: c.code } }
+            : { status: c.to, at: 42 },
+        );
+      }
+    },
+  );
 
-  it.each(cases.filter((c) => !EXPECTED.has(c.key)).map((c) => [c.key, c] as const))('refuses %s', (_key, c) => {
-    expect(transition(recordIn(c.from), c.event, 42)).toBeUndefined();
-  });
+  it.each(cases.filter((c) => !EXPECTED.has(c.key)).map((c) => [c.key, c] as const))(
+    'refuses %s',
+    (_key, c) => {
+      expect(transition(recordIn(c.from), c.event, 42)).toBeUndefined();
+    },
+  );
 
   it('lists exactly the expected moves in ALLOWED_TRANSITIONS', () => {
     const listed = Object.entries(ALLOWED_TRANSITIONS).flatMap(([from, edges]) =>
-      Object.entries(edges).flatMap(([to, edge]) => (edge === true ? [`${from}→${to}`] : edge.map((code) => `${from}→${to}:${code}`))),
+      Object.entries(edges).flatMap(([to, edge]) =>
+        edge === true ? [`${from}→${to}`] : edge.map((code) => `${from}→${to}:${code}`),
+      ),
     );
     expect(new Set(listed)).toEqual(EXPECTED);
   });
@@ -110,7 +183,12 @@ describe('transition', () => {
     const executing = transition(validated, { type: 'execute' }, 2)!;
     const committed = transition(executing, { type: 'commit', output: { ok: true } }, 3)!;
     expect(committed).toMatchObject({ status: 'committed', input: { a: 1 }, output: { ok: true } });
-    expect(committed.history.map((h) => h.status)).toEqual(['pending', 'validated', 'executing', 'committed']);
+    expect(committed.history.map((h) => h.status)).toEqual([
+      'pending',
+      'validated',
+      'executing',
+      'committed',
+    ]);
     expect(executing.output).toBeUndefined();
   });
 

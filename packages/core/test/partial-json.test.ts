@@ -73,32 +73,45 @@ describe('createPartialJson', () => {
 
   it('ends, for any JSON object or array split anywhere, with exactly what JSON.parse reads', () => {
     // A number at the top level never ends inside a stream (more digits may follow), so the values are containers.
-    const container = fc.oneof(fc.array(fc.jsonValue({ maxDepth: 3 })), fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 3 })));
+    const container = fc.oneof(
+      fc.array(fc.jsonValue({ maxDepth: 3 })),
+      fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 3 })),
+    );
     fc.assert(
-      fc.property(container, fc.integer({ min: 1, max: 9 }), fc.constantFrom(undefined, 2), (value, size, indent) => {
-        const text = JSON.stringify(value, null, indent);
-        const json = feed(text, size);
-        expect(json.state()).toBe('complete');
-        expect(json.preview()).toStrictEqual(JSON.parse(text));
-      }),
+      fc.property(
+        container,
+        fc.integer({ min: 1, max: 9 }),
+        fc.constantFrom(undefined, 2),
+        (value, size, indent) => {
+          const text = JSON.stringify(value, null, indent);
+          const json = feed(text, size);
+          expect(json.state()).toBe('complete');
+          expect(json.preview()).toStrictEqual(JSON.parse(text));
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
   it('shows, at every cut of an object, only values the whole object holds (strings as prefixes)', () => {
     fc.assert(
-      fc.property(fc.dictionary(fc.string(), fc.oneof(fc.string(), fc.integer(), fc.boolean())), fc.nat(), (object, cutAt) => {
-        const text = JSON.stringify(object);
-        const json = createPartialJson();
-        json.push(text.slice(0, cutAt % (text.length + 1)));
-        const preview = json.preview() as Record<string, unknown> | undefined;
-        for (const [key, shown] of Object.entries(preview ?? {})) {
-          const whole = object[key];
-          if (typeof shown === 'string') expect(typeof whole === 'string' && whole.startsWith(shown)).toBe(true);
-          else if (typeof shown === 'number') expect(String(whole).startsWith(String(shown))).toBe(true);
-          else expect(shown).toBe(whole);
-        }
-      }),
+      fc.property(
+        fc.dictionary(fc.string(), fc.oneof(fc.string(), fc.integer(), fc.boolean())),
+        fc.nat(),
+        (object, cutAt) => {
+          const text = JSON.stringify(object);
+          const json = createPartialJson();
+          json.push(text.slice(0, cutAt % (text.length + 1)));
+          const preview = json.preview() as Record<string, unknown> | undefined;
+          for (const [key, shown] of Object.entries(preview ?? {})) {
+            const whole = object[key];
+            if (typeof shown === 'string')
+              expect(typeof whole === 'string' && whole.startsWith(shown)).toBe(true);
+            else if (typeof shown === 'number') expect(String(whole).startsWith(String(shown))).toBe(true);
+            else expect(shown).toBe(whole);
+          }
+        },
+      ),
       { numRuns: 300 },
     );
   });

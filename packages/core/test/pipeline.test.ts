@@ -29,19 +29,34 @@ function ledger(tool: ToolDefinition, scope: Partial<ExecutionScope> = {}) {
   };
   const keeper: CallKeeper = {
     move,
-    open: async () => ({ commit: (call, output) => move(call.id, { type: 'commit', output }, note), ...scope }),
+    open: async () => ({
+      commit: (call, output) => move(call.id, { type: 'commit', output }, note),
+      ...scope,
+    }),
   };
   const entry = compileEntry(tool, ajvJsonSchema);
-  const pipeline = createPipeline({ limits: DEFAULT_LIMITS, clock: createFakeClock(), onError, entry: () => entry, toolNames: () => [tool.name], keeper, state: () => undefined });
+  const pipeline = createPipeline({
+    limits: DEFAULT_LIMITS,
+    clock: createFakeClock(),
+    onError,
+    entry: () => entry,
+    toolNames: () => [tool.name],
+    keeper,
+    state: () => undefined,
+  });
   const start = (id: string, raw: unknown) => {
-    records.set(id, createPending({ id, name: tool.name, source: 'json', generatedId: false, turn: undefined, at: 0 }));
+    records.set(
+      id,
+      createPending({ id, name: tool.name, source: 'json', generatedId: false, turn: undefined, at: 0 }),
+    );
     pipeline.resolve(id, tool.name, raw, false, [], note);
   };
   /** Waits until the call settles (or a bound is reached), a microtask at a time. */
   const settled = async (id: string) => {
     for (let i = 0; i < 200; i++) {
       const status = records.get(id)?.status;
-      if (status === 'committed' || status === 'failed' || status === 'cancelled' || status === 'rejected') break;
+      if (status === 'committed' || status === 'failed' || status === 'cancelled' || status === 'rejected')
+        break;
       await Promise.resolve();
     }
     return records.get(id);
@@ -53,7 +68,11 @@ describe('the pipeline over an async keeper', () => {
   it('runs a call to committed; the tool changes only its own copy of the input', async () => {
     const tool = defineTool({
       name: 'sort',
-      inputSchema: { type: 'object', properties: { items: { type: 'array', items: { type: 'integer' } } }, required: ['items'] },
+      inputSchema: {
+        type: 'object',
+        properties: { items: { type: 'array', items: { type: 'integer' } } },
+        required: ['items'],
+      },
       execute: (input) => input.items.sort((a, b) => a - b),
     });
     const { start, settled, trail } = ledger(tool);
@@ -76,16 +95,33 @@ describe('the pipeline over an async keeper', () => {
     });
     start('a', '{}');
     const call = await settled('a');
-    expect(call?.reason).toEqual({ code: 'commit_error', message: 'the result could not be committed: deadlock' });
+    expect(call?.reason).toEqual({
+      code: 'commit_error',
+      message: 'the result could not be committed: deadlock',
+    });
     expect(order).toEqual(['abandon']);
   });
 
   it('fails the call with tool_error when its result cannot be read, and with tool_cancelled when it cancels', async () => {
-    const unreadable = new Proxy({}, { get: () => { throw new Error('unreadable'); } });
-    const { start: startBad, settled: settledBad } = ledger(defineTool({ name: 't', inputSchema: { type: 'object' }, execute: async () => unreadable }));
+    const unreadable = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('unreadable');
+        },
+      },
+    );
+    const { start: startBad, settled: settledBad } = ledger(
+      defineTool({ name: 't', inputSchema: { type: 'object' }, execute: async () => unreadable }),
+    );
     startBad('a', '{}');
-    expect((await settledBad('a'))?.reason).toMatchObject({ code: 'tool_error', message: expect.stringMatching(/unreadable/) as string });
-    const { start, settled } = ledger(defineTool({ name: 't', inputSchema: { type: 'object' }, execute: () => cancel('out of stock') }));
+    expect((await settledBad('a'))?.reason).toMatchObject({
+      code: 'tool_error',
+      message: expect.stringMatching(/unreadable/) as string,
+    });
+    const { start, settled } = ledger(
+      defineTool({ name: 't', inputSchema: { type: 'object' }, execute: () => cancel('out of stock') }),
+    );
     start('b', '{}');
     expect((await settled('b'))?.reason).toEqual({ code: 'tool_cancelled', message: 'out of stock' });
   });

@@ -6,7 +6,13 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { AJV_OPTIONS, createToolGate, defineTool, precompiledJsonSchema, type PrecompiledValidator } from '../src/index.ts';
+import {
+  AJV_OPTIONS,
+  createToolGate,
+  defineTool,
+  precompiledJsonSchema,
+  type PrecompiledValidator,
+} from '../src/index.ts';
 
 const chargeSchema = {
   $id: 'charge',
@@ -33,7 +39,8 @@ beforeAll(async () => {
   validators = (await import(pathToFileURL(file).href)) as Record<string, PrecompiledValidator>;
 });
 
-const tool = () => defineTool({ name: 'charge', inputSchema: chargeSchema, execute: (input) => input.amount_cents });
+const tool = () =>
+  defineTool({ name: 'charge', inputSchema: chargeSchema, execute: (input) => input.amount_cents });
 
 describe('precompiledJsonSchema', () => {
   it('validates with code generated at build time, and reports issues as the runtime validator does', async () => {
@@ -43,20 +50,36 @@ describe('precompiledJsonSchema', () => {
     const a = await precompiled.run({ name: 'charge', arguments: bad });
     const b = await runtime.run({ name: 'charge', arguments: bad });
     expect(a.reason?.issues).toEqual(b.reason?.issues);
-    expect(a.reason?.issues?.map((i) => i.path).sort()).toEqual(['/amount_cents', '/currency', '/email', '/extra']);
-    expect((await precompiled.run({ name: 'charge', arguments: { amount_cents: 5, currency: 'USD' } })).status).toBe('committed');
+    expect(a.reason?.issues?.map((i) => i.path).sort()).toEqual([
+      '/amount_cents',
+      '/currency',
+      '/email',
+      '/extra',
+    ]);
+    expect(
+      (await precompiled.run({ name: 'charge', arguments: { amount_cents: 5, currency: 'USD' } })).status,
+    ).toBe('committed');
   });
 
   it('ships code that never evaluates strings at runtime', () => {
     expect(generated).not.toMatch(/new Function|\beval\(/);
-    const gateSource = ['schema/precompiled.ts', 'schema/ajv-issues.ts'].map((f) => readFileSync(join(import.meta.dirname, '../src', f), 'utf8')).join('\n');
+    const gateSource = ['schema/precompiled.ts', 'schema/ajv-issues.ts']
+      .map((f) => readFileSync(join(import.meta.dirname, '../src', f), 'utf8'))
+      .join('\n');
     expect(gateSource).not.toMatch(/from 'ajv/);
   });
 
   it('says what to do when a schema has no $id or no generated validator', () => {
     const noId = defineTool({ name: 'x', inputSchema: { type: 'object' }, execute: () => 1 });
-    const unknown = defineTool({ name: 'y', inputSchema: { $id: 'refund', type: 'object' }, execute: () => 1 });
-    const problems = createToolGate({ tools: [noId, unknown], jsonSchema: precompiledJsonSchema(validators) }).check();
+    const unknown = defineTool({
+      name: 'y',
+      inputSchema: { $id: 'refund', type: 'object' },
+      execute: () => 1,
+    });
+    const problems = createToolGate({
+      tools: [noId, unknown],
+      jsonSchema: precompiledJsonSchema(validators),
+    }).check();
     expect(problems.map((problem) => problem.tool)).toEqual(['x', 'y']);
     expect(problems[0]?.message).toMatch(/give each JSON Schema an `\$id`/);
     expect(problems[1]?.message).toMatch(/no generated validator for schema "refund" \(have: charge\)/);

@@ -26,8 +26,18 @@ const idArb = fc.option(fc.constantFrom(...IDS), { nil: undefined });
 const nameArb = fc.constantFrom(...NAMES);
 const proposalArb = fc.oneof(
   fc.record({ id: idArb, name: nameArb, arguments: argsText }),
-  fc.record({ id: idArb, type: fc.constant('function'), function: fc.record({ name: nameArb, arguments: argsText }) }),
-  fc.record({ type: fc.constant('function_call'), call_id: idArb, name: nameArb, arguments: argsText, status: fc.constantFrom('completed', 'incomplete') }),
+  fc.record({
+    id: idArb,
+    type: fc.constant('function'),
+    function: fc.record({ name: nameArb, arguments: argsText }),
+  }),
+  fc.record({
+    type: fc.constant('function_call'),
+    call_id: idArb,
+    name: nameArb,
+    arguments: argsText,
+    status: fc.constantFrom('completed', 'incomplete'),
+  }),
   fc.record({ type: fc.constant('tool_use'), id: idArb, name: nameArb, input: argumentsArb }),
   fc.record({ functionCall: fc.record({ id: idArb, name: nameArb, args: argumentsArb }) }),
   fc.record({ type: fc.constant('tool-call'), toolCallId: idArb, toolName: nameArb, input: argumentsArb }),
@@ -52,7 +62,10 @@ const goodProposalArb = fc.record({
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 3, arbitrary: goodProposalArb.map((proposal) => ({ kind: 'propose' as const, proposal })) },
   { weight: 2, arbitrary: proposalArb.map((proposal) => ({ kind: 'propose' as const, proposal })) },
-  fc.record({ kind: fc.constantFrom('approve' as const, 'deny' as const, 'cancel' as const), id: fc.constantFrom(...IDS, 'tg_1', 'tg_2') }),
+  fc.record({
+    kind: fc.constantFrom('approve' as const, 'deny' as const, 'cancel' as const),
+    id: fc.constantFrom(...IDS, 'tg_1', 'tg_2'),
+  }),
   fc.constant({ kind: 'release' as const }),
   fc.constant({ kind: 'tick' as const }),
 );
@@ -68,7 +81,11 @@ function world() {
     total: state.total + output.cents,
     committed: [...state.committed, output.id],
   });
-  const schema = { type: 'object', properties: { cents: { type: 'integer', minimum: 0 } }, required: ['cents'] } as const;
+  const schema = {
+    type: 'object',
+    properties: { cents: { type: 'integer', minimum: 0 } },
+    required: ['cents'],
+  } as const;
   const gate = createToolGate({
     store,
     tools: [
@@ -97,7 +114,9 @@ function world() {
         inputSchema: schema,
         execute: (input, { call }) => {
           count(call.id);
-          return new Promise<{ id: string; cents: number }>((resolve) => releases.push(() => resolve({ id: call.id, cents: input.cents })));
+          return new Promise<{ id: string; cents: number }>((resolve) =>
+            releases.push(() => resolve({ id: call.id, cents: input.cents })),
+          );
         },
         commit,
       }),
@@ -158,7 +177,8 @@ describe('properties', () => {
           }
         }
         // Finish what is left: a person decides every open approval, slow tools return.
-        for (const call of gate.calls.getState().records.values()) if (call.status === 'awaiting_approval') gate.approve(call.id);
+        for (const call of gate.calls.getState().records.values())
+          if (call.status === 'awaiting_approval') gate.approve(call.id);
         releases.splice(0).forEach((release) => release());
         await flush();
         releases.splice(0).forEach((release) => release());

@@ -5,8 +5,17 @@
 import { describe, expect, it } from 'vitest';
 import { cancel, createPending, createToolGate, defineTool, transition, type Reason } from '../src/index.ts';
 
-const wait = defineTool({ name: 'wait', inputSchema: { type: 'object' }, needsApproval: true, execute: () => 'ran' });
-const hang = defineTool({ name: 'hang', inputSchema: { type: 'object' }, execute: () => new Promise(() => {}) });
+const wait = defineTool({
+  name: 'wait',
+  inputSchema: { type: 'object' },
+  needsApproval: true,
+  execute: () => 'ran',
+});
+const hang = defineTool({
+  name: 'hang',
+  inputSchema: { type: 'object' },
+  execute: () => new Promise(() => {}),
+});
 
 function revoked(): object {
   const { proxy, revoke } = Proxy.revocable({}, {});
@@ -18,7 +27,11 @@ const notText: [string, unknown, string][] = [
   ['an object', { code: 42 }, '{"code":42}'],
   ['a number', 42, '42'],
   ['an Error', new Error('card expired'), 'card expired'],
-  ['an element-like object', { $$typeof: Symbol.for('react.element'), type: 'img', props: { src: 'x' } }, '{"type":"img","props":{"src":"x"}}'],
+  [
+    'an element-like object',
+    { $$typeof: Symbol.for('react.element'), type: 'img', props: { src: 'x' } },
+    '{"type":"img","props":{"src":"x"}}',
+  ],
   ['a BigInt', 10n, '10'],
 ];
 
@@ -41,7 +54,11 @@ describe('reasons are text', () => {
   });
 
   it.each(notText)('a tool that cancels with %s is recorded with it as text', async (_what, reason, text) => {
-    const tool = defineTool({ name: 'stop', inputSchema: { type: 'object' }, execute: () => cancel(reason as string) });
+    const tool = defineTool({
+      name: 'stop',
+      inputSchema: { type: 'object' },
+      execute: () => cancel(reason as string),
+    });
     const call = await createToolGate({ tools: [tool] }).run({ name: 'stop', arguments: '{}' });
     expect(call.reason).toEqual({ code: 'tool_cancelled', message: text });
   });
@@ -54,10 +71,25 @@ describe('reasons are text', () => {
   });
 
   it('transition keeps only text in a reason, whoever sends the event', () => {
-    const pending = createPending({ id: 'a', name: 't', source: 'json', generatedId: false, turn: undefined, at: 0 });
-    const reason = { code: 'invalid_json', message: { html: '<b>x</b>' }, issues: [{ path: 7, message: { no: 1 } }] } as unknown as Reason<'invalid_json'>;
+    const pending = createPending({
+      id: 'a',
+      name: 't',
+      source: 'json',
+      generatedId: false,
+      turn: undefined,
+      at: 0,
+    });
+    const reason = {
+      code: 'invalid_json',
+      message: { html: '<b>x</b>' },
+      issues: [{ path: 7, message: { no: 1 } }],
+    } as unknown as Reason<'invalid_json'>;
     const next = transition(pending, { type: 'reject', reason }, 1);
-    expect(next?.reason).toEqual({ code: 'invalid_json', message: '{"html":"<b>x</b>"}', issues: [{ path: '', message: '{"no":1}' }] });
+    expect(next?.reason).toEqual({
+      code: 'invalid_json',
+      message: '{"html":"<b>x</b>"}',
+      issues: [{ path: '', message: '{"no":1}' }],
+    });
     expect(next?.history.at(-1)?.reason).toBe(next?.reason);
   });
 });

@@ -19,14 +19,22 @@ const charge = (version: number) =>
     name: 'charge',
     inputSchema: chargeSchema,
     execute: (input) => input,
-    commit: (state: Shop, output) => ({ charges: [...state.charges, { ...output, currency: `${output.currency} v${version}` }] }),
+    commit: (state: Shop, output) => ({
+      charges: [...state.charges, { ...output, currency: `${output.currency} v${version}` }],
+    }),
   });
 
 async function page() {
   const server = await startLoopbackServer();
   cleanup.push(() => server.close());
   const shop = createShop();
-  const gate = createRemoteGate<Shop>({ url: server.url, session: server.session, tools: [charge(1)], store: shop, onError: () => {} });
+  const gate = createRemoteGate<Shop>({
+    url: server.url,
+    session: server.session,
+    tools: [charge(1)],
+    store: shop,
+    onError: () => {},
+  });
   cleanup.push(() => gate.close());
   await when(gate.connection, (state) => state.state === 'live');
   return { server, shop, gate };
@@ -53,8 +61,12 @@ describe('remote gate: replaceTools', () => {
   it('refuses an invalid set with a clear error and keeps the set it had', async () => {
     const { server, shop, gate } = await page();
     const before = gate.tools;
-    expect(() => gate.replaceTools([charge(2), charge(3)])).toThrow(/gate\.replaceTools: two tools are named "charge"/);
-    expect(() => gate.replaceTools([{ name: 'charge' } as never])).toThrow(/gate\.replaceTools: tools\[0\] is not a tool/);
+    expect(() => gate.replaceTools([charge(2), charge(3)])).toThrow(
+      /gate\.replaceTools: two tools are named "charge"/,
+    );
+    expect(() => gate.replaceTools([{ name: 'charge' } as never])).toThrow(
+      /gate\.replaceTools: tools\[0\] is not a tool/,
+    );
     expect(gate.tools).toBe(before);
     server.call('c1', 'charge', input, 'executing');
     server.moveTo('c1', 'committed', { output: input });

@@ -60,13 +60,26 @@ async function connect(
 
 const statusOf = (gate: RemoteGate, id: string) => gate.get(id)?.status;
 /** Resolves with the call's request once `check` holds. */
-const requestWhen = (gate: RemoteGate, id: string, check: (request: ReturnType<RemoteGate['requestOf']>) => boolean) =>
-  when({ getState: () => gate.requestOf(id), subscribe: (listener) => gate.subscribeCall(id, () => listener(gate.requestOf(id))) }, check);
-const until = (gate: RemoteGate, id: string, status: string) => when(gate.calls, () => statusOf(gate, id) === status);
+const requestWhen = (
+  gate: RemoteGate,
+  id: string,
+  check: (request: ReturnType<RemoteGate['requestOf']>) => boolean,
+) =>
+  when(
+    {
+      getState: () => gate.requestOf(id),
+      subscribe: (listener) => gate.subscribeCall(id, () => listener(gate.requestOf(id))),
+    },
+    check,
+  );
+const until = (gate: RemoteGate, id: string, status: string) =>
+  when(gate.calls, () => statusOf(gate, id) === status);
 
 describe('remote gate: the app store is written once per live commit (what only a scripted server does)', () => {
   it('never commits twice when a reconnect replays an overlapping range of moves', async () => {
-    const { server, gate, shop, writes, clock } = await connect((s) => s.call('c1', 'charge', input, 'executing'));
+    const { server, gate, shop, writes, clock } = await connect((s) =>
+      s.call('c1', 'charge', input, 'executing'),
+    );
     server.moveTo('c1', 'committed', { output: receipt });
     await until(gate, 'c1', 'committed');
     const auditBefore = gate.audit.size();
@@ -86,7 +99,9 @@ describe('remote gate: the app store is written once per live commit (what only 
   });
 
   it('commits, once, a call that committed while the feed was down and came back in a fresh snapshot', async () => {
-    const { server, gate, shop, writes, clock } = await connect((s) => s.call('c1', 'charge', input, 'executing'));
+    const { server, gate, shop, writes, clock } = await connect((s) =>
+      s.call('c1', 'charge', input, 'executing'),
+    );
     server.drop();
     await when(gate.connection, (state) => state.state === 'reconnecting');
     server.moveTo('c1', 'committed', { output: receipt });
@@ -117,7 +132,9 @@ describe('remote gate: the app store is written once per live commit (what only 
         throw new Error('state is read-only');
       },
     });
-    const { server, gate, writes, log } = await connect((s) => s.call('c1', 'charge', input, 'executing'), { gate: { tools: [throwing] } });
+    const { server, gate, writes, log } = await connect((s) => s.call('c1', 'charge', input, 'executing'), {
+      gate: { tools: [throwing] },
+    });
     server.moveTo('c1', 'committed', { output: receipt });
     await until(gate, 'c1', 'committed');
     expect(writes).toHaveLength(0);
@@ -127,8 +144,17 @@ describe('remote gate: the app store is written once per live commit (what only 
   });
 
   it('reports a commit that returns something other than a plain object (a Promise, an array)', async () => {
-    const answers: unknown[] = [Promise.resolve({}), [1], { then: (resolve: (value: unknown) => void) => resolve({}) }];
-    const odd = defineTool({ name: 'charge', inputSchema: { type: 'object' }, execute: () => ({}), commit: () => answers.shift() as Partial<Shop> });
+    const answers: unknown[] = [
+      Promise.resolve({}),
+      [1],
+      { then: (resolve: (value: unknown) => void) => resolve({}) },
+    ];
+    const odd = defineTool({
+      name: 'charge',
+      inputSchema: { type: 'object' },
+      execute: () => ({}),
+      commit: () => answers.shift() as Partial<Shop>,
+    });
     const { server, gate, writes, log } = await connect(
       (s) => {
         s.call('c1', 'charge', input, 'executing');
@@ -144,12 +170,14 @@ describe('remote gate: the app store is written once per live commit (what only 
     expect(writes).toHaveLength(0);
     expect(log.messages()).toHaveLength(3);
     expect(log.messages()[2]).toContain('not a thenable');
-    expect(log.messages()[0]).toContain('its commit must return the partial next state as a plain object, not a Promise');
+    expect(log.messages()[0]).toContain(
+      'its commit must return the partial next state as a plain object, not a Promise',
+    );
   });
 });
 
 describe('remote gate: approve, deny and cancel are requests', () => {
-  it('a refused approval (409 stale) stays visible with the server\'s code and message, and the refusal is audited', async () => {
+  it("a refused approval (409 stale) stays visible with the server's code and message, and the refusal is audited", async () => {
     const { server, gate } = await connect((s) => s.call('c1', 'charge', input, 'awaiting_approval'));
     // The server's call holds other arguments than the page was shown.
     Object.assign(server.record('c1')?.input as object, { amount_cents: 999_999 });
@@ -163,8 +191,19 @@ describe('remote gate: approve, deny and cancel are requests', () => {
     expect(statusOf(gate, 'c1')).toBe('awaiting_approval');
     // The refusal's event may reach the page after the 409 does. Its code is the server's, outside
     // the browser's own reason codes.
-    await when({ getState: () => gate.audit.size(), subscribe: (l) => gate.audit.subscribe(() => l(gate.audit.size())) }, (size) => size > 0);
-    expect(gate.audit.export().at(-1)).toMatchObject({ callId: 'c1', from: 'awaiting_approval', to: 'awaiting_approval', reason: { code: 'stale' } });
+    await when(
+      {
+        getState: () => gate.audit.size(),
+        subscribe: (l) => gate.audit.subscribe(() => l(gate.audit.size())),
+      },
+      (size) => size > 0,
+    );
+    expect(gate.audit.export().at(-1)).toMatchObject({
+      callId: 'c1',
+      from: 'awaiting_approval',
+      to: 'awaiting_approval',
+      reason: { code: 'stale' },
+    });
   });
 
   it('returns false, sending nothing, for a call in a status that does not allow it or with a request on its way', async () => {
@@ -196,7 +235,11 @@ describe('remote gate: approve, deny and cancel are requests', () => {
     server.refuseNextPost(403, 'forbidden', 'only the session owner may approve');
     gate.approve('c1');
     const refused = await requestWhen(gate, 'c1', (request) => request?.state === 'refused');
-    expect(refused).toEqual({ action: 'approve', state: 'refused', error: { code: 'forbidden', message: 'only the session owner may approve' } });
+    expect(refused).toEqual({
+      action: 'approve',
+      state: 'refused',
+      error: { code: 'forbidden', message: 'only the session owner may approve' },
+    });
     expect(server.requests.every((request) => request.headers.authorization === 'Bearer t0ken')).toBe(true);
   });
 });
@@ -219,7 +262,12 @@ describe('remote gate: reconnecting', () => {
     clock.advance(1);
     state = await when(gate.connection, (s) => s.error?.code === 'unavailable');
     // Doubled: 2000, jittered down by up to half (random 1 → the full 2000).
-    expect(state).toEqual({ state: 'reconnecting', error: { code: 'unavailable', message: 'restarting' }, retryAt: clock.now() + 2000, lastEventAt: snapshotAt });
+    expect(state).toEqual({
+      state: 'reconnecting',
+      error: { code: 'unavailable', message: 'restarting' },
+      retryAt: clock.now() + 2000,
+      lastEventAt: snapshotAt,
+    });
     clock.advance(2000);
     state = await when(gate.connection, (s) => s.error?.code === 'bad_response');
     // Doubled again to 4000; random 0 → half of it.
@@ -242,7 +290,10 @@ describe('remote gate: reconnecting', () => {
     for (let i = 0; i < 8; i++) {
       server.answerFeed(503, { error: { code: 'unavailable', message: 'restarting' } });
       if (i === 0) server.drop();
-      const state = await when(gate.connection, (s) => s.state !== 'live' && s.retryAt !== undefined && s.retryAt > clock.now());
+      const state = await when(
+        gate.connection,
+        (s) => s.state !== 'live' && s.retryAt !== undefined && s.retryAt > clock.now(),
+      );
       states.push(state.state);
       longest = Math.max(longest, (state.retryAt ?? 0) - clock.now());
       clock.advance((state.retryAt ?? 0) - clock.now());
@@ -250,17 +301,32 @@ describe('remote gate: reconnecting', () => {
     }
     expect(longest).toBeLessThanOrEqual(4000);
     // Three attempts failed after the break: from then on the page says the server is offline, and still retries.
-    expect(states).toEqual(['reconnecting', 'reconnecting', 'reconnecting', 'offline', 'offline', 'offline', 'offline', 'offline']);
+    expect(states).toEqual([
+      'reconnecting',
+      'reconnecting',
+      'reconnecting',
+      'offline',
+      'offline',
+      'offline',
+      'offline',
+      'offline',
+    ]);
     // The server serves again: the next attempt, at most 4 s away, finds it.
-    const last = await when(gate.connection, (s) => s.state === 'offline' && s.retryAt !== undefined && s.retryAt > clock.now());
+    const last = await when(
+      gate.connection,
+      (s) => s.state === 'offline' && s.retryAt !== undefined && s.retryAt > clock.now(),
+    );
     clock.advance((last.retryAt ?? 0) - clock.now());
     await when(gate.connection, (s) => s.state === 'live');
   });
 
   it('says offline after offlineAfter failed attempts in a row, refuses a decision then, and is live again at once when the browser is back online', async () => {
     const events = new EventTarget();
-    const { server, gate, clock } = await connect((s) => s.call('c1', 'charge', input, 'awaiting_approval'), { gate: { offlineAfter: 2, events } });
-    for (let i = 0; i < 2; i++) server.answerFeed(503, { error: { code: 'unavailable', message: 'restarting' } });
+    const { server, gate, clock } = await connect((s) => s.call('c1', 'charge', input, 'awaiting_approval'), {
+      gate: { offlineAfter: 2, events },
+    });
+    for (let i = 0; i < 2; i++)
+      server.answerFeed(503, { error: { code: 'unavailable', message: 'restarting' } });
     server.drop();
     await when(gate.connection, (s) => s.state === 'reconnecting');
     clock.advance(500);
@@ -268,7 +334,10 @@ describe('remote gate: reconnecting', () => {
     expect(gate.connection.getState().state).toBe('reconnecting');
     clock.advance(1000);
     const offline = await when(gate.connection, (s) => s.state === 'offline');
-    expect(offline).toMatchObject({ error: { code: 'unavailable', message: 'restarting' }, retryAt: clock.now() + 2000 });
+    expect(offline).toMatchObject({
+      error: { code: 'unavailable', message: 'restarting' },
+      retryAt: clock.now() + 2000,
+    });
     gate.approve('c1');
     expect(gate.requestOf('c1')).toMatchObject({ state: 'refused', error: { code: 'offline' } });
     // The refused decision asked for an attempt at once, which the server (back now) accepts.
@@ -286,10 +355,15 @@ describe('remote gate: reconnecting', () => {
     expect(gate.connection.getState().state).toBe('reconnecting');
   });
 
-  it('says when the feed last delivered something (lastEventAt, on the gate\'s clock): the snapshot, a move, a heartbeat; kept while it is away', async () => {
+  it("says when the feed last delivered something (lastEventAt, on the gate's clock): the snapshot, a move, a heartbeat; kept while it is away", async () => {
     const { server, gate, clock } = await connect((s) => s.call('c1', 'charge', input, 'awaiting_approval'));
     const opened = clock.now();
-    expect(gate.connection.getState()).toEqual({ state: 'live', error: undefined, retryAt: undefined, lastEventAt: opened });
+    expect(gate.connection.getState()).toEqual({
+      state: 'live',
+      error: undefined,
+      retryAt: undefined,
+      lastEventAt: opened,
+    });
     clock.advance(3_000);
     server.moveTo('c1', 'executing');
     await when(gate.connection, (s) => s.lastEventAt === opened + 3_000);
@@ -311,7 +385,9 @@ describe('remote gate: reconnecting', () => {
 
   it('tries again at once when the browser says it is back online or the tab is shown again', async () => {
     const events = new EventTarget();
-    const { server, gate } = await connect(() => {}, { gate: { retry: { initialMs: 60_000, maxMs: 60_000 }, events } });
+    const { server, gate } = await connect(() => {}, {
+      gate: { retry: { initialMs: 60_000, maxMs: 60_000 }, events },
+    });
     server.drop();
     await when(gate.connection, (s) => s.state === 'reconnecting');
     expect(server.feeds()).toHaveLength(1);
@@ -326,11 +402,17 @@ describe('remote gate: reconnecting', () => {
   });
 
   it('refuses a decision while the feed is not live, visibly, and tries to reconnect at once', async () => {
-    const { server, gate } = await connect((s) => s.call('c1', 'charge', input, 'awaiting_approval'), { gate: { retry: { initialMs: 60_000, maxMs: 60_000 } } });
+    const { server, gate } = await connect((s) => s.call('c1', 'charge', input, 'awaiting_approval'), {
+      gate: { retry: { initialMs: 60_000, maxMs: 60_000 } },
+    });
     server.drop();
     await when(gate.connection, (s) => s.state === 'reconnecting');
     expect(gate.approve('c1')).toBe(true);
-    expect(gate.requestOf('c1')).toEqual({ action: 'approve', state: 'refused', error: { code: 'offline', message: expect.stringContaining('not sent') } });
+    expect(gate.requestOf('c1')).toEqual({
+      action: 'approve',
+      state: 'refused',
+      error: { code: 'offline', message: expect.stringContaining('not sent') },
+    });
     expect(server.requests.filter((request) => request.method === 'POST')).toHaveLength(0);
     // The refusal asked the feed to try again now, without waiting out the backoff.
     await server.until(() => server.feeds().length === 2);
@@ -362,7 +444,12 @@ describe('remote gate: reconnecting', () => {
     gate.close();
     await server.until(() => server.openFeeds() === 0);
     await expect(waiting).resolves.toBe('gate.settled: the remote gate was closed before call "c1" settled.');
-    expect(gate.connection.getState()).toEqual({ state: 'closed', error: undefined, retryAt: undefined, lastEventAt: clock.now() });
+    expect(gate.connection.getState()).toEqual({
+      state: 'closed',
+      error: undefined,
+      retryAt: undefined,
+      lastEventAt: clock.now(),
+    });
     expect(clock.pending).toBe(0);
     expect(gate.approve('c1')).toBe(false);
   });
@@ -373,16 +460,41 @@ describe('remote gate: the feed is untrusted', () => {
     const { server, gate, log } = await connect((s) => s.call('c1', 'charge', input, 'awaiting_approval'));
     const before = gate.get('c1');
     const good = server.record('c1');
-    const event = (seq: number, extra: object = {}) => ({ seq, callId: 'c1', session: 'chat_1', from: 'awaiting_approval', to: 'executing', actor: 'u', at: 1, ...extra });
-    const running = { ...good, status: 'executing', history: [...(good?.history ?? []), { status: 'executing', at: 2 }] };
+    const event = (seq: number, extra: object = {}) => ({
+      seq,
+      callId: 'c1',
+      session: 'chat_1',
+      from: 'awaiting_approval',
+      to: 'executing',
+      actor: 'u',
+      at: 1,
+      ...extra,
+    });
+    const running = {
+      ...good,
+      status: 'executing',
+      history: [...(good?.history ?? []), { status: 'executing', at: 2 }],
+    };
     server.sendRaw('event: move\nid: 2\ndata: {not json\n\n');
-    server.sendRaw(`event: move\nid: 2\ndata: ${JSON.stringify({ event: event(2), record: { ...running, status: 'done' } })}\n\n`);
-    server.sendRaw(`event: move\nid: 2\ndata: ${JSON.stringify({ event: event(2), record: { ...running, id: 'other' } })}\n\n`);
-    server.sendRaw(`event: move\nid: 2\ndata: ${JSON.stringify({ event: event(2, { session: 'chat_2' }), record: running })}\n\n`);
+    server.sendRaw(
+      `event: move\nid: 2\ndata: ${JSON.stringify({ event: event(2), record: { ...running, status: 'done' } })}\n\n`,
+    );
+    server.sendRaw(
+      `event: move\nid: 2\ndata: ${JSON.stringify({ event: event(2), record: { ...running, id: 'other' } })}\n\n`,
+    );
+    server.sendRaw(
+      `event: move\nid: 2\ndata: ${JSON.stringify({ event: event(2, { session: 'chat_2' }), record: running })}\n\n`,
+    );
     server.sendRaw(`event: move\nid: 3\ndata: ${JSON.stringify({ event: event(2), record: running })}\n\n`);
-    server.sendRaw(`event: move\nid: 2\ndata: ${JSON.stringify({ event: event(2, { seq: -1 }), record: running })}\n\n`);
-    server.sendRaw(`event: move\nid: 2\ndata: ${JSON.stringify({ event: event(2), record: { ...running, history: [] } })}\n\n`);
-    server.sendRaw(`event: move\nid: 2\ndata: ${JSON.stringify({ event: event(2, { to: 'failed' }), record: { ...running, status: 'failed', history: [...running.history.slice(0, -1), { status: 'failed', at: 2 }] } })}\n\n`);
+    server.sendRaw(
+      `event: move\nid: 2\ndata: ${JSON.stringify({ event: event(2, { seq: -1 }), record: running })}\n\n`,
+    );
+    server.sendRaw(
+      `event: move\nid: 2\ndata: ${JSON.stringify({ event: event(2), record: { ...running, history: [] } })}\n\n`,
+    );
+    server.sendRaw(
+      `event: move\nid: 2\ndata: ${JSON.stringify({ event: event(2, { to: 'failed' }), record: { ...running, status: 'failed', history: [...running.history.slice(0, -1), { status: 'failed', at: 2 }] } })}\n\n`,
+    );
     server.sendRaw(`event: snapshot\nid: 9\ndata: ${JSON.stringify({ seq: 9, calls: 'all of them' })}\n\n`);
     server.sendRaw('event: something-new\nid: 9\ndata: {}\n\n');
     await log.nth(9);
@@ -412,19 +524,31 @@ describe('remote gate: the feed is untrusted', () => {
       Object.assign(s.record('c2') as object, { status: 'approved' });
     });
     expect([...gate.calls.getState().records.keys()]).toEqual(['c1']);
-    expect(log.messages()).toEqual(['toolgate remote: dropped a feed message (id 2): snapshot 2: call "c2" has an unknown status "approved".']);
+    expect(log.messages()).toEqual([
+      'toolgate remote: dropped a feed message (id 2): snapshot 2: call "c2" has an unknown status "approved".',
+    ]);
   });
 
   it('does not let a settled call move again', async () => {
     const { server, gate, log, writes } = await connect((s) => s.call('c1', 'charge', input, 'cancelled'));
     server.sendRaw(
       `event: move\nid: 2\ndata: ${JSON.stringify({
-        event: { seq: 2, callId: 'c1', session: 'chat_1', from: 'cancelled', to: 'committed', actor: 'u', at: 1 },
+        event: {
+          seq: 2,
+          callId: 'c1',
+          session: 'chat_1',
+          from: 'cancelled',
+          to: 'committed',
+          actor: 'u',
+          at: 1,
+        },
         record: wireRecord('c1', 'charge', input, 'committed', { output: receipt }),
       })}\n\n`,
     );
     await log.nth(1);
-    expect(log.messages()).toEqual(['toolgate remote: dropped event 2: call "c1" is cancelled, and a settled call never moves again.']);
+    expect(log.messages()).toEqual([
+      'toolgate remote: dropped event 2: call "c1" is cancelled, and a settled call never moves again.',
+    ]);
     expect(statusOf(gate, 'c1')).toBe('cancelled');
     expect(writes).toHaveLength(0);
   });
@@ -433,14 +557,30 @@ describe('remote gate: the feed is untrusted', () => {
 describe('remote gate: the rest of the ToolGate shape', () => {
   it('propose answers the mirrored record for a known id, and otherwise a rejected record that is not stored', async () => {
     const { gate } = await connect((s) => s.call('call_1', 'charge', input, 'awaiting_approval'));
-    const openaiCall = (id: string) => ({ id, type: 'function', function: { name: 'charge', arguments: JSON.stringify(input) } });
+    const openaiCall = (id: string) => ({
+      id,
+      type: 'function',
+      function: { name: 'charge', arguments: JSON.stringify(input) },
+    });
     expect(gate.propose(openaiCall('call_1'))).toBe(gate.get('call_1'));
     const unknown = gate.propose(openaiCall('call_9'));
-    expect(unknown).toMatchObject({ id: 'call_9', name: 'charge', status: 'rejected', source: 'openai-chat', reason: { code: 'unauthorized' } });
-    expect(unknown.reason?.message).toMatch(/^this page mirrors a server gate and proposes no calls: the server proposes them/);
+    expect(unknown).toMatchObject({
+      id: 'call_9',
+      name: 'charge',
+      status: 'rejected',
+      source: 'openai-chat',
+      reason: { code: 'unauthorized' },
+    });
+    expect(unknown.reason?.message).toMatch(
+      /^this page mirrors a server gate and proposes no calls: the server proposes them/,
+    );
     expect(gate.get('call_9')).toBeUndefined();
-    expect(() => gate.toolResult('call_1', 'openai-chat')).toThrow('call "call_1" is awaiting_approval; answer it once it has settled');
-    expect(gate.stream.open({ id: 'call_1', name: 'charge', source: 'openai-chat' })).toBe(gate.get('call_1'));
+    expect(() => gate.toolResult('call_1', 'openai-chat')).toThrow(
+      'call "call_1" is awaiting_approval; answer it once it has settled',
+    );
+    expect(gate.stream.open({ id: 'call_1', name: 'charge', source: 'openai-chat' })).toBe(
+      gate.get('call_1'),
+    );
     expect(gate.stream.open({ id: 'call_8', name: 'charge', source: 'openai-chat' }).status).toBe('rejected');
     expect(gate.propose(42).status).toBe('rejected');
   });
@@ -464,13 +604,22 @@ describe('remote gate: the rest of the ToolGate shape', () => {
   });
 
   it('throws at once for a programmer error: a commit without a store, two tools with one name, no url', () => {
-    expect(() => createRemoteGate({ url: 'http://127.0.0.1:1/x', session: 's', tools: [chargeTool()] })).toThrow(
+    expect(() =>
+      createRemoteGate({ url: 'http://127.0.0.1:1/x', session: 's', tools: [chargeTool()] }),
+    ).toThrow(
       'createRemoteGate: tool "charge" has a commit but the gate has no store; pass your Zustand store as `store`.',
     );
-    expect(() => createRemoteGate({ url: 'http://127.0.0.1:1/x', session: 's', tools: [chargeTool(), chargeTool()], store: createShop() })).toThrow(
-      'two tools are named "charge"',
+    expect(() =>
+      createRemoteGate({
+        url: 'http://127.0.0.1:1/x',
+        session: 's',
+        tools: [chargeTool(), chargeTool()],
+        store: createShop(),
+      }),
+    ).toThrow('two tools are named "charge"');
+    expect(() => createRemoteGate({ url: '', session: 's', tools: [] })).toThrow(
+      '`url` must be where the server mounted toolgateHandler',
     );
-    expect(() => createRemoteGate({ url: '', session: 's', tools: [] })).toThrow('`url` must be where the server mounted toolgateHandler');
   });
 });
 
@@ -481,16 +630,26 @@ describe('remote gate: runs in browsers', () => {
     const visit = (file: string) => {
       if (seen.has(file)) return;
       seen.add(file);
-      for (const [, specifier = ''] of readFileSync(file, 'utf8').matchAll(/^(?:import|export)[^'"]*?from\s+'([^']+)'/gm)) {
+      for (const [, specifier = ''] of readFileSync(file, 'utf8').matchAll(
+        /^(?:import|export)[^'"]*?from\s+'([^']+)'/gm,
+      )) {
         if (specifier.startsWith('.')) visit(join(dirname(file), specifier));
         else bare.add(specifier);
       }
     };
     visit(join(import.meta.dirname, '..', 'src', 'remote.ts'));
     expect(seen.size).toBeGreaterThan(5);
-    const node = [...bare].filter((specifier) => specifier.startsWith('node:') || builtinModules.includes(specifier.split('/')[0] ?? ''));
+    const node = [...bare].filter(
+      (specifier) => specifier.startsWith('node:') || builtinModules.includes(specifier.split('/')[0] ?? ''),
+    );
     expect(node).toEqual([]);
-    expect([...bare].sort()).toEqual(['@standard-schema/spec', 'canonicalize', 'eventsource-parser', 'json-schema-to-ts', 'zustand/vanilla']);
+    expect([...bare].sort()).toEqual([
+      '@standard-schema/spec',
+      'canonicalize',
+      'eventsource-parser',
+      'json-schema-to-ts',
+      'zustand/vanilla',
+    ]);
   });
 });
 

@@ -16,11 +16,15 @@ const trimmed = defineTool({
 
 describe('shownInputHash', () => {
   it('is the input hash of what is shown when the tool reads it as it is', async () => {
-    expect(await shownInputHash(plain, { to: 'sam@example.com' })).toBe(await inputHash({ to: 'sam@example.com' }));
+    expect(await shownInputHash(plain, { to: 'sam@example.com' })).toBe(
+      await inputHash({ to: 'sam@example.com' }),
+    );
   });
 
   it('reads the shown input through a transforming Standard Schema, so it names the input the ledger holds', async () => {
-    expect(await shownInputHash(trimmed, { to: '  sam@example.com ' })).toBe(await inputHash({ to: 'sam@example.com', note: 'none' }));
+    expect(await shownInputHash(trimmed, { to: '  sam@example.com ' })).toBe(
+      await inputHash({ to: 'sam@example.com', note: 'none' }),
+    );
   });
 
   it('hashes an input the schema refuses as it is, so it matches no validated input', async () => {

@@ -19,7 +19,10 @@ function tryTo(change: () => void): void {
 
 const transferSchema = {
   type: 'object',
-  properties: { cents: { type: 'integer', minimum: 1, maximum: 100 }, to: { type: 'object', properties: { iban: { type: 'string' } } } },
+  properties: {
+    cents: { type: 'integer', minimum: 1, maximum: 100 },
+    to: { type: 'object', properties: { iban: { type: 'string' } } },
+  },
   required: ['cents', 'to'],
 } as const;
 
@@ -85,7 +88,11 @@ describe('a tool cannot reach the record', () => {
   it('a tool that changes its input changes neither the record nor the audit trail', async () => {
     const tool = defineTool({
       name: 'sorter',
-      inputSchema: { type: 'object', properties: { items: { type: 'array', items: { type: 'integer' } } }, required: ['items'] },
+      inputSchema: {
+        type: 'object',
+        properties: { items: { type: 'array', items: { type: 'integer' } } },
+        required: ['items'],
+      },
       execute: (input) => {
         input.items.sort((a, b) => a - b);
         input.items.push(99);
@@ -126,7 +133,11 @@ describe('app code cannot change what a record or the audit trail says', () => {
   function settledCalls() {
     const gate = createToolGate({
       tools: [
-        defineTool({ name: 'quote', inputSchema: { type: 'object', properties: { n: { type: 'integer' } } }, execute: () => ({ total: 5, lines: [1, 2] }) }),
+        defineTool({
+          name: 'quote',
+          inputSchema: { type: 'object', properties: { n: { type: 'integer' } } },
+          execute: () => ({ total: 5, lines: [1, 2] }),
+        }),
       ],
     });
     const committed = gate.propose({ id: 'ok', name: 'quote', arguments: '{"n":1}' });
@@ -141,7 +152,10 @@ describe('app code cannot change what a record or the audit trail says', () => {
     ['the input', (call) => ((call.input as { n: unknown }).n = 2)],
     ['the reason', (call) => Object.assign(call.reason ?? {}, { code: 'unknown_tool', message: 'changed' })],
     ['an issue', (call) => Object.assign(call.reason?.issues?.[0] ?? {}, { message: 'changed' })],
-    ['the issues', (call) => (call.reason?.issues as unknown[] | undefined)?.push({ path: '', message: 'added' })],
+    [
+      'the issues',
+      (call) => (call.reason?.issues as unknown[] | undefined)?.push({ path: '', message: 'added' }),
+    ],
     ['the history', (call) => (call.history as unknown[]).push({ status: 'committed', at: 0 })],
     ['a step of the history', (call) => Object.assign(call.history[0] ?? {}, { status: 'failed' })],
   ];
@@ -149,7 +163,8 @@ describe('app code cannot change what a record or the audit trail says', () => {
   it.each(attempts)('cannot change %s of a record', (_what, change) => {
     const { gate, committed, rejected } = settledCalls();
     const before = JSON.stringify([committed, rejected]);
-    for (const call of [committed, rejected, gate.get('ok'), gate.get('bad')]) if (call) tryTo(() => change(call));
+    for (const call of [committed, rejected, gate.get('ok'), gate.get('bad')])
+      if (call) tryTo(() => change(call));
     expect(JSON.stringify([gate.get('ok'), gate.get('bad')])).toBe(before);
   });
 
@@ -169,6 +184,11 @@ describe('app code cannot change what a record or the audit trail says', () => {
       tryTo(() => (event.reason?.issues as unknown[] | undefined)?.splice(0));
     }
     expect(JSON.stringify(gate.audit.export().slice(0, -2))).toBe(before);
-    expect(gate.audit.export().at(-1)).toMatchObject({ callId: 'bad2', from: 'pending', to: 'rejected', reason: { code: 'invalid_arguments' } });
+    expect(gate.audit.export().at(-1)).toMatchObject({
+      callId: 'bad2',
+      from: 'pending',
+      to: 'rejected',
+      reason: { code: 'invalid_arguments' },
+    });
   });
 });

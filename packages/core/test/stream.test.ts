@@ -24,12 +24,26 @@ const delta = (index: number, fields: { id?: string; name?: string; args?: strin
   choices: [
     {
       index: 0,
-      delta: { tool_calls: [{ index, ...(fields.id === undefined ? {} : { id: fields.id }), function: { ...(fields.name === undefined ? {} : { name: fields.name }), ...(fields.args === undefined ? {} : { arguments: fields.args }) } }] },
+      delta: {
+        tool_calls: [
+          {
+            index,
+            ...(fields.id === undefined ? {} : { id: fields.id }),
+            function: {
+              ...(fields.name === undefined ? {} : { name: fields.name }),
+              ...(fields.args === undefined ? {} : { arguments: fields.args }),
+            },
+          },
+        ],
+      },
       finish_reason: null,
     },
   ],
 });
-const finish = (reason: string): OpenAIChatChunk => ({ id: 'chatcmpl-S', choices: [{ index: 0, delta: {}, finish_reason: reason }] });
+const finish = (reason: string): OpenAIChatChunk => ({
+  id: 'chatcmpl-S',
+  choices: [{ index: 0, delta: {}, finish_reason: reason }],
+});
 
 describe('streamed calls in the gate', () => {
   it('batches preview updates: at most one store update per interval, and the latest preview after it', () => {
@@ -54,7 +68,11 @@ describe('streamed calls in the gate', () => {
   });
 
   it('rejects a streamed call as too_large as soon as it passes the limit, without waiting for the rest', () => {
-    const gate = createToolGate({ tools: [writeFile()], store: createWorkspace(), limits: { maxArgumentChars: 1_000 } });
+    const gate = createToolGate({
+      tools: [writeFile()],
+      store: createWorkspace(),
+      limits: { maxArgumentChars: 1_000 },
+    });
     const reader = readOpenAIChatStream(gate);
     reader.push(delta(0, { id: 'call_F', name: 'write_file', args: '{"path":"a.md","content":"' }));
     for (let i = 0; i < 200; i++) reader.push(delta(0, { args: 'xxxxxxxxxx' }));
@@ -73,7 +91,9 @@ describe('streamed calls in the gate', () => {
     reader.push(delta(0, { args: 'TC"}' }));
     reader.push(finish('tool_calls'));
     expect(gate.get('call_A')?.status).toBe('cancelled');
-    expect(openaiChatReply(await reader.settled()).map((m) => m.role === 'tool' && m.tool_call_id)).toEqual(['call_A']);
+    expect(openaiChatReply(await reader.settled()).map((m) => m.role === 'tool' && m.tool_call_id)).toEqual([
+      'call_A',
+    ]);
   });
 
   it('lets go of its abort listener once the turn is over: one signal can span any number of turns', async () => {
@@ -126,8 +146,16 @@ describe('streamed calls in the gate', () => {
   it('runs nothing the provider did not finish when it reports an error event, even a call whose JSON is whole', () => {
     const gate = createToolGate({ tools: [getTime()], store: createWorkspace() });
     const reader = readAnthropicStream(gate);
-    reader.push({ type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_A', name: 'get_time', input: {} } });
-    reader.push({ type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"timezone":"UTC"}' } });
+    reader.push({
+      type: 'content_block_start',
+      index: 0,
+      content_block: { type: 'tool_use', id: 'toolu_A', name: 'get_time', input: {} },
+    });
+    reader.push({
+      type: 'content_block_delta',
+      index: 0,
+      delta: { type: 'input_json_delta', partial_json: '{"timezone":"UTC"}' },
+    });
     reader.push({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
     expect(gate.get('toolu_A')).toMatchObject({ status: 'rejected', reason: { code: 'truncated' } });
   });
@@ -161,7 +189,10 @@ describe('failing a turn by hand', () => {
     reader.push(finish('tool_calls'));
     expect(gate.get('call_A')).toMatchObject({
       status: 'rejected',
-      reason: { code: 'truncated', message: 'the stream broke off before this call was complete (socket closed); nothing was run' },
+      reason: {
+        code: 'truncated',
+        message: 'the stream broke off before this call was complete (socket closed); nothing was run',
+      },
     });
     expect((await reader.settled()).answers.map((answer) => answer.calls[0]?.status)).toEqual(['rejected']);
   });
@@ -171,7 +202,9 @@ describe('failing a turn by hand', () => {
     const failed = readOpenAIChatStream(gate);
     failed.push(delta(0, { id: 'call_A', name: 'get_time', args: '{"timezone":' }));
     failed.fail();
-    expect(gate.get('call_A')?.reason?.message).toBe('the stream broke off before this call was complete; nothing was run');
+    expect(gate.get('call_A')?.reason?.message).toBe(
+      'the stream broke off before this call was complete; nothing was run',
+    );
 
     const aborted = readOpenAIChatStream(gate);
     aborted.push(delta(0, { id: 'call_B', name: 'get_time', args: '{"timezone":' }));
@@ -184,17 +217,36 @@ describe('failing a turn by hand', () => {
 /** A tool that takes any object: only the readers and the limits decide what happens to a call. */
 const anything = defineTool({ name: 'record', inputSchema: { type: 'object' }, execute: (input) => input });
 
-type Call = { readonly id: string; readonly name: string; readonly pieces: readonly string[]; readonly text: string };
+type Call = {
+  readonly id: string;
+  readonly name: string;
+  readonly pieces: readonly string[];
+  readonly text: string;
+};
 
 /** Each reader, and how its provider streams a list of calls. */
-const READERS: { readonly name: string; readonly read: (gate: ToolGate) => TurnReader<never>; readonly events: (calls: readonly Call[]) => unknown[] }[] = [
+const READERS: {
+  readonly name: string;
+  readonly read: (gate: ToolGate) => TurnReader<never>;
+  readonly events: (calls: readonly Call[]) => unknown[];
+}[] = [
   {
     name: 'OpenAI Chat',
     read: (gate) => readOpenAIChatStream(gate, { previewIntervalMs: 0 }),
     events: (calls) => [
       ...calls.flatMap((call, index) => [
-        { id: 'chatcmpl-F', choices: [{ index: 0, delta: { tool_calls: [{ index, id: call.id, function: { name: call.name, arguments: '' } }] } }] },
-        ...call.pieces.map((piece) => ({ choices: [{ index: 0, delta: { tool_calls: [{ index, function: { arguments: piece } }] } }] })),
+        {
+          id: 'chatcmpl-F',
+          choices: [
+            {
+              index: 0,
+              delta: { tool_calls: [{ index, id: call.id, function: { name: call.name, arguments: '' } }] },
+            },
+          ],
+        },
+        ...call.pieces.map((piece) => ({
+          choices: [{ index: 0, delta: { tool_calls: [{ index, function: { arguments: piece } }] } }],
+        })),
       ]),
       { choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] },
     ],
@@ -204,9 +256,29 @@ const READERS: { readonly name: string; readonly read: (gate: ToolGate) => TurnR
     read: (gate) => readOpenAIResponsesStream(gate, { previewIntervalMs: 0 }),
     events: (calls) => [
       ...calls.flatMap((call, index) => [
-        { type: 'response.output_item.added', output_index: index, item: { type: 'function_call', id: `fc_${index}`, call_id: call.id, name: call.name, arguments: '' } },
-        ...call.pieces.map((delta) => ({ type: 'response.function_call_arguments.delta', item_id: `fc_${index}`, output_index: index, delta })),
-        { type: 'response.function_call_arguments.done', item_id: `fc_${index}`, output_index: index, arguments: call.text },
+        {
+          type: 'response.output_item.added',
+          output_index: index,
+          item: {
+            type: 'function_call',
+            id: `fc_${index}`,
+            call_id: call.id,
+            name: call.name,
+            arguments: '',
+          },
+        },
+        ...call.pieces.map((delta) => ({
+          type: 'response.function_call_arguments.delta',
+          item_id: `fc_${index}`,
+          output_index: index,
+          delta,
+        })),
+        {
+          type: 'response.function_call_arguments.done',
+          item_id: `fc_${index}`,
+          output_index: index,
+          arguments: call.text,
+        },
       ]),
       { type: 'response.completed', response: { id: 'resp_F' } },
     ],
@@ -216,8 +288,16 @@ const READERS: { readonly name: string; readonly read: (gate: ToolGate) => TurnR
     read: (gate) => readAnthropicStream(gate, { previewIntervalMs: 0 }),
     events: (calls) => [
       ...calls.flatMap((call, index) => [
-        { type: 'content_block_start', index, content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} } },
-        ...call.pieces.map((partial_json) => ({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json } })),
+        {
+          type: 'content_block_start',
+          index,
+          content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} },
+        },
+        ...call.pieces.map((partial_json) => ({
+          type: 'content_block_delta',
+          index,
+          delta: { type: 'input_json_delta', partial_json },
+        })),
         { type: 'content_block_stop', index },
       ]),
       { type: 'message_delta', delta: { stop_reason: 'tool_use' } },
@@ -246,7 +326,9 @@ const READERS: { readonly name: string; readonly read: (gate: ToolGate) => TurnR
         } catch {
           args = call.text;
         }
-        return { candidates: [{ content: { parts: [{ functionCall: { id: call.id, name: call.name, args } }] } }] };
+        return {
+          candidates: [{ content: { parts: [{ functionCall: { id: call.id, name: call.name, args } }] } }],
+        };
       }),
       { candidates: [{ finishReason: 'STOP' }] },
     ],
@@ -282,14 +364,21 @@ const hostile = fc.oneof(
   fc.string(),
   fc.integer({ min: 1, max: 400 }).map((n) => '['.repeat(n)),
   fc.integer({ min: 1, max: 400 }).map((n) => `{"a":"${'x'.repeat(n)}`),
-  fc.constantFrom('{"__proto__":{"polluted":true}}', '{"constructor":{"prototype":{"polluted":true}}}', '{"a":1}{"b":2}', '{"a":1e400}', '"\\ud800"'),
+  fc.constantFrom(
+    '{"__proto__":{"polluted":true}}',
+    '{"constructor":{"prototype":{"polluted":true}}}',
+    '{"a":1}{"b":2}',
+    '{"a":1e400}',
+    '"\\ud800"',
+  ),
 );
 
 function run(reader: (typeof READERS)[number], calls: readonly Call[], junk: readonly [number, unknown][]) {
   const gate = createToolGate({ tools: [anything], store: createWorkspace(), limits });
   const previews: unknown[] = [];
   gate.calls.subscribe((state) => {
-    for (const call of state.records.values()) if (call.status === 'pending' && call.preview !== undefined) previews.push(call.preview);
+    for (const call of state.records.values())
+      if (call.status === 'pending' && call.preview !== undefined) previews.push(call.preview);
   });
   const events = reader.events(calls);
   for (const [at, event] of junk) events.splice(at % (events.length + 1), 0, event);
@@ -303,12 +392,16 @@ describe('every reader, whatever a model or a proxy streams', () => {
   for (const reader of READERS) {
     it(`${reader.name}: push never throws, previews stay within the limits, and every call settles`, () => {
       fc.assert(
-        fc.property(fc.array(callOf(hostile), { maxLength: 3 }), fc.array(fc.tuple(fc.nat(), fc.anything()), { maxLength: 4 }), (calls, junk) => {
-          const { previews, records } = run(reader, calls, junk);
-          for (const preview of previews) expect(depthOf(preview)).toBeLessThanOrEqual(limits.maxDepth);
-          for (const record of records) expect(isTerminal(record.status)).toBe(true);
-          expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
-        }),
+        fc.property(
+          fc.array(callOf(hostile), { maxLength: 3 }),
+          fc.array(fc.tuple(fc.nat(), fc.anything()), { maxLength: 4 }),
+          (calls, junk) => {
+            const { previews, records } = run(reader, calls, junk);
+            for (const preview of previews) expect(depthOf(preview)).toBeLessThanOrEqual(limits.maxDepth);
+            for (const record of records) expect(isTerminal(record.status)).toBe(true);
+            expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+          },
+        ),
         { numRuns: 150 },
       );
     });
@@ -317,7 +410,9 @@ describe('every reader, whatever a model or a proxy streams', () => {
       fc.assert(
         fc.property(fc.array(callOf(canonical), { maxLength: 3 }), (calls) => {
           for (const preview of run(reader, calls, []).previews) {
-            expect(JSON.stringify(preview).length).toBeLessThanOrEqual(limits.maxArgumentChars + limits.maxDepth);
+            expect(JSON.stringify(preview).length).toBeLessThanOrEqual(
+              limits.maxArgumentChars + limits.maxDepth,
+            );
           }
         }),
         { numRuns: 100 },
@@ -333,15 +428,28 @@ describe('gate.stream.refuse', () => {
     const gate = createToolGate({ tools: [tool] });
     const call = gate.stream.open({ id: 'v1', name: 'fill', source: 'gemini' });
     expect(call.status).toBe('pending');
-    const refused = gate.stream.refuse('v1', { code: 'invalid_shape', message: 'partialArgs path $.items[-1] names no place in a JSON value' });
-    expect(refused).toMatchObject({ status: 'rejected', reason: { code: 'invalid_shape', message: 'partialArgs path $.items[-1] names no place in a JSON value' } });
+    const refused = gate.stream.refuse('v1', {
+      code: 'invalid_shape',
+      message: 'partialArgs path $.items[-1] names no place in a JSON value',
+    });
+    expect(refused).toMatchObject({
+      status: 'rejected',
+      reason: {
+        code: 'invalid_shape',
+        message: 'partialArgs path $.items[-1] names no place in a JSON value',
+      },
+    });
     expect(gate.stream.close('v1', '{}')?.status).toBe('rejected');
-    expect(gate.stream.refuse('v1', { code: 'too_large', message: 'again' })?.reason?.message).toBe('partialArgs path $.items[-1] names no place in a JSON value');
+    expect(gate.stream.refuse('v1', { code: 'too_large', message: 'again' })?.reason?.message).toBe(
+      'partialArgs path $.items[-1] names no place in a JSON value',
+    );
     expect(ran).toBe(0);
   });
 
   it('keeps only a stream refusal code, and only text', () => {
-    const gate = createToolGate({ tools: [defineTool({ name: 'fill', inputSchema: { type: 'object' }, execute: () => 1 })] });
+    const gate = createToolGate({
+      tools: [defineTool({ name: 'fill', inputSchema: { type: 'object' }, execute: () => 1 })],
+    });
     gate.stream.open({ id: 'v2', name: 'fill', source: 'gemini' });
     const refused = gate.stream.refuse('v2', { code: 'unauthorized', message: { said: 42 } } as never);
     expect(refused?.reason).toEqual({ code: 'invalid_shape', message: '{"said":42}' });

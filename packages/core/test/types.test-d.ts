@@ -25,7 +25,11 @@ describe('input types flow from the schema', () => {
       name: 'charge',
       inputSchema: {
         type: 'object',
-        properties: { amount_cents: { type: 'integer' }, currency: { enum: ['USD', 'EUR'] }, memo: { type: 'string' } },
+        properties: {
+          amount_cents: { type: 'integer' },
+          currency: { enum: ['USD', 'EUR'] },
+          memo: { type: 'string' },
+        },
         required: ['amount_cents', 'currency'],
         additionalProperties: false,
       },
@@ -36,14 +40,28 @@ describe('input types flow from the schema', () => {
         return { receipt: 'r_1', amount_cents: input.amount_cents };
       },
     });
-    expectTypeOf<InputOf<typeof charge>>().toEqualTypeOf<{ amount_cents: number; currency: 'USD' | 'EUR'; memo?: string }>();
+    expectTypeOf<InputOf<typeof charge>>().toEqualTypeOf<{
+      amount_cents: number;
+      currency: 'USD' | 'EUR';
+      memo?: string;
+    }>();
     expectTypeOf<OutputOf<typeof charge>>().toEqualTypeOf<{ receipt: string; amount_cents: number }>();
   });
 
   it('infers from a JSON Schema declared `as const`', () => {
     const schema = {
       type: 'object',
-      properties: { items: { type: 'array', items: { type: 'object', properties: { sku: { type: 'string' } }, required: ['sku'], additionalProperties: false } } },
+      properties: {
+        items: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { sku: { type: 'string' } },
+            required: ['sku'],
+            additionalProperties: false,
+          },
+        },
+      },
       required: ['items'],
       additionalProperties: false,
     } as const;
@@ -124,10 +142,22 @@ describe('a record narrows by status', () => {
     }
     if (record.status === 'cancelled' || record.status === 'failed') {
       expectTypeOf(record.reason.code).toEqualTypeOf<
-        'tool_cancelled' | 'user_cancelled' | 'approval_denied' | 'approval_expired' | 'timeout' | 'tool_error' | 'output_invalid' | 'commit_error' | 'interrupted'
+        | 'tool_cancelled'
+        | 'user_cancelled'
+        | 'approval_denied'
+        | 'approval_expired'
+        | 'timeout'
+        | 'tool_error'
+        | 'output_invalid'
+        | 'commit_error'
+        | 'interrupted'
       >();
     }
-    if (record.status === 'executing' || record.status === 'awaiting_approval' || record.status === 'validated') {
+    if (
+      record.status === 'executing' ||
+      record.status === 'awaiting_approval' ||
+      record.status === 'validated'
+    ) {
       expectTypeOf(record.input).toEqualTypeOf<{ cents: number }>();
       expectTypeOf(record.output).toEqualTypeOf<undefined>();
       expectTypeOf(record.reason).toEqualTypeOf<undefined>();
@@ -149,7 +179,11 @@ describe('a record narrows by status', () => {
 
   it('answers each format with that provider’s type', () => {
     const gate = createToolGate({ tools: [] });
-    expectTypeOf(gate.toolResult('x', 'openai-chat')).toEqualTypeOf<{ role: 'tool'; tool_call_id: string; content: string }>();
+    expectTypeOf(gate.toolResult('x', 'openai-chat')).toEqualTypeOf<{
+      role: 'tool';
+      tool_call_id: string;
+      content: string;
+    }>();
     expectTypeOf(gate.toolResult('x', 'anthropic').is_error).toEqualTypeOf<boolean | undefined>();
   });
 });

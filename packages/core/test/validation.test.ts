@@ -2,9 +2,20 @@ import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { cfworkerJsonSchema } from '../src/csp.ts';
-import { ajvJsonSchema, createToolGate, defineTool, type Issue, type JsonSchemaCompiler, type ToolSchema } from '../src/index.ts';
+import {
+  ajvJsonSchema,
+  createToolGate,
+  defineTool,
+  type Issue,
+  type JsonSchemaCompiler,
+  type ToolSchema,
+} from '../src/index.ts';
 
-async function issuesFor(schema: ToolSchema, value: unknown, jsonSchema: JsonSchemaCompiler = ajvJsonSchema): Promise<readonly Issue[] | 'valid'> {
+async function issuesFor(
+  schema: ToolSchema,
+  value: unknown,
+  jsonSchema: JsonSchemaCompiler = ajvJsonSchema,
+): Promise<readonly Issue[] | 'valid'> {
   const tool = defineTool({ name: 't', inputSchema: schema, execute: () => 'ok' });
   const call = await createToolGate({ tools: [tool], jsonSchema }).run({ name: 't', arguments: value });
   if (call.status === 'committed') return 'valid';
@@ -26,9 +37,19 @@ const order = {
       type: 'array',
       minItems: 1,
       maxItems: 2,
-      items: { type: 'object', properties: { sku: { type: 'string' } }, required: ['sku'], additionalProperties: false },
+      items: {
+        type: 'object',
+        properties: { sku: { type: 'string' } },
+        required: ['sku'],
+        additionalProperties: false,
+      },
     },
-    ship: { anyOf: [{ type: 'null' }, { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }] },
+    ship: {
+      anyOf: [
+        { type: 'null' },
+        { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+      ],
+    },
     pay: { oneOf: [{ const: 'card' }, { const: 'cash' }] },
     'a/b~c': { type: 'boolean' },
   },
@@ -36,7 +57,19 @@ const order = {
   additionalProperties: false,
 } as const;
 
-const valid = { sku: 'SKU-1', qty: 2, email: 'a@b.co', note: 'hey', kind: 'order', color: 'red', price: 1.5, lines: [{ sku: 'x' }], ship: null, pay: 'card', 'a/b~c': true };
+const valid = {
+  sku: 'SKU-1',
+  qty: 2,
+  email: 'a@b.co',
+  note: 'hey',
+  kind: 'order',
+  color: 'red',
+  price: 1.5,
+  lines: [{ sku: 'x' }],
+  ship: null,
+  pay: 'card',
+  'a/b~c': true,
+};
 
 describe.each([
   ['Ajv', ajvJsonSchema],
@@ -59,18 +92,36 @@ describe.each([
     ['exclusiveMinimum', { price: 0 }, '/price', 'must be > 0 (got integer 0)'],
     ['multipleOf', { price: 0.7 }, '/price', 'must be a multiple of 0.5 (got number 0.7)'],
     ['minItems', { lines: [] }, '/lines', 'must have at least 1 items (got array of 0)'],
-    ['maxItems', { lines: [{ sku: 'a' }, { sku: 'b' }, { sku: 'c' }] }, '/lines', 'must have at most 2 items (got array of 3)'],
+    [
+      'maxItems',
+      { lines: [{ sku: 'a' }, { sku: 'b' }, { sku: 'c' }] },
+      '/lines',
+      'must have at most 2 items (got array of 3)',
+    ],
     ['required in a nested array item', { lines: [{}] }, '/lines/0/sku', 'is required'],
-    ['additionalProperties in a nested item', { lines: [{ sku: 'a', extra: 1 }] }, '/lines/0/extra', 'is not an allowed property'],
+    [
+      'additionalProperties in a nested item',
+      { lines: [{ sku: 'a', extra: 1 }] },
+      '/lines/0/extra',
+      'is not an allowed property',
+    ],
     ['additionalProperties at the top', { surprise: 1 }, '/surprise', 'is not an allowed property'],
-    ['anyOf', { ship: 'home' }, '/ship', 'must match at least one of: null; object with city (got string "home")'],
+    [
+      'anyOf',
+      { ship: 'home' },
+      '/ship',
+      'must match at least one of: null; object with city (got string "home")',
+    ],
     ['oneOf', { pay: 'iou' }, '/pay', 'must match exactly one of: "card"; "cash" (got string "iou")'],
     ['an escaped key', { 'a/b~c': 'yes' }, '/a~1b~0c', 'must be boolean (got string "yes")'],
-  ])('reports %s with the path, the keyword and what was expected', async (keyword, change, path, message) => {
-    const issues = await issuesFor(order, { ...valid, ...change }, jsonSchema);
-    expect(issues).toContainEqual(expect.objectContaining({ path, message }));
-    if (!keyword.includes(' ')) expect(issues).toContainEqual(expect.objectContaining({ keyword }));
-  });
+  ])(
+    'reports %s with the path, the keyword and what was expected',
+    async (keyword, change, path, message) => {
+      const issues = await issuesFor(order, { ...valid, ...change }, jsonSchema);
+      expect(issues).toContainEqual(expect.objectContaining({ path, message }));
+      if (!keyword.includes(' ')) expect(issues).toContainEqual(expect.objectContaining({ keyword }));
+    },
+  );
 
   it('reports every wrong value at once', async () => {
     const issues = await issuesFor(order, { sku: 1, qty: 'x', color: 'green' }, jsonSchema);
@@ -78,7 +129,9 @@ describe.each([
   });
 
   it('reports a missing required key at its own path', async () => {
-    expect(await issuesFor(order, { sku: 'SKU-1' }, jsonSchema)).toEqual([{ path: '/qty', message: 'is required', keyword: 'required' }]);
+    expect(await issuesFor(order, { sku: 'SKU-1' }, jsonSchema)).toEqual([
+      { path: '/qty', message: 'is required', keyword: 'required' },
+    ]);
   });
 
   it('does not count an inherited property as present for required', async () => {
@@ -89,13 +142,18 @@ describe.each([
   it('rejects arguments that are not an object', async () => {
     const tool = defineTool({ name: 't', inputSchema: { type: 'object' }, execute: () => 'ok' });
     const call = await createToolGate({ tools: [tool], jsonSchema }).run({ name: 't', arguments: '[1,2]' });
-    expect(call.reason?.issues).toEqual([{ path: '', message: 'must be object (got array of 2)', keyword: 'type' }]);
+    expect(call.reason?.issues).toEqual([
+      { path: '', message: 'must be object (got array of 2)', keyword: 'type' },
+    ]);
   });
 });
 
 describe('Standard Schema', () => {
   it('validates with Zod 4 and reports paths', async () => {
-    const schema = z.object({ amount_cents: z.number().int().min(0), items: z.array(z.object({ sku: z.string() })) });
+    const schema = z.object({
+      amount_cents: z.number().int().min(0),
+      items: z.array(z.object({ sku: z.string() })),
+    });
     expect(await issuesFor(schema, { amount_cents: 5, items: [{ sku: 'a' }] })).toBe('valid');
     const issues = await issuesFor(schema, { amount_cents: '12.50', items: [{ sku: 1 }] });
     expect(issues !== 'valid' && issues.map((i) => i.path)).toEqual(['/amount_cents', '/items/0/sku']);
@@ -103,7 +161,10 @@ describe('Standard Schema', () => {
   });
 
   it('validates with Valibot and reports paths', async () => {
-    const schema = v.object({ amount_cents: v.pipe(v.number(), v.integer(), v.minValue(0)), currency: v.picklist(['USD', 'EUR']) });
+    const schema = v.object({
+      amount_cents: v.pipe(v.number(), v.integer(), v.minValue(0)),
+      currency: v.picklist(['USD', 'EUR']),
+    });
     expect(await issuesFor(schema, { amount_cents: 5, currency: 'USD' })).toBe('valid');
     const issues = await issuesFor(schema, { amount_cents: 12.5, currency: 'GBP' });
     expect(issues !== 'valid' && issues.map((i) => i.path)).toEqual(['/amount_cents', '/currency']);
@@ -152,29 +213,54 @@ describe('a validator is trusted only when it says yes', () => {
   async function run(schema: ToolSchema, jsonSchema?: JsonSchemaCompiler) {
     let ran: unknown = 'never';
     const tool = defineTool({ name: 't', inputSchema: schema, execute: (input) => (ran = input) });
-    const call = await createToolGate({ tools: [tool], ...(jsonSchema ? { jsonSchema } : {}) }).run({ name: 't', arguments: '{"a":1}' });
+    const call = await createToolGate({ tools: [tool], ...(jsonSchema ? { jsonSchema } : {}) }).run({
+      name: 't',
+      arguments: '{"a":1}',
+    });
     return { call, ran };
   }
 
   it('waits for a thenable from another realm and commits the value it resolves to', async () => {
     // A Promise from an iframe or a vm context is not `instanceof Promise` here.
-    const { call, ran } = await run(answering((value) => ({ then: (resolve: (result: unknown) => void) => resolve({ value: { ...(value as object), checked: true } }) })));
+    const { call, ran } = await run(
+      answering((value) => ({
+        then: (resolve: (result: unknown) => void) =>
+          resolve({ value: { ...(value as object), checked: true } }),
+      })),
+    );
     expect(call).toMatchObject({ status: 'committed', input: { a: 1, checked: true } });
     expect(ran).toEqual({ a: 1, checked: true });
   });
 
   it('rejects with the issues a thenable from another realm resolves to', async () => {
-    const { call, ran } = await run(answering(() => ({ then: (resolve: (result: unknown) => void) => resolve({ issues: [{ message: 'nope', path: ['a'] }] }) })));
-    expect(call.reason).toMatchObject({ code: 'invalid_arguments', issues: [{ path: '/a', message: 'nope' }] });
+    const { call, ran } = await run(
+      answering(() => ({
+        then: (resolve: (result: unknown) => void) => resolve({ issues: [{ message: 'nope', path: ['a'] }] }),
+      })),
+    );
+    expect(call.reason).toMatchObject({
+      code: 'invalid_arguments',
+      issues: [{ path: '/a', message: 'nope' }],
+    });
     expect(ran).toBe('never');
   });
 
   it.each([
     ['neither value nor issues', () => ({})],
-    ['a thenable that resolves to neither', () => ({ then: (resolve: (result: unknown) => void) => resolve({}) })],
+    [
+      'a thenable that resolves to neither',
+      () => ({ then: (resolve: (result: unknown) => void) => resolve({}) }),
+    ],
     ['nothing at all', () => undefined],
     ['issues that are not a list', () => ({ issues: 'wrong' })],
-    ['a thenable whose then throws', () => ({ then: () => { throw new Error('realm gone'); } })],
+    [
+      'a thenable whose then throws',
+      () => ({
+        then: () => {
+          throw new Error('realm gone');
+        },
+      }),
+    ],
   ])('rejects a Standard Schema answer with %s, and runs nothing', async (_what, answer) => {
     const { call, ran } = await run(answering(answer));
     expect(call.status).toBe('rejected');
@@ -185,7 +271,9 @@ describe('a validator is trusted only when it says yes', () => {
 
   it('rejects an empty list of issues as a failure that does not say why', async () => {
     const { call } = await run(answering(() => ({ issues: [] })));
-    expect(call.reason?.issues).toEqual([{ path: '', message: 'the validator refused the value without saying why' }]);
+    expect(call.reason?.issues).toEqual([
+      { path: '', message: 'the validator refused the value without saying why' },
+    ]);
   });
 
   it.each([
@@ -205,16 +293,30 @@ describe('a validator is trusted only when it says yes', () => {
 describe('the model is told what was expected', () => {
   it('names the tool, every offending path and what was expected in the reason message', async () => {
     const tool = defineTool({ name: 'charge', inputSchema: order, execute: () => 'ok' });
-    const call = await createToolGate({ tools: [tool] }).run({ name: 'charge', arguments: { sku: 'SKU-1', qty: '2' } });
-    expect(call.reason?.message).toBe('the arguments of "charge" do not match its schema: /qty must be integer (got string "2")');
+    const call = await createToolGate({ tools: [tool] }).run({
+      name: 'charge',
+      arguments: { sku: 'SKU-1', qty: '2' },
+    });
+    expect(call.reason?.message).toBe(
+      'the arguments of "charge" do not match its schema: /qty must be integer (got string "2")',
+    );
   });
 });
 
 describe('schemas that cannot work', () => {
   it('reports a tool schema that does not compile, naming the tool, from gate.check() and at the first call', async () => {
-    const tool = defineTool({ name: 'bad', inputSchema: { type: 'object', properties: { a: { type: 'nonsense' } } } as unknown as ToolSchema, execute: () => 1 });
+    const tool = defineTool({
+      name: 'bad',
+      inputSchema: { type: 'object', properties: { a: { type: 'nonsense' } } } as unknown as ToolSchema,
+      execute: () => 1,
+    });
     const gate = createToolGate({ tools: [tool] });
-    expect(gate.check()).toEqual([{ tool: 'bad', message: expect.stringMatching(/^the input schema of tool "bad" does not compile/) as string }]);
+    expect(gate.check()).toEqual([
+      {
+        tool: 'bad',
+        message: expect.stringMatching(/^the input schema of tool "bad" does not compile/) as string,
+      },
+    ]);
     expect((await gate.run({ name: 'bad', arguments: '{}' })).reason?.code).toBe('tool_unavailable');
   });
 });

@@ -30,8 +30,21 @@ async function startGateway(): Promise<Gateway> {
   const files = join(dir, 'files');
   mkdirSync(files);
   const config = join(dir, 'toolgate.json');
-  writeFileSync(config, JSON.stringify({ ledger: 'ledger.db', upstreams: { files: { command: process.execPath, args: [FILESYSTEM, files] } }, principal: 'ada', approvalWaitMs: 100, tools: { list_allowed_directories: { approval: 'never' } } }));
-  const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', BUILT, BIN, '--config', config], stderr: 'pipe' });
+  writeFileSync(
+    config,
+    JSON.stringify({
+      ledger: 'ledger.db',
+      upstreams: { files: { command: process.execPath, args: [FILESYSTEM, files] } },
+      principal: 'ada',
+      approvalWaitMs: 100,
+      tools: { list_allowed_directories: { approval: 'never' } },
+    }),
+  );
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['--import', BUILT, BIN, '--config', config],
+    stderr: 'pipe',
+  });
   let stderr = '';
   const printed = new Promise<string>((resolve) => {
     transport.stderr?.on('data', (chunk: Buffer) => {
@@ -72,10 +85,17 @@ test.afterEach(async () => {
 
 const card = (page: Page, id: string) => page.locator(`article[data-call-id="${id}"]`);
 
-test('a person approves a write_file on the page, seeing the exact input and its hash; it runs once', async ({ page }) => {
+test('a person approves a write_file on the page, seeing the exact input and its hash; it runs once', async ({
+  page,
+}) => {
   const target = join(gateway.files, 'plan.md');
   const input = { path: target, content: '# Plan\n\n- ship the gateway\n' };
-  const ask = () => gateway.client.callTool({ name: 'write_file', arguments: input, _meta: { 'toolgate/callId': 'e2e-write-1' } });
+  const ask = () =>
+    gateway.client.callTool({
+      name: 'write_file',
+      arguments: input,
+      _meta: { 'toolgate/callId': 'e2e-write-1' },
+    });
   const waiting = await ask();
   expect(waiting._meta).toMatchObject({ 'toolgate/status': 'awaiting_approval' });
   expect(existsSync(target)).toBe(false);
@@ -98,20 +118,37 @@ test('a person approves a write_file on the page, seeing the exact input and its
 test('a person denies a call on the page: the model is told, and nothing is written', async ({ page }) => {
   const target = join(gateway.files, 'nope.md');
   const input = { path: target, content: 'no' };
-  await gateway.client.callTool({ name: 'write_file', arguments: input, _meta: { 'toolgate/callId': 'e2e-deny-1' } });
+  await gateway.client.callTool({
+    name: 'write_file',
+    arguments: input,
+    _meta: { 'toolgate/callId': 'e2e-deny-1' },
+  });
   await page.goto(gateway.approvalUrl);
   const call = card(page, 'e2e-deny-1');
   await call.getByRole('button', { name: 'Deny' }).click();
   await expect(call.locator('[data-status]')).toHaveAttribute('data-status', 'cancelled');
-  const answer = await gateway.client.callTool({ name: 'write_file', arguments: input, _meta: { 'toolgate/callId': 'e2e-deny-1' } });
-  expect(answer._meta).toMatchObject({ 'toolgate/status': 'cancelled', 'toolgate/reason': 'approval_denied' });
+  const answer = await gateway.client.callTool({
+    name: 'write_file',
+    arguments: input,
+    _meta: { 'toolgate/callId': 'e2e-deny-1' },
+  });
+  expect(answer._meta).toMatchObject({
+    'toolgate/status': 'cancelled',
+    'toolgate/reason': 'approval_denied',
+  });
   expect(existsSync(target)).toBe(false);
 });
 
-test('a call proposed while the page is open appears live; the page without its token shows nothing', async ({ page }) => {
+test('a call proposed while the page is open appears live; the page without its token shows nothing', async ({
+  page,
+}) => {
   await page.goto(gateway.approvalUrl);
   await expect(page.locator('[data-connection="live"]')).toBeVisible();
-  void gateway.client.callTool({ name: 'write_file', arguments: { path: join(gateway.files, 'live.md'), content: 'x' }, _meta: { 'toolgate/callId': 'e2e-live-1' } });
+  void gateway.client.callTool({
+    name: 'write_file',
+    arguments: { path: join(gateway.files, 'live.md'), content: 'x' },
+    _meta: { 'toolgate/callId': 'e2e-live-1' },
+  });
   await expect(card(page, 'e2e-live-1').getByRole('button', { name: 'Approve' })).toBeVisible();
 
   const bare = new URL(gateway.approvalUrl);
@@ -124,13 +161,29 @@ test('a call proposed while the page is open appears live; the page without its 
 for (const colorScheme of ['light', 'dark'] as const) {
   test(`axe finds no violations on the page (${colorScheme}): a call waiting, one done`, async ({ page }) => {
     await page.emulateMedia({ colorScheme });
-    await gateway.client.callTool({ name: 'list_allowed_directories', arguments: {}, _meta: { 'toolgate/callId': 'a11y-0' } });
-    await gateway.client.callTool({ name: 'write_file', arguments: { path: join(gateway.files, 'a.md'), content: 'a' }, _meta: { 'toolgate/callId': 'a11y-1' } });
+    await gateway.client.callTool({
+      name: 'list_allowed_directories',
+      arguments: {},
+      _meta: { 'toolgate/callId': 'a11y-0' },
+    });
+    await gateway.client.callTool({
+      name: 'write_file',
+      arguments: { path: join(gateway.files, 'a.md'), content: 'a' },
+      _meta: { 'toolgate/callId': 'a11y-1' },
+    });
     await page.goto(gateway.approvalUrl);
     await expect(card(page, 'a11y-1').getByRole('button', { name: 'Approve' })).toBeVisible();
     // Evaluated through the DevTools protocol: the page's CSP allows no inline script, rightly.
     await page.evaluate(AXE);
-    const results = await page.evaluate(() => (window as unknown as { axe: { run: (context: Document) => Promise<AxeResults> } }).axe.run(document));
-    expect(results.violations.flatMap((violation) => violation.nodes.map((node) => `${violation.id} ${node.target.join(' ')}: ${node.failureSummary ?? ''}`))).toEqual([]);
+    const results = await page.evaluate(() =>
+      (window as unknown as { axe: { run: (context: Document) => Promise<AxeResults> } }).axe.run(document),
+    );
+    expect(
+      results.violations.flatMap((violation) =>
+        violation.nodes.map(
+          (node) => `${violation.id} ${node.target.join(' ')}: ${node.failureSummary ?? ''}`,
+        ),
+      ),
+    ).toEqual([]);
   });
 }

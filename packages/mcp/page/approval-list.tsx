@@ -1,14 +1,28 @@
 import type { ToolCallRecord } from '@toolgate/core';
 import { inputHash } from '@toolgate/core';
 import type { RemoteGate } from '@toolgate/core/remote';
-import { ToolCallStatus, ToolCallStatusActions, ToolCallStatusInput, ToolCallStatusLabel, ToolCallStatusReason, ToolCallStatusRefusal, useToolCalls } from '@toolgate/react';
+import {
+  ToolCallStatus,
+  ToolCallStatusActions,
+  ToolCallStatusInput,
+  ToolCallStatusLabel,
+  ToolCallStatusReason,
+  ToolCallStatusRefusal,
+  useToolCalls,
+} from '@toolgate/react';
 import { useEffect, useState, useSyncExternalStore } from 'react';
 
 const waiting = (call: ToolCallRecord) => call.status === 'awaiting_approval';
 const other = (call: ToolCallRecord) => call.status !== 'awaiting_approval';
 
 /** Every call of the gateway's session: those waiting for a decision first, then the rest, newest first. */
-export function ApprovalList({ connection, session }: { connection: RemoteGate['connection']; session: string }) {
+export function ApprovalList({
+  connection,
+  session,
+}: {
+  connection: RemoteGate['connection'];
+  session: string;
+}) {
   const open = useToolCalls(waiting);
   const rest = useToolCalls(other);
   const feed = useSyncExternalStore(connection.subscribe, connection.getState, connection.getState);
@@ -18,12 +32,20 @@ export function ApprovalList({ connection, session }: { connection: RemoteGate['
         <h1>Tool calls waiting for you</h1>
         <p className="session">
           MCP gateway session <code>{session}</code> ·{' '}
-          <span data-connection={feed.state}>{feed.state === 'live' ? 'live' : `${feed.state}${feed.error === undefined ? '' : `: ${feed.error.message}`}`}</span>
+          <span data-connection={feed.state}>
+            {feed.state === 'live'
+              ? 'live'
+              : `${feed.state}${feed.error === undefined ? '' : `: ${feed.error.message}`}`}
+          </span>
         </p>
       </header>
       <section aria-labelledby="waiting-heading">
         <h2 id="waiting-heading">Waiting for a decision ({open.length})</h2>
-        {open.length === 0 ? <p className="empty">Nothing waits for you. A call that needs your approval appears here as the model makes it.</p> : null}
+        {open.length === 0 ? (
+          <p className="empty">
+            Nothing waits for you. A call that needs your approval appears here as the model makes it.
+          </p>
+        ) : null}
         {open.map((call) => (
           <CallCard key={call.id} call={call} />
         ))}
@@ -46,7 +68,9 @@ function CallCard({ call }: { call: ToolCallRecord }) {
     <article className="call" data-call-id={call.id} aria-label={`Call to ${call.name}`}>
       <h3>
         <code>{call.name || '(no name)'}</code>
-        <time dateTime={new Date(call.history[0]?.at ?? 0).toISOString()}>{new Date(call.history[0]?.at ?? 0).toLocaleString()}</time>
+        <time dateTime={new Date(call.history[0]?.at ?? 0).toISOString()}>
+          {new Date(call.history[0]?.at ?? 0).toLocaleString()}
+        </time>
       </h3>
       <p className="id">
         Call id <code>{call.id}</code>

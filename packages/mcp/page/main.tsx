@@ -14,7 +14,12 @@ interface PageConfig {
 
 const config = JSON.parse(document.getElementById('toolgate-config')?.textContent ?? '{}') as PageConfig;
 const token = new URLSearchParams(location.search).get('token') ?? '';
-const gate = createRemoteGate({ url: config.api, session: config.session, tools: [], headers: { Authorization: `Bearer ${token}` } });
+const gate = createRemoteGate({
+  url: config.api,
+  session: config.session,
+  tools: [],
+  headers: { Authorization: `Bearer ${token}` },
+});
 
 const root = document.getElementById('root');
 if (root !== null) {

@@ -10,7 +10,11 @@ import { outcomeText, type SettledCall, type ToolCallRecord } from '@toolgate/co
 export const CALL_ID = 'toolgate/callId';
 
 /** A `CallToolResult` as the gateway answers it. */
-export type Answer = Record<string, unknown> & { content: unknown[]; isError?: boolean; _meta?: Record<string, unknown> };
+export type Answer = Record<string, unknown> & {
+  content: unknown[];
+  isError?: boolean;
+  _meta?: Record<string, unknown>;
+};
 
 /**
  * What the client gets for a settled call: a committed call's upstream result exactly as the

@@ -38,7 +38,8 @@ const TYPES: Record<string, string> = {
   '.map': 'application/json',
 };
 const SECURITY_HEADERS = {
-  'Content-Security-Policy': "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'Content-Security-Policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   'X-Content-Type-Options': 'nosniff',
   // The token is in the page's URL: no request may carry it elsewhere.
   'Referrer-Policy': 'no-referrer',
@@ -74,7 +75,11 @@ export async function startApprovalPage(options: ApprovalPageOptions): Promise<A
     const gate = options.gate();
     if (handler === undefined || handlerGate !== gate) {
       // The token was checked before: whoever holds it is the person this gateway acts for.
-      handler = toolgateHandler(gate, { authenticate: () => options.principal, basePath: API, onError: options.onError });
+      handler = toolgateHandler(gate, {
+        authenticate: () => options.principal,
+        basePath: API,
+        onError: options.onError,
+      });
       handlerGate = gate;
     }
     return handler(request);
@@ -89,8 +94,18 @@ export async function startApprovalPage(options: ApprovalPageOptions): Promise<A
     }
     const isApi = url.pathname === API || url.pathname.startsWith(`${API}/`);
     if (!hasToken(request, url)) {
-      if (isApi) return json(401, { error: { code: 'unauthenticated', message: 'The approval page token is missing or wrong: open the link the gateway printed when it started.' } });
-      return text(401, 'This approval page needs its token: open the link the gateway printed when it started (it ends in ?token=…).');
+      if (isApi)
+        return json(401, {
+          error: {
+            code: 'unauthenticated',
+            message:
+              'The approval page token is missing or wrong: open the link the gateway printed when it started.',
+          },
+        });
+      return text(
+        401,
+        'This approval page needs its token: open the link the gateway printed when it started (it ends in ?token=…).',
+      );
     }
     if (isApi) return api(request);
     if (request.method !== 'GET' && request.method !== 'HEAD') return text(405, 'Only GET is served here.');
@@ -108,7 +123,11 @@ export async function startApprovalPage(options: ApprovalPageOptions): Promise<A
     // the second one's page takes another port rather than leaving its calls without a page.
     if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || options.port === 0) throw error;
     await listen(server, 0);
-    options.onError(new Error(`port ${options.port} is taken (by another gateway?), so the approval page is on port ${(server.address() as AddressInfo).port}`));
+    options.onError(
+      new Error(
+        `port ${options.port} is taken (by another gateway?), so the approval page is on port ${(server.address() as AddressInfo).port}`,
+      ),
+    );
   }
   port = (server.address() as AddressInfo).port;
   const origin = `http://127.0.0.1:${port}/`;
@@ -138,12 +157,21 @@ async function page(assets: string, session: string, token: string): Promise<Res
   try {
     html = await readFile(join(assets, 'index.html'), 'utf8');
   } catch {
-    return text(503, `The approval page is not built (no index.html in ${assets}); build @toolgate/mcp, or approve through the API under ${API}.`);
+    return text(
+      503,
+      `The approval page is not built (no index.html in ${assets}); build @toolgate/mcp, or approve through the API under ${API}.`,
+    );
   }
   // Each asset the page loads carries the token, as every request here must.
-  const withToken = html.replace(/(src|href)="(\/assets\/[^"?]+)"/g, (_, attribute: string, path: string) => `${attribute}="${path}?token=${token}"`);
+  const withToken = html.replace(
+    /(src|href)="(\/assets\/[^"?]+)"/g,
+    (_, attribute: string, path: string) => `${attribute}="${path}?token=${token}"`,
+  );
   const config = JSON.stringify({ session, api: API }).replace(/</g, '\\u003c');
-  const body = withToken.replace('<!--toolgate-config-->', `<script type="application/json" id="toolgate-config">${config}</script>`);
+  const body = withToken.replace(
+    '<!--toolgate-config-->',
+    `<script type="application/json" id="toolgate-config">${config}</script>`,
+  );
   return new Response(body, { headers: { ...SECURITY_HEADERS, 'Content-Type': 'text/html; charset=utf-8' } });
 }
 
@@ -152,16 +180,24 @@ async function asset(assets: string, pathname: string): Promise<Response> {
   if (!file.startsWith(normalize(assets + sep))) return text(404, 'Not found.');
   try {
     const body = await readFile(file);
-    return new Response(body, { headers: { ...SECURITY_HEADERS, 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream' } });
+    return new Response(body, {
+      headers: { ...SECURITY_HEADERS, 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream' },
+    });
   } catch {
     return text(404, 'Not found.');
   }
 }
 
 function text(status: number, body: string): Response {
-  return new Response(body, { status, headers: { ...SECURITY_HEADERS, 'Content-Type': 'text/plain; charset=utf-8' } });
+  return new Response(body, {
+    status,
+    headers: { ...SECURITY_HEADERS, 'Content-Type': 'text/plain; charset=utf-8' },
+  });
 }
 
 function json(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), { status, headers: { ...SECURITY_HEADERS, 'Content-Type': 'application/json' } });
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { ...SECURITY_HEADERS, 'Content-Type': 'application/json' },
+  });
 }

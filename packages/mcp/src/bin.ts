@@ -19,7 +19,14 @@ const say = (line: string) => process.stderr.write(`toolgate-mcp: ${line}\n`);
 async function main(): Promise<number> {
   let values: { config?: string; http?: string; help?: boolean };
   try {
-    ({ values } = parseArgs({ options: { config: { type: 'string' }, http: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true }));
+    ({ values } = parseArgs({
+      options: {
+        config: { type: 'string' },
+        http: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }));
   } catch (error) {
     process.stderr.write(`toolgate-mcp: ${(error as Error).message}\n${USAGE}`);
     return 2;
@@ -43,15 +50,21 @@ async function main(): Promise<number> {
   try {
     config = readGatewayConfig(readFileSync(file, 'utf8'), dirname(file));
   } catch (error) {
-    say(`cannot use the config ${file}: ${error instanceof ConfigError ? error.message : (error as Error).message}`);
+    say(
+      `cannot use the config ${file}: ${error instanceof ConfigError ? error.message : (error as Error).message}`,
+    );
     return 2;
   }
 
   let ledger: Ledger;
   try {
-    ledger = isPostgres(config.ledger) ? await postgresLedger({ connectionString: config.ledger }) : await sqliteLedger({ path: config.ledger });
+    ledger = isPostgres(config.ledger)
+      ? await postgresLedger({ connectionString: config.ledger })
+      : await sqliteLedger({ path: config.ledger });
   } catch (error) {
-    say(`cannot open the ledger ${isPostgres(config.ledger) ? '(PostgreSQL)' : config.ledger}: ${(error as Error).message}`);
+    say(
+      `cannot open the ledger ${isPostgres(config.ledger) ? '(PostgreSQL)' : config.ledger}: ${(error as Error).message}`,
+    );
     return 1;
   }
 

@@ -38,7 +38,10 @@ export function catalogOf(upstreams: readonly Upstream[], options: CatalogOption
       const approval = policy.approval ?? 'always';
       const timeoutMs = policy.timeoutMs ?? options.timeoutMs;
       const broken = schemaProblem(tool);
-      const checkOutput = broken === undefined && tool.outputSchema !== undefined ? ajvJsonSchema(tool.outputSchema) : undefined;
+      const checkOutput =
+        broken === undefined && tool.outputSchema !== undefined
+          ? ajvJsonSchema(tool.outputSchema)
+          : undefined;
       const definition = defineTool({
         name,
         ...(typeof tool['description'] === 'string' ? { description: tool['description'] } : {}),
@@ -55,8 +58,12 @@ export function catalogOf(upstreams: readonly Upstream[], options: CatalogOption
           if (checkOutput !== undefined && result['isError'] !== true) {
             const checked = checkOutput(result['structuredContent']);
             if (!checked.ok) {
-              const issues = checked.issues.map((issue) => `${issue.path || '(structuredContent)'}: ${issue.message}`).join('; ');
-              throw new Error(`the upstream ran the tool, but its structuredContent does not match the outputSchema it declares (${issues.slice(0, 500)}); the result was not passed on`);
+              const issues = checked.issues
+                .map((issue) => `${issue.path || '(structuredContent)'}: ${issue.message}`)
+                .join('; ');
+              throw new Error(
+                `the upstream ran the tool, but its structuredContent does not match the outputSchema it declares (${issues.slice(0, 500)}); the result was not passed on`,
+              );
             }
           }
           return result;

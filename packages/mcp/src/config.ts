@@ -87,7 +87,18 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
-const TOP_KEYS = new Set(['ledger', 'upstreams', 'tools', 'approvalPage', 'principal', 'approvalWaitMs', 'timeoutMs', 'leaseMs', 'connectTimeoutMs', '$schema']);
+const TOP_KEYS = new Set([
+  'ledger',
+  'upstreams',
+  'tools',
+  'approvalPage',
+  'principal',
+  'approvalWaitMs',
+  'timeoutMs',
+  'leaseMs',
+  'connectTimeoutMs',
+  '$schema',
+]);
 const UPSTREAM_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
@@ -106,15 +117,23 @@ export function readGatewayConfig(text: string, directory: string): GatewayConfi
     throw new ConfigError(`the config is not JSON: ${(error as Error).message}`);
   }
   const top = object(raw, 'the config');
-  for (const key of Object.keys(top)) if (!TOP_KEYS.has(key)) throw new ConfigError(`the config has an unknown key "${key}" (known: ${[...TOP_KEYS].filter((k) => k !== '$schema').join(', ')})`);
+  for (const key of Object.keys(top))
+    if (!TOP_KEYS.has(key))
+      throw new ConfigError(
+        `the config has an unknown key "${key}" (known: ${[...TOP_KEYS].filter((k) => k !== '$schema').join(', ')})`,
+      );
 
   const ledger = optionalString(top['ledger'], 'ledger') ?? 'toolgate-mcp.db';
   const upstreams = object(top['upstreams'], 'upstreams');
   const names = Object.keys(upstreams);
-  if (names.length === 0) throw new ConfigError('"upstreams" names no server: add at least one, e.g. { "files": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."] } }');
+  if (names.length === 0)
+    throw new ConfigError(
+      '"upstreams" names no server: add at least one, e.g. { "files": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."] } }',
+    );
   const specs: Record<string, UpstreamSpec> = {};
   for (const name of names) {
-    if (!UPSTREAM_NAME.test(name)) throw new ConfigError(`upstream name "${name}" must be 1 to 64 letters, digits, "_" or "-"`);
+    if (!UPSTREAM_NAME.test(name))
+      throw new ConfigError(`upstream name "${name}" must be 1 to 64 letters, digits, "_" or "-"`);
     specs[name] = readUpstream(upstreams[name], `upstreams.${name}`, directory);
   }
 
@@ -123,9 +142,11 @@ export function readGatewayConfig(text: string, directory: string): GatewayConfi
   for (const [tool, value] of Object.entries(policies)) tools[tool] = readPolicy(value, `tools.${tool}`);
 
   const page = top['approvalPage'] === undefined ? {} : object(top['approvalPage'], 'approvalPage');
-  for (const key of Object.keys(page)) if (key !== 'port') throw new ConfigError(`"approvalPage" has an unknown key "${key}" (known: port)`);
+  for (const key of Object.keys(page))
+    if (key !== 'port') throw new ConfigError(`"approvalPage" has an unknown key "${key}" (known: port)`);
   const port = page['port'] === undefined ? 0 : page['port'];
-  if (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65_535) throw new ConfigError('"approvalPage.port" must be a port number from 0 (any free port) to 65535');
+  if (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new ConfigError('"approvalPage.port" must be a port number from 0 (any free port) to 65535');
 
   const principal = optionalString(top['principal'], 'principal');
   const approvalWaitMs = optionalMs(top['approvalWaitMs'], 'approvalWaitMs', true);
@@ -158,7 +179,9 @@ export function isPostgres(ledger: string): boolean {
 function readUpstream(value: unknown, where: string, directory: string): UpstreamSpec {
   const spec = object(value, where);
   if ('url' in spec) {
-    for (const key of Object.keys(spec)) if (key !== 'url' && key !== 'headers') throw new ConfigError(`"${where}" has an unknown key "${key}" (an HTTP upstream takes url, headers)`);
+    for (const key of Object.keys(spec))
+      if (key !== 'url' && key !== 'headers')
+        throw new ConfigError(`"${where}" has an unknown key "${key}" (an HTTP upstream takes url, headers)`);
     const url = optionalString(spec['url'], `${where}.url`) ?? '';
     let parsed: URL;
     try {
@@ -166,15 +189,22 @@ function readUpstream(value: unknown, where: string, directory: string): Upstrea
     } catch {
       throw new ConfigError(`"${where}.url" must be an http:// or https:// URL (got ${JSON.stringify(url)})`);
     }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigError(`"${where}.url" must be an http:// or https:// URL (got ${JSON.stringify(url)})`);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+      throw new ConfigError(`"${where}.url" must be an http:// or https:// URL (got ${JSON.stringify(url)})`);
     const headers = spec['headers'] === undefined ? undefined : strings(spec['headers'], `${where}.headers`);
     return headers === undefined ? { url } : { url, headers };
   }
-  for (const key of Object.keys(spec)) if (!['command', 'args', 'env', 'cwd'].includes(key)) throw new ConfigError(`"${where}" has an unknown key "${key}" (a spawned upstream takes command, args, env, cwd; an HTTP one takes url, headers)`);
+  for (const key of Object.keys(spec))
+    if (!['command', 'args', 'env', 'cwd'].includes(key))
+      throw new ConfigError(
+        `"${where}" has an unknown key "${key}" (a spawned upstream takes command, args, env, cwd; an HTTP one takes url, headers)`,
+      );
   const command = optionalString(spec['command'], `${where}.command`);
-  if (command === undefined || command === '') throw new ConfigError(`"${where}" needs a "command" to spawn (or a "url" to reach)`);
+  if (command === undefined || command === '')
+    throw new ConfigError(`"${where}" needs a "command" to spawn (or a "url" to reach)`);
   const args = spec['args'];
-  if (args !== undefined && !(Array.isArray(args) && args.every((arg) => typeof arg === 'string'))) throw new ConfigError(`"${where}.args" must be an array of strings`);
+  if (args !== undefined && !(Array.isArray(args) && args.every((arg) => typeof arg === 'string')))
+    throw new ConfigError(`"${where}.args" must be an array of strings`);
   const env = spec['env'] === undefined ? undefined : strings(spec['env'], `${where}.env`);
   const cwd = optionalString(spec['cwd'], `${where}.cwd`);
   return {
@@ -187,21 +217,31 @@ function readUpstream(value: unknown, where: string, directory: string): Upstrea
 
 function readPolicy(value: unknown, where: string): ToolPolicy {
   const policy = object(value, where);
-  for (const key of Object.keys(policy)) if (key !== 'approval' && key !== 'timeoutMs') throw new ConfigError(`"${where}" has an unknown key "${key}" (known: approval, timeoutMs)`);
+  for (const key of Object.keys(policy))
+    if (key !== 'approval' && key !== 'timeoutMs')
+      throw new ConfigError(`"${where}" has an unknown key "${key}" (known: approval, timeoutMs)`);
   const approval = policy['approval'];
-  if (approval !== undefined && approval !== 'always' && approval !== 'never') throw new ConfigError(`"${where}.approval" must be "always" or "never" (got ${JSON.stringify(approval)})`);
+  if (approval !== undefined && approval !== 'always' && approval !== 'never')
+    throw new ConfigError(
+      `"${where}.approval" must be "always" or "never" (got ${JSON.stringify(approval)})`,
+    );
   const timeoutMs = optionalMs(policy['timeoutMs'], `${where}.timeoutMs`, false);
-  return { ...(approval === undefined ? {} : { approval }), ...(timeoutMs === undefined ? {} : { timeoutMs }) };
+  return {
+    ...(approval === undefined ? {} : { approval }),
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+  };
 }
 
 function object(value: unknown, where: string): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ConfigError(`"${where}" must be a JSON object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new ConfigError(`"${where}" must be a JSON object`);
   return value as Record<string, unknown>;
 }
 
 function strings(value: unknown, where: string): Record<string, string> {
   const entries = Object.entries(object(value, where));
-  for (const [key, item] of entries) if (typeof item !== 'string') throw new ConfigError(`"${where}.${key}" must be a string`);
+  for (const [key, item] of entries)
+    if (typeof item !== 'string') throw new ConfigError(`"${where}.${key}" must be a string`);
   return Object.fromEntries(entries) as Record<string, string>;
 }
 
@@ -213,7 +253,13 @@ function optionalString(value: unknown, where: string): string | undefined {
 
 function optionalMs(value: unknown, where: string, zero: boolean): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (!zero && value === 0) || value > 2_147_483_647) {
+  if (
+    typeof value !== 'number' ||
+    !Number.isFinite(value) ||
+    value < 0 ||
+    (!zero && value === 0) ||
+    value > 2_147_483_647
+  ) {
     throw new ConfigError(`"${where}" must be a number of milliseconds${zero ? '' : ' above 0'}`);
   }
   return value;

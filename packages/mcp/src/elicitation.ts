@@ -1,5 +1,9 @@
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { ElicitResultSchema, type ServerNotification, type ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ElicitResultSchema,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { ToolCallRecord } from '@toolgate/core';
 
 /** What a person answered in the client's dialog. */
@@ -33,7 +37,10 @@ export async function elicitApproval(
   timeoutMs: number,
 ): Promise<Elicited> {
   const result = await extra.sendRequest(
-    { method: 'elicitation/create', params: { message, requestedSchema: { type: 'object', properties: {} } } },
+    {
+      method: 'elicitation/create',
+      params: { message, requestedSchema: { type: 'object', properties: {} } },
+    },
     ElicitResultSchema,
     { signal, timeout: timeoutMs },
   );

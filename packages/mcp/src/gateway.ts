@@ -1,6 +1,10 @@
 import { userInfo } from 'node:os';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type Progress,
+} from '@modelcontextprotocol/sdk/types.js';
 import { createServerGate, type Ledger, type ServerGate } from '@toolgate/server';
 import { startApprovalPage, type ApprovalPage } from './approval-page.ts';
 import { catalogOf, listEntries, type GatewayTool } from './catalog.ts';
@@ -73,7 +77,6 @@ export interface McpGateway {
   readonly close: () => Promise<void>;
 }
 
-
 /**
  * Puts toolgate in front of MCP servers: one MCP server for the client, offering the upstreams'
  * tools as they list them; each call validated against the upstream's own input schema, approved
@@ -119,23 +122,32 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
   let started = false;
   const refresh = () => {
     tools = catalogOf(upstreams, { policies, timeoutMs, progress });
-    for (const tool of tools) if (tool.broken !== undefined) log(`the tool "${tool.name}" is not offered: ${tool.broken}`);
+    for (const tool of tools)
+      if (tool.broken !== undefined) log(`the tool "${tool.name}" is not offered: ${tool.broken}`);
     if (!started) return;
     // Later calls are checked against the new schemas; calls already proposed keep the tool they were proposed with.
     gate.replaceTools(tools.map((tool) => tool.definition));
-    for (const server of servers) if (server.transport !== undefined) server.sendToolListChanged().catch(() => undefined);
+    for (const server of servers)
+      if (server.transport !== undefined) server.sendToolListChanged().catch(() => undefined);
   };
   const upstreams: Upstream[] = Object.entries(options.upstreams).map(([name, spec]) =>
-    connectUpstream(name, spec, { onTools: () => started && refresh(), log }, {
-      maxMessageBytes: maxResultBytes,
-      ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
-      ...(options.retryMs === undefined ? {} : { retryMs: options.retryMs }),
-    }),
+    connectUpstream(
+      name,
+      spec,
+      { onTools: () => started && refresh(), log },
+      {
+        maxMessageBytes: maxResultBytes,
+        ...(options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs }),
+        ...(options.retryMs === undefined ? {} : { retryMs: options.retryMs }),
+      },
+    ),
   );
   if (upstreams.length === 0) throw new TypeError('createMcpGateway: `upstreams` names no server.');
   await Promise.all(upstreams.map((upstream) => upstream.ready));
   refresh();
-  for (const name of Object.keys(policies)) if (!tools.some((tool) => tool.name === name)) log(`the config sets a policy for "${name}", which no upstream offers (yet)`);
+  for (const name of Object.keys(policies))
+    if (!tools.some((tool) => tool.name === name))
+      log(`the config sets a policy for "${name}", which no upstream offers (yet)`);
 
   const gate = createServerGate({
     tools: tools.map((tool) => tool.definition),
@@ -173,9 +185,14 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
   };
 
   const newServer = (): Server => {
-    const server = new Server({ name: 'toolgate-mcp', version: '0.1.0' }, { capabilities: { tools: { listChanged: true } } });
+    const server = new Server(
+      { name: 'toolgate-mcp', version: '0.1.0' },
+      { capabilities: { tools: { listChanged: true } } },
+    );
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listEntries(tools) }));
-    server.setRequestHandler(CallToolRequestSchema, (request, extra) => answerToolCall(context, server, request, extra));
+    server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+      answerToolCall(context, server, request, extra),
+    );
     servers.add(server);
     const onclose = server.onclose;
     server.onclose = () => {

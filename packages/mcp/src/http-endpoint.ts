@@ -13,14 +13,19 @@ export interface HttpEndpoint {
  * Serves `handle` at `/mcp` on 127.0.0.1. Requests naming another host, or sent by a page of
  * another origin, are refused, as the MCP spec asks of local servers (DNS rebinding).
  */
-export async function serveHttp(port: number, handle: (request: Request) => Promise<Response>): Promise<HttpEndpoint> {
+export async function serveHttp(
+  port: number,
+  handle: (request: Request) => Promise<Response>,
+): Promise<HttpEndpoint> {
   let bound = port;
   const listener = getRequestListener(async (request) => {
     const url = new URL(request.url);
     const host = request.headers.get('host');
-    if (host !== `127.0.0.1:${bound}` && host !== `localhost:${bound}`) return new Response('This endpoint answers only at its loopback address.', { status: 421 });
+    if (host !== `127.0.0.1:${bound}` && host !== `localhost:${bound}`)
+      return new Response('This endpoint answers only at its loopback address.', { status: 421 });
     const origin = request.headers.get('origin');
-    if (origin !== null && !/^https?:\/\/(127\.0\.0\.1|localhost)(:\d+)?$/.test(origin)) return new Response('Requests from web pages of other origins are refused.', { status: 403 });
+    if (origin !== null && !/^https?:\/\/(127\.0\.0\.1|localhost)(:\d+)?$/.test(origin))
+      return new Response('Requests from web pages of other origins are refused.', { status: 403 });
     if (url.pathname !== '/mcp') return new Response('Not found: the MCP endpoint is /mcp.', { status: 404 });
     return handle(request);
   });

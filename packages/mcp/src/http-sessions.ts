@@ -26,20 +26,26 @@ export function createHttpSessions(newServer: () => Server, max: number): HttpSe
         sessions.set(id, transport);
         return transport.handleRequest(request);
       }
-      if (request.method !== 'POST') return jsonRpcError(400, -32000, 'Bad Request: no session; send initialize first.');
+      if (request.method !== 'POST')
+        return jsonRpcError(400, -32000, 'Bad Request: no session; send initialize first.');
       if (sessions.size >= max) {
-        const [oldest, stale] = sessions.entries().next().value as [string, WebStandardStreamableHTTPServerTransport];
+        const [oldest, stale] = sessions.entries().next().value as [
+          string,
+          WebStandardStreamableHTTPServerTransport,
+        ];
         sessions.delete(oldest);
         await stale.close().catch(() => undefined);
       }
-      const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (sessionId) => void sessions.set(sessionId, transport),
-        onsessionclosed: (sessionId) => void sessions.delete(sessionId),
-        maxRequestBodySize: 4 * 1024 * 1024,
-      });
+      const transport: WebStandardStreamableHTTPServerTransport =
+        new WebStandardStreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (sessionId) => void sessions.set(sessionId, transport),
+          onsessionclosed: (sessionId) => void sessions.delete(sessionId),
+          maxRequestBodySize: 4 * 1024 * 1024,
+        });
       transport.onclose = () => {
-        if (transport.sessionId !== undefined && sessions.get(transport.sessionId) === transport) sessions.delete(transport.sessionId);
+        if (transport.sessionId !== undefined && sessions.get(transport.sessionId) === transport)
+          sessions.delete(transport.sessionId);
       };
       await newServer().connect(transport);
       const response = await transport.handleRequest(request);
@@ -55,5 +61,8 @@ export function createHttpSessions(newServer: () => Server, max: number): HttpSe
 }
 
 function jsonRpcError(status: number, code: number, message: string): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), { status, headers: { 'Content-Type': 'application/json' } });
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), {
+    status,
+    headers: { 'Content-Type': 'application/json' },
+  });
 }

@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { CallToolRequest, Progress, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  CallToolRequest,
+  Progress,
+  ServerNotification,
+  ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
 import { isTerminal, type SettledCall, type ToolCallRecord } from '@toolgate/core';
 import { inputHash, type ServerGate } from '@toolgate/server';
 import { answerRefused, answerSettled, answerWaiting, CALL_ID, type Answer } from './answer.ts';
@@ -30,30 +35,44 @@ const MAX_CALL_ID = 256;
  * Answers one `tools/call`: proposes it to the server gate under the client's call id (or a new
  * one), asks a person when the tool needs it, waits for the outcome, and answers it.
  */
-export async function answerToolCall(context: CallContext, server: Server, request: CallToolRequest, extra: Extra): Promise<Answer> {
+export async function answerToolCall(
+  context: CallContext,
+  server: Server,
+  request: CallToolRequest,
+  extra: Extra,
+): Promise<Answer> {
   const { name, arguments: args, _meta } = request.params;
   const given: unknown = _meta?.[CALL_ID];
   if (given !== undefined && (typeof given !== 'string' || given === '' || given.length > MAX_CALL_ID)) {
-    return answerRefused(`_meta["${CALL_ID}"] must be a non-empty string of at most ${MAX_CALL_ID} characters (got ${JSON.stringify(given).slice(0, 80)}); nothing was run.`);
+    return answerRefused(
+      `_meta["${CALL_ID}"] must be a non-empty string of at most ${MAX_CALL_ID} characters (got ${JSON.stringify(given).slice(0, 80)}); nothing was run.`,
+    );
   }
   const id = typeof given === 'string' ? given : randomUUID();
   const cancelled = clientCancel(server, extra);
   const token = _meta?.progressToken;
   const unwatch = context.watch(id, (progress) => {
     if (token === undefined || extra.signal.aborted) return;
-    extra.sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken: token } }).catch(() => undefined);
+    extra
+      .sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken: token } })
+      .catch(() => undefined);
   });
   try {
     const gate = context.gate();
     // The client's cancel ends the call wherever it is: waiting for a person, or running upstream.
-    let call = await gate.propose({ name, arguments: args ?? {} }, { session: context.session, principal: context.principal, id, signal: cancelled.signal });
+    let call = await gate.propose(
+      { name, arguments: args ?? {} },
+      { session: context.session, principal: context.principal, id, signal: cancelled.signal },
+    );
     if (call.status === 'awaiting_approval') {
       const decided = await awaitPerson(context, server, call, extra, cancelled.signal);
       if (decided === undefined) return answerWaiting(call, context.pageUrl);
       call = decided;
     }
     if (!isTerminal(call.status)) call = (await gate.settled(id)) ?? call;
-    return isTerminal(call.status) ? answerSettled(call as SettledCall) : answerWaiting(call, context.pageUrl);
+    return isTerminal(call.status)
+      ? answerSettled(call as SettledCall)
+      : answerWaiting(call, context.pageUrl);
   } finally {
     unwatch();
     cancelled.dispose();
@@ -65,7 +84,13 @@ export async function answerToolCall(context: CallContext, server: Server, reque
  * and on the approval page in any case. Resolves with the call once it has moved on, or
  * `undefined` when it still waits (the dialog was dismissed, or nobody decided in time).
  */
-async function awaitPerson(context: CallContext, server: Server, call: ToolCallRecord, extra: Extra, cancelled: AbortSignal): Promise<ToolCallRecord | undefined> {
+async function awaitPerson(
+  context: CallContext,
+  server: Server,
+  call: ToolCallRecord,
+  extra: Extra,
+  cancelled: AbortSignal,
+): Promise<ToolCallRecord | undefined> {
   const gate = context.gate();
   const ended = gate.settled(call.id);
   const withdraw = new AbortController();
@@ -75,7 +100,12 @@ async function awaitPerson(context: CallContext, server: Server, call: ToolCallR
   try {
     if (canElicit(server)) {
       const hash = await inputHash(call.input);
-      const asked = elicitApproval(extra, approvalMessage(call, context.upstreamOf(call.name) ?? 'upstream', hash), withdraw.signal, context.elicitationTimeoutMs).then(
+      const asked = elicitApproval(
+        extra,
+        approvalMessage(call, context.upstreamOf(call.name) ?? 'upstream', hash),
+        withdraw.signal,
+        context.elicitationTimeoutMs,
+      ).then(
         (decision) => ({ kind: 'asked' as const, decision }),
         (error: unknown) => ({ kind: 'asked' as const, decision: 'dismissed' as const, error }),
       );
@@ -108,7 +138,11 @@ async function awaitPerson(context: CallContext, server: Server, call: ToolCallR
 }
 
 /** A call that left `awaiting_approval` meanwhile is followed to its end; one still waiting is answered as such. */
-async function stillWaiting(gate: ServerGate, id: string, ended: Promise<SettledCall | undefined>): Promise<ToolCallRecord | undefined> {
+async function stillWaiting(
+  gate: ServerGate,
+  id: string,
+  ended: Promise<SettledCall | undefined>,
+): Promise<ToolCallRecord | undefined> {
   const now = await gate.get(id);
   if (now === undefined || now.status === 'awaiting_approval') return undefined;
   return isTerminal(now.status) ? now : ((await ended) ?? now);
@@ -123,7 +157,9 @@ function canElicit(server: Server): boolean {
 
 /** The client's stated reason for a cancel, or words that say who cancelled. */
 function cancelReason(reason: unknown): string {
-  return typeof reason === 'string' && reason.trim() !== '' ? `the client cancelled the request: ${reason}` : 'the client cancelled the request';
+  return typeof reason === 'string' && reason.trim() !== ''
+    ? `the client cancelled the request: ${reason}`
+    : 'the client cancelled the request';
 }
 
 /**

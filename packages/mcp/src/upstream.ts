@@ -2,7 +2,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolResultSchema, ProgressNotificationSchema, ToolListChangedNotificationSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  ProgressNotificationSchema,
+  ToolListChangedNotificationSchema,
+  type Progress,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { UpstreamSpec } from './config.ts';
 
@@ -37,7 +42,11 @@ export interface Upstream {
   /** Resolves once the first connection has listed its tools, or has failed (then `tools()` is empty). */
   readonly ready: Promise<void>;
   readonly tools: () => readonly UpstreamTool[];
-  readonly call: (tool: string, args: Record<string, unknown>, options: UpstreamCallOptions) => Promise<Record<string, unknown>>;
+  readonly call: (
+    tool: string,
+    args: Record<string, unknown>,
+    options: UpstreamCallOptions,
+  ) => Promise<Record<string, unknown>>;
   readonly close: () => Promise<void>;
 }
 
@@ -66,9 +75,16 @@ export interface ConnectOptions {
 }
 
 /** The SDK transport for an upstream: its process spawned (its stderr in the gateway's log), or its URL. */
-function transportFor(name: string, spec: UpstreamSpec, maxMessageBytes: number, log: (line: string) => void): Transport {
+function transportFor(
+  name: string,
+  spec: UpstreamSpec,
+  maxMessageBytes: number,
+  log: (line: string) => void,
+): Transport {
   if ('url' in spec) {
-    return new StreamableHTTPClientTransport(new URL(spec.url), { requestInit: { headers: { ...spec.headers } } });
+    return new StreamableHTTPClientTransport(new URL(spec.url), {
+      requestInit: { headers: { ...spec.headers } },
+    });
   }
   const transport = new StdioClientTransport({
     command: spec.command,
@@ -93,16 +109,27 @@ function transportFor(name: string, spec: UpstreamSpec, maxMessageBytes: number,
  * valid name, no object input schema) are left out and logged: one bad entry must not make a
  * client's SDK refuse the whole list. A listing that loops or grows without end is cut off.
  */
-async function listTools(client: Client, name: string, timeout: number, log: (line: string) => void): Promise<UpstreamTool[]> {
+async function listTools(
+  client: Client,
+  name: string,
+  timeout: number,
+  log: (line: string) => void,
+): Promise<UpstreamTool[]> {
   const found: UpstreamTool[] = [];
   const seen = new Set<string>();
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
-    const answer = await client.request({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, ListPage, { timeout });
+    const answer = await client.request(
+      { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
+      ListPage,
+      { timeout },
+    );
     for (const entry of answer.tools) {
       const tool = ToolEntry.safeParse(entry);
       if (!tool.success || !NAME.test(tool.data.name) || tool.data.inputSchema['type'] !== 'object') {
-        log(`[${name}] left out a tool that is not a valid MCP tool (a name of 1 to 128 letters, digits, "_", "." or "-", and an object input schema): ${JSON.stringify(entry).slice(0, 200)}`);
+        log(
+          `[${name}] left out a tool that is not a valid MCP tool (a name of 1 to 128 letters, digits, "_", "." or "-", and an object input schema): ${JSON.stringify(entry).slice(0, 200)}`,
+        );
         continue;
       }
       if (seen.has(tool.data.name)) {
@@ -120,15 +147,25 @@ async function listTools(client: Client, name: string, timeout: number, log: (li
 }
 
 /** Checks an upstream's answer to `tools/call` before it may be passed on: its size, and that it is an MCP result. */
-function checkResult(name: string, result: Record<string, unknown>, maxMessageBytes: number): Record<string, unknown> {
+function checkResult(
+  name: string,
+  result: Record<string, unknown>,
+  maxMessageBytes: number,
+): Record<string, unknown> {
   const size = JSON.stringify(result).length;
   if (size > maxMessageBytes) {
-    throw new UpstreamError(`the upstream "${name}" answered ${size} characters, over the gateway's limit of ${maxMessageBytes}; the result was not passed on`);
+    throw new UpstreamError(
+      `the upstream "${name}" answered ${size} characters, over the gateway's limit of ${maxMessageBytes}; the result was not passed on`,
+    );
   }
   const checked = CallToolResultSchema.safeParse(result);
   if (!checked.success) {
-    const issues = checked.error.issues.map((issue) => `${issue.path.join('/') || '(result)'}: ${issue.message}`);
-    throw new UpstreamError(`the upstream "${name}" answered something that is not an MCP tool result: ${issues.join('; ').slice(0, 500)}`);
+    const issues = checked.error.issues.map(
+      (issue) => `${issue.path.join('/') || '(result)'}: ${issue.message}`,
+    );
+    throw new UpstreamError(
+      `the upstream "${name}" answered something that is not an MCP tool result: ${issues.join('; ').slice(0, 500)}`,
+    );
   }
   return result;
 }
@@ -137,7 +174,12 @@ function checkResult(name: string, result: Record<string, unknown>, maxMessageBy
  * Connects to an upstream with the official SDK's Client, lists its tools (every page), follows
  * `notifications/tools/list_changed`, and starts it again when it dies or drops the connection.
  */
-export function connectUpstream(name: string, spec: UpstreamSpec, events: UpstreamEvents, options: ConnectOptions): Upstream {
+export function connectUpstream(
+  name: string,
+  spec: UpstreamSpec,
+  events: UpstreamEvents,
+  options: ConnectOptions,
+): Upstream {
   const connectTimeoutMs = options.connectTimeoutMs ?? 20_000;
   const retryMs = options.retryMs ?? ((attempt: number) => Math.min(30_000, 500 * 2 ** attempt));
   let tools: readonly UpstreamTool[] = [];
@@ -166,14 +208,17 @@ export function connectUpstream(name: string, spec: UpstreamSpec, events: Upstre
     const transport = transportFor(name, spec, options.maxMessageBytes, events.log);
     next.onerror = (error) => {
       const message = error.message;
-      if (/ReadBuffer exceeded/.test(message)) lastProblem = `it sent a message over the gateway's limit of ${options.maxMessageBytes} bytes, so the gateway restarted it`;
+      if (/ReadBuffer exceeded/.test(message))
+        lastProblem = `it sent a message over the gateway's limit of ${options.maxMessageBytes} bytes, so the gateway restarted it`;
       events.log(`[${name}] ${message.slice(0, 500)}`);
     };
     next.onclose = () => {
       if (client !== next) return;
       client = undefined;
       if (closing) return;
-      events.log(`[${name}] the connection ended${lastProblem === undefined ? '' : ` (${lastProblem})`}; connecting again`);
+      events.log(
+        `[${name}] the connection ended${lastProblem === undefined ? '' : ` (${lastProblem})`}; connecting again`,
+      );
       schedule();
     };
     next.setNotificationHandler(ProgressNotificationSchema, (notification) => {
@@ -214,7 +259,9 @@ export function connectUpstream(name: string, spec: UpstreamSpec, events: Upstre
       return;
     }
     listing = list(from)
-      .catch((error: unknown) => events.log(`[${name}] could not list its tools again: ${(error as Error).message}`))
+      .catch((error: unknown) =>
+        events.log(`[${name}] could not list its tools again: ${(error as Error).message}`),
+      )
       .finally(() => {
         listing = undefined;
         if (listAgain && client === from) {
@@ -247,25 +294,42 @@ export function connectUpstream(name: string, spec: UpstreamSpec, events: Upstre
     async call(tool, args, { signal, timeoutMs, onprogress }) {
       const live = client;
       if (live === undefined) {
-        throw new UpstreamError(`the upstream "${name}" is not connected${lastProblem === undefined ? '' : ` (${lastProblem})`}; the gateway is connecting again, so the call was not sent`);
+        throw new UpstreamError(
+          `the upstream "${name}" is not connected${lastProblem === undefined ? '' : ` (${lastProblem})`}; the gateway is connecting again, so the call was not sent`,
+        );
       }
       let result: Record<string, unknown>;
       const progressToken = `toolgate-${++progressTokens}`;
       if (onprogress !== undefined) progressSinks.set(progressToken, onprogress);
       try {
-        const params = onprogress === undefined ? { name: tool, arguments: args } : { name: tool, arguments: args, _meta: { progressToken } };
-        result = await live.request({ method: 'tools/call', params }, AnyResult, { signal, timeout: timeoutMs });
+        const params =
+          onprogress === undefined
+            ? { name: tool, arguments: args }
+            : { name: tool, arguments: args, _meta: { progressToken } };
+        result = await live.request({ method: 'tools/call', params }, AnyResult, {
+          signal,
+          timeout: timeoutMs,
+        });
       } catch (error) {
         if (signal.aborted) throw error;
         const message = (error as Error).message;
         if (/Connection closed/i.test(message)) {
-          throw new UpstreamError(`the upstream "${name}" closed its connection while the call ran${lastProblem === undefined ? '' : ` (${lastProblem})`}; it may or may not have taken effect`);
+          throw new UpstreamError(
+            `the upstream "${name}" closed its connection while the call ran${lastProblem === undefined ? '' : ` (${lastProblem})`}; it may or may not have taken effect`,
+          );
         }
-        if ('url' in spec && /fetch failed|ECONNREFUSED|ECONNRESET|Session not found|HTTP 404|Streamable HTTP error/i.test(`${(error as Error).name} ${message}`)) {
+        if (
+          'url' in spec &&
+          /fetch failed|ECONNREFUSED|ECONNRESET|Session not found|HTTP 404|Streamable HTTP error/i.test(
+            `${(error as Error).name} ${message}`,
+          )
+        ) {
           // An HTTP upstream that went away or restarted (its session is gone): connect again in the background.
           lastProblem = `it could not be reached: ${message.slice(0, 200)}`;
           if (client === live) void live.close();
-          throw new UpstreamError(`the upstream "${name}" could not be reached (${message.slice(0, 200)}); the gateway is connecting to it again. The call may or may not have reached it`);
+          throw new UpstreamError(
+            `the upstream "${name}" could not be reached (${message.slice(0, 200)}); the gateway is connecting to it again. The call may or may not have reached it`,
+          );
         }
         throw new UpstreamError(`the upstream "${name}" answered with an error: ${message}`);
       } finally {

@@ -5,15 +5,21 @@ import { pageApi } from './support/page-api.ts';
 
 async function gateway() {
   const dir = scratch();
-  return startGateway({ dir, config: { upstreams: { test: testUpstream(dir) }, principal: 'ada', approvalWaitMs: 100 } });
+  return startGateway({
+    dir,
+    config: { upstreams: { test: testUpstream(dir) }, principal: 'ada', approvalWaitMs: 100 },
+  });
 }
 
 function rawGet(url: URL, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, headers: { Host: host } }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
+    const req = httpRequest(
+      { host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, headers: { Host: host } },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -43,14 +49,21 @@ describe('the approval page and its token', () => {
 
   it('refuses the page, its assets and its API without the token, or with another', async () => {
     const gw = await gateway();
-    await gw.client.callTool({ name: 'write_note', arguments: { path: 'notes/a', text: 'a' }, _meta: { 'toolgate/callId': 'page-1' } });
+    await gw.client.callTool({
+      name: 'write_note',
+      arguments: { path: 'notes/a', text: 'a' },
+      _meta: { 'toolgate/callId': 'page-1' },
+    });
     const origin = new URL(gw.approvalUrl).origin;
     expect((await fetch(origin)).status).toBe(401);
     expect((await fetch(`${origin}/?token=wrong`)).status).toBe(401);
     const listed = await pageApi(gw.approvalUrl, '/sessions/mcp%3Aada/calls', { token: false });
     expect(listed.status).toBe(401);
     expect(((await listed.json()) as { error: { code: string } }).error.code).toBe('unauthenticated');
-    const approve = await pageApi(gw.approvalUrl, '/calls/page-1/approve', { body: { inputHash: '0'.repeat(64) }, token: false });
+    const approve = await pageApi(gw.approvalUrl, '/calls/page-1/approve', {
+      body: { inputHash: '0'.repeat(64) },
+      token: false,
+    });
     expect(approve.status).toBe(401);
     expect(gw.upstreamLog()).toEqual([]);
   });
@@ -64,9 +77,15 @@ describe('the approval page and its token', () => {
 
   it('takes another port when the configured one is in use, as a second gateway on one config would find it', async () => {
     const dir = scratch();
-    const first = await startGateway({ dir, config: { upstreams: { test: testUpstream(dir) }, principal: 'ada', approvalPage: { port: 0 } } });
+    const first = await startGateway({
+      dir,
+      config: { upstreams: { test: testUpstream(dir) }, principal: 'ada', approvalPage: { port: 0 } },
+    });
     const taken = Number(new URL(first.approvalUrl).port);
-    const second = await startGateway({ dir, config: { upstreams: { test: testUpstream(dir) }, principal: 'ada', approvalPage: { port: taken } } });
+    const second = await startGateway({
+      dir,
+      config: { upstreams: { test: testUpstream(dir) }, principal: 'ada', approvalPage: { port: taken } },
+    });
     expect(Number(new URL(second.approvalUrl).port)).not.toBe(taken);
     expect(second.stderr()).toContain(`port ${taken} is taken (by another gateway?)`);
     expect((await fetch(second.approvalUrl)).status).toBe(200);

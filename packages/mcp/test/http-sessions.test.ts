@@ -13,7 +13,11 @@ const initialize = {
 function post(body: unknown, session?: string): Request {
   return new Request('http://127.0.0.1/mcp', {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...(session === undefined ? {} : { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' }) },
+    headers: {
+      'Content-Type': 'application/json',
+      Accept: 'application/json, text/event-stream',
+      ...(session === undefined ? {} : { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' }),
+    },
     body: JSON.stringify(body),
   });
 }
@@ -22,7 +26,13 @@ describe('Streamable HTTP sessions', () => {
   it('keeps at most maxHttpSessions, closing the least recently used one for a new client', async () => {
     const dir = scratch();
     const ledger = await sqliteLedger({ path: ':memory:' });
-    const gateway = await createMcpGateway({ upstreams: { test: testUpstream(dir) }, ledger, principal: 'ada', maxHttpSessions: 2, log: () => undefined });
+    const gateway = await createMcpGateway({
+      upstreams: { test: testUpstream(dir) },
+      ledger,
+      principal: 'ada',
+      maxHttpSessions: 2,
+      log: () => undefined,
+    });
     try {
       const open = async () => {
         const response = await gateway.streamableHttp(post(initialize));
@@ -30,7 +40,8 @@ describe('Streamable HTTP sessions', () => {
         await response.text();
         return response.headers.get('mcp-session-id') ?? '';
       };
-      const ping = async (session: string) => (await gateway.streamableHttp(post({ jsonrpc: '2.0', id: 2, method: 'ping' }, session))).status;
+      const ping = async (session: string) =>
+        (await gateway.streamableHttp(post({ jsonrpc: '2.0', id: 2, method: 'ping' }, session))).status;
       const first = await open();
       const second = await open();
       expect(await ping(first)).toBe(200);

@@ -12,22 +12,45 @@ describe('what passes through the gateway unchanged', () => {
     const { tools } = await gateway.client.listTools();
     // bad_schema cannot be checked, so it is not offered (see the refusals); everything else is, as sent.
     expect(tools).toEqual(TOOLS.filter((tool) => tool['name'] !== 'bad_schema'));
-    expect(gateway.stderr()).toContain('the tool "bad_schema" is not offered: its input schema does not compile');
+    expect(gateway.stderr()).toContain(
+      'the tool "bad_schema" is not offered: its input schema does not compile',
+    );
   });
 
   it('answers a result with every content type, structured content and _meta exactly as the upstream sent it', async () => {
     const dir = scratch();
-    const gateway = await startGateway({ dir, config: { upstreams: { test: testUpstream(dir) }, tools: { rich: NEVER } } });
+    const gateway = await startGateway({
+      dir,
+      config: { upstreams: { test: testUpstream(dir) }, tools: { rich: NEVER } },
+    });
     await gateway.client.listTools();
-    const result = await gateway.client.callTool({ name: 'rich', arguments: {}, _meta: { 'toolgate/callId': 'rich-1' } });
+    const result = await gateway.client.callTool({
+      name: 'rich',
+      arguments: {},
+      _meta: { 'toolgate/callId': 'rich-1' },
+    });
     expect(result).toEqual({
       content: [
         { type: 'text', text: 'one of each', annotations: { audience: ['user'], priority: 0.5 } },
         { type: 'image', data: PNG, mimeType: 'image/png' },
         { type: 'audio', data: WAV, mimeType: 'audio/wav', _meta: { seconds: 0 } },
-        { type: 'resource_link', uri: 'file:///notes/a.txt', name: 'a.txt', title: 'Note A', mimeType: 'text/plain', description: 'a note', size: 12 },
-        { type: 'resource', resource: { uri: 'file:///notes/b.txt', mimeType: 'text/plain', text: 'note b' } },
-        { type: 'resource', resource: { uri: 'file:///notes/c.bin', mimeType: 'application/octet-stream', blob: 'AAEC' } },
+        {
+          type: 'resource_link',
+          uri: 'file:///notes/a.txt',
+          name: 'a.txt',
+          title: 'Note A',
+          mimeType: 'text/plain',
+          description: 'a note',
+          size: 12,
+        },
+        {
+          type: 'resource',
+          resource: { uri: 'file:///notes/b.txt', mimeType: 'text/plain', text: 'note b' },
+        },
+        {
+          type: 'resource',
+          resource: { uri: 'file:///notes/c.bin', mimeType: 'application/octet-stream', blob: 'AAEC' },
+        },
       ],
       structuredContent: { kinds: ['text', 'image', 'audio', 'resource_link', 'resource'], count: 6 },
       _meta: { 'example.com/trace': 'abc', 'toolgate/callId': 'rich-1', 'toolgate/status': 'committed' },
@@ -36,7 +59,10 @@ describe('what passes through the gateway unchanged', () => {
 
   it("passes an upstream's own isError result on as it is", async () => {
     const dir = scratch();
-    const gateway = await startGateway({ dir, config: { upstreams: { test: testUpstream(dir) }, tools: { fail: NEVER } } });
+    const gateway = await startGateway({
+      dir,
+      config: { upstreams: { test: testUpstream(dir) }, tools: { fail: NEVER } },
+    });
     const result = await gateway.client.callTool({ name: 'fail', arguments: {} });
     expect(result.isError).toBe(true);
     expect(result.content).toEqual([{ type: 'text', text: 'the note is locked' }]);
@@ -44,33 +70,68 @@ describe('what passes through the gateway unchanged', () => {
 
   it("forwards the upstream's progress notifications to the client's progress token, before the result", async () => {
     const dir = scratch();
-    const gateway = await startGateway({ dir, config: { upstreams: { test: testUpstream(dir) }, tools: { progress: NEVER } } });
+    const gateway = await startGateway({
+      dir,
+      config: { upstreams: { test: testUpstream(dir) }, tools: { progress: NEVER } },
+    });
     // What reaches the client's transport, in order: the SDK's Client hands a notification to its
     // handler a microtask later than a response, so a progress read in the same chunk as the
     // result would not show in onprogress, though the gateway sent it first.
     const wire: Record<string, unknown>[] = [];
     const transport = gateway.client.transport;
     const deliver = transport?.onmessage;
-    if (transport !== undefined) transport.onmessage = (message, extra) => (wire.push(message), deliver?.(message, extra));
-    const result = await gateway.client.callTool({ name: 'progress', arguments: { steps: 3 } }, undefined, { onprogress: () => undefined });
+    if (transport !== undefined)
+      transport.onmessage = (message, extra) => (wire.push(message), deliver?.(message, extra));
+    const result = await gateway.client.callTool({ name: 'progress', arguments: { steps: 3 } }, undefined, {
+      onprogress: () => undefined,
+    });
     expect(textOf(result)).toBe('done in 3 steps');
-    const progress = wire.filter((message) => message['method'] === 'notifications/progress').map((message) => message['params']);
-    expect(progress).toEqual([1, 2, 3].map((step) => ({ progressToken: expect.anything(), progress: step, total: 3, message: `step ${step} of 3` })));
-    expect(wire.findIndex((message) => 'result' in message)).toBeGreaterThan(wire.findLastIndex((message) => message['method'] === 'notifications/progress'));
+    const progress = wire
+      .filter((message) => message['method'] === 'notifications/progress')
+      .map((message) => message['params']);
+    expect(progress).toEqual(
+      [1, 2, 3].map((step) => ({
+        progressToken: expect.anything(),
+        progress: step,
+        total: 3,
+        message: `step ${step} of 3`,
+      })),
+    );
+    expect(wire.findIndex((message) => 'result' in message)).toBeGreaterThan(
+      wire.findLastIndex((message) => message['method'] === 'notifications/progress'),
+    );
   });
 
   it("follows the upstream's tools/list_changed: lists again, tells the client, and checks later calls against the new tools", async () => {
     const dir = scratch();
-    const gateway = await startGateway({ dir, config: { upstreams: { test: testUpstream(dir) }, tools: { add_tool: NEVER, late: NEVER } } });
+    const gateway = await startGateway({
+      dir,
+      config: { upstreams: { test: testUpstream(dir) }, tools: { add_tool: NEVER, late: NEVER } },
+    });
     expect((await gateway.client.listTools()).tools.map((tool) => tool.name)).not.toContain('late');
     expect(gateway.stderr()).toContain('the config sets a policy for "late", which no upstream offers (yet)');
-    const told = new Promise<void>((resolve) => gateway.client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
+    const told = new Promise<void>((resolve) =>
+      gateway.client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()),
+    );
     await gateway.client.callTool({ name: 'add_tool', arguments: {} });
     await told;
     const late = (await gateway.client.listTools()).tools.find((tool) => tool.name === 'late');
-    expect(late).toEqual({ name: 'late', title: 'Late', description: 'Offered after add_tool.', inputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: false } });
+    expect(late).toEqual({
+      name: 'late',
+      title: 'Late',
+      description: 'Offered after add_tool.',
+      inputSchema: {
+        type: 'object',
+        properties: { n: { type: 'integer' } },
+        required: ['n'],
+        additionalProperties: false,
+      },
+    });
     const wrong = await gateway.client.callTool({ name: 'late', arguments: { n: 'two' } });
-    expect(wrong._meta).toMatchObject({ 'toolgate/status': 'rejected', 'toolgate/reason': 'invalid_arguments' });
+    expect(wrong._meta).toMatchObject({
+      'toolgate/status': 'rejected',
+      'toolgate/reason': 'invalid_arguments',
+    });
     expect(textOf(await gateway.client.callTool({ name: 'late', arguments: { n: 2 } }))).toBe('late 2');
     expect(gateway.upstreamLog()).toEqual(['late 2']);
   });

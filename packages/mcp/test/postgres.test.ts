@@ -30,29 +30,53 @@ const database = await admin(ADMIN, async (client) => {
 }).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
 
 afterAll(async () => {
-  if (typeof database === 'string') await admin(ADMIN, (client) => client.query(`drop database if exists ${name} with (force)`));
+  if (typeof database === 'string')
+    await admin(ADMIN, (client) => client.query(`drop database if exists ${name} with (force)`));
 });
 
 const reachable = typeof database === 'string';
-if (!reachable && process.env.CI !== 'true') console.warn(`\n!!! SKIPPING the gateway's PostgreSQL tests: ${(database).message}\n`);
+if (!reachable && process.env.CI !== 'true')
+  console.warn(`\n!!! SKIPPING the gateway's PostgreSQL tests: ${database.message}\n`);
 
 // Without PostgreSQL, outside CI, the suite is not declared: the warning above says it did not run.
 const describeOnPostgres = !reachable && process.env.CI !== 'true' ? () => undefined : describe;
 
 describeOnPostgres('a ledger on PostgreSQL, by URL', () => {
   it('keeps the calls there: two gateways share it, a call approved on one runs once, and the trail verifies', async () => {
-    if (typeof database !== 'string') throw new Error(`PostgreSQL is required when CI=true: ${database.message}`);
+    if (typeof database !== 'string')
+      throw new Error(`PostgreSQL is required when CI=true: ${database.message}`);
     const dir = scratch();
-    const config = { ledger: database, upstreams: { test: testUpstream(dir) }, principal: 'ada', approvalWaitMs: 200 };
+    const config = {
+      ledger: database,
+      upstreams: { test: testUpstream(dir) },
+      principal: 'ada',
+      approvalWaitMs: 200,
+    };
     const one = await startGateway({ dir, config });
     const two = await startGateway({ dir, config });
     const note = { path: 'notes/pg.md', text: 'shared' };
-    expect((await one.client.callTool({ name: 'write_note', arguments: note, _meta: { 'toolgate/callId': 'pg-1' } }))._meta).toMatchObject({ 'toolgate/status': 'awaiting_approval' });
+    expect(
+      (
+        await one.client.callTool({
+          name: 'write_note',
+          arguments: note,
+          _meta: { 'toolgate/callId': 'pg-1' },
+        })
+      )._meta,
+    ).toMatchObject({ 'toolgate/status': 'awaiting_approval' });
     // The second gateway's page shows the call the first one holds, and approves it.
     const shown = (await pageCalls(two.approvalUrl, 'mcp:ada')).find((call) => call.id === 'pg-1');
     expect((await approveOnPage(two.approvalUrl, 'pg-1', shown?.input)).status).toBe(200);
-    const a = await one.client.callTool({ name: 'write_note', arguments: note, _meta: { 'toolgate/callId': 'pg-1' } });
-    const b = await two.client.callTool({ name: 'write_note', arguments: note, _meta: { 'toolgate/callId': 'pg-1' } });
+    const a = await one.client.callTool({
+      name: 'write_note',
+      arguments: note,
+      _meta: { 'toolgate/callId': 'pg-1' },
+    });
+    const b = await two.client.callTool({
+      name: 'write_note',
+      arguments: note,
+      _meta: { 'toolgate/callId': 'pg-1' },
+    });
     expect(textOf(a)).toBe('wrote notes/pg.md');
     expect(b).toEqual(a);
     expect(one.upstreamLog()).toEqual(['write_note notes/pg.md shared']);

@@ -10,7 +10,10 @@ import { approveOnPage, pageCalls } from './support/page-api.ts';
 
 const require = createRequire(import.meta.url);
 const FILESYSTEM = require.resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
-const EVERYTHING = join(dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')), 'dist/index.js');
+const EVERYTHING = join(
+  dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')),
+  'dist/index.js',
+);
 const INSPECTOR = join(dirname(require.resolve('@modelcontextprotocol/inspector-cli/package.json')), 'build');
 
 /** The same server, connected to directly with the SDK's Client, to compare with what the gateway passes on. */
@@ -35,16 +38,27 @@ describe('@modelcontextprotocol/server-filesystem behind the gateway', () => {
         approvalWaitMs: 200,
       },
     });
-    expect(textOf(await gw.client.callTool({ name: 'read_text_file', arguments: { path: join(files, 'hello.txt') } }))).toBe('hello');
+    expect(
+      textOf(
+        await gw.client.callTool({ name: 'read_text_file', arguments: { path: join(files, 'hello.txt') } }),
+      ),
+    ).toBe('hello');
 
     const target = join(files, 'plan.md');
     const write = { path: target, content: '# plan\n' };
-    const ask = () => gw.client.callTool({ name: 'write_file', arguments: write, _meta: { 'toolgate/callId': 'fs-1' } });
+    const ask = () =>
+      gw.client.callTool({ name: 'write_file', arguments: write, _meta: { 'toolgate/callId': 'fs-1' } });
     expect((await ask())._meta).toMatchObject({ 'toolgate/status': 'awaiting_approval' });
     expect(existsSync(target)).toBe(false);
 
-    const outside = await gw.client.callTool({ name: 'write_file', arguments: { path: join(files, 'x.md') } });
-    expect(outside._meta).toMatchObject({ 'toolgate/status': 'rejected', 'toolgate/reason': 'invalid_arguments' });
+    const outside = await gw.client.callTool({
+      name: 'write_file',
+      arguments: { path: join(files, 'x.md') },
+    });
+    expect(outside._meta).toMatchObject({
+      'toolgate/status': 'rejected',
+      'toolgate/reason': 'invalid_arguments',
+    });
 
     const shown = (await pageCalls(gw.approvalUrl, 'mcp:ada')).find((call) => call.id === 'fs-1');
     expect(shown?.input).toEqual(write);
@@ -63,7 +77,14 @@ describe('@modelcontextprotocol/server-everything behind the gateway', () => {
     try {
       const gw = await startGateway({
         dir,
-        config: { upstreams: { everything: { command: process.execPath, args: [EVERYTHING] } }, tools: { 'get-tiny-image': { approval: 'never' }, 'get-resource-links': { approval: 'never' }, 'get-structured-content': { approval: 'never' } } },
+        config: {
+          upstreams: { everything: { command: process.execPath, args: [EVERYTHING] } },
+          tools: {
+            'get-tiny-image': { approval: 'never' },
+            'get-resource-links': { approval: 'never' },
+            'get-structured-content': { approval: 'never' },
+          },
+        },
       });
       expect((await gw.client.listTools()).tools).toEqual((await own.listTools()).tools);
       for (const [name, args] of [
@@ -82,16 +103,24 @@ describe('@modelcontextprotocol/server-everything behind the gateway', () => {
   });
 });
 
-describe('a spawned upstream\'s environment', () => {
-  it('has the variables its config names, and not the rest of the gateway\'s environment', async () => {
+describe("a spawned upstream's environment", () => {
+  it("has the variables its config names, and not the rest of the gateway's environment", async () => {
     const dir = scratch();
     process.env['TOOLGATE_TEST_NOT_FOR_UPSTREAMS'] = 'secret';
     try {
       const gw = await startGateway({
         dir,
-        config: { upstreams: { everything: { command: process.execPath, args: [EVERYTHING], env: { TICKETS_TOKEN: 't-123' } } }, tools: { 'get-env': { approval: 'never' } } },
+        config: {
+          upstreams: {
+            everything: { command: process.execPath, args: [EVERYTHING], env: { TICKETS_TOKEN: 't-123' } },
+          },
+          tools: { 'get-env': { approval: 'never' } },
+        },
       });
-      const env = JSON.parse(textOf(await gw.client.callTool({ name: 'get-env', arguments: {} }))) as Record<string, string>;
+      const env = JSON.parse(textOf(await gw.client.callTool({ name: 'get-env', arguments: {} }))) as Record<
+        string,
+        string
+      >;
       expect(env['TICKETS_TOKEN']).toBe('t-123');
       expect(env['PATH']).toBe(process.env['PATH']);
       expect(env['TOOLGATE_TEST_NOT_FOR_UPSTREAMS']).toBeUndefined();
@@ -102,15 +131,34 @@ describe('a spawned upstream\'s environment', () => {
 });
 
 describe('the MCP Inspector CLI', () => {
-  it('lists the gateway\'s tools, started from a Claude-Desktop-style config', async () => {
+  it("lists the gateway's tools, started from a Claude-Desktop-style config", async () => {
     const dir = scratch();
     const config = join(dir, 'toolgate.json');
-    writeFileSync(config, JSON.stringify({ ledger: 'ledger.db', upstreams: { everything: { command: process.execPath, args: [EVERYTHING] } } }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        ledger: 'ledger.db',
+        upstreams: { everything: { command: process.execPath, args: [EVERYTHING] } },
+      }),
+    );
     const clients = join(dir, 'claude_desktop_config.json');
-    writeFileSync(clients, JSON.stringify({ mcpServers: { toolgate: { command: process.execPath, args: [inject('gatewayBin'), '--config', config] } } }));
-    const run = spawnSync(process.execPath, ['cli.js', '--config', clients, '--server', 'toolgate', '--cli', '--method', 'tools/list'], { cwd: INSPECTOR, encoding: 'utf8', timeout: 50_000 });
+    writeFileSync(
+      clients,
+      JSON.stringify({
+        mcpServers: {
+          toolgate: { command: process.execPath, args: [inject('gatewayBin'), '--config', config] },
+        },
+      }),
+    );
+    const run = spawnSync(
+      process.execPath,
+      ['cli.js', '--config', clients, '--server', 'toolgate', '--cli', '--method', 'tools/list'],
+      { cwd: INSPECTOR, encoding: 'utf8', timeout: 50_000 },
+    );
     expect(run.status, run.stderr).toBe(0);
     const listed = JSON.parse(run.stdout) as { tools: { name: string }[] };
-    expect(listed.tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['echo', 'get-sum', 'get-tiny-image']));
-    }, 60_000);
+    expect(listed.tools.map((tool) => tool.name)).toEqual(
+      expect.arrayContaining(['echo', 'get-sum', 'get-tiny-image']),
+    );
+  }, 60_000);
 });

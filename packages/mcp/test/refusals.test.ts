@@ -10,15 +10,24 @@ const NEVER = { approval: 'never' } as const;
 
 async function gateway(tools: Record<string, unknown> = {}) {
   const dir = scratch();
-  return startGateway({ dir, config: { upstreams: { test: testUpstream(dir) }, tools, approvalWaitMs: 200 } });
+  return startGateway({
+    dir,
+    config: { upstreams: { test: testUpstream(dir) }, tools, approvalWaitMs: 200 },
+  });
 }
 
 describe('the gateway decides before the upstream sees a call', () => {
   it("refuses arguments that break the upstream's input schema, naming each path, before asking anyone or calling the upstream", async () => {
     const gw = await gateway();
-    const result = await gw.client.callTool({ name: 'write_note', arguments: { path: '/etc/passwd', text: 7, copies: 9 } });
+    const result = await gw.client.callTool({
+      name: 'write_note',
+      arguments: { path: '/etc/passwd', text: 7, copies: 9 },
+    });
     expect(result.isError).toBe(true);
-    expect(result._meta).toMatchObject({ 'toolgate/status': 'rejected', 'toolgate/reason': 'invalid_arguments' });
+    expect(result._meta).toMatchObject({
+      'toolgate/status': 'rejected',
+      'toolgate/reason': 'invalid_arguments',
+    });
     const text = textOf(result);
     expect(text).toContain('- /path: must match the pattern ^notes/ (got string "/etc/passwd")');
     expect(text).toContain('- /text: must be string');
@@ -31,7 +40,9 @@ describe('the gateway decides before the upstream sees a call', () => {
     const gw = await gateway({ echo: NEVER });
     const result = await gw.client.callTool({ name: 'rm_rf', arguments: {} });
     expect(result._meta).toMatchObject({ 'toolgate/status': 'rejected', 'toolgate/reason': 'unknown_tool' });
-    expect(textOf(await gw.client.callTool({ name: 'echo', arguments: { text: 'still here' } }))).toBe('echo: still here');
+    expect(textOf(await gw.client.callTool({ name: 'echo', arguments: { text: 'still here' } }))).toBe(
+      'echo: still here',
+    );
   });
 
   it('refuses a huge argument as too_large without calling the upstream', async () => {
@@ -42,22 +53,30 @@ describe('the gateway decides before the upstream sees a call', () => {
 
   it('refuses a call id that is not a string', async () => {
     const gw = await gateway({ echo: NEVER });
-    const result = await gw.client.callTool({ name: 'echo', arguments: { text: 'a' }, _meta: { 'toolgate/callId': 42 } });
+    const result = await gw.client.callTool({
+      name: 'echo',
+      arguments: { text: 'a' },
+      _meta: { 'toolgate/callId': 42 },
+    });
     expect(result.isError).toBe(true);
     expect(textOf(result)).toContain('_meta["toolgate/callId"] must be a non-empty string');
   });
 
-  it("refuses a tool whose schema cannot be compiled: it is not listed, and a call of it is refused", async () => {
+  it('refuses a tool whose schema cannot be compiled: it is not listed, and a call of it is refused', async () => {
     const gw = await gateway({ bad_schema: NEVER });
     const result = await gw.client.callTool({ name: 'bad_schema', arguments: { x: 1 } });
-    expect(result._meta).toMatchObject({ 'toolgate/status': 'rejected', 'toolgate/reason': 'tool_unavailable' });
+    expect(result._meta).toMatchObject({
+      'toolgate/status': 'rejected',
+      'toolgate/reason': 'tool_unavailable',
+    });
   });
 });
 
 describe('one call id, one run', () => {
   it('runs a re-issued request once and answers it the same', async () => {
     const gw = await gateway({ write_note: NEVER });
-    const ask = () => gw.client.callTool({ name: 'write_note', arguments: note, _meta: { 'toolgate/callId': 'retry-1' } });
+    const ask = () =>
+      gw.client.callTool({ name: 'write_note', arguments: note, _meta: { 'toolgate/callId': 'retry-1' } });
     const first = await ask();
     expect(await ask()).toEqual(first);
     expect(gw.upstreamLog()).toEqual(['write_note notes/today.md buy milk']);
@@ -65,7 +84,8 @@ describe('one call id, one run', () => {
 
   it('runs the same call id sent twice at once only once', async () => {
     const gw = await gateway({ write_note: NEVER });
-    const ask = () => gw.client.callTool({ name: 'write_note', arguments: note, _meta: { 'toolgate/callId': 'retry-2' } });
+    const ask = () =>
+      gw.client.callTool({ name: 'write_note', arguments: note, _meta: { 'toolgate/callId': 'retry-2' } });
     const [a, b] = await Promise.all([ask(), ask()]);
     expect(a).toEqual(b);
     expect(gw.upstreamLog()).toHaveLength(1);
@@ -73,8 +93,16 @@ describe('one call id, one run', () => {
 
   it('refuses the same call id with other arguments (id_conflict) and keeps the first call', async () => {
     const gw = await gateway({ write_note: NEVER });
-    await gw.client.callTool({ name: 'write_note', arguments: note, _meta: { 'toolgate/callId': 'retry-3' } });
-    const other = await gw.client.callTool({ name: 'write_note', arguments: { ...note, text: 'buy cream' }, _meta: { 'toolgate/callId': 'retry-3' } });
+    await gw.client.callTool({
+      name: 'write_note',
+      arguments: note,
+      _meta: { 'toolgate/callId': 'retry-3' },
+    });
+    const other = await gw.client.callTool({
+      name: 'write_note',
+      arguments: { ...note, text: 'buy cream' },
+      _meta: { 'toolgate/callId': 'retry-3' },
+    });
     expect(other._meta).toMatchObject({ 'toolgate/status': 'rejected', 'toolgate/reason': 'id_conflict' });
     expect(gw.upstreamLog()).toEqual(['write_note notes/today.md buy milk']);
   });
@@ -92,8 +120,13 @@ describe('a client that misbehaves', () => {
   it('answers garbage on stdio with JSON-RPC errors where it can, and keeps serving', async () => {
     const dir = scratch();
     const configFile = join(dir, 'toolgate.json');
-    writeFileSync(configFile, JSON.stringify({ ledger: 'ledger.db', upstreams: { test: testUpstream(dir) }, tools: { echo: NEVER } }));
-    const child = spawn(process.execPath, [inject('gatewayBin'), '--config', configFile], { stdio: ['pipe', 'pipe', 'pipe'] });
+    writeFileSync(
+      configFile,
+      JSON.stringify({ ledger: 'ledger.db', upstreams: { test: testUpstream(dir) }, tools: { echo: NEVER } }),
+    );
+    const child = spawn(process.execPath, [inject('gatewayBin'), '--config', configFile], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const replies: Record<string, unknown>[] = [];
     const waiters: (() => void)[] = [];
     createInterface({ input: child.stdout }).on('line', (line) => {
@@ -107,13 +140,28 @@ describe('a client that misbehaves', () => {
         await new Promise<void>((resolve) => waiters.push(resolve));
       }
     };
-    const send = (message: unknown) => child.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`);
+    const send = (message: unknown) =>
+      child.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`);
     try {
       send('this is not json');
-      send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } });
+      send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'raw', version: '0' },
+        },
+      });
       expect(await reply(1)).toMatchObject({ result: { serverInfo: { name: 'toolgate-mcp' } } });
       send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-      send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: '{"text":"a string, not an object"}' } });
+      send({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'echo', arguments: '{"text":"a string, not an object"}' },
+      });
       // The SDK refuses it before the gateway sees it, naming the field.
       const refused = (await reply(2)) as { error: { code: number; message: string } };
       expect(refused.error.message).toContain('"arguments"');
@@ -121,9 +169,20 @@ describe('a client that misbehaves', () => {
       send({ jsonrpc: '2.0', id: 3, method: 'no/such/method' });
       expect(await reply(3)).toMatchObject({ error: { code: -32601 } });
       send([1, 2, 3]);
-      send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 999, reason: 'never started' } });
-      send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'echo', arguments: { text: 'still here' } } });
-      expect(await reply(4)).toMatchObject({ result: { content: [{ type: 'text', text: 'echo: still here' }] } });
+      send({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: 999, reason: 'never started' },
+      });
+      send({
+        jsonrpc: '2.0',
+        id: 4,
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { text: 'still here' } },
+      });
+      expect(await reply(4)).toMatchObject({
+        result: { content: [{ type: 'text', text: 'echo: still here' }] },
+      });
     } finally {
       child.kill('SIGTERM');
     }

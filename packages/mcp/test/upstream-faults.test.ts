@@ -6,20 +6,33 @@ const NEVER = { approval: 'never' } as const;
 
 async function gateway(tools: Record<string, unknown>, extra: Record<string, unknown> = {}) {
   const dir = scratch();
-  return startGateway({ dir, config: { upstreams: { test: testUpstream(dir) }, tools: { echo: NEVER, ...tools }, principal: 'ada', ...extra } });
+  return startGateway({
+    dir,
+    config: {
+      upstreams: { test: testUpstream(dir) },
+      tools: { echo: NEVER, ...tools },
+      principal: 'ada',
+      ...extra,
+    },
+  });
 }
 
 /** Resolves once the gateway has connected to its upstream again after losing it. */
-const reconnected = (gw: { stderr: () => string }, times = 1) => waitFor(() => (gw.stderr().match(/\[test\] connected again/g)?.length ?? 0) >= times);
+const reconnected = (gw: { stderr: () => string }, times = 1) =>
+  waitFor(() => (gw.stderr().match(/\[test\] connected again/g)?.length ?? 0) >= times);
 
 describe('an upstream that misbehaves', () => {
   it('dies in the middle of a call: the call fails saying it may or may not have taken effect, and the gateway starts it again', async () => {
     const gw = await gateway({ crash: NEVER });
     const result = await gw.client.callTool({ name: 'crash', arguments: {} });
     expect(result._meta).toMatchObject({ 'toolgate/status': 'failed', 'toolgate/reason': 'tool_error' });
-    expect(textOf(result)).toContain('the upstream "test" closed its connection while the call ran; it may or may not have taken effect');
+    expect(textOf(result)).toContain(
+      'the upstream "test" closed its connection while the call ran; it may or may not have taken effect',
+    );
     await reconnected(gw);
-    expect(textOf(await gw.client.callTool({ name: 'echo', arguments: { text: 'back' } }))).toBe('echo: back');
+    expect(textOf(await gw.client.callTool({ name: 'echo', arguments: { text: 'back' } }))).toBe(
+      'echo: back',
+    );
     expect(gw.upstreamLog()).toEqual(['crash']);
   });
 
@@ -43,7 +56,9 @@ describe('an upstream that misbehaves', () => {
     const gw = await gateway({ lie: NEVER });
     const result = await gw.client.callTool({ name: 'lie', arguments: {} });
     expect(result._meta).toMatchObject({ 'toolgate/status': 'failed', 'toolgate/reason': 'tool_error' });
-    expect(textOf(result)).toContain('its structuredContent does not match the outputSchema it declares (/count: must be integer');
+    expect(textOf(result)).toContain(
+      'its structuredContent does not match the outputSchema it declares (/count: must be integer',
+    );
   });
 
   it('returns 50 MB: the result is refused at the size limit, the upstream restarted, and the gateway stays up', async () => {
@@ -60,7 +75,9 @@ describe('an upstream that misbehaves', () => {
   it('floods notifications: the call is answered and the gateway keeps serving', async () => {
     const gw = await gateway({ flood: NEVER });
     let progress = 0;
-    const result = await gw.client.callTool({ name: 'flood', arguments: { n: 3000 } }, undefined, { onprogress: () => void (progress += 1) });
+    const result = await gw.client.callTool({ name: 'flood', arguments: { n: 3000 } }, undefined, {
+      onprogress: () => void (progress += 1),
+    });
     expect(textOf(result)).toBe('sent 3000');
     expect(progress).toBeGreaterThan(0);
     expect(textOf(await gw.client.callTool({ name: 'echo', arguments: { text: 'up' } }))).toBe('echo: up');
@@ -70,7 +87,10 @@ describe('an upstream that misbehaves', () => {
     const dir = scratch();
     const gw = await startGateway({
       dir,
-      config: { upstreams: { stuck: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] } }, connectTimeoutMs: 500 },
+      config: {
+        upstreams: { stuck: { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'] } },
+        connectTimeoutMs: 500,
+      },
     });
     expect((await gw.client.listTools()).tools).toEqual([]);
     expect(gw.stderr()).toContain('[stuck] could not connect');
@@ -81,13 +101,24 @@ describe('a client that cancels', () => {
   it('cancels the call in the ledger and upstream when the client sends notifications/cancelled', async () => {
     const gw = await gateway({ slow: NEVER });
     const abort = new AbortController();
-    const answer = gw.client.callTool({ name: 'slow', arguments: { steps: 1 }, _meta: { 'toolgate/callId': 'slow-1' } }, undefined, { signal: abort.signal, onprogress: () => abort.abort('the person pressed stop') });
+    const answer = gw.client.callTool(
+      { name: 'slow', arguments: { steps: 1 }, _meta: { 'toolgate/callId': 'slow-1' } },
+      undefined,
+      { signal: abort.signal, onprogress: () => abort.abort('the person pressed stop') },
+    );
     await expect(answer).rejects.toThrow();
     await waitFor(() => gw.upstreamLog().some((line) => line.startsWith('slow cancelled')));
     const [call] = await pageCalls(gw.approvalUrl, 'mcp:ada');
     expect(call).toMatchObject({ id: 'slow-1', status: 'cancelled' });
-    const again = await gw.client.callTool({ name: 'slow', arguments: { steps: 1 }, _meta: { 'toolgate/callId': 'slow-1' } });
-    expect(again._meta).toMatchObject({ 'toolgate/status': 'cancelled', 'toolgate/reason': 'user_cancelled' });
+    const again = await gw.client.callTool({
+      name: 'slow',
+      arguments: { steps: 1 },
+      _meta: { 'toolgate/callId': 'slow-1' },
+    });
+    expect(again._meta).toMatchObject({
+      'toolgate/status': 'cancelled',
+      'toolgate/reason': 'user_cancelled',
+    });
     expect(textOf(again)).toContain('the client cancelled the request: the person pressed stop');
     expect(gw.upstreamLog().filter((line) => line.startsWith('slow started'))).toHaveLength(1);
   });
@@ -95,7 +126,15 @@ describe('a client that cancels', () => {
   it('cancels a call that waits for a person', async () => {
     const gw = await gateway({}, { approvalWaitMs: 20_000 });
     const abort = new AbortController();
-    const answer = gw.client.callTool({ name: 'write_note', arguments: { path: 'notes/a', text: 'a' }, _meta: { 'toolgate/callId': 'wait-1' } }, undefined, { signal: abort.signal });
+    const answer = gw.client.callTool(
+      {
+        name: 'write_note',
+        arguments: { path: 'notes/a', text: 'a' },
+        _meta: { 'toolgate/callId': 'wait-1' },
+      },
+      undefined,
+      { signal: abort.signal },
+    );
     await waitFor(async () => (await pageCalls(gw.approvalUrl, 'mcp:ada')).length > 0);
     abort.abort();
     await expect(answer).rejects.toThrow();

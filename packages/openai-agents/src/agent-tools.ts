@@ -1,4 +1,12 @@
-import { isTerminal, outcomeText, shownInputHash, toolJsonSchema, type SettledCall, type ToolCallRecord, type ToolDefinition } from '@toolgate/core';
+import {
+  isTerminal,
+  outcomeText,
+  shownInputHash,
+  toolJsonSchema,
+  type SettledCall,
+  type ToolCallRecord,
+  type ToolDefinition,
+} from '@toolgate/core';
 import type { ServerGate } from '@toolgate/server';
 import { tool, type Agent, type FunctionTool, type RunState, type RunToolApprovalItem } from '@openai/agents';
 
@@ -7,7 +15,12 @@ import { tool, type Agent, type FunctionTool, type RunState, type RunToolApprova
 type AnyRunState = RunState<unknown, Agent<any, any>>;
 
 /** The JSON Schema object the Agents SDK takes for a non-strict tool (its own type is not exported). */
-type NonStrictParameters = { type: 'object'; properties: Record<string, Record<string, unknown>>; required: string[]; additionalProperties: true };
+type NonStrictParameters = {
+  type: 'object';
+  properties: Record<string, Record<string, unknown>>;
+  required: string[];
+  additionalProperties: true;
+};
 
 /**
  * What {@link toolgateAgents} takes: the conversation, the authenticated user the agent acts for,
@@ -79,8 +92,11 @@ export interface ToolgateAgents {
  * await gated.resume(state);
  * result = await run(agent, state);
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own input and output
-export function toolgateAgents(serverGate: ServerGate<readonly ToolDefinition<any, any, any>[]>, options: ToolgateAgentsOptions): ToolgateAgents {
+export function toolgateAgents(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own input and output
+  serverGate: ServerGate<readonly ToolDefinition<any, any, any>[]>,
+  options: ToolgateAgentsOptions,
+): ToolgateAgents {
   const { session, principal } = checked(options);
   const waitMs = options.waitMs ?? 60_000;
 
@@ -97,12 +113,17 @@ export function toolgateAgents(serverGate: ServerGate<readonly ToolDefinition<an
     let record = await propose(name, id, input);
     if (record.status === 'awaiting_approval') {
       // The SDK runs a call only once it was approved: here by the app's own `state.approve()`.
-      const decision = await serverGate.approve(id, { principal, inputHash: await shownInputHash(definition, input) });
-      if (!decision.ok) return `The call to "${name}" was not run: its approval was refused (${decision.code}): ${decision.message}.`;
+      const decision = await serverGate.approve(id, {
+        principal,
+        inputHash: await shownInputHash(definition, input),
+      });
+      if (!decision.ok)
+        return `The call to "${name}" was not run: its approval was refused (${decision.code}): ${decision.message}.`;
       record = (await find(id)) ?? record;
     }
     if (!isTerminal(record.status)) record = (await ended(id)) ?? record;
-    if (!isTerminal(record.status)) return `The call to "${name}" is still running; its result is not known yet. Do not call it again.`;
+    if (!isTerminal(record.status))
+      return `The call to "${name}" is still running; its result is not known yet. Do not call it again.`;
     return outcomeText(record as SettledCall);
   }
 
@@ -152,7 +173,11 @@ export function toolgateAgents(serverGate: ServerGate<readonly ToolDefinition<an
         state.approve(item);
         approved.push(id);
       } else {
-        state.reject(item, { message: isTerminal(record.status) ? outcomeText(record as SettledCall) : `The call to "${record.name}" was not run.` });
+        state.reject(item, {
+          message: isTerminal(record.status)
+            ? outcomeText(record as SettledCall)
+            : `The call to "${record.name}" was not run.`,
+        });
         rejected.push(id);
       }
     }
@@ -168,11 +193,16 @@ function callIdOf(item: RunToolApprovalItem): string | undefined {
 }
 
 function checked(options: ToolgateAgentsOptions): ToolgateAgentsOptions {
-  if (typeof options !== 'object' || options === null) throw new TypeError('toolgateAgents: pass { session, principal }.');
-  if (typeof options.session !== 'string' || options.session === '') throw new TypeError('toolgateAgents: `session` must be a non-empty string (the conversation id).');
+  if (typeof options !== 'object' || options === null)
+    throw new TypeError('toolgateAgents: pass { session, principal }.');
+  if (typeof options.session !== 'string' || options.session === '')
+    throw new TypeError('toolgateAgents: `session` must be a non-empty string (the conversation id).');
   if (typeof options.principal !== 'string' || options.principal === '') {
-    throw new TypeError('toolgateAgents: `principal` must be a non-empty string (the authenticated user the agent acts for).');
+    throw new TypeError(
+      'toolgateAgents: `principal` must be a non-empty string (the authenticated user the agent acts for).',
+    );
   }
-  if (options.waitMs !== undefined && !(Number.isFinite(options.waitMs) && options.waitMs > 0)) throw new TypeError('toolgateAgents: `waitMs` must be a positive number of milliseconds.');
+  if (options.waitMs !== undefined && !(Number.isFinite(options.waitMs) && options.waitMs > 0))
+    throw new TypeError('toolgateAgents: `waitMs` must be a positive number of milliseconds.');
   return options;
 }

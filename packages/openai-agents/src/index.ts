@@ -1,1 +1,6 @@
-export { toolgateAgents, type Resumed, type ToolgateAgents, type ToolgateAgentsOptions } from './agent-tools.ts';
+export {
+  toolgateAgents,
+  type Resumed,
+  type ToolgateAgents,
+  type ToolgateAgentsOptions,
+} from './agent-tools.ts';

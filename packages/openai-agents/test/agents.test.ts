@@ -8,10 +8,16 @@ import { paymentsGate } from './support/gate.ts';
 import { scriptedModel } from './support/model.ts';
 
 const bob = { to: 'acct_bob', amount_cents: 1250 };
-const payBob = (id = 'call_pay', args: unknown = bob) => ({ call: { id, name: 'pay', arguments: JSON.stringify(args) } });
+const payBob = (id = 'call_pay', args: unknown = bob) => ({
+  call: { id, name: 'pay', arguments: JSON.stringify(args) },
+});
 
 async function interrupted(gate: Awaited<ReturnType<typeof paymentsGate>>['gate'], args: unknown = bob) {
-  const { model, toolOutputs, requests } = scriptedModel(payBob('call_pay', args), { text: 'Paid.' }, { text: 'Paid again?' });
+  const { model, toolOutputs, requests } = scriptedModel(
+    payBob('call_pay', args),
+    { text: 'Paid.' },
+    { text: 'Paid again?' },
+  );
   const gated = toolgateAgents(gate, { session: 'chat_1', principal: 'alice' });
   const agent = new Agent({ name: 'Payer', instructions: 'Pay when asked.', model, tools: gated.tools });
   const result = await run(agent, 'Pay Bob 12.50');
@@ -45,11 +51,17 @@ describe('toolgateAgents under the OpenAI Agents SDK', () => {
   it("carries the ledger's approval into a stored RunState: approved in toolgate, the resumed run answers the ledger's output", async () => {
     const { gate, payments } = await paymentsGate();
     const { agent, saved, toolOutputs } = await interrupted(gate);
-    expect(await gate.approve('call_pay', { principal: 'alice', inputHash: await inputHash(bob) })).toEqual({ ok: true });
+    expect(await gate.approve('call_pay', { principal: 'alice', inputHash: await inputHash(bob) })).toEqual({
+      ok: true,
+    });
     await gate.settled('call_pay');
 
     const state = await RunState.fromString(agent, saved);
-    expect(await toolgateAgents(gate, { session: 'chat_1', principal: 'alice' }).resume(state)).toEqual({ approved: ['call_pay'], rejected: [], waiting: [] });
+    expect(await toolgateAgents(gate, { session: 'chat_1', principal: 'alice' }).resume(state)).toEqual({
+      approved: ['call_pay'],
+      rejected: [],
+      waiting: [],
+    });
     await run(agent, state);
     expect(toolOutputs()['call_pay']).toContain('rcpt_1');
     expect(payments).toEqual([bob]);
@@ -61,7 +73,9 @@ describe('toolgateAgents under the OpenAI Agents SDK', () => {
     await gate.deny('call_pay', { principal: 'alice', reason: 'not this month' });
 
     const state = await RunState.fromString(agent, saved);
-    expect((await toolgateAgents(gate, { session: 'chat_1', principal: 'alice' }).resume(state)).rejected).toEqual(['call_pay']);
+    expect(
+      (await toolgateAgents(gate, { session: 'chat_1', principal: 'alice' }).resume(state)).rejected,
+    ).toEqual(['call_pay']);
     await run(agent, state);
     expect(toolOutputs()['call_pay']).toContain('approval_denied');
     expect(payments).toEqual([]);
@@ -76,7 +90,10 @@ describe('toolgateAgents under the OpenAI Agents SDK', () => {
 
     clock.advance(60_001);
     await gate.recover();
-    expect(await gate.get('call_pay')).toMatchObject({ status: 'cancelled', reason: { code: 'approval_expired' } });
+    expect(await gate.get('call_pay')).toMatchObject({
+      status: 'cancelled',
+      reason: { code: 'approval_expired' },
+    });
     const state = await RunState.fromString(agent, saved);
     expect((await gated.resume(state)).rejected).toEqual(['call_pay']);
     await run(agent, state);
@@ -95,7 +112,10 @@ describe('toolgateAgents under the OpenAI Agents SDK', () => {
     expect(result.interruptions).toEqual([]);
     expect(toolOutputs()['call_pay']).toContain('rejected (invalid_arguments)');
     expect(toolOutputs()['call_pay']).toContain('/amount_cents');
-    expect(await gate.get('call_pay')).toMatchObject({ status: 'rejected', reason: { code: 'invalid_arguments' } });
+    expect(await gate.get('call_pay')).toMatchObject({
+      status: 'rejected',
+      reason: { code: 'invalid_arguments' },
+    });
     expect(payments).toEqual([]);
   });
 
@@ -116,7 +136,12 @@ describe('toolgateAgents under the OpenAI Agents SDK', () => {
     const { gate, payments } = await paymentsGate();
     const { agent, saved, toolOutputs } = await interrupted(gate);
     const mallory = toolgateAgents(gate, { session: 'chat_1', principal: 'mallory' });
-    const theirs = new Agent({ name: 'Payer', instructions: 'Pay when asked.', model: agent.model, tools: mallory.tools });
+    const theirs = new Agent({
+      name: 'Payer',
+      instructions: 'Pay when asked.',
+      model: agent.model,
+      tools: mallory.tools,
+    });
     const state = await RunState.fromString(theirs, saved);
     expect(await mallory.resume(state)).toEqual({ approved: [], rejected: [], waiting: [] });
     for (const item of state.getInterruptions()) state.approve(item);
@@ -142,16 +167,27 @@ describe('a tool whose Standard Schema transforms its input', () => {
     });
     const { gate } = await paymentsGate({ tools: [note] });
     const gated = toolgateAgents(gate, { session: 'chat_1', principal: 'alice' });
-    const call = (id: string, text: string) => ({ call: { id, name: 'note', arguments: JSON.stringify({ text }) } });
-    for (const [id, text] of [['call_same', '  buy milk '], ['call_changed', '  buy milk ']] as const) {
+    const call = (id: string, text: string) => ({
+      call: { id, name: 'note', arguments: JSON.stringify({ text }) },
+    });
+    for (const [id, text] of [
+      ['call_same', '  buy milk '],
+      ['call_changed', '  buy milk '],
+    ] as const) {
       const { model } = scriptedModel(call(id, text), { text: 'Saved.' });
       const agent = new Agent({ name: 'Notes', model, tools: gated.tools });
       const saved = (await run(agent, 'Note: buy milk')).state.toString();
-      const state = await RunState.fromString(agent, id === 'call_same' ? saved : saved.replaceAll('  buy milk ', '  buy beer '));
+      const state = await RunState.fromString(
+        agent,
+        id === 'call_same' ? saved : saved.replaceAll('  buy milk ', '  buy beer '),
+      );
       for (const item of state.getInterruptions()) state.approve(item);
       await run(agent, state);
     }
     expect(notes).toEqual(['1:buy milk']);
-    expect(await gate.get('call_changed')).toMatchObject({ status: 'awaiting_approval', input: { text: 'buy milk', priority: 1 } });
+    expect(await gate.get('call_changed')).toMatchObject({
+      status: 'awaiting_approval',
+      input: { text: 'buy milk', priority: 1 },
+    });
   });
 });

@@ -17,5 +17,10 @@ export {
 export type { ToolCallRefusalWords } from './refusal-words.ts';
 export { useGateConnection } from './use-gate-connection.ts';
 export { useGateTools } from './use-gate-tools.ts';
-export { useToolCall, type ToolCallControls, type UseToolCallOptions, type UseToolCallResult } from './use-tool-call.ts';
+export {
+  useToolCall,
+  type ToolCallControls,
+  type UseToolCallOptions,
+  type UseToolCallResult,
+} from './use-tool-call.ts';
 export { useToolCallIds, useToolCalls } from './use-tool-calls.ts';

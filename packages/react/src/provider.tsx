@@ -55,7 +55,9 @@ export function useToolGate(): ToolGate {
 export function useGate(caller: string): ToolGate {
   const gate = useContext(GateContext);
   if (gate === undefined) {
-    throw new Error(`\`${caller}\` must be used within \`<ToolGateProvider gate={gate}>\`; wrap the part of your app that shows tool calls in it.`);
+    throw new Error(
+      `\`${caller}\` must be used within \`<ToolGateProvider gate={gate}>\`; wrap the part of your app that shows tool calls in it.`,
+    );
   }
   return gate;
 }

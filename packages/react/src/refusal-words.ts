@@ -17,7 +17,8 @@ export const REFUSALS: ToolCallRefusalWords = {
   stale: 'the input changed since you saw it. Review the input shown now, then decide again.',
   expired: 'the time to decide ran out, and the call was cancelled. Ask for it again if it is still needed.',
   forbidden: 'you may not decide this call. Someone who may has to do it.',
-  not_awaiting: 'the call no longer waits for a decision: it was decided elsewhere, or it is running. Its status shows where it is.',
+  not_awaiting:
+    'the call no longer waits for a decision: it was decided elsewhere, or it is running. Its status shows where it is.',
   settled: 'the call has already ended, so there is nothing left to decide. Its status shows how it ended.',
   already_approved: 'you have already approved this input. The call waits for the other approvers.',
   invalid_edit: 'your change was refused: {message}. The call still waits for a decision.',
@@ -25,7 +26,8 @@ export const REFUSALS: ToolCallRefusalWords = {
   unauthorized: 'you are not signed in. Sign in again, then decide again.',
   tampered: 'the server found this call changed outside the gate. It was not run, and this was reported.',
   offline: 'it was not sent: the server was out of reach. Decide again once the connection is back.',
-  network_error: 'no answer came from the server, so it may not have arrived. Once the connection is back, decide again if the call still waits.',
+  network_error:
+    'no answer came from the server, so it may not have arrived. Once the connection is back, decide again if the call still waits.',
   unavailable: 'the server could not take it just now. Try again in a moment.',
   too_many_requests: 'the server is busy. Try again in a moment.',
   not_sent: 'it could not be sent: {message}. Try again.',

@@ -75,7 +75,8 @@ const LABELS: ToolCallStatusLabels = {
   cancelRefused: 'Not cancelled',
   notLive: 'The server is out of reach; reconnecting…',
   connecting: 'Connecting to the server…',
-  offline: 'Offline: the server cannot be reached. You can decide once the connection is back; it is retried on its own.',
+  offline:
+    'Offline: the server cannot be reached. You can decide once the connection is back; it is retried on its own.',
   disconnected: 'Disconnected from the server. Reload the page to connect again.',
   lastEvent: 'Last update:',
   refusals: REFUSALS,
@@ -102,7 +103,11 @@ function wordFor(labels: ToolCallStatusLabels, key: unknown): string {
 function mergeLabels(given: Partial<ToolCallStatusLabels> | undefined): ToolCallStatusLabels {
   if (given === undefined) return LABELS;
   const refusals: unknown = given.refusals;
-  return { ...LABELS, ...given, refusals: typeof refusals === 'object' && refusals !== null ? { ...REFUSALS, ...refusals } : REFUSALS };
+  return {
+    ...LABELS,
+    ...given,
+    refusals: typeof refusals === 'object' && refusals !== null ? { ...REFUSALS, ...refusals } : REFUSALS,
+  };
 }
 
 /** What no input is: distinct from every value a record's `input` can hold, `undefined` included. */
@@ -134,7 +139,8 @@ function usePart(name: string): Part {
 
 // A preview keeps a call's history, and eviction copies it: neither changes what is shown here. An
 // approval of several, or an edit, changes the record without a move.
-const sameStatus = (last: ToolCallRecord, next: ToolCallRecord): boolean => last.history === next.history && last.approval === next.approval && last.edit === next.edit;
+const sameStatus = (last: ToolCallRecord, next: ToolCallRecord): boolean =>
+  last.history === next.history && last.approval === next.approval && last.edit === next.edit;
 
 /**
  * What {@link ToolCallStatus} takes, beside any `<div>` attribute.
@@ -187,7 +193,10 @@ export interface ToolCallStatusProps extends Omit<ComponentPropsWithoutRef<'div'
  * </ToolCallStatus>
  */
 export const ToolCallStatus = memo(
-  forwardRef<HTMLDivElement, ToolCallStatusProps>(function ToolCallStatus({ id, call: given, labels, pressDelayMs = PRESS_DELAY_MS, children, ...props }, ref) {
+  forwardRef<HTMLDivElement, ToolCallStatusProps>(function ToolCallStatus(
+    { id, call: given, labels, pressDelayMs = PRESS_DELAY_MS, children, ...props },
+    ref,
+  ) {
     const gate = useGate('ToolCallStatus');
     const callId = id ?? given?.id;
     const call = useCall(gate, callId, sameStatus) ?? given;
@@ -198,7 +207,19 @@ export const ToolCallStatus = memo(
     const [shown, setShown] = useState<unknown>(NOTHING_SHOWN);
     useImperativeHandle(ref, () => root.current as HTMLDivElement, []);
     return (
-      <PartContext.Provider value={{ call, request, controls, labels: mergeLabels(labels), labelId, root, shown, setShown, pressDelayMs }}>
+      <PartContext.Provider
+        value={{
+          call,
+          request,
+          controls,
+          labels: mergeLabels(labels),
+          labelId,
+          root,
+          shown,
+          setShown,
+          pressDelayMs,
+        }}
+      >
         <div
           role="status"
           aria-live="polite"
@@ -239,23 +260,24 @@ export const ToolCallStatus = memo(
  *   <ToolCallStatusLabel />
  * </ToolCallStatus>
  */
-export const ToolCallStatusLabel = forwardRef<HTMLSpanElement, ComponentPropsWithoutRef<'span'>>(function ToolCallStatusLabel(
-  { children, ...props },
-  ref,
-) {
-  const { call, labels, labelId } = usePart('ToolCallStatusLabel');
-  if (call === undefined) return null;
-  return (
-    <span data-toolgate="label" {...props} id={labelId} ref={ref}>
-      {children ?? (
-        <>
-          <span data-toolgate="tool">{text(call.name) || 'Tool call'}</span>{' '}
-          <span data-toolgate="state">{wordFor(labels, call.reason?.code === 'approval_denied' ? 'denied' : call.status)}</span>
-        </>
-      )}
-    </span>
-  );
-});
+export const ToolCallStatusLabel = forwardRef<HTMLSpanElement, ComponentPropsWithoutRef<'span'>>(
+  function ToolCallStatusLabel({ children, ...props }, ref) {
+    const { call, labels, labelId } = usePart('ToolCallStatusLabel');
+    if (call === undefined) return null;
+    return (
+      <span data-toolgate="label" {...props} id={labelId} ref={ref}>
+        {children ?? (
+          <>
+            <span data-toolgate="tool">{text(call.name) || 'Tool call'}</span>{' '}
+            <span data-toolgate="state">
+              {wordFor(labels, call.reason?.code === 'approval_denied' ? 'denied' : call.status)}
+            </span>
+          </>
+        )}
+      </span>
+    );
+  },
+);
 
 /**
  * What {@link ToolCallStatusInput} takes, beside any `<div>` attribute.
@@ -285,22 +307,24 @@ export interface ToolCallStatusInputProps extends Omit<ComponentPropsWithoutRef<
  *   <ToolCallStatusActions />
  * </ToolCallStatus>
  */
-export const ToolCallStatusInput = forwardRef<HTMLDivElement, ToolCallStatusInputProps>(function ToolCallStatusInput({ children, ...props }, ref) {
-  const { call, setShown } = usePart('ToolCallStatusInput');
-  const input: unknown = call?.input;
-  const has = call !== undefined && input !== undefined;
-  useLayoutEffect(() => {
-    if (!has) return;
-    setShown(input);
-    return () => setShown(NOTHING_SHOWN);
-  }, [has, input, setShown]);
-  if (!has) return null;
-  return (
-    <div data-toolgate="input" aria-live="off" {...props} ref={ref}>
-      {children === undefined ? <pre>{inputText(input)}</pre> : children(input)}
-    </div>
-  );
-});
+export const ToolCallStatusInput = forwardRef<HTMLDivElement, ToolCallStatusInputProps>(
+  function ToolCallStatusInput({ children, ...props }, ref) {
+    const { call, setShown } = usePart('ToolCallStatusInput');
+    const input: unknown = call?.input;
+    const has = call !== undefined && input !== undefined;
+    useLayoutEffect(() => {
+      if (!has) return;
+      setShown(input);
+      return () => setShown(NOTHING_SHOWN);
+    }, [has, input, setShown]);
+    if (!has) return null;
+    return (
+      <div data-toolgate="input" aria-live="off" {...props} ref={ref}>
+        {children === undefined ? <pre>{inputText(input)}</pre> : children(input)}
+      </div>
+    );
+  },
+);
 
 function inputText(input: unknown): string {
   try {
@@ -311,15 +335,29 @@ function inputText(input: unknown): string {
 }
 
 /** The connection while it is not live, else nothing: a live connection's `lastEventAt` re-renders no status. */
-const away = (connection: RemoteConnection): RemoteConnection | undefined => (connection.state === 'live' ? undefined : connection);
+const away = (connection: RemoteConnection): RemoteConnection | undefined =>
+  connection.state === 'live' ? undefined : connection;
 
-const CONNECTION_WORDS = { connecting: 'connecting', reconnecting: 'notLive', offline: 'offline', closed: 'disconnected' } as const;
+const CONNECTION_WORDS = {
+  connecting: 'connecting',
+  reconnecting: 'notLive',
+  offline: 'offline',
+  closed: 'disconnected',
+} as const;
 
 /** What the connection is doing while decisions cannot be sent, and when the server was last heard from. */
-function ConnectionNote({ connection, labels }: { readonly connection: RemoteConnection; readonly labels: ToolCallStatusLabels }): ReactNode {
+function ConnectionNote({
+  connection,
+  labels,
+}: {
+  readonly connection: RemoteConnection;
+  readonly labels: ToolCallStatusLabels;
+}): ReactNode {
   const state = text(connection.state) ?? 'reconnecting';
   const at = connection.lastEventAt;
-  const words = Object.hasOwn(CONNECTION_WORDS, state) ? CONNECTION_WORDS[state as keyof typeof CONNECTION_WORDS] : 'notLive';
+  const words = Object.hasOwn(CONNECTION_WORDS, state)
+    ? CONNECTION_WORDS[state as keyof typeof CONNECTION_WORDS]
+    : 'notLive';
   const known = typeof at === 'number' && Number.isFinite(at);
   return (
     <span data-toolgate="connection" data-state={state} role="note">
@@ -328,7 +366,8 @@ function ConnectionNote({ connection, labels }: { readonly connection: RemoteCon
         <>
           {' '}
           <span data-toolgate="last-event">
-            {wordFor(labels, 'lastEvent')} <time dateTime={new Date(at).toISOString()}>{new Date(at).toLocaleTimeString()}</time>
+            {wordFor(labels, 'lastEvent')}{' '}
+            <time dateTime={new Date(at).toISOString()}>{new Date(at).toLocaleTimeString()}</time>
           </span>
         </>
       ) : null}
@@ -368,35 +407,36 @@ function inputKey(input: unknown): string {
  * @example
  * <ToolCallStatusReason className="why" />
  */
-export const ToolCallStatusReason = forwardRef<HTMLDivElement, ComponentPropsWithoutRef<'div'>>(function ToolCallStatusReason(
-  { children, ...props },
-  ref,
-) {
-  const { call } = usePart('ToolCallStatusReason');
-  const reason: unknown = call?.reason;
-  if (typeof reason !== 'object' || reason === null) return null;
-  const { code, message, issues } = reason as { code?: unknown; message?: unknown; issues?: unknown };
-  const whole = code === 'output_invalid' ? '(output)' : '(arguments)';
-  return (
-    <div data-toolgate="reason" data-code={text(code)} {...props} ref={ref}>
-      {children ??
-        (Array.isArray(issues) && issues.length > 0 ? (
-          <ul>
-            {issues.map((issue: unknown, i) => {
-              const { path, message: says } = (typeof issue === 'object' && issue !== null ? issue : {}) as { path?: unknown; message?: unknown };
-              return (
-                <li key={i}>
-                  <code>{text(path) || whole}</code> {text(says)}
-                </li>
-              );
-            })}
-          </ul>
-        ) : (
-          text(message)
-        ))}
-    </div>
-  );
-});
+export const ToolCallStatusReason = forwardRef<HTMLDivElement, ComponentPropsWithoutRef<'div'>>(
+  function ToolCallStatusReason({ children, ...props }, ref) {
+    const { call } = usePart('ToolCallStatusReason');
+    const reason: unknown = call?.reason;
+    if (typeof reason !== 'object' || reason === null) return null;
+    const { code, message, issues } = reason as { code?: unknown; message?: unknown; issues?: unknown };
+    const whole = code === 'output_invalid' ? '(output)' : '(arguments)';
+    return (
+      <div data-toolgate="reason" data-code={text(code)} {...props} ref={ref}>
+        {children ??
+          (Array.isArray(issues) && issues.length > 0 ? (
+            <ul>
+              {issues.map((issue: unknown, i) => {
+                const { path, message: says } = (
+                  typeof issue === 'object' && issue !== null ? issue : {}
+                ) as { path?: unknown; message?: unknown };
+                return (
+                  <li key={i}>
+                    <code>{text(path) || whole}</code> {text(says)}
+                  </li>
+                );
+              })}
+            </ul>
+          ) : (
+            text(message)
+          ))}
+      </div>
+    );
+  },
+);
 
 /**
  * Why a request about the call did not go through, and what to do now: the refusal's label
@@ -414,18 +454,18 @@ export const ToolCallStatusReason = forwardRef<HTMLDivElement, ComponentPropsWit
  *   <ToolCallStatusActions />
  * </ToolCallStatus>
  */
-export const ToolCallStatusRefusal = forwardRef<HTMLDivElement, ComponentPropsWithoutRef<'div'>>(function ToolCallStatusRefusal(
-  { children, ...props },
-  ref,
-) {
-  const { request, labels } = usePart('ToolCallStatusRefusal');
-  if (request?.state !== 'refused') return null;
-  return (
-    <div data-toolgate="refusal" data-code={request.error.code} {...props} ref={ref}>
-      {children ?? `${wordFor(labels, REFUSED[request.action])}: ${refusalSentence(labels.refusals, request.error)}`}
-    </div>
-  );
-});
+export const ToolCallStatusRefusal = forwardRef<HTMLDivElement, ComponentPropsWithoutRef<'div'>>(
+  function ToolCallStatusRefusal({ children, ...props }, ref) {
+    const { request, labels } = usePart('ToolCallStatusRefusal');
+    if (request?.state !== 'refused') return null;
+    return (
+      <div data-toolgate="refusal" data-code={request.error.code} {...props} ref={ref}>
+        {children ??
+          `${wordFor(labels, REFUSED[request.action])}: ${refusalSentence(labels.refusals, request.error)}`}
+      </div>
+    );
+  },
+);
 
 /**
  * Approve and Deny while the call awaits approval, Cancel while it runs; nothing otherwise. Each
@@ -446,73 +486,77 @@ export const ToolCallStatusRefusal = forwardRef<HTMLDivElement, ComponentPropsWi
  *   <ToolCallStatusActions className="row" />
  * </ToolCallStatus>
  */
-export const ToolCallStatusActions = forwardRef<HTMLDivElement, ComponentPropsWithoutRef<'div'>>(function ToolCallStatusActions(
-  props,
-  ref,
-) {
-  const { call, request, controls, labels, labelId, root, shown, pressDelayMs } = usePart('ToolCallStatusActions');
-  const connection = useConnection(useGate('ToolCallStatusActions'), away);
-  const live = connection === undefined;
-  const status = call?.status;
-  const inputShown = call?.input !== undefined && shown === call.input;
-  const armed = useArmed(`${String(status)}|${inputKey(call?.input)}|${String(inputShown)}|${request?.state ?? ''}|${request?.action ?? ''}`, pressDelayMs);
-  // Whether focus is on one of these buttons. Removing a focused button fires no blur, so this
-  // stays true when a transition takes the button away, and the effect below catches the focus.
-  const holdsFocus = useRef(false);
-  useLayoutEffect(() => {
-    const element = root.current;
-    if (!holdsFocus.current || element === null) return;
-    const focused = document.activeElement;
-    if (focused !== null && focused !== document.body) return;
-    holdsFocus.current = false;
-    element.focus();
-  }, [status, root]);
-  if (status !== 'awaiting_approval' && status !== 'executing') return null;
-  // While a request is on its way every button waits for it; `aria-disabled` rather than
-  // `disabled`, so that the button under the keyboard keeps the focus.
-  const sending = request?.state === 'sending' ? request.action : undefined;
-  const pressable = (action: Action) => live && sending === undefined && armed && (action === 'cancel' || inputShown);
-  // Keyed by action: a button is never reused for another action, so a click meant for Approve that
-  // lands as the call starts running cannot press the Cancel that took its place.
-  const button = (action: Action) => (
-    <button
-      key={action}
-      type="button"
-      data-action={action}
-      aria-describedby={labelId}
-      aria-busy={sending === action || undefined}
-      aria-disabled={!pressable(action) || undefined}
-      onClick={() => pressable(action) && controls[action]()}
-    >
-      {sending === action ? wordFor(labels, SENDING[action]) : wordFor(labels, action)}
-    </button>
-  );
-  return (
-    <div
-      data-toolgate="actions"
-      {...props}
-      ref={ref}
-      onFocus={(event) => {
-        holdsFocus.current = true;
-        props.onFocus?.(event);
-      }}
-      onBlur={(event) => {
-        if (!event.currentTarget.contains(event.relatedTarget)) holdsFocus.current = false;
-        props.onBlur?.(event);
-      }}
-    >
-      {connection === undefined ? null : <ConnectionNote connection={connection} labels={labels} />}
-      {status === 'executing' ? (
-        button('cancel')
-      ) : (
-        <>
-          {button('approve')}
-          {button('deny')}
-        </>
-      )}
-    </div>
-  );
-});
+export const ToolCallStatusActions = forwardRef<HTMLDivElement, ComponentPropsWithoutRef<'div'>>(
+  function ToolCallStatusActions(props, ref) {
+    const { call, request, controls, labels, labelId, root, shown, pressDelayMs } =
+      usePart('ToolCallStatusActions');
+    const connection = useConnection(useGate('ToolCallStatusActions'), away);
+    const live = connection === undefined;
+    const status = call?.status;
+    const inputShown = call?.input !== undefined && shown === call.input;
+    const armed = useArmed(
+      `${String(status)}|${inputKey(call?.input)}|${String(inputShown)}|${request?.state ?? ''}|${request?.action ?? ''}`,
+      pressDelayMs,
+    );
+    // Whether focus is on one of these buttons. Removing a focused button fires no blur, so this
+    // stays true when a transition takes the button away, and the effect below catches the focus.
+    const holdsFocus = useRef(false);
+    useLayoutEffect(() => {
+      const element = root.current;
+      if (!holdsFocus.current || element === null) return;
+      const focused = document.activeElement;
+      if (focused !== null && focused !== document.body) return;
+      holdsFocus.current = false;
+      element.focus();
+    }, [status, root]);
+    if (status !== 'awaiting_approval' && status !== 'executing') return null;
+    // While a request is on its way every button waits for it; `aria-disabled` rather than
+    // `disabled`, so that the button under the keyboard keeps the focus.
+    const sending = request?.state === 'sending' ? request.action : undefined;
+    const pressable = (action: Action) =>
+      live && sending === undefined && armed && (action === 'cancel' || inputShown);
+    // Keyed by action: a button is never reused for another action, so a click meant for Approve that
+    // lands as the call starts running cannot press the Cancel that took its place.
+    const button = (action: Action) => (
+      <button
+        key={action}
+        type="button"
+        data-action={action}
+        aria-describedby={labelId}
+        aria-busy={sending === action || undefined}
+        aria-disabled={!pressable(action) || undefined}
+        onClick={() => pressable(action) && controls[action]()}
+      >
+        {sending === action ? wordFor(labels, SENDING[action]) : wordFor(labels, action)}
+      </button>
+    );
+    return (
+      <div
+        data-toolgate="actions"
+        {...props}
+        ref={ref}
+        onFocus={(event) => {
+          holdsFocus.current = true;
+          props.onFocus?.(event);
+        }}
+        onBlur={(event) => {
+          if (!event.currentTarget.contains(event.relatedTarget)) holdsFocus.current = false;
+          props.onBlur?.(event);
+        }}
+      >
+        {connection === undefined ? null : <ConnectionNote connection={connection} labels={labels} />}
+        {status === 'executing' ? (
+          button('cancel')
+        ) : (
+          <>
+            {button('approve')}
+            {button('deny')}
+          </>
+        )}
+      </div>
+    );
+  },
+);
 
 /**
  * Who has approved a call that needs several approvers, how many are left, and the budget that sent
@@ -526,33 +570,39 @@ export const ToolCallStatusActions = forwardRef<HTMLDivElement, ComponentPropsWi
  *   <ToolCallStatusActions />
  * </ToolCallStatus>
  */
-export const ToolCallStatusApprovals = forwardRef<HTMLDivElement, ComponentPropsWithoutRef<'div'>>(function ToolCallStatusApprovals(
-  { children, ...props },
-  ref,
-) {
-  const { call } = usePart('ToolCallStatusApprovals');
-  const approval: unknown = call?.approval;
-  if (typeof approval !== 'object' || approval === null) return null;
-  const { required, left, approvedBy, overBudget } = approval as { required?: unknown; left?: unknown; approvedBy?: unknown; overBudget?: unknown };
-  const names = (Array.isArray(approvedBy) ? approvedBy : []).map((entry: unknown) => text((entry as { principal?: unknown } | null)?.principal)).filter((name) => name !== undefined);
-  const over = text((overBudget as { message?: unknown } | null | undefined)?.message);
-  const count = typeof left === 'number' ? left : undefined;
-  return (
-    <div data-toolgate="approvals" data-left={count} {...props} ref={ref}>
-      {children ?? (
-        <>
-          {typeof required === 'number' && required > 1 && (
-            <span data-toolgate="approvers">
-              {names.length > 0 ? `Approved by ${names.join(', ')}` : 'No approvals yet'}
-              {count !== undefined && count > 0 ? ` · ${count} more of ${required} needed` : ''}
-            </span>
-          )}
-          {over !== undefined && <span data-toolgate="over-budget">Over budget: {over}</span>}
-        </>
-      )}
-    </div>
-  );
-});
+export const ToolCallStatusApprovals = forwardRef<HTMLDivElement, ComponentPropsWithoutRef<'div'>>(
+  function ToolCallStatusApprovals({ children, ...props }, ref) {
+    const { call } = usePart('ToolCallStatusApprovals');
+    const approval: unknown = call?.approval;
+    if (typeof approval !== 'object' || approval === null) return null;
+    const { required, left, approvedBy, overBudget } = approval as {
+      required?: unknown;
+      left?: unknown;
+      approvedBy?: unknown;
+      overBudget?: unknown;
+    };
+    const names = (Array.isArray(approvedBy) ? approvedBy : [])
+      .map((entry: unknown) => text((entry as { principal?: unknown } | null)?.principal))
+      .filter((name) => name !== undefined);
+    const over = text((overBudget as { message?: unknown } | null | undefined)?.message);
+    const count = typeof left === 'number' ? left : undefined;
+    return (
+      <div data-toolgate="approvals" data-left={count} {...props} ref={ref}>
+        {children ?? (
+          <>
+            {typeof required === 'number' && required > 1 && (
+              <span data-toolgate="approvers">
+                {names.length > 0 ? `Approved by ${names.join(', ')}` : 'No approvals yet'}
+                {count !== undefined && count > 0 ? ` · ${count} more of ${required} needed` : ''}
+              </span>
+            )}
+            {over !== undefined && <span data-toolgate="over-budget">Over budget: {over}</span>}
+          </>
+        )}
+      </div>
+    );
+  },
+);
 
 /**
  * What a person changed before approving: each value's path, the model's value and theirs, and who
@@ -561,35 +611,38 @@ export const ToolCallStatusApprovals = forwardRef<HTMLDivElement, ComponentProps
  * @example
  * <ToolCallStatusChanges className="diff" />
  */
-export const ToolCallStatusChanges = forwardRef<HTMLDivElement, ComponentPropsWithoutRef<'div'>>(function ToolCallStatusChanges(
-  { children, ...props },
-  ref,
-) {
-  const { call } = usePart('ToolCallStatusChanges');
-  const edit: unknown = call?.edit;
-  if (typeof edit !== 'object' || edit === null) return null;
-  const { by, changes } = edit as { by?: unknown; changes?: unknown };
-  const shown = (value: unknown) => (value === undefined ? '(none)' : JSON.stringify(value));
-  return (
-    <div data-toolgate="changes" {...props} ref={ref}>
-      {children ?? (
-        <>
-          <span>Changed by {text(by) ?? 'a person'}:</span>
-          <ul>
-            {(Array.isArray(changes) ? changes : []).map((change: unknown, i) => {
-              const { path, from, to } = (typeof change === 'object' && change !== null ? change : {}) as { path?: unknown; from?: unknown; to?: unknown };
-              return (
-                <li key={i}>
-                  <code>{text(path) || '(input)'}</code> {shown(from)} → {shown(to)}
-                </li>
-              );
-            })}
-          </ul>
-        </>
-      )}
-    </div>
-  );
-});
+export const ToolCallStatusChanges = forwardRef<HTMLDivElement, ComponentPropsWithoutRef<'div'>>(
+  function ToolCallStatusChanges({ children, ...props }, ref) {
+    const { call } = usePart('ToolCallStatusChanges');
+    const edit: unknown = call?.edit;
+    if (typeof edit !== 'object' || edit === null) return null;
+    const { by, changes } = edit as { by?: unknown; changes?: unknown };
+    const shown = (value: unknown) => (value === undefined ? '(none)' : JSON.stringify(value));
+    return (
+      <div data-toolgate="changes" {...props} ref={ref}>
+        {children ?? (
+          <>
+            <span>Changed by {text(by) ?? 'a person'}:</span>
+            <ul>
+              {(Array.isArray(changes) ? changes : []).map((change: unknown, i) => {
+                const { path, from, to } = (typeof change === 'object' && change !== null ? change : {}) as {
+                  path?: unknown;
+                  from?: unknown;
+                  to?: unknown;
+                };
+                return (
+                  <li key={i}>
+                    <code>{text(path) || '(input)'}</code> {shown(from)} → {shown(to)}
+                  </li>
+                );
+              })}
+            </ul>
+          </>
+        )}
+      </div>
+    );
+  },
+);
 
 /**
  * What {@link ToolCallStatusEdit} hands its render function: the input the person is shown, and
@@ -618,7 +671,11 @@ export interface ToolCallEditor {
  *   )}
  * </ToolCallStatusEdit>
  */
-export function ToolCallStatusEdit({ children }: { readonly children: (editor: ToolCallEditor) => ReactNode }): ReactNode {
+export function ToolCallStatusEdit({
+  children,
+}: {
+  readonly children: (editor: ToolCallEditor) => ReactNode;
+}): ReactNode {
   const { call, controls } = usePart('ToolCallStatusEdit');
   if (call?.status !== 'awaiting_approval') return null;
   return children({ input: call.input, approve: controls.approveEdited });

@@ -3,7 +3,12 @@ import { useCallback, useSyncExternalStore } from 'react';
 import { useGate } from './provider.tsx';
 
 /** What a gate that decides on the spot answers: it is always there. */
-const HERE: RemoteConnection = Object.freeze({ state: 'live', error: undefined, retryAt: undefined, lastEventAt: undefined });
+const HERE: RemoteConnection = Object.freeze({
+  state: 'live',
+  error: undefined,
+  retryAt: undefined,
+  lastEventAt: undefined,
+});
 const noop = () => {};
 
 /**
@@ -35,7 +40,10 @@ const whole = (connection: RemoteConnection) => connection;
  */
 export function useConnection<T>(gate: ToolGate, select: (connection: RemoteConnection) => T): T {
   const store = storeOf(gate);
-  const subscribe = useCallback((onChange: () => void) => (store === undefined ? noop : store.subscribe(onChange)), [store]);
+  const subscribe = useCallback(
+    (onChange: () => void) => (store === undefined ? noop : store.subscribe(onChange)),
+    [store],
+  );
   const read = () => select(store === undefined ? HERE : store.getState());
   return useSyncExternalStore(subscribe, read, read);
 }
@@ -45,5 +53,7 @@ function storeOf(gate: ToolGate): ToolGate['connection'] {
   const given: unknown = (gate as { connection?: unknown }).connection;
   if (typeof given !== 'object' || given === null) return undefined;
   const { subscribe, getState } = given as { subscribe?: unknown; getState?: unknown };
-  return typeof subscribe === 'function' && typeof getState === 'function' ? (given as ToolGate['connection']) : undefined;
+  return typeof subscribe === 'function' && typeof getState === 'function'
+    ? (given as ToolGate['connection'])
+    : undefined;
 }

@@ -10,7 +10,15 @@ import {
   type ToolDefinition,
   type ToolGate,
 } from '@toolgate/core';
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
+import {
+  useCallback,
+  useEffect,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+  useSyncExternalStore,
+} from 'react';
 import { useGate } from './provider.tsx';
 
 /**
@@ -42,7 +50,9 @@ export interface ToolCallControls {
  * @example
  * const options: UseToolCallOptions<typeof charge> = { tool: charge, turn: message.id };
  */
-export interface UseToolCallOptions<T extends ToolDefinition = ToolDefinition<unknown, unknown>> extends ProposeOptions {
+export interface UseToolCallOptions<
+  T extends ToolDefinition = ToolDefinition<unknown, unknown>,
+> extends ProposeOptions {
   /**
    * Types `call` with this tool's input and output. A call of another tool reads as `undefined`,
    * so the types never claim more than the record holds.
@@ -128,7 +138,8 @@ export function useToolCall<T extends ToolDefinition = ToolDefinition<unknown, u
       return;
     }
     const said = contentOf(proposal);
-    if (own.current?.gate !== gate || own.current.said !== said) own.current = { gate, said, id: gate.propose(proposal, options).id };
+    if (own.current?.gate !== gate || own.current.said !== said)
+      own.current = { gate, said, id: gate.propose(proposal, options).id };
     setOwnId(own.current.id);
   }, [gate, proposal, named, options]);
 
@@ -156,11 +167,15 @@ export function useCall(
   const last = useRef<ToolCallRecord | undefined>(undefined);
   const read = (): ToolCallRecord | undefined => {
     const next = id === undefined ? undefined : gate.get(id);
-    if (last.current === undefined || next === undefined || same === undefined || !same(last.current, next)) last.current = next;
+    if (last.current === undefined || next === undefined || same === undefined || !same(last.current, next))
+      last.current = next;
     return last.current;
   };
   // Subscribing to this one call keeps a transition's cost independent of how many calls are on screen.
-  const subscribe = useCallback((onChange: () => void) => (id === undefined ? noop : gate.subscribeCall(id, onChange)), [gate, id]);
+  const subscribe = useCallback(
+    (onChange: () => void) => (id === undefined ? noop : gate.subscribeCall(id, onChange)),
+    [gate, id],
+  );
   return useSyncExternalStore(subscribe, read, read);
 }
 
@@ -173,7 +188,8 @@ export function useCall(
  */
 export function useCallRequest(gate: ToolGate, id: string | undefined): CallRequest | undefined {
   const subscribe = useCallback(
-    (onChange: () => void) => (id === undefined || gate.requestOf === undefined ? noop : gate.subscribeCall(id, onChange)),
+    (onChange: () => void) =>
+      id === undefined || gate.requestOf === undefined ? noop : gate.subscribeCall(id, onChange),
     [gate, id],
   );
   const read = (): CallRequest | undefined => (id === undefined ? undefined : gate.requestOf?.(id));

@@ -46,7 +46,8 @@ function useCallList<T>(
       if (filter === undefined || filter(call)) next.push(pick(call));
     }
     const previous = last.current;
-    if (next.length !== previous.length || next.some((value, i) => value !== previous[i])) last.current = next;
+    if (next.length !== previous.length || next.some((value, i) => value !== previous[i]))
+      last.current = next;
     return last.current;
   };
   return useSyncExternalStore(gate.calls.subscribe, read, read);

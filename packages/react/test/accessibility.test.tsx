@@ -9,7 +9,10 @@ import { createShop, openaiCall, renderWithGate, type ShopFixture } from './shop
 /** The rules axe breaks, with the markup that broke each; empty when the page is clean. */
 async function violations(container: Element): Promise<{ id: string; nodes: string[] }[]> {
   const results = await axe.run(container);
-  return results.violations.map((violation) => ({ id: violation.id, nodes: violation.nodes.map((node) => node.html) }));
+  return results.violations.map((violation) => ({
+    id: violation.id,
+    nodes: violation.nodes.map((node) => node.html),
+  }));
 }
 
 // A page landmark around the status, as an app has; axe checks the status itself, not a bare page.
@@ -17,7 +20,8 @@ function page(gate: ToolGate, children: ReactNode) {
   return renderWithGate(gate, <main>{children}</main>);
 }
 
-const charge = (id: string, args: unknown = { amount_cents: 1250, currency: 'USD' }) => openaiCall(id, 'charge', args);
+const charge = (id: string, args: unknown = { amount_cents: 1250, currency: 'USD' }) =>
+  openaiCall(id, 'charge', args);
 
 const statuses: [string, (shop: ShopFixture) => Promise<void> | void][] = [
   ['pending', (shop) => void shop.gate.stream.open({ id: 'call_1', name: 'charge', source: 'openai-chat' })],

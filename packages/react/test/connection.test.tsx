@@ -18,24 +18,41 @@ afterEach(async () => {
   cleanup = [];
 });
 
-async function mirror(options: Partial<RemoteGateOptions<unknown>> = {}): Promise<{ server: LoopbackServer; gate: RemoteGate; clock: FakeClock; events: EventTarget }> {
+async function mirror(
+  options: Partial<RemoteGateOptions<unknown>> = {},
+): Promise<{ server: LoopbackServer; gate: RemoteGate; clock: FakeClock; events: EventTarget }> {
   const server = await startLoopbackServer();
   cleanup.push(() => server.close());
   server.call('c1', 'charge', input, 'awaiting_approval');
   const shop = createShop();
   const clock = createFakeClock();
   const events = new EventTarget();
-  const gate = createRemoteGate({ url: server.url, session: server.session, tools: [shop.tools.charge], store: shop.store, clock, events, retry: { random: () => 1 }, onError: () => {}, ...options });
+  const gate = createRemoteGate({
+    url: server.url,
+    session: server.session,
+    tools: [shop.tools.charge],
+    store: shop.store,
+    clock,
+    events,
+    retry: { random: () => 1 },
+    onError: () => {},
+    ...options,
+  });
   cleanup.push(() => gate.close());
   return { server, gate, clock, events };
 }
 
 function Connection() {
   const { state, error, retryAt, lastEventAt } = useGateConnection();
-  return <p aria-label="connection">{[state, error?.code ?? '-', retryAt ?? '-', lastEventAt ?? '-'].join(' ')}</p>;
+  return (
+    <p aria-label="connection">{[state, error?.code ?? '-', retryAt ?? '-', lastEventAt ?? '-'].join(' ')}</p>
+  );
 }
 
-const waitFor = (gate: RemoteGate, check: (state: ReturnType<RemoteGate['connection']['getState']>) => boolean) => act(() => when(gate.connection, check).then(() => {}));
+const waitFor = (
+  gate: RemoteGate,
+  check: (state: ReturnType<RemoteGate['connection']['getState']>) => boolean,
+) => act(() => when(gate.connection, check).then(() => {}));
 
 describe('useGateConnection', () => {
   it('is always live with a gate that decides on the spot', () => {
@@ -59,7 +76,8 @@ describe('useGateConnection', () => {
     server.heartbeat();
     await waitFor(gate, (s) => s.lastEventAt === opened + 15_000);
     expect(shown).toHaveTextContent(`live - - ${opened + 15_000}`);
-    for (let i = 0; i < 3; i++) server.answerFeed(503, { error: { code: 'unavailable', message: 'restarting' } });
+    for (let i = 0; i < 3; i++)
+      server.answerFeed(503, { error: { code: 'unavailable', message: 'restarting' } });
     server.drop();
     await waitFor(gate, (s) => s.state === 'reconnecting');
     expect(shown).toHaveTextContent(`reconnecting network_error ${clock.now() + 500} ${opened + 15_000}`);
@@ -67,7 +85,10 @@ describe('useGateConnection', () => {
     for (let attempt = 0; attempt < 3; attempt++) {
       const feeds = server.feeds().length;
       await act(async () => {
-        const waiting = await when(gate.connection, (s) => s.retryAt !== undefined && s.retryAt > clock.now());
+        const waiting = await when(
+          gate.connection,
+          (s) => s.retryAt !== undefined && s.retryAt > clock.now(),
+        );
         clock.advance((waiting.retryAt ?? 0) - clock.now());
         await server.until(() => server.feeds().length === feeds + 1);
       });
@@ -95,7 +116,10 @@ describe('<ToolCallStatus> while a remote gate is not live', () => {
     expect(note).toHaveAttribute('data-state', 'connecting');
     expect(note).toHaveTextContent('Connecting to the server…');
     expect(note?.querySelector('time')).toBeNull();
-    expect(within(screen.getByRole('status')).getByRole('button', { name: 'Approve' })).toHaveAttribute('aria-disabled', 'true');
+    expect(within(screen.getByRole('status')).getByRole('button', { name: 'Approve' })).toHaveAttribute(
+      'aria-disabled',
+      'true',
+    );
     await waitFor(gate, (s) => s.state === 'live');
     expect(view.container.querySelector('[data-toolgate="connection"]')).toBeNull();
   });
@@ -122,7 +146,9 @@ describe('<ToolCallStatus> while a remote gate is not live', () => {
     act(() => void events.dispatchEvent(new Event('offline')));
     note = view.container.querySelector('[data-toolgate="connection"]');
     expect(note).toHaveAttribute('data-state', 'offline');
-    expect(note).toHaveTextContent('Offline: the server cannot be reached. You can decide once the connection is back; it is retried on its own. Last update:');
+    expect(note).toHaveTextContent(
+      'Offline: the server cannot be reached. You can decide once the connection is back; it is retried on its own. Last update:',
+    );
     expect(note?.querySelector('time')).toHaveAttribute('dateTime', new Date(opened).toISOString());
     expect(within(status).getByRole('button', { name: 'Deny' })).toHaveAttribute('aria-disabled', 'true');
     act(() => void events.dispatchEvent(new Event('online')));
@@ -138,7 +164,11 @@ describe('<ToolCallStatus> while a remote gate is not live', () => {
     const view = render(
       <ToolGateProvider gate={gate}>
         <ToolCallStatus pressDelayMs={0} id="c1" />
-        <ToolCallStatus pressDelayMs={0} id="c1" labels={{ disconnected: 'Déconnecté.', lastEvent: 'Dernière nouvelle :' }} />
+        <ToolCallStatus
+          pressDelayMs={0}
+          id="c1"
+          labels={{ disconnected: 'Déconnecté.', lastEvent: 'Dernière nouvelle :' }}
+        />
       </ToolGateProvider>,
     );
     server.drop();
@@ -147,7 +177,9 @@ describe('<ToolCallStatus> while a remote gate is not live', () => {
     await waitFor(gate, (s) => s.state === 'closed');
     const [note, translated] = [...view.container.querySelectorAll('[data-toolgate="connection"]')];
     expect(note).toHaveAttribute('data-state', 'closed');
-    expect(note).toHaveTextContent('Disconnected from the server. Reload the page to connect again. Last update:');
+    expect(note).toHaveTextContent(
+      'Disconnected from the server. Reload the page to connect again. Last update:',
+    );
     expect(translated).toHaveTextContent('Déconnecté. Dernière nouvelle :');
   });
 });

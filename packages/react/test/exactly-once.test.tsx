@@ -10,7 +10,13 @@ function Card({ proposal, options }: { proposal: object; options?: { id?: string
   return <p data-testid="card">{call?.status ?? 'none'}</p>;
 }
 
-function App({ gate, show = true, cards = 1, proposal, options }: {
+function App({
+  gate,
+  show = true,
+  cards = 1,
+  proposal,
+  options,
+}: {
   gate: ToolGate;
   show?: boolean;
   cards?: number;
@@ -20,7 +26,10 @@ function App({ gate, show = true, cards = 1, proposal, options }: {
   return (
     <StrictMode>
       <ToolGateProvider gate={gate}>
-        {show && Array.from({ length: cards }, (_, i) => <Card key={i} proposal={proposal()} {...(options && { options })} />)}
+        {show &&
+          Array.from({ length: cards }, (_, i) => (
+            <Card key={i} proposal={proposal()} {...(options && { options })} />
+          ))}
       </ToolGateProvider>
     </StrictMode>
   );
@@ -64,8 +73,14 @@ describe('useToolCall proposes at most once per call id', () => {
 
   it('two components showing the same call run it once', () => {
     const shop = createShop();
-    render(<App gate={shop.gate} cards={3} proposal={() => openaiCall('call_1', 'add_item', { sku: 'hat' })} />);
-    expect(screen.getAllByTestId('card').map((card) => card.textContent)).toEqual(['committed', 'committed', 'committed']);
+    render(
+      <App gate={shop.gate} cards={3} proposal={() => openaiCall('call_1', 'add_item', { sku: 'hat' })} />,
+    );
+    expect(screen.getAllByTestId('card').map((card) => card.textContent)).toEqual([
+      'committed',
+      'committed',
+      'committed',
+    ]);
     expect(shop.runs.add_item).toBe(1);
     expect(shop.writes).toBe(1);
   });

@@ -12,7 +12,16 @@ import { afterEach, expect, it } from 'vitest';
 import { createFakeClock } from '../../core/test/support/clock.ts';
 import { when } from '../../core/test/support/when.ts';
 import { bearer, serve } from '../../server/test/support/http.ts';
-import { ToolCallStatus, ToolCallStatusActions, ToolCallStatusApprovals, ToolCallStatusChanges, ToolCallStatusEdit, ToolCallStatusLabel, ToolCallStatusRefusal, ToolGateProvider } from '../src/index.ts';
+import {
+  ToolCallStatus,
+  ToolCallStatusActions,
+  ToolCallStatusApprovals,
+  ToolCallStatusChanges,
+  ToolCallStatusEdit,
+  ToolCallStatusLabel,
+  ToolCallStatusRefusal,
+  ToolGateProvider,
+} from '../src/index.ts';
 
 let cleanup: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -23,7 +32,12 @@ afterEach(async () => {
 const wire = (approvals: number) =>
   defineTool({
     name: 'wire',
-    inputSchema: { type: 'object', properties: { amount_cents: { type: 'integer', minimum: 1 } }, required: ['amount_cents'], additionalProperties: false },
+    inputSchema: {
+      type: 'object',
+      properties: { amount_cents: { type: 'integer', minimum: 1 } },
+      required: ['amount_cents'],
+      additionalProperties: false,
+    },
     needsApproval: true,
     approvals,
     execute: (input) => ({ sent: input.amount_cents }),
@@ -33,7 +47,13 @@ async function page(approvals: number, principal: string): Promise<{ server: Ser
   const directory = mkdtempSync(join(tmpdir(), 'toolgate-policy-'));
   const ledger = await sqliteLedger({ path: join(directory, 'ledger.db') });
   const tool = wire(approvals);
-  const server = createServerGate({ tools: [tool], ledger, recover: false, canSee: () => true, canApprove: (who) => who.startsWith('manager_') });
+  const server = createServerGate({
+    tools: [tool],
+    ledger,
+    recover: false,
+    canSee: () => true,
+    canApprove: (who) => who.startsWith('manager_'),
+  });
   const served = await serve(toolgateHandler(server, { authenticate: bearer }));
   cleanup.push(
     () => rmSync(directory, { recursive: true, force: true }),
@@ -41,8 +61,17 @@ async function page(approvals: number, principal: string): Promise<{ server: Ser
     () => server.close(),
     () => served.close(),
   );
-  await server.propose({ id: 'w1', name: 'wire', arguments: { amount_cents: 500_000 } }, { session: 's1', principal: 'alice' });
-  const gate = createRemoteGate({ url: `${served.origin}/api/toolgate`, session: 's1', tools: [tool], headers: { Authorization: `Bearer ${principal}` }, clock: createFakeClock() });
+  await server.propose(
+    { id: 'w1', name: 'wire', arguments: { amount_cents: 500_000 } },
+    { session: 's1', principal: 'alice' },
+  );
+  const gate = createRemoteGate({
+    url: `${served.origin}/api/toolgate`,
+    session: 's1',
+    tools: [tool],
+    headers: { Authorization: `Bearer ${principal}` },
+    clock: createFakeClock(),
+  });
   cleanup.push(() => gate.close());
   await when(gate.connection, (state) => state.state === 'live');
   return { server, gate };
@@ -60,7 +89,9 @@ it('shows who has approved a call that needs two approvers and how many are left
       <ToolCallStatus pressDelayMs={0} id="w1" />
     </ToolGateProvider>,
   );
-  expect(screen.getByRole('status').querySelector('[data-toolgate="approvals"]')?.textContent).toBe('No approvals yet · 2 more of 2 needed');
+  expect(screen.getByRole('status').querySelector('[data-toolgate="approvals"]')?.textContent).toBe(
+    'No approvals yet · 2 more of 2 needed',
+  );
   await userEvent.click(screen.getByRole('button', { name: 'Approve' }));
   await settle(gate, () => gate.get('w1')?.approval?.left === 1);
   const approvals = screen.getByRole('status').querySelector('[data-toolgate="approvals"]');
@@ -71,15 +102,27 @@ it('shows who has approved a call that needs two approvers and how many are left
   expect(screen.getByRole('button', { name: 'Approve' }).getAttribute('aria-disabled')).toBeNull();
   await userEvent.click(screen.getByRole('button', { name: 'Approve' }));
   await act(async () => {
-    await when({ getState: () => gate.requestOf('w1'), subscribe: (listener) => gate.subscribeCall('w1', () => listener(gate.requestOf('w1'))) }, (request) => request?.state === 'refused');
+    await when(
+      {
+        getState: () => gate.requestOf('w1'),
+        subscribe: (listener) => gate.subscribeCall('w1', () => listener(gate.requestOf('w1'))),
+      },
+      (request) => request?.state === 'refused',
+    );
   });
-  expect(screen.getByRole('status').querySelector('[data-toolgate="refusal"]')?.getAttribute('data-code')).toBe('already_approved');
+  expect(
+    screen.getByRole('status').querySelector('[data-toolgate="refusal"]')?.getAttribute('data-code'),
+  ).toBe('already_approved');
 
   const hash = (await import('@toolgate/core')).inputHash;
-  expect(await server.approve('w1', { principal: 'manager_2', inputHash: await hash(gate.get('w1')?.input) })).toEqual({ ok: true, left: 0 });
+  expect(
+    await server.approve('w1', { principal: 'manager_2', inputHash: await hash(gate.get('w1')?.input) }),
+  ).toEqual({ ok: true, left: 0 });
   await settle(gate, () => gate.get('w1')?.status === 'committed');
   expect(screen.getByRole('status').getAttribute('data-status')).toBe('committed');
-  expect(screen.getByRole('status').querySelector('[data-toolgate="approvals"]')?.textContent).toBe('Approved by manager_1, manager_2');
+  expect(screen.getByRole('status').querySelector('[data-toolgate="approvals"]')?.textContent).toBe(
+    'Approved by manager_1, manager_2',
+  );
 });
 
 function EditForm() {
@@ -90,11 +133,15 @@ function EditForm() {
           aria-label="edit"
           onSubmit={(event) => {
             event.preventDefault();
-            approve({ ...(input as object), amount_cents: Number(new FormData(event.currentTarget).get('amount')) });
+            approve({
+              ...(input as object),
+              amount_cents: Number(new FormData(event.currentTarget).get('amount')),
+            });
           }}
         >
           <label>
-            Amount <input name="amount" defaultValue={String((input as { amount_cents: number }).amount_cents)} />
+            Amount{' '}
+            <input name="amount" defaultValue={String((input as { amount_cents: number }).amount_cents)} />
           </label>
           <button type="submit">Approve this amount</button>
         </form>
@@ -122,7 +169,13 @@ it('sends the edit from a form the app renders: a bad one is refused and the cal
   await userEvent.type(amount, '0');
   await userEvent.click(screen.getByRole('button', { name: 'Approve this amount' }));
   await act(async () => {
-    await when({ getState: () => gate.requestOf('w1'), subscribe: (listener) => gate.subscribeCall('w1', () => listener(gate.requestOf('w1'))) }, (request) => request?.state === 'refused');
+    await when(
+      {
+        getState: () => gate.requestOf('w1'),
+        subscribe: (listener) => gate.subscribeCall('w1', () => listener(gate.requestOf('w1'))),
+      },
+      (request) => request?.state === 'refused',
+    );
   });
   const refusal = screen.getByRole('status').querySelector('[data-toolgate="refusal"]');
   expect(refusal?.getAttribute('data-code')).toBe('invalid_edit');
@@ -134,6 +187,8 @@ it('sends the edit from a form the app renders: a bad one is refused and the cal
   await userEvent.click(screen.getByRole('button', { name: 'Approve this amount' }));
   await settle(gate, () => gate.get('w1')?.status === 'committed');
   expect(gate.get('w1')).toMatchObject({ input: { amount_cents: 400_000 }, output: { sent: 400_000 } });
-  expect(screen.getByRole('status').querySelector('[data-toolgate="changes"]')?.textContent).toBe('Changed by manager_1:/amount_cents 500000 → 400000');
+  expect(screen.getByRole('status').querySelector('[data-toolgate="changes"]')?.textContent).toBe(
+    'Changed by manager_1:/amount_cents 500000 → 400000',
+  );
   expect(screen.queryByRole('form', { name: 'edit' })).toBeNull();
 });

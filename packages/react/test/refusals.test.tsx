@@ -20,7 +20,14 @@ afterEach(async () => {
 });
 
 /** A live remote gate on a scripted server with one call awaiting approval, and its status on screen. */
-async function showCall(labels?: Partial<ToolCallStatusLabels>): Promise<{ server: LoopbackServer; gate: RemoteGate; status: HTMLElement; noServer: (on: boolean) => void }> {
+async function showCall(
+  labels?: Partial<ToolCallStatusLabels>,
+): Promise<{
+  server: LoopbackServer;
+  gate: RemoteGate;
+  status: HTMLElement;
+  noServer: (on: boolean) => void;
+}> {
   const server = await startLoopbackServer();
   cleanup.push(() => server.close());
   server.call('c1', 'charge', input, 'awaiting_approval');
@@ -28,8 +35,18 @@ async function showCall(labels?: Partial<ToolCallStatusLabels>): Promise<{ serve
   let unreachable = false;
   // POSTs find no server while `unreachable`; the feed is left as it is.
   const fetch = (url: RequestInfo | URL, init?: RequestInit) =>
-    unreachable && init?.method === 'POST' ? Promise.reject(new TypeError('Failed to fetch')) : globalThis.fetch(url, init);
-  const gate = createRemoteGate({ url: server.url, session: server.session, tools: [shop.tools.charge], store: shop.store, clock: createFakeClock(), fetch, onError: () => {} });
+    unreachable && init?.method === 'POST'
+      ? Promise.reject(new TypeError('Failed to fetch'))
+      : globalThis.fetch(url, init);
+  const gate = createRemoteGate({
+    url: server.url,
+    session: server.session,
+    tools: [shop.tools.charge],
+    store: shop.store,
+    clock: createFakeClock(),
+    fetch,
+    onError: () => {},
+  });
   cleanup.push(() => gate.close());
   await when(gate.connection, (state) => state.state === 'live');
   render(
@@ -43,55 +60,69 @@ async function showCall(labels?: Partial<ToolCallStatusLabels>): Promise<{ serve
 }
 
 const refused = (gate: RemoteGate) =>
-  act(() => when({ getState: () => gate.requestOf('c1'), subscribe: (listener) => gate.subscribeCall('c1', () => listener(gate.requestOf('c1'))) }, (request) => request?.state === 'refused').then(() => {}));
+  act(() =>
+    when(
+      {
+        getState: () => gate.requestOf('c1'),
+        subscribe: (listener) => gate.subscribeCall('c1', () => listener(gate.requestOf('c1'))),
+      },
+      (request) => request?.state === 'refused',
+    ).then(() => {}),
+  );
 
 const refusalOf = (status: HTMLElement) => status.querySelector('[data-toolgate="refusal"]');
 
 describe('<ToolCallStatus> shows each refusal with a way forward', () => {
-  const cases: { code: string; status: number; server: string; action: 'Approve' | 'Deny'; shows: string }[] = [
-    {
-      code: 'stale',
-      status: 409,
-      server: 'the approval names other arguments than the call holds; reload the call and approve what it shows',
-      action: 'Approve',
-      shows: 'Not approved: the input changed since you saw it. Review the input shown now, then decide again.',
-    },
-    {
-      code: 'expired',
-      status: 409,
-      server: 'the approval expired; the call was cancelled',
-      action: 'Approve',
-      shows: 'Not approved: the time to decide ran out, and the call was cancelled. Ask for it again if it is still needed.',
-    },
-    {
-      code: 'forbidden',
-      status: 403,
-      server: 'this principal may not decide this call',
-      action: 'Deny',
-      shows: 'Not denied: you may not decide this call. Someone who may has to do it.',
-    },
-    {
-      code: 'not_awaiting',
-      status: 409,
-      server: 'the call is executing, not waiting for approval',
-      action: 'Approve',
-      shows: 'Not approved: the call no longer waits for a decision: it was decided elsewhere, or it is running. Its status shows where it is.',
-    },
-    {
-      code: 'settled',
-      status: 409,
-      server: 'the call has already ended',
-      action: 'Deny',
-      shows: 'Not denied: the call has already ended, so there is nothing left to decide. Its status shows how it ended.',
-    },
-    {
-      code: 'already_approved',
-      status: 409,
-      server: 'this approver has already approved this input; the call waits for the others',
-      action: 'Approve',
-      shows: 'Not approved: you have already approved this input. The call waits for the other approvers.',
-    },
-  ];
+  const cases: { code: string; status: number; server: string; action: 'Approve' | 'Deny'; shows: string }[] =
+    [
+      {
+        code: 'stale',
+        status: 409,
+        server:
+          'the approval names other arguments than the call holds; reload the call and approve what it shows',
+        action: 'Approve',
+        shows:
+          'Not approved: the input changed since you saw it. Review the input shown now, then decide again.',
+      },
+      {
+        code: 'expired',
+        status: 409,
+        server: 'the approval expired; the call was cancelled',
+        action: 'Approve',
+        shows:
+          'Not approved: the time to decide ran out, and the call was cancelled. Ask for it again if it is still needed.',
+      },
+      {
+        code: 'forbidden',
+        status: 403,
+        server: 'this principal may not decide this call',
+        action: 'Deny',
+        shows: 'Not denied: you may not decide this call. Someone who may has to do it.',
+      },
+      {
+        code: 'not_awaiting',
+        status: 409,
+        server: 'the call is executing, not waiting for approval',
+        action: 'Approve',
+        shows:
+          'Not approved: the call no longer waits for a decision: it was decided elsewhere, or it is running. Its status shows where it is.',
+      },
+      {
+        code: 'settled',
+        status: 409,
+        server: 'the call has already ended',
+        action: 'Deny',
+        shows:
+          'Not denied: the call has already ended, so there is nothing left to decide. Its status shows how it ended.',
+      },
+      {
+        code: 'already_approved',
+        status: 409,
+        server: 'this approver has already approved this input; the call waits for the others',
+        action: 'Approve',
+        shows: 'Not approved: you have already approved this input. The call waits for the other approvers.',
+      },
+    ];
 
   for (const { code, status: httpStatus, server: message, action, shows } of cases) {
     it(`${code}: "${shows}"`, async () => {
@@ -109,12 +140,14 @@ describe('<ToolCallStatus> shows each refusal with a way forward', () => {
     });
   }
 
-  it('invalid_edit: the server\'s reason inside the sentence', async () => {
+  it("invalid_edit: the server's reason inside the sentence", async () => {
     const { server, gate, status } = await showCall();
     server.refuseNextPost(409, 'invalid_edit', 'the maximum is $500.');
     await userEvent.setup().click(within(status).getByRole('button', { name: 'Approve' }));
     await refused(gate);
-    expect(refusalOf(status)).toHaveTextContent('Not approved: your change was refused: the maximum is $500. The call still waits for a decision.');
+    expect(refusalOf(status)).toHaveTextContent(
+      'Not approved: your change was refused: the maximum is $500. The call still waits for a decision.',
+    );
   });
 
   it('network_error: no answer from the server; it says the decision may not have arrived and what to do once the connection is back', async () => {
@@ -137,11 +170,13 @@ describe('<ToolCallStatus> shows each refusal with a way forward', () => {
     act(() => void gate.deny('c1'));
     const refusal = refusalOf(status);
     expect(refusal).toHaveAttribute('data-code', 'offline');
-    expect(refusal).toHaveTextContent('Not denied: it was not sent: the server was out of reach. Decide again once the connection is back.');
+    expect(refusal).toHaveTextContent(
+      'Not denied: it was not sent: the server was out of reach. Decide again once the connection is back.',
+    );
     expect(server.requests.some((request) => request.method === 'POST')).toBe(false);
   });
 
-  it('a code without a sentence shows the server\'s own words', async () => {
+  it("a code without a sentence shows the server's own words", async () => {
     const { server, gate, status } = await showCall();
     server.refuseNextPost(418, 'teapot', 'this server only brews tea');
     await userEvent.setup().click(within(status).getByRole('button', { name: 'Approve' }));
@@ -150,8 +185,11 @@ describe('<ToolCallStatus> shows each refusal with a way forward', () => {
     expect(refusalOf(status)).toHaveAttribute('data-code', 'teapot');
   });
 
-  it('the sentences are labels: one code reworded, {message} for the server\'s words, the others kept', async () => {
-    const labels = { approveRefused: 'Refusé', refusals: { stale: 'la saisie a changé ({message}) : relisez-la.' } };
+  it("the sentences are labels: one code reworded, {message} for the server's words, the others kept", async () => {
+    const labels = {
+      approveRefused: 'Refusé',
+      refusals: { stale: 'la saisie a changé ({message}) : relisez-la.' },
+    };
     const { server, gate, status } = await showCall(labels);
     server.refuseNextPost(409, 'stale', 'other arguments.');
     await userEvent.setup().click(within(status).getByRole('button', { name: 'Approve' }));
@@ -159,7 +197,15 @@ describe('<ToolCallStatus> shows each refusal with a way forward', () => {
     expect(refusalOf(status)).toHaveTextContent('Refusé: la saisie a changé (other arguments) : relisez-la.');
     server.refuseNextPost(409, 'expired', 'late');
     await userEvent.setup().click(within(status).getByRole('button', { name: 'Approve' }));
-    await act(() => when({ getState: () => gate.requestOf('c1'), subscribe: (listener) => gate.subscribeCall('c1', () => listener(gate.requestOf('c1'))) }, (request) => request?.state === 'refused' && request.error.code === 'expired').then(() => {}));
+    await act(() =>
+      when(
+        {
+          getState: () => gate.requestOf('c1'),
+          subscribe: (listener) => gate.subscribeCall('c1', () => listener(gate.requestOf('c1'))),
+        },
+        (request) => request?.state === 'refused' && request.error.code === 'expired',
+      ).then(() => {}),
+    );
     expect(refusalOf(status)).toHaveTextContent('Refusé: the time to decide ran out');
   });
 });

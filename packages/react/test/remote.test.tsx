@@ -34,12 +34,20 @@ beforeAll(() => {
   vi.spyOn(HTMLCanvasElement.prototype, 'getContext').mockImplementation(() => null);
 });
 
-async function mirror(script: (server: LoopbackServer) => void): Promise<{ server: LoopbackServer; gate: RemoteGate; shop: ShopFixture }> {
+async function mirror(
+  script: (server: LoopbackServer) => void,
+): Promise<{ server: LoopbackServer; gate: RemoteGate; shop: ShopFixture }> {
   const server = await startLoopbackServer();
   cleanup.push(() => server.close());
   script(server);
   const shop = createShop();
-  const gate = createRemoteGate({ url: server.url, session: server.session, tools: [shop.tools.charge], store: shop.store, clock: createFakeClock() });
+  const gate = createRemoteGate({
+    url: server.url,
+    session: server.session,
+    tools: [shop.tools.charge],
+    store: shop.store,
+    clock: createFakeClock(),
+  });
   cleanup.push(() => gate.close());
   await when(gate.connection, (state) => state.state === 'live');
   return { server, gate, shop };
@@ -52,7 +60,13 @@ const settle = (gate: RemoteGate, check: () => boolean) =>
   });
 const requestSettles = (gate: RemoteGate, id: string, check: () => boolean) =>
   act(async () => {
-    await when({ getState: () => gate.requestOf(id), subscribe: (listener) => gate.subscribeCall(id, () => listener(gate.requestOf(id))) }, check);
+    await when(
+      {
+        getState: () => gate.requestOf(id),
+        subscribe: (listener) => gate.subscribeCall(id, () => listener(gate.requestOf(id))),
+      },
+      check,
+    );
   });
 
 function List() {
@@ -62,7 +76,10 @@ function List() {
 
 async function violations(container: Element): Promise<{ id: string; nodes: string[] }[]> {
   const results = await axe.run(container);
-  return results.violations.map((violation) => ({ id: violation.id, nodes: violation.nodes.map((node) => node.html) }));
+  return results.violations.map((violation) => ({
+    id: violation.id,
+    nodes: violation.nodes.map((node) => node.html),
+  }));
 }
 
 /** The tool both halves import: the server runs it, the page commits its output to the app's store. */
@@ -88,7 +105,12 @@ const alice = { session: 's1', principal: 'alice' };
 async function mirrorServer(principal: string, script: (server: ServerGate) => Promise<unknown>) {
   const directory = mkdtempSync(join(tmpdir(), 'toolgate-react-'));
   const ledger = await sqliteLedger({ path: join(directory, 'ledger.db') });
-  const server = createServerGate({ tools: [charge], ledger, recover: false, canSee: (who, session) => who === session.owner || who === 'auditor' });
+  const server = createServerGate({
+    tools: [charge],
+    ledger,
+    recover: false,
+    canSee: (who, session) => who === session.owner || who === 'auditor',
+  });
   const served = await serve(toolgateHandler(server, { authenticate: bearer }));
   cleanup.push(
     () => rmSync(directory, { recursive: true, force: true }),
@@ -100,7 +122,14 @@ async function mirrorServer(principal: string, script: (server: ServerGate) => P
   const store = wallet();
   let writes = 0;
   store.subscribe(() => void (writes += 1));
-  const gate = createRemoteGate({ url: `${served.origin}/api/toolgate`, session: 's1', tools: [charge], store, headers: { Authorization: `Bearer ${principal}` }, clock: createFakeClock() });
+  const gate = createRemoteGate({
+    url: `${served.origin}/api/toolgate`,
+    session: 's1',
+    tools: [charge],
+    store,
+    headers: { Authorization: `Bearer ${principal}` },
+    clock: createFakeClock(),
+  });
   cleanup.push(() => gate.close());
   await when(gate.connection, (state) => state.state === 'live');
   return { server, gate, store, writes: () => writes };
@@ -123,10 +152,13 @@ function Charge({ id }: { id: string }) {
 }
 
 describe('React over a remote gate (a real server gate)', () => {
-  it('useToolCall, useToolCalls and <ToolCallStatus> show the server\'s calls; Approve runs the call there and the store changes once', async () => {
+  it("useToolCall, useToolCalls and <ToolCallStatus> show the server's calls; Approve runs the call there and the store changes once", async () => {
     const { server, gate, store, writes } = await mirrorServer('alice', async (s) => {
       await s.run({ id: 'c0', name: 'charge', arguments: { amount_cents: 100, currency: 'USD' } }, alice);
-      await s.propose({ id: 'c1', name: 'charge', arguments: { amount_cents: 9000, currency: 'EUR' } }, alice);
+      await s.propose(
+        { id: 'c1', name: 'charge', arguments: { amount_cents: 9000, currency: 'EUR' } },
+        alice,
+      );
     });
     render(
       <ToolGateProvider gate={gate}>
@@ -155,7 +187,9 @@ describe('React over a remote gate (a real server gate)', () => {
     expect(screen.getByLabelText('balance')).toHaveTextContent('1000');
     expect(await server.get('c1')).toMatchObject({ status: 'committed', output: { charged: 9000 } });
 
-    await act(() => server.run({ id: 'c2', name: 'charge', arguments: { amount_cents: 250, currency: 'USD' } }, alice));
+    await act(() =>
+      server.run({ id: 'c2', name: 'charge', arguments: { amount_cents: 250, currency: 'USD' } }, alice),
+    );
     await settle(gate, () => gate.get('c2')?.status === 'committed');
     expect(screen.getByTestId('card-c2')).toHaveTextContent('charge committed charged 250');
     expect(screen.getByLabelText('calls')).toHaveTextContent('c0:committed c1:committed c2:committed');
@@ -164,7 +198,9 @@ describe('React over a remote gate (a real server gate)', () => {
   });
 
   it('a refused approve (403 from the server) is shown in <ToolCallStatus> with what to do, and the call keeps waiting', async () => {
-    const { server, gate, writes } = await mirrorServer('auditor', (s) => s.propose({ id: 'c1', name: 'charge', arguments: { amount_cents: 9000, currency: 'EUR' } }, alice));
+    const { server, gate, writes } = await mirrorServer('auditor', (s) =>
+      s.propose({ id: 'c1', name: 'charge', arguments: { amount_cents: 9000, currency: 'EUR' } }, alice),
+    );
     const { container } = render(
       <ToolGateProvider gate={gate}>
         <main>
@@ -178,7 +214,9 @@ describe('React over a remote gate (a real server gate)', () => {
     expect(status).toHaveAttribute('data-request', 'refused');
     expect(status).toHaveAttribute('data-status', 'awaiting_approval');
     const refusal = container.querySelector('[data-toolgate="refusal"]');
-    expect(refusal).toHaveTextContent('Not approved: you may not decide this call. Someone who may has to do it.');
+    expect(refusal).toHaveTextContent(
+      'Not approved: you may not decide this call. Someone who may has to do it.',
+    );
     expect(refusal).toHaveAttribute('data-code', 'forbidden');
     expect(status).toContainElement(refusal as HTMLElement);
     expect(within(status).getByRole('button', { name: 'Approve' })).not.toHaveAttribute('aria-disabled');
@@ -211,10 +249,12 @@ describe('React over a remote gate (a scripted loopback server)', () => {
     expect(approve).not.toHaveAttribute('aria-disabled');
     expect(status.querySelector('[data-toolgate="connection"]')).toBeNull();
     // The decision made while it was away stays refused, saying what to do now that it is back.
-    expect(status.querySelector('[data-toolgate="refusal"]')).toHaveTextContent('Not approved: it was not sent: the server was out of reach. Decide again once the connection is back.');
+    expect(status.querySelector('[data-toolgate="refusal"]')).toHaveTextContent(
+      'Not approved: it was not sent: the server was out of reach. Decide again once the connection is back.',
+    );
   });
 
-  it('Approve shows the request on its way (busy, disabled for the keyboard too) until the server\'s move arrives', async () => {
+  it("Approve shows the request on its way (busy, disabled for the keyboard too) until the server's move arrives", async () => {
     const { server, gate } = await mirror((s) => s.call('c1', 'charge', input, 'awaiting_approval'));
     const { container } = render(
       <ToolGateProvider gate={gate}>
@@ -243,7 +283,9 @@ describe('React over a remote gate (a scripted loopback server)', () => {
     expect(status).toHaveAttribute('data-status', 'executing');
     expect(status).not.toHaveAttribute('data-request');
     expect(within(status).getByRole('button', { name: 'Cancel' })).not.toHaveAttribute('aria-disabled');
-    expect(server.requests.filter((request) => request.method === 'POST').map((request) => request.path)).toEqual(['/api/toolgate/calls/c1/approve']);
+    expect(
+      server.requests.filter((request) => request.method === 'POST').map((request) => request.path),
+    ).toEqual(['/api/toolgate/calls/c1/approve']);
   });
 
   it('a refused approval (409 stale) is shown with what to do, inside the live region, and Approve works again', async () => {
@@ -263,7 +305,9 @@ describe('React over a remote gate (a scripted loopback server)', () => {
     expect(status).toHaveAttribute('data-request', 'refused');
     expect(status).toHaveAttribute('data-status', 'awaiting_approval');
     const refusal = container.querySelector('[data-toolgate="refusal"]');
-    expect(refusal).toHaveTextContent('Not approved: the input changed since you saw it. Review the input shown now, then decide again.');
+    expect(refusal).toHaveTextContent(
+      'Not approved: the input changed since you saw it. Review the input shown now, then decide again.',
+    );
     expect(refusal).toHaveAttribute('data-code', 'stale');
     expect(status).toContainElement(refusal as HTMLElement);
     const approve = within(status).getByRole('button', { name: 'Approve' });
@@ -273,7 +317,12 @@ describe('React over a remote gate (a scripted loopback server)', () => {
 
   it('the refusal and busy words are labels, so they can be translated', async () => {
     const { server, gate } = await mirror((s) => s.call('c1', 'charge', input, 'awaiting_approval'));
-    const labels = { approve: 'Autoriser', approving: 'Autorisation…', approveRefused: 'Refusé', refusals: { forbidden: '{message}' } };
+    const labels = {
+      approve: 'Autoriser',
+      approving: 'Autorisation…',
+      approveRefused: 'Refusé',
+      refusals: { forbidden: '{message}' },
+    };
     render(
       <ToolGateProvider gate={gate}>
         <ToolCallStatus pressDelayMs={0} id="c1" labels={labels} />

@@ -1,7 +1,13 @@
 import { act, render, screen } from '@testing-library/react';
 import { Profiler, type ReactNode } from 'react';
 import { describe, expect, it } from 'vitest';
-import { ToolCallStatus, ToolCallStatusLabel, ToolGateProvider, useToolCall, useToolCallIds } from '../src/index.ts';
+import {
+  ToolCallStatus,
+  ToolCallStatusLabel,
+  ToolGateProvider,
+  useToolCall,
+  useToolCallIds,
+} from '../src/index.ts';
 import { createShop, openaiCall, renderWithGate } from './shop.tsx';
 
 /** Counts the commits of each profiled subtree, by its id. */
@@ -65,7 +71,13 @@ describe('render counts', () => {
     // the status's own renders (the label follows its context) and the element never breaks memo.
     const labels = new Map<string, ReactNode>();
     const labelOf = (id: string) => {
-      if (!labels.has(id)) labels.set(id, <Counted id={id}><ToolCallStatusLabel /></Counted>);
+      if (!labels.has(id))
+        labels.set(
+          id,
+          <Counted id={id}>
+            <ToolCallStatusLabel />
+          </Counted>,
+        );
       return labels.get(id);
     };
     let transcriptRenders = 0;
@@ -149,7 +161,11 @@ describe('render counts', () => {
     const { counts, Counted } = renderCounter();
     function Preview({ id }: { id: string }) {
       const { call } = useToolCall(id);
-      return <output data-testid={id}>{call?.status === 'pending' ? JSON.stringify(call.preview) : call?.status}</output>;
+      return (
+        <output data-testid={id}>
+          {call?.status === 'pending' ? JSON.stringify(call.preview) : call?.status}
+        </output>
+      );
     }
     render(
       <ToolGateProvider gate={shop.gate}>

@@ -129,7 +129,11 @@ export type ShopFixture = ReturnType<typeof createShop>;
 
 /** An OpenAI Chat `tool_calls[]` entry, the shape a chat app most often holds. */
 export function openaiCall(id: string, name: string, args: unknown) {
-  return { id, type: 'function' as const, function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args) } };
+  return {
+    id,
+    type: 'function' as const,
+    function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args) },
+  };
 }
 
 export function renderWithGate(gate: ToolGate, ui: ReactNode): RenderResult {

@@ -3,8 +3,13 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-const css = readFileSync(fileURLToPath(new URL('../src/styles.css', import.meta.url)), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '');
-const selectors = [...css.matchAll(/([^{}]+)\{/g)].map((match) => (match[1] ?? '').trim()).filter((s) => !s.startsWith('@') && !/^\d+%$/.test(s));
+const css = readFileSync(fileURLToPath(new URL('../src/styles.css', import.meta.url)), 'utf8').replace(
+  /\/\*[\s\S]*?\*\//g,
+  '',
+);
+const selectors = [...css.matchAll(/([^{}]+)\{/g)]
+  .map((match) => (match[1] ?? '').trim())
+  .filter((s) => !s.startsWith('@') && !/^\d+%$/.test(s));
 
 describe('styles.css', () => {
   it('styles only through the data attributes, never through classes or ids', () => {

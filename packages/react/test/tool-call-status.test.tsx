@@ -2,7 +2,13 @@ import { cancel } from '@toolgate/core';
 import { act, render, screen, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
-import { ToolCallStatus, ToolCallStatusActions, ToolCallStatusInput, ToolCallStatusLabel, ToolCallStatusReason } from '../src/index.ts';
+import {
+  ToolCallStatus,
+  ToolCallStatusActions,
+  ToolCallStatusInput,
+  ToolCallStatusLabel,
+  ToolCallStatusReason,
+} from '../src/index.ts';
 import { createShop, openaiCall, quietly, renderWithGate, type ShopFixture } from './shop.tsx';
 
 const initial = { balance: 10_000, items: [] };
@@ -24,7 +30,9 @@ function proposeCharge(shop: ShopFixture, id = 'call_1', args: unknown = validCh
 describe('<ToolCallStatus> shows each status', () => {
   it('pending: the call is streaming; no actions yet', () => {
     const shop = createShop();
-    const { status } = show(shop, 'call_1', () => shop.gate.stream.open({ id: 'call_1', name: 'charge', source: 'openai-chat' }));
+    const { status } = show(shop, 'call_1', () =>
+      shop.gate.stream.open({ id: 'call_1', name: 'charge', source: 'openai-chat' }),
+    );
     expect(status).toHaveAttribute('data-status', 'pending');
     expect(status).toHaveTextContent('charge Preparing');
     expect(within(status).queryByRole('button')).toBeNull();
@@ -32,7 +40,9 @@ describe('<ToolCallStatus> shows each status', () => {
 
   it('validated: the arguments are valid and the app is still deciding; no actions', async () => {
     const shop = createShop();
-    const { status } = show(shop, 'call_2', () => shop.gate.propose(openaiCall('call_2', 'lookup', { q: 'socks' })));
+    const { status } = show(shop, 'call_2', () =>
+      shop.gate.propose(openaiCall('call_2', 'lookup', { q: 'socks' })),
+    );
     expect(status).toHaveAttribute('data-status', 'validated');
     expect(status).toHaveTextContent('lookup Checked');
     expect(within(status).queryByRole('button')).toBeNull();
@@ -58,7 +68,11 @@ describe('<ToolCallStatus> shows each status', () => {
     await userEvent.setup().click(within(status).getByRole('button', { name: 'Approve' }));
     expect(status).toHaveAttribute('data-status', 'executing');
     expect(status).toHaveTextContent('charge Running');
-    expect(within(status).getAllByRole('button').map((b) => b.textContent)).toEqual(['Cancel']);
+    expect(
+      within(status)
+        .getAllByRole('button')
+        .map((b) => b.textContent),
+    ).toEqual(['Cancel']);
     expect(shop.writes).toBe(0);
   });
 
@@ -94,7 +108,9 @@ describe('<ToolCallStatus> shows each status', () => {
     expect(status).toHaveAttribute('data-status', 'rejected');
     expect(status).toHaveAttribute('data-reason', 'invalid_arguments');
     expect(status).toHaveTextContent('charge Rejected');
-    const paths = within(status).getAllByRole('listitem').map((item) => item.querySelector('code')?.textContent);
+    const paths = within(status)
+      .getAllByRole('listitem')
+      .map((item) => item.querySelector('code')?.textContent);
     expect(paths).toEqual(['/amount_cents', '/currency']);
     expect(within(status).getAllByRole('listitem')[0]).toHaveTextContent(/\/amount_cents must be integer/);
     expect(within(status).queryByRole('button')).toBeNull();
@@ -105,7 +121,9 @@ describe('<ToolCallStatus> shows each status', () => {
 
   it('rejected without issues: the reason message (an unknown tool)', () => {
     const shop = createShop();
-    const { status } = show(shop, 'call_9', () => shop.gate.propose(openaiCall('call_9', 'delete_everything', {})));
+    const { status } = show(shop, 'call_9', () =>
+      shop.gate.propose(openaiCall('call_9', 'delete_everything', {})),
+    );
     expect(status).toHaveAttribute('data-status', 'rejected');
     expect(status).toHaveAttribute('data-reason', 'unknown_tool');
     expect(status).toHaveTextContent('no tool named "delete_everything" is registered');
@@ -154,7 +172,9 @@ describe('<ToolCallStatus> shows each status', () => {
 
   it('failed: the error, and the store is unchanged', async () => {
     const shop = createShop();
-    const { status } = show(shop, 'call_3', () => shop.gate.propose(openaiCall('call_3', 'refund', { reason: 'ledger offline' })));
+    const { status } = show(shop, 'call_3', () =>
+      shop.gate.propose(openaiCall('call_3', 'refund', { reason: 'ledger offline' })),
+    );
     expect(status).toHaveAttribute('data-status', 'failed');
     expect(status).toHaveAttribute('data-reason', 'tool_error');
     expect(status).toHaveTextContent('refund Failed');
@@ -268,7 +288,15 @@ describe('<ToolCallStatus> never renders model or tool text as HTML', () => {
 
 describe('<ToolCallStatus> renders only text', () => {
   // What React 19 and React 18 each take for an element.
-  const elementOf = (kind: string) => ({ $$typeof: Symbol.for(kind), type: 'img', key: null, ref: null, props: { src: 'x' }, _owner: null, _store: {} });
+  const elementOf = (kind: string) => ({
+    $$typeof: Symbol.for(kind),
+    type: 'img',
+    key: null,
+    ref: null,
+    props: { src: 'x' },
+    _owner: null,
+    _store: {},
+  });
   const element = elementOf('react.transitional.element');
   const legacyElement = elementOf('react.element');
 
@@ -297,10 +325,17 @@ describe('<ToolCallStatus> renders only text', () => {
     ['an element-like message', { code: 'tool_error', message: element }],
     ['a React 18 element-like message', { code: 'tool_error', message: legacyElement }],
     ['issues that are not a list', { code: 'output_invalid', message: 'bad', issues: { length: 1 } }],
-    ['an issue that is not an object', { code: 'output_invalid', message: 'bad', issues: [null, { path: element, message: legacyElement }] }],
+    [
+      'an issue that is not an object',
+      { code: 'output_invalid', message: 'bad', issues: [null, { path: element, message: legacyElement }] },
+    ],
   ])('does not throw or render an element for a record from elsewhere with %s', (_what, reason) => {
     const shop = createShop();
-    const saved = { ...createShop().gate.propose(openaiCall('call_x', 'add_item', { sku: 'socks' })), status: 'failed', reason } as never;
+    const saved = {
+      ...createShop().gate.propose(openaiCall('call_x', 'add_item', { sku: 'socks' })),
+      status: 'failed',
+      reason,
+    } as never;
     renderWithGate(shop.gate, <ToolCallStatus pressDelayMs={0} call={saved} />);
     const status = screen.getByRole('status');
     expect(status).toHaveAttribute('data-status', 'failed');
@@ -311,8 +346,16 @@ describe('<ToolCallStatus> renders only text', () => {
 
   it('shows no code, name or label that is not text', () => {
     const shop = createShop();
-    const saved = { ...createShop().gate.propose(openaiCall('call_x', 'add_item', { sku: 'socks' })), name: element, status: 'failed', reason: { code: element, message: 'bad' } } as never;
-    renderWithGate(shop.gate, <ToolCallStatus pressDelayMs={0} call={saved} labels={{ failed: element as unknown as string }} />);
+    const saved = {
+      ...createShop().gate.propose(openaiCall('call_x', 'add_item', { sku: 'socks' })),
+      name: element,
+      status: 'failed',
+      reason: { code: element, message: 'bad' },
+    } as never;
+    renderWithGate(
+      shop.gate,
+      <ToolCallStatus pressDelayMs={0} call={saved} labels={{ failed: element as unknown as string }} />,
+    );
     const status = screen.getByRole('status');
     expect(status).not.toHaveAttribute('data-reason');
     expect(status).toHaveTextContent('Tool call Failed');
@@ -355,7 +398,8 @@ describe('<ToolCallStatus> props and parts', () => {
     let element: HTMLDivElement | null = null;
     renderWithGate(
       shop.gate,
-      <ToolCallStatus pressDelayMs={0}
+      <ToolCallStatus
+        pressDelayMs={0}
         id="call_1"
         className="call"
         data-testid="charge"
@@ -380,7 +424,11 @@ describe('<ToolCallStatus> props and parts', () => {
       <ToolCallStatus pressDelayMs={0} id="call_1">
         <ToolCallStatusActions data-testid="actions" />
         <ToolCallStatusLabel>Pay the bill</ToolCallStatusLabel>
-        <ToolCallStatusInput>{(input) => `${(input as { amount_cents: number }).amount_cents / 100} ${(input as { currency: string }).currency}`}</ToolCallStatusInput>
+        <ToolCallStatusInput>
+          {(input) =>
+            `${(input as { amount_cents: number }).amount_cents / 100} ${(input as { currency: string }).currency}`
+          }
+        </ToolCallStatusInput>
         <ToolCallStatusReason data-testid="reason" />
       </ToolCallStatus>,
     );
@@ -417,13 +465,15 @@ describe('<ToolCallStatus>: Approve binds what is shown', () => {
     expect(shown).toHaveAttribute('aria-live', 'off');
   });
 
-  it('hands your own view the record\'s input object itself', () => {
+  it("hands your own view the record's input object itself", () => {
     const shop = createShop();
     const seen: unknown[] = [];
     renderWithGate(
       shop.gate,
       <ToolCallStatus pressDelayMs={0} id="call_1">
-        <ToolCallStatusInput>{(input) => (seen.push(input), `Pay ${(input as { amount_cents: number }).amount_cents} cents`)}</ToolCallStatusInput>
+        <ToolCallStatusInput>
+          {(input) => (seen.push(input), `Pay ${(input as { amount_cents: number }).amount_cents} cents`)}
+        </ToolCallStatusInput>
         <ToolCallStatusActions />
       </ToolCallStatus>,
     );

@@ -24,7 +24,11 @@ const charge = defineTool({
   name: 'charge',
   inputSchema: {
     type: 'object',
-    properties: { amount_cents: { type: 'integer', minimum: 0 }, currency: { enum: ['USD', 'EUR'] }, memo: { type: 'string' } },
+    properties: {
+      amount_cents: { type: 'integer', minimum: 0 },
+      currency: { enum: ['USD', 'EUR'] },
+      memo: { type: 'string' },
+    },
     required: ['amount_cents', 'currency'],
     additionalProperties: false,
   },
@@ -37,7 +41,12 @@ const search = defineTool({
   execute: ({ query, limit }) => ({ hits: [query], limit }),
 });
 
-const part = { type: 'tool_use', id: 'toolu_1', name: 'charge', input: { amount_cents: 1250, currency: 'USD' } };
+const part = {
+  type: 'tool_use',
+  id: 'toolu_1',
+  name: 'charge',
+  input: { amount_cents: 1250, currency: 'USD' },
+};
 
 describe('useToolCall narrows the record by status', () => {
   it('returns the record or undefined, and stable controls', () => {
@@ -62,7 +71,11 @@ describe('useToolCall narrows the record by status', () => {
 
   it('active statuses carry the input, no output and no reason', () => {
     const { call } = useToolCall(part, { tool: charge });
-    if (call?.status === 'awaiting_approval' || call?.status === 'executing' || call?.status === 'validated') {
+    if (
+      call?.status === 'awaiting_approval' ||
+      call?.status === 'executing' ||
+      call?.status === 'validated'
+    ) {
       expectTypeOf(call.input.amount_cents).toEqualTypeOf<number>();
       expectTypeOf(call.output).toBeUndefined();
       expectTypeOf(call.reason).toBeUndefined();
@@ -101,18 +114,26 @@ describe('tool input types flow from the schema', () => {
   it('from a JSON Schema', () => {
     const { call } = useToolCall(part, { tool: charge });
     if (call?.status === 'awaiting_approval') {
-      expectTypeOf(call.input).toEqualTypeOf<{ amount_cents: number; currency: 'USD' | 'EUR'; memo?: string }>();
+      expectTypeOf(call.input).toEqualTypeOf<{
+        amount_cents: number;
+        currency: 'USD' | 'EUR';
+        memo?: string;
+      }>();
     }
     if (call?.status === 'rejected') {
       // Present only when the arguments were valid (the app refused the call).
-      expectTypeOf(call.input).toEqualTypeOf<{ amount_cents: number; currency: 'USD' | 'EUR'; memo?: string } | undefined>();
+      expectTypeOf(call.input).toEqualTypeOf<
+        { amount_cents: number; currency: 'USD' | 'EUR'; memo?: string } | undefined
+      >();
     }
   });
 
   it('from a Zod schema, after defaults', () => {
     const { call } = useToolCall('call_2', { tool: search, turn: 'turn_1' });
-    if (call?.status === 'executing') expectTypeOf(call.input).toEqualTypeOf<{ query: string; limit: number }>();
-    if (call?.status === 'committed') expectTypeOf(call.output).toEqualTypeOf<{ hits: string[]; limit: number }>();
+    if (call?.status === 'executing')
+      expectTypeOf(call.input).toEqualTypeOf<{ query: string; limit: number }>();
+    if (call?.status === 'committed')
+      expectTypeOf(call.output).toEqualTypeOf<{ hits: string[]; limit: number }>();
   });
 
   it('takes only tool definitions and the gate’s propose options', () => {
@@ -129,7 +150,9 @@ describe('tool input types flow from the schema', () => {
 describe('lists and the status component', () => {
   it('useToolCalls and useToolCallIds return read-only arrays', () => {
     expectTypeOf(useToolCalls()).toEqualTypeOf<readonly ToolCallRecord[]>();
-    expectTypeOf(useToolCalls((call) => call.status === 'awaiting_approval')).toEqualTypeOf<readonly ToolCallRecord[]>();
+    expectTypeOf(useToolCalls((call) => call.status === 'awaiting_approval')).toEqualTypeOf<
+      readonly ToolCallRecord[]
+    >();
     expectTypeOf(useToolCallIds((call) => call.turn === 't')).toEqualTypeOf<readonly string[]>();
   });
 
@@ -138,7 +161,9 @@ describe('lists and the status component', () => {
     expectTypeOf<Props['id']>().toEqualTypeOf<string | undefined>();
     expectTypeOf<Props['call']>().toEqualTypeOf<ToolCallRecord | undefined>();
     expectTypeOf<Props>().toHaveProperty('className');
-    expectTypeOf<{ labels: { awaiting_approval: string; denied: string } }>().toExtend<Pick<Props, 'labels'>>();
+    expectTypeOf<{ labels: { awaiting_approval: string; denied: string } }>().toExtend<
+      Pick<Props, 'labels'>
+    >();
     expectTypeOf<{ labels: { awaiting: string } }>().not.toExtend<Pick<Props, 'labels'>>();
   });
 });
@@ -147,7 +172,9 @@ describe('useGateConnection', () => {
   it('narrows nothing away: every connection state, and numbers or nothing for the times', () => {
     const connection = useGateConnection();
     expectTypeOf(connection.state).toEqualTypeOf<ConnectionState>();
-    expectTypeOf(connection.state).toEqualTypeOf<'connecting' | 'live' | 'reconnecting' | 'offline' | 'closed'>();
+    expectTypeOf(connection.state).toEqualTypeOf<
+      'connecting' | 'live' | 'reconnecting' | 'offline' | 'closed'
+    >();
     expectTypeOf(connection.lastEventAt).toEqualTypeOf<number | undefined>();
     expectTypeOf(connection.retryAt).toEqualTypeOf<number | undefined>();
   });

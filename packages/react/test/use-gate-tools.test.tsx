@@ -7,19 +7,34 @@ import { openaiCall } from './shop.tsx';
 
 /** A tool made from a prop: it lists the files of one folder, after a person approves. */
 const listFiles = (folder: string) =>
-  defineTool({ name: 'list_files', inputSchema: { type: 'object' }, needsApproval: true, execute: () => ({ folder }) });
+  defineTool({
+    name: 'list_files',
+    inputSchema: { type: 'object' },
+    needsApproval: true,
+    execute: () => ({ folder }),
+  });
 
 function Call({ id }: { id: string }) {
   const { call } = useToolCall(openaiCall(id, 'list_files', {}));
   const output = call?.status === 'committed' ? (call.output as { folder: string }).folder : '';
-  return <li data-testid={id} data-status={call?.status}>{output}</li>;
+  return (
+    <li data-testid={id} data-status={call?.status}>
+      {output}
+    </li>
+  );
 }
 
 /** The app: its tools follow `folder`, and it shows one call per id in `calls`. */
 function FolderChat({ folder, calls }: { folder: string; calls: readonly string[] }) {
   const tools = useMemo(() => [listFiles(folder)], [folder]);
   useGateTools(tools);
-  return <ul>{calls.map((id) => <Call key={id} id={id} />)}</ul>;
+  return (
+    <ul>
+      {calls.map((id) => (
+        <Call key={id} id={id} />
+      ))}
+    </ul>
+  );
 }
 
 function app(gate: ToolGate, folder: string, calls: readonly string[]) {
@@ -56,7 +71,13 @@ describe('useGateTools', () => {
   it('replaces nothing while a render keeps the same definitions', () => {
     const gate = createToolGate({ tools: [listFiles('docs')] });
     const replaced: unknown[] = [];
-    const watched: ToolGate = { ...gate, replaceTools: (tools) => { replaced.push(tools); gate.replaceTools(tools); } };
+    const watched: ToolGate = {
+      ...gate,
+      replaceTools: (tools) => {
+        replaced.push(tools);
+        gate.replaceTools(tools);
+      },
+    };
     Object.defineProperty(watched, 'tools', { get: () => gate.tools });
     // The first render brings the component's own definition (made by its useMemo).
     const view = render(app(watched, 'docs', []));

@@ -18,7 +18,9 @@ describe('useToolCalls', () => {
     shop.gate.propose(charge('a1'), { turn: 'turn_a' });
     shop.gate.propose(charge('b1'), { turn: 'turn_b' });
     shop.gate.propose(openaiCall('a2', 'add_item', { sku: 'socks' }), { turn: 'turn_a' });
-    const { result } = renderHook(() => useToolCalls((call) => call.turn === 'turn_a'), { wrapper: wrapper(shop) });
+    const { result } = renderHook(() => useToolCalls((call) => call.turn === 'turn_a'), {
+      wrapper: wrapper(shop),
+    });
     expect(result.current.map((call) => [call.id, call.status])).toEqual([
       ['a1', 'awaiting_approval'],
       ['a2', 'committed'],
@@ -36,7 +38,9 @@ describe('useToolCalls', () => {
     const shop = createShop();
     shop.gate.propose(charge('c1'));
     shop.gate.propose(charge('c2'));
-    const { result } = renderHook(() => useToolCalls((call) => call.status === 'awaiting_approval'), { wrapper: wrapper(shop) });
+    const { result } = renderHook(() => useToolCalls((call) => call.status === 'awaiting_approval'), {
+      wrapper: wrapper(shop),
+    });
     const first = result.current;
     expect(first.map((call) => call.id)).toEqual(['c1', 'c2']);
     act(() => {
@@ -54,7 +58,10 @@ describe('useToolCalls', () => {
     shop.gate.propose(charge('c1'));
     shop.gate.propose(openaiCall('c2', 'nope', {}));
     const { result } = renderHook(() => useToolCalls(), { wrapper: wrapper(shop) });
-    expect(result.current.map((call: ToolCallRecord) => call.status)).toEqual(['awaiting_approval', 'rejected']);
+    expect(result.current.map((call: ToolCallRecord) => call.status)).toEqual([
+      'awaiting_approval',
+      'rejected',
+    ]);
   });
 });
 
@@ -77,7 +84,9 @@ describe('useToolCallIds', () => {
 
   it('lists only the ids that pass the filter', () => {
     const shop = createShop();
-    const { result } = renderHook(() => useToolCallIds((call) => call.name === 'add_item'), { wrapper: wrapper(shop) });
+    const { result } = renderHook(() => useToolCallIds((call) => call.name === 'add_item'), {
+      wrapper: wrapper(shop),
+    });
     act(() => {
       shop.gate.propose(openaiCall('i1', 'add_item', { sku: 'a' }));
       shop.gate.propose(charge('c1'));
@@ -118,16 +127,25 @@ describe('useToolCall', () => {
     act(() => {
       result.current.cancel('changed my mind');
     });
-    expect(result.current.call).toMatchObject({ status: 'cancelled', reason: { code: 'user_cancelled', message: 'changed my mind' } });
+    expect(result.current.call).toMatchObject({
+      status: 'cancelled',
+      reason: { code: 'user_cancelled', message: 'changed my mind' },
+    });
     expect(shop.store.getState().balance).toBe(10_000);
   });
 
   it('with { tool }, shows a call of that tool and nothing for a call of another', () => {
     const shop = createShop();
     shop.gate.propose(charge('c1'));
-    const { result: same } = renderHook(() => useToolCall('c1', { tool: shop.tools.charge }), { wrapper: wrapper(shop) });
-    const { result: other } = renderHook(() => useToolCall('c1', { tool: shop.tools.addItem }), { wrapper: wrapper(shop) });
-    expect(same.current.call?.status === 'awaiting_approval' && same.current.call.input.amount_cents).toBe(100);
+    const { result: same } = renderHook(() => useToolCall('c1', { tool: shop.tools.charge }), {
+      wrapper: wrapper(shop),
+    });
+    const { result: other } = renderHook(() => useToolCall('c1', { tool: shop.tools.addItem }), {
+      wrapper: wrapper(shop),
+    });
+    expect(same.current.call?.status === 'awaiting_approval' && same.current.call.input.amount_cents).toBe(
+      100,
+    );
     expect(other.current.call).toBeUndefined();
   });
 
@@ -160,13 +178,21 @@ describe('outside <ToolGateProvider>', () => {
     ['useToolCalls', () => useToolCalls()],
     ['useToolCallIds', () => useToolCallIds()],
   ])('%s throws an error that says what to do', (name, hook) => {
-    expect(() => quietly(() => renderHook(hook))).toThrow(`\`${name}\` must be used within \`<ToolGateProvider gate={gate}>\``);
+    expect(() => quietly(() => renderHook(hook))).toThrow(
+      `\`${name}\` must be used within \`<ToolGateProvider gate={gate}>\``,
+    );
   });
 
   it('useToolGate returns the gate inside it', () => {
     const shop = createShop();
     function Name() {
-      return <p>{useToolGate().tools.map((tool) => tool.name).join(', ')}</p>;
+      return (
+        <p>
+          {useToolGate()
+            .tools.map((tool) => tool.name)
+            .join(', ')}
+        </p>
+      );
     }
     render(
       <ToolGateProvider gate={shop.gate}>

@@ -4,9 +4,36 @@ export type { LedgerMove } from './ledger/ledger.ts';
 export { toolgateHandler, type HandlerErrorCode, type ToolgateHandlerOptions } from './http/handler.ts';
 export type { Verification, VerifyOptions, VerifyProgress } from './ledger/chain.ts';
 export { LedgerError, type LedgerErrorCode } from './ledger/error.ts';
-export type { Committed, EventReason, HeldTransaction, Ledger, LedgerEvent, LedgerOptions, NewLedgerEvent } from './ledger/ledger.ts';
-export { postgresLedger, type PostgresLedgerClient, type PostgresLedgerOptions, type PostgresLedgerPool, type PostgresTypes } from './ledger/postgres.ts';
-export type { ApprovalDecision, ApprovalsTable, ApproversTable, BudgetTotalsTable, BudgetUsesTable, CallsTable, ChainTable, EventsTable, LedgerDatabase, SessionsTable, TurnCallsTable, TurnsTable } from './ledger/schema.ts';
+export type {
+  Committed,
+  EventReason,
+  HeldTransaction,
+  Ledger,
+  LedgerEvent,
+  LedgerOptions,
+  NewLedgerEvent,
+} from './ledger/ledger.ts';
+export {
+  postgresLedger,
+  type PostgresLedgerClient,
+  type PostgresLedgerOptions,
+  type PostgresLedgerPool,
+  type PostgresTypes,
+} from './ledger/postgres.ts';
+export type {
+  ApprovalDecision,
+  ApprovalsTable,
+  ApproversTable,
+  BudgetTotalsTable,
+  BudgetUsesTable,
+  CallsTable,
+  ChainTable,
+  EventsTable,
+  LedgerDatabase,
+  SessionsTable,
+  TurnCallsTable,
+  TurnsTable,
+} from './ledger/schema.ts';
 export { sqliteLedger, type SqliteLedgerOptions } from './ledger/sqlite.ts';
 export type {
   CallInfo,

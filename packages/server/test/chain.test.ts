@@ -10,17 +10,33 @@ const seqs = async (ledger: Ledger) => (await ledger.eventsAfter(0)).map((event)
 // What someone with write access to the database, but not the audit key, can do: recompute a
 // row's hash with plain SHA-256 after changing it.
 async function forge(ledger: Ledger, seq: number, change: Partial<EventsTable> = {}) {
-  const row = await ledger.db.selectFrom('toolgate_events').selectAll().where('seq', '=', seq).executeTakeFirstOrThrow();
+  const row = await ledger.db
+    .selectFrom('toolgate_events')
+    .selectAll()
+    .where('seq', '=', seq)
+    .executeTakeFirstOrThrow();
   const changed = { ...row, ...change };
   const hash = chainHasher(undefined).hash(changed.prev_hash, changed);
-  await ledger.db.updateTable('toolgate_events').set({ ...change, hash }).where('seq', '=', seq).execute();
+  await ledger.db
+    .updateTable('toolgate_events')
+    .set({ ...change, hash })
+    .where('seq', '=', seq)
+    .execute();
   return hash;
 }
 
 // Moves events `from` and later up by one, in two steps, since a primary key is checked row by row.
 async function renumberFrom(ledger: Ledger, from: number, by: number) {
-  await ledger.db.updateTable('toolgate_events').set((eb) => ({ seq: eb.neg(eb.ref('seq')) })).where('seq', '>=', from).execute();
-  await ledger.db.updateTable('toolgate_events').set((eb) => ({ seq: eb(eb.neg(eb.ref('seq')), '+', by) })).where('seq', '<', 0).execute();
+  await ledger.db
+    .updateTable('toolgate_events')
+    .set((eb) => ({ seq: eb.neg(eb.ref('seq')) }))
+    .where('seq', '>=', from)
+    .execute();
+  await ledger.db
+    .updateTable('toolgate_events')
+    .set((eb) => ({ seq: eb(eb.neg(eb.ref('seq')), '+', by) }))
+    .where('seq', '<', 0)
+    .execute();
 }
 
 async function headOf(ledger: Ledger) {
@@ -32,7 +48,19 @@ describeLedgers('the event chain', (target) => {
     const ledger = await (await target.fresh()).open();
     const appended = await appendMoves(ledger, 3);
     const refused = await ledger.transaction((trx) =>
-      ledger.appendEvent(trx, move(4, { from: 'awaiting_approval', to: 'awaiting_approval', actor: 'user_2', reason: { code: 'invalid_arguments', message: 'Approval refused', issues: [{ path: '/amount', message: 'must be integer', keyword: 'type' }] } })),
+      ledger.appendEvent(
+        trx,
+        move(4, {
+          from: 'awaiting_approval',
+          to: 'awaiting_approval',
+          actor: 'user_2',
+          reason: {
+            code: 'invalid_arguments',
+            message: 'Approval refused',
+            issues: [{ path: '/amount', message: 'must be integer', keyword: 'type' }],
+          },
+        }),
+      ),
     );
     expect([...appended, refused].map((event) => event.seq)).toEqual([1, 2, 3, 4]);
     expect(await ledger.eventsAfter(0)).toEqual([...appended, refused]);
@@ -44,7 +72,11 @@ describeLedgers('the event chain', (target) => {
       to: 'awaiting_approval',
       actor: 'user_2',
       at: T0 + 4,
-      reason: { code: 'invalid_arguments', message: 'Approval refused', issues: [{ path: '/amount', message: 'must be integer', keyword: 'type' }] },
+      reason: {
+        code: 'invalid_arguments',
+        message: 'Approval refused',
+        issues: [{ path: '/amount', message: 'must be integer', keyword: 'type' }],
+      },
     });
     expect(appended[0]).not.toHaveProperty('reason');
     expect(await ledger.verify()).toMatchObject({ ok: true, events: 4 });
@@ -52,10 +84,15 @@ describeLedgers('the event chain', (target) => {
 
   it('reads events after a seq, for one session, a page at a time', async () => {
     const ledger = await (await target.fresh()).open();
-    for (let n = 1; n <= 6; n += 1) await ledger.transaction((trx) => ledger.appendEvent(trx, move(n, { session: n % 2 === 0 ? 'even' : 'odd' })));
+    for (let n = 1; n <= 6; n += 1)
+      await ledger.transaction((trx) =>
+        ledger.appendEvent(trx, move(n, { session: n % 2 === 0 ? 'even' : 'odd' })),
+      );
     expect((await ledger.eventsAfter(2)).map((event) => event.seq)).toEqual([3, 4, 5, 6]);
     expect((await ledger.eventsAfter(0, { session: 'even' })).map((event) => event.seq)).toEqual([2, 4, 6]);
-    expect((await ledger.eventsAfter(2, { session: 'even', limit: 1 })).map((event) => event.seq)).toEqual([4]);
+    expect((await ledger.eventsAfter(2, { session: 'even', limit: 1 })).map((event) => event.seq)).toEqual([
+      4,
+    ]);
     expect(await ledger.eventsAfter(6)).toEqual([]);
   });
 
@@ -76,7 +113,11 @@ describeLedgers('the event chain', (target) => {
           ledger.transaction(async (trx) => {
             const event = await ledger.appendEvent(trx, move(index + 1));
             // More work after the append, while the chain head stays locked.
-            await trx.selectFrom('toolgate_events').select('seq').where('call_id', '=', event.callId).execute();
+            await trx
+              .selectFrom('toolgate_events')
+              .select('seq')
+              .where('call_id', '=', event.callId)
+              .execute();
             return event;
           }),
         ),
@@ -116,9 +157,13 @@ describeLedgers('the event chain', (target) => {
         await expect(ledger.transaction(async () => 'inner')).rejects.toThrow(
           'ledger.transaction was called inside ledger.transaction(...): use the transaction you were given (on SQLite, the two would wait for each other forever).',
         );
-        await expect(ledger.eventsAfter(0)).rejects.toThrow('ledger.eventsAfter was called inside ledger.transaction(...)');
+        await expect(ledger.eventsAfter(0)).rejects.toThrow(
+          'ledger.eventsAfter was called inside ledger.transaction(...)',
+        );
         // Work started inside but run after the transaction ended is not nested.
-        later = new Promise((resolve) => setTimeout(resolve, 0)).then(() => ledger.transaction((next) => ledger.appendEvent(next, move(2))));
+        later = new Promise((resolve) => setTimeout(resolve, 0)).then(() =>
+          ledger.transaction((next) => ledger.appendEvent(next, move(2))),
+        );
         return 'outer';
       }),
     ).resolves.toBe('outer');
@@ -145,25 +190,41 @@ describeLedgers('verify() on a tampered chain', (target) => {
   it('names an event whose field was changed', async () => {
     const ledger = await sixEvents();
     await ledger.db.updateTable('toolgate_events').set({ actor: 'mallory' }).where('seq', '=', 3).execute();
-    expect(await ledger.verify()).toEqual({ ok: false, seq: 3, why: 'event 3 was changed: its fields no longer match its hash' });
+    expect(await ledger.verify()).toEqual({
+      ok: false,
+      seq: 3,
+      why: 'event 3 was changed: its fields no longer match its hash',
+    });
   });
 
   it('names an event that was changed and re-hashed', async () => {
     const ledger = await sixEvents();
     await forge(ledger, 3, { to_status: 'committed' });
-    expect(await ledger.verify()).toEqual({ ok: false, seq: 3, why: 'event 3 was changed: event 4 was written after an event with another hash' });
+    expect(await ledger.verify()).toEqual({
+      ok: false,
+      seq: 3,
+      why: 'event 3 was changed: event 4 was written after an event with another hash',
+    });
   });
 
   it('names the last event when it was changed and re-hashed', async () => {
     const ledger = await sixEvents();
     await forge(ledger, 6, { at: T0 });
-    expect(await ledger.verify()).toEqual({ ok: false, seq: 6, why: 'event 6 was changed: its hash is not the one the chain head recorded' });
+    expect(await ledger.verify()).toEqual({
+      ok: false,
+      seq: 6,
+      why: 'event 6 was changed: its hash is not the one the chain head recorded',
+    });
   });
 
   it('names an event removed from the middle', async () => {
     const ledger = await sixEvents();
     await ledger.db.deleteFrom('toolgate_events').where('seq', '=', 3).execute();
-    expect(await ledger.verify()).toEqual({ ok: false, seq: 3, why: 'event 3 was removed: event 4 follows event 2' });
+    expect(await ledger.verify()).toEqual({
+      ok: false,
+      seq: 3,
+      why: 'event 3 was removed: event 4 follows event 2',
+    });
   });
 
   it('names an event removed from the middle when the later ones were renumbered to close the gap', async () => {
@@ -171,30 +232,60 @@ describeLedgers('verify() on a tampered chain', (target) => {
     await ledger.db.deleteFrom('toolgate_events').where('seq', '=', 3).execute();
     await renumberFrom(ledger, 4, -1);
     await ledger.db.updateTable('toolgate_chain').set({ last_seq: 5 }).execute();
-    expect(await ledger.verify()).toEqual({ ok: false, seq: 3, why: 'event 3 was removed: the event now numbered 3 was written as event 4' });
+    expect(await ledger.verify()).toEqual({
+      ok: false,
+      seq: 3,
+      why: 'event 3 was removed: the event now numbered 3 was written as event 4',
+    });
   });
 
   it('names the last event when it was removed', async () => {
     const ledger = await sixEvents();
     await ledger.db.deleteFrom('toolgate_events').where('seq', '=', 6).execute();
-    expect(await ledger.verify()).toEqual({ ok: false, seq: 6, why: 'event 6 was removed: the chain ends at event 5, but its head says 6' });
+    expect(await ledger.verify()).toEqual({
+      ok: false,
+      seq: 6,
+      why: 'event 6 was removed: the chain ends at event 5, but its head says 6',
+    });
   });
 
   it('names an event inserted after the end', async () => {
     const ledger = await sixEvents();
-    const last = await ledger.db.selectFrom('toolgate_events').selectAll().where('seq', '=', 6).executeTakeFirstOrThrow();
+    const last = await ledger.db
+      .selectFrom('toolgate_events')
+      .selectAll()
+      .where('seq', '=', 6)
+      .executeTakeFirstOrThrow();
     const row = { ...last, seq: 7, call_id: 'call_forged', prev_hash: last.hash };
-    await ledger.db.insertInto('toolgate_events').values({ ...row, hash: chainHasher(undefined).hash(row.prev_hash, row) }).execute();
-    expect(await ledger.verify()).toEqual({ ok: false, seq: 7, why: 'event 7 was inserted after the end of the chain (its head is event 6)' });
+    await ledger.db
+      .insertInto('toolgate_events')
+      .values({ ...row, hash: chainHasher(undefined).hash(row.prev_hash, row) })
+      .execute();
+    expect(await ledger.verify()).toEqual({
+      ok: false,
+      seq: 7,
+      why: 'event 7 was inserted after the end of the chain (its head is event 6)',
+    });
   });
 
   it('names an event inserted in the middle, the later ones renumbered to make room', async () => {
     const ledger = await sixEvents();
     await renumberFrom(ledger, 3, 1);
-    const before = await ledger.db.selectFrom('toolgate_events').selectAll().where('seq', '=', 2).executeTakeFirstOrThrow();
+    const before = await ledger.db
+      .selectFrom('toolgate_events')
+      .selectAll()
+      .where('seq', '=', 2)
+      .executeTakeFirstOrThrow();
     const row = { ...before, seq: 3, call_id: 'call_forged', prev_hash: before.hash };
-    await ledger.db.insertInto('toolgate_events').values({ ...row, hash: chainHasher(undefined).hash(row.prev_hash, row) }).execute();
-    expect(await ledger.verify()).toEqual({ ok: false, seq: 3, why: 'event 3 was inserted: the next event was written as event 3' });
+    await ledger.db
+      .insertInto('toolgate_events')
+      .values({ ...row, hash: chainHasher(undefined).hash(row.prev_hash, row) })
+      .execute();
+    expect(await ledger.verify()).toEqual({
+      ok: false,
+      seq: 3,
+      why: 'event 3 was inserted: the next event was written as event 3',
+    });
   });
 
   it('shows, through the hash it answers, a chain rewritten from start to end', async () => {
@@ -202,7 +293,11 @@ describeLedgers('verify() on a tampered chain', (target) => {
     const kept = await ledger.verify();
     let prevHash = '0'.repeat(64);
     for (let seq = 1; seq <= 6; seq += 1) {
-      await ledger.db.updateTable('toolgate_events').set({ prev_hash: prevHash }).where('seq', '=', seq).execute();
+      await ledger.db
+        .updateTable('toolgate_events')
+        .set({ prev_hash: prevHash })
+        .where('seq', '=', seq)
+        .execute();
       prevHash = await forge(ledger, seq, seq === 2 ? { actor: 'mallory' } : {});
     }
     await ledger.db.updateTable('toolgate_chain').set({ last_hash: prevHash }).execute();
@@ -228,7 +323,10 @@ describeLedgers('verifying from a checkpoint, with progress', (target) => {
     expect(kept).toMatchObject({ ok: true, events: 1000 });
     await appendMany(ledger, 1200, 1001);
     const progress: unknown[] = [];
-    const now = await ledger.verify({ from: kept as { events: number; hash: string }, onProgress: (step) => progress.push(step) });
+    const now = await ledger.verify({
+      from: kept as { events: number; hash: string },
+      onProgress: (step) => progress.push(step),
+    });
     expect(now).toMatchObject({ ok: true, events: 2200 });
     expect(progress).toEqual([
       { seq: 1500, head: 2200, walked: 500 },
@@ -239,7 +337,12 @@ describeLedgers('verifying from a checkpoint, with progress', (target) => {
     expect(await ledger.verify()).toEqual(now);
     // From the head itself, nothing is left to walk.
     const none: unknown[] = [];
-    expect(await ledger.verify({ from: now as { events: number; hash: string }, onProgress: (step) => none.push(step) })).toEqual(now);
+    expect(
+      await ledger.verify({
+        from: now as { events: number; hash: string },
+        onProgress: (step) => none.push(step),
+      }),
+    ).toEqual(now);
     expect(none).toEqual([]);
   });
 
@@ -249,27 +352,53 @@ describeLedgers('verifying from a checkpoint, with progress', (target) => {
     const kept = (await ledger.verify()) as { ok: true; events: number; hash: string };
     await appendMoves(ledger, 3, 7);
     await ledger.db.updateTable('toolgate_events').set({ actor: 'mallory' }).where('seq', '=', 8).execute();
-    expect(await ledger.verify({ from: kept })).toEqual({ ok: false, seq: 8, why: 'event 8 was changed: its fields no longer match its hash' });
+    expect(await ledger.verify({ from: kept })).toEqual({
+      ok: false,
+      seq: 8,
+      why: 'event 8 was changed: its fields no longer match its hash',
+    });
     await ledger.db.updateTable('toolgate_events').set({ actor: 'user_1' }).where('seq', '=', 8).execute();
     expect(await ledger.verify({ from: kept })).toMatchObject({ ok: true, events: 9 });
 
     // History rewritten up to the checkpoint, re-hashed without a key: the database agrees with itself, the checkpoint does not.
-    const original = await ledger.db.selectFrom('toolgate_events').selectAll().where('seq', '<=', 7).orderBy('seq').execute();
+    const original = await ledger.db
+      .selectFrom('toolgate_events')
+      .selectAll()
+      .where('seq', '<=', 7)
+      .orderBy('seq')
+      .execute();
     let prevHash = '0'.repeat(64);
     for (let seq = 1; seq <= 7; seq += 1) {
-      await ledger.db.updateTable('toolgate_events').set({ prev_hash: prevHash }).where('seq', '=', seq).execute();
+      await ledger.db
+        .updateTable('toolgate_events')
+        .set({ prev_hash: prevHash })
+        .where('seq', '=', seq)
+        .execute();
       prevHash = await forge(ledger, seq, seq === 2 ? { actor: 'mallory' } : {});
     }
-    expect(await ledger.verify({ from: kept })).toEqual({ ok: false, seq: 6, why: 'event 6 is not the one the checkpoint covers: it, or the history before it, was rewritten' });
-    for (const row of original) await ledger.db.updateTable('toolgate_events').set(row).where('seq', '=', row.seq).execute();
+    expect(await ledger.verify({ from: kept })).toEqual({
+      ok: false,
+      seq: 6,
+      why: 'event 6 is not the one the checkpoint covers: it, or the history before it, was rewritten',
+    });
+    for (const row of original)
+      await ledger.db.updateTable('toolgate_events').set(row).where('seq', '=', row.seq).execute();
     expect(await ledger.verify({ from: kept })).toMatchObject({ ok: true, events: 9 });
 
     // Cut back to before the checkpoint, the head moved back with it.
     await ledger.db.deleteFrom('toolgate_events').where('seq', '>=', 5).execute();
-    const four = await ledger.db.selectFrom('toolgate_events').select('hash').where('seq', '=', 4).executeTakeFirstOrThrow();
+    const four = await ledger.db
+      .selectFrom('toolgate_events')
+      .select('hash')
+      .where('seq', '=', 4)
+      .executeTakeFirstOrThrow();
     await ledger.db.updateTable('toolgate_chain').set({ last_seq: 4, last_hash: four.hash }).execute();
     expect(await ledger.verify()).toMatchObject({ ok: true, events: 4 });
-    expect(await ledger.verify({ from: kept })).toEqual({ ok: false, seq: 5, why: 'the chain was cut: it ends at event 4, but the checkpoint covers 6 events' });
+    expect(await ledger.verify({ from: kept })).toEqual({
+      ok: false,
+      seq: 5,
+      why: 'the chain was cut: it ends at event 4, but the checkpoint covers 6 events',
+    });
     await expect(ledger.verify({ from: { events: -1, hash: kept.hash } })).rejects.toThrow(TypeError);
   });
 });
@@ -282,17 +411,32 @@ describeLedgers('a chain keyed with an auditKey', (target) => {
     await appendMoves(ledger, 4);
     expect(await ledger.verify()).toMatchObject({ ok: true, events: 4 });
     await forge(ledger, 2, { actor: 'mallory' });
-    expect(await ledger.verify()).toEqual({ ok: false, seq: 2, why: 'event 2 was changed: its fields no longer match its hash' });
+    expect(await ledger.verify()).toEqual({
+      ok: false,
+      seq: 2,
+      why: 'event 2 was changed: its fields no longer match its hash',
+    });
   });
 
   it('names an event inserted in the middle by someone without the key', async () => {
     const ledger = await (await target.fresh()).open({ auditKey });
     await appendMoves(ledger, 4);
     await renumberFrom(ledger, 3, 1);
-    const before = await ledger.db.selectFrom('toolgate_events').selectAll().where('seq', '=', 2).executeTakeFirstOrThrow();
+    const before = await ledger.db
+      .selectFrom('toolgate_events')
+      .selectAll()
+      .where('seq', '=', 2)
+      .executeTakeFirstOrThrow();
     const row = { ...before, seq: 3, call_id: 'call_forged', prev_hash: before.hash };
-    await ledger.db.insertInto('toolgate_events').values({ ...row, hash: chainHasher(undefined).hash(row.prev_hash, row) }).execute();
-    expect(await ledger.verify()).toEqual({ ok: false, seq: 3, why: 'event 3 was inserted: event 4 was written as event 3, right after event 2' });
+    await ledger.db
+      .insertInto('toolgate_events')
+      .values({ ...row, hash: chainHasher(undefined).hash(row.prev_hash, row) })
+      .execute();
+    expect(await ledger.verify()).toEqual({
+      ok: false,
+      seq: 3,
+      why: 'event 3 was inserted: event 4 was written as event 3, right after event 2',
+    });
   });
 
   it('hashes differently from an unkeyed chain of the same events', async () => {
@@ -313,7 +457,9 @@ describeLedgers(
       const keyed = await keyedStore.open({ auditKey: 'k1' });
       await appendMoves(keyed, 1);
       await keyed.close();
-      await expect(keyedStore.open()).rejects.toThrow('This ledger’s audit chain is keyed (HMAC-SHA256): open it with the auditKey it was written with.');
+      await expect(keyedStore.open()).rejects.toThrow(
+        'This ledger’s audit chain is keyed (HMAC-SHA256): open it with the auditKey it was written with.',
+      );
       const again = await keyedStore.open({ auditKey: 'k1' });
       expect(await again.verify()).toMatchObject({ ok: true, events: 1 });
       const wrongKey = await keyedStore.open({ auditKey: 'k2' });
@@ -328,7 +474,9 @@ describeLedgers(
       const store = await target.fresh();
       const plain = await store.open();
       await appendMoves(plain, 1);
-      await expect(store.open({ auditKey: 'k1' })).rejects.toThrow('This ledger’s audit chain was written without an auditKey: open it without one, or start a new ledger to key its chain.');
+      await expect(store.open({ auditKey: 'k1' })).rejects.toThrow(
+        'This ledger’s audit chain was written without an auditKey: open it without one, or start a new ledger to key its chain.',
+      );
     });
   },
   { shared: true },

@@ -39,7 +39,10 @@ describeLedgers('a transaction that conflicts', (target) => {
       throw conflict(target.dialect);
     });
     await expect(failing).rejects.toThrow(LedgerError);
-    await expect(failing).rejects.toMatchObject({ code: 'ledger_unavailable', message: expect.stringContaining(retryWith) });
+    await expect(failing).rejects.toMatchObject({
+      code: 'ledger_unavailable',
+      message: expect.stringContaining(retryWith),
+    });
     if (target.dialect === 'postgres') expect(attempts).toBe(5);
     else expect(attempts).toBeGreaterThanOrEqual(5);
     expect(await ledger.eventsAfter(0)).toEqual([]);
@@ -49,7 +52,21 @@ describeLedgers('a transaction that conflicts', (target) => {
     const ledger = await (await target.fresh()).open();
     await appendMoves(ledger, 1);
     const duplicate = ledger.transaction(async (trx) => {
-      await trx.insertInto('toolgate_events').values({ seq: 1, call_id: 'c', session: 's', from_status: null, to_status: 'pending', actor: 'a', at: 0, reason: null, prev_hash: '', hash: '' }).execute();
+      await trx
+        .insertInto('toolgate_events')
+        .values({
+          seq: 1,
+          call_id: 'c',
+          session: 's',
+          from_status: null,
+          to_status: 'pending',
+          actor: 'a',
+          at: 0,
+          reason: null,
+          prev_hash: '',
+          hash: '',
+        })
+        .execute();
     });
     await expect(duplicate).rejects.not.toBeInstanceOf(LedgerError);
     await expect(duplicate).rejects.toThrow(/UNIQUE|duplicate key/);
@@ -60,7 +77,11 @@ describeLedgers('a ledger that was closed', (target) => {
   it('refuses transactions and reads with ledger_unavailable', async () => {
     const ledger = await (await target.fresh()).open();
     await ledger.close();
-    await expect(ledger.transaction(async () => 'never')).rejects.toMatchObject({ name: 'LedgerError', code: 'ledger_unavailable', message: expect.stringContaining('it was closed') });
+    await expect(ledger.transaction(async () => 'never')).rejects.toMatchObject({
+      name: 'LedgerError',
+      code: 'ledger_unavailable',
+      message: expect.stringContaining('it was closed'),
+    });
     await expect(ledger.eventsAfter(0)).rejects.toMatchObject({ code: 'ledger_unavailable' });
     await expect(ledger.verify()).rejects.toMatchObject({ code: 'ledger_unavailable' });
   });
@@ -98,7 +119,9 @@ describeLedgers(
       await expect(opening).rejects.toThrow(LedgerError);
       await expect(opening).rejects.toMatchObject({
         code: 'ledger_unavailable',
-        message: expect.stringContaining(`The ledger is unavailable: cannot open ${path}: the directory of the SQLite database file does not exist`),
+        message: expect.stringContaining(
+          `The ledger is unavailable: cannot open ${path}: the directory of the SQLite database file does not exist`,
+        ),
       });
     });
 
@@ -110,7 +133,9 @@ describeLedgers(
       rmSync(directory, { recursive: true });
       await expect(ledger.transaction((trx) => ledger.appendEvent(trx, move(2)))).rejects.toMatchObject({
         code: 'ledger_unavailable',
-        message: expect.stringContaining('The ledger is unavailable: the SQLite database file was moved or removed while the ledger had it open'),
+        message: expect.stringContaining(
+          'The ledger is unavailable: the SQLite database file was moved or removed while the ledger had it open',
+        ),
       });
     });
 
@@ -123,7 +148,9 @@ describeLedgers(
         const blocked = ledger.transaction((trx) => ledger.appendEvent(trx, move(1)));
         await expect(blocked).rejects.toMatchObject({
           code: 'ledger_unavailable',
-          message: expect.stringContaining('The ledger is unavailable: the SQLite database is locked by another connection (database is locked).'),
+          message: expect.stringContaining(
+            'The ledger is unavailable: the SQLite database is locked by another connection (database is locked).',
+          ),
         });
         await expect(blocked).rejects.toThrow(retryWith);
       } finally {
@@ -147,7 +174,9 @@ describeLedgers(
       await expect(opening).rejects.toThrow(LedgerError);
       await expect(opening).rejects.toMatchObject({
         code: 'ledger_unavailable',
-        message: expect.stringContaining('The ledger is unavailable: PostgreSQL refused the connection (is it running, on that host and port?)'),
+        message: expect.stringContaining(
+          'The ledger is unavailable: PostgreSQL refused the connection (is it running, on that host and port?)',
+        ),
       });
     });
 
@@ -167,15 +196,24 @@ describeLedgers(
       const broken = ledger.transaction(async (trx) => {
         await ledger.appendEvent(trx, move(1));
         const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx);
-        await withAdmin(postgresAdmin!, (admin) => admin.query('select pg_terminate_backend($1)', [rows[0]?.pid]));
+        await withAdmin(postgresAdmin!, (admin) =>
+          admin.query('select pg_terminate_backend($1)', [rows[0]?.pid]),
+        );
         await trx.insertInto('toolgate_calls').values(callRow('call_1')).execute();
       });
-      await expect(broken).rejects.toMatchObject({ code: 'ledger_unavailable', message: expect.stringContaining(retryWith) });
+      await expect(broken).rejects.toMatchObject({
+        code: 'ledger_unavailable',
+        message: expect.stringContaining(retryWith),
+      });
       // The broken connection's 'error' event may come after the transaction has failed, and says
       // what the socket saw: the server's notice, a reset, or an unexpected end, by timing.
       await vi.waitFor(() =>
         expect(onError).toHaveBeenCalledWith(
-          expect.objectContaining({ message: expect.stringMatching(/terminating connection due to administrator command|ECONNRESET|Connection terminated unexpectedly/) }),
+          expect.objectContaining({
+            message: expect.stringMatching(
+              /terminating connection due to administrator command|ECONNRESET|Connection terminated unexpectedly/,
+            ),
+          }),
         ),
       );
       expect(await ledger.eventsAfter(0)).toEqual([]);
@@ -190,15 +228,25 @@ describeLedgers(
       const database = new URL(store.location).pathname.slice(1);
       await withAdmin(postgresAdmin!, async (admin) => {
         await admin.query(`alter database ${database} allow_connections false`);
-        await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1', [database]);
+        await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1', [
+          database,
+        ]);
       });
       try {
         const down = ledger.transaction((trx) => ledger.appendEvent(trx, move(2)));
         await expect(down).rejects.toThrow(LedgerError);
-        await expect(down).rejects.toMatchObject({ code: 'ledger_unavailable', message: expect.stringContaining(retryWith) });
-        await expect(ledger.eventsAfter(0)).rejects.toMatchObject({ code: 'ledger_unavailable', message: expect.stringContaining('Nothing was read; try again.') });
+        await expect(down).rejects.toMatchObject({
+          code: 'ledger_unavailable',
+          message: expect.stringContaining(retryWith),
+        });
+        await expect(ledger.eventsAfter(0)).rejects.toMatchObject({
+          code: 'ledger_unavailable',
+          message: expect.stringContaining('Nothing was read; try again.'),
+        });
       } finally {
-        await withAdmin(postgresAdmin!, (admin) => admin.query(`alter database ${database} allow_connections true`));
+        await withAdmin(postgresAdmin!, (admin) =>
+          admin.query(`alter database ${database} allow_connections true`),
+        );
       }
       await expect(appendMoves(ledger, 1, 2)).resolves.toMatchObject([{ seq: 2 }]);
       expect(onError).toHaveBeenCalled();

@@ -1,7 +1,14 @@
 // toolgateHandler over real HTTP: served by @hono/node-server on 127.0.0.1, asked with Node's fetch.
 import { defineTool, inputHash, systemClock, type Clock, type ToolCallRecord } from '@toolgate/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createServerGate, toolgateHandler, type Ledger, type ServerGate, type ServerGateOptions, type ToolgateHandlerOptions } from '../src/index.ts';
+import {
+  createServerGate,
+  toolgateHandler,
+  type Ledger,
+  type ServerGate,
+  type ServerGateOptions,
+  type ToolgateHandlerOptions,
+} from '../src/index.ts';
 import { as, bearer, openFeed, post, serve, type Served, type WireMove } from './support/http.ts';
 import { start } from './support/processes.ts';
 import { describeLedgers, type Target } from './support/ledgers.ts';
@@ -65,7 +72,10 @@ afterEach(async () => {
  * A ledger, a server gate over it (alice owns what she proposes; `auditor` may see every session
  * but decide nothing), and the handler served on loopback.
  */
-async function setup(target: Target, options: { handler?: Partial<ToolgateHandlerOptions>; gate?: Partial<ServerGateOptions> } = {}): Promise<Setup> {
+async function setup(
+  target: Target,
+  options: { handler?: Partial<ToolgateHandlerOptions>; gate?: Partial<ServerGateOptions> } = {},
+): Promise<Setup> {
   const opened = await (await target.fresh()).open();
   let listeners = 0;
   const ledger: Ledger = {
@@ -91,9 +101,26 @@ async function setup(target: Target, options: { handler?: Partial<ToolgateHandle
     ...options.gate,
   });
   const errors: unknown[] = [];
-  const served = await serve(toolgateHandler(gate, { authenticate: bearer, onError: (error) => errors.push(error), ...options.handler }));
-  cleanup.push(() => served.close(), () => gate.close());
-  return { ledger, gate, served, base: `${served.origin}/api/toolgate`, errors, clock, listening: () => listeners };
+  const served = await serve(
+    toolgateHandler(gate, {
+      authenticate: bearer,
+      onError: (error) => errors.push(error),
+      ...options.handler,
+    }),
+  );
+  cleanup.push(
+    () => served.close(),
+    () => gate.close(),
+  );
+  return {
+    ledger,
+    gate,
+    served,
+    base: `${served.origin}/api/toolgate`,
+    errors,
+    clock,
+    listening: () => listeners,
+  };
 }
 
 /** Everything the ledger holds, to compare before and after a request. */
@@ -107,7 +134,9 @@ async function contents(ledger: Ledger) {
 }
 
 /** Alice's session `s1`: a call awaiting approval (`big`), one committed (`done`), one running (`run`). */
-async function aliceSession(gate: ServerGate): Promise<{ big: ToolCallRecord; done: ToolCallRecord; run: ToolCallRecord }> {
+async function aliceSession(
+  gate: ServerGate,
+): Promise<{ big: ToolCallRecord; done: ToolCallRecord; run: ToolCallRecord }> {
   const options = { session: 's1', principal: 'alice' };
   const big = await gate.propose(proposal('big', large), options);
   const done = await gate.run(proposal('done', small), options);
@@ -116,10 +145,18 @@ async function aliceSession(gate: ServerGate): Promise<{ big: ToolCallRecord; do
   return { big, done, run };
 }
 
-const json = async (response: Response) => ({ status: response.status, body: (await response.json()) });
+const json = async (response: Response) => ({ status: response.status, body: await response.json() });
 /** A JSON error body: its code, and its message (any string when not given). */
 const error = (code: string, message?: string | RegExp) => ({
-  error: { code, message: message === undefined ? (expect.any(String) as unknown) : typeof message === 'string' ? message : (expect.stringMatching(message) as unknown) },
+  error: {
+    code,
+    message:
+      message === undefined
+        ? (expect.any(String) as unknown)
+        : typeof message === 'string'
+          ? message
+          : (expect.stringMatching(message) as unknown),
+  },
 });
 
 describeLedgers(
@@ -135,17 +172,28 @@ describeLedgers(
         expect(response.headers.get('cache-control')).toBe('no-store');
         const body = (await response.json()) as { seq: number; calls: ToolCallRecord[] };
         expect(body.seq).toBe(await ledger.head());
-        expect(body.calls).toEqual([big, done, run].map((call) => expect.objectContaining({ id: call.id, status: call.status, input: call.input })));
+        expect(body.calls).toEqual(
+          [big, done, run].map((call) =>
+            expect.objectContaining({ id: call.id, status: call.status, input: call.input }),
+          ),
+        );
         expect(body.calls[1]).toMatchObject({ output: { charged: 100 } });
         // Another principal allowed by canSee sees the same; a session nobody proposed into is empty.
-        expect((await json(await fetch(`${base}/sessions/s1/calls`, { headers: as('auditor') }))).body).toEqual(body);
-        expect(await json(await fetch(`${base}/sessions/fresh/calls`, { headers: as('mallory') }))).toEqual({ status: 200, body: { seq: body.seq, calls: [] } });
+        expect(
+          (await json(await fetch(`${base}/sessions/s1/calls`, { headers: as('auditor') }))).body,
+        ).toEqual(body);
+        expect(await json(await fetch(`${base}/sessions/fresh/calls`, { headers: as('mallory') }))).toEqual({
+          status: 200,
+          body: { seq: body.seq, calls: [] },
+        });
       });
 
       it('POST …/calls/:id/approve with the hash of the shown input runs the call', async () => {
         const { gate, base } = await setup(target);
         const { big } = await aliceSession(gate);
-        expect(await post(`${base}/calls/big/approve`, 'alice', { inputHash: await inputHash(big.input) })).toMatchObject({ status: 200, body: { ok: true } });
+        expect(
+          await post(`${base}/calls/big/approve`, 'alice', { inputHash: await inputHash(big.input) }),
+        ).toMatchObject({ status: 200, body: { ok: true } });
         expect(await gate.settled('big')).toMatchObject({ status: 'committed', output: { charged: 9000 } });
       });
 
@@ -154,21 +202,40 @@ describeLedgers(
         const options = { session: 's1', principal: 'alice' };
         await gate.propose(proposal('call 1/b', large), options);
         await gate.propose(proposal('run', { report: 'q3' }, 'export_report'), options);
-        expect(await post(`${base}/calls/${encodeURIComponent('call 1/b')}/deny`, 'alice', { reason: 'wrong card' })).toMatchObject({ status: 200, body: { ok: true } });
-        expect(await post(`${base}/calls/run/cancel`, 'alice', {})).toMatchObject({ status: 200, body: { ok: true } });
-        expect(await gate.get('call 1/b')).toMatchObject({ status: 'cancelled', reason: { code: 'approval_denied', message: 'wrong card' } });
-        expect(await gate.get('run')).toMatchObject({ status: 'cancelled', reason: { code: 'user_cancelled', message: 'the user cancelled this call' } });
+        expect(
+          await post(`${base}/calls/${encodeURIComponent('call 1/b')}/deny`, 'alice', {
+            reason: 'wrong card',
+          }),
+        ).toMatchObject({ status: 200, body: { ok: true } });
+        expect(await post(`${base}/calls/run/cancel`, 'alice', {})).toMatchObject({
+          status: 200,
+          body: { ok: true },
+        });
+        expect(await gate.get('call 1/b')).toMatchObject({
+          status: 'cancelled',
+          reason: { code: 'approval_denied', message: 'wrong card' },
+        });
+        expect(await gate.get('run')).toMatchObject({
+          status: 'cancelled',
+          reason: { code: 'user_cancelled', message: 'the user cancelled this call' },
+        });
       });
 
       it('an empty body counts as {}: cancel needs no body', async () => {
         const { gate, base } = await setup(target);
-        await gate.propose(proposal('run', { report: 'q3' }, 'export_report'), { session: 's1', principal: 'alice' });
-        const response = await fetch(`${base}/calls/run/cancel`, { method: 'POST', headers: as('alice', { 'content-type': 'application/json' }) });
+        await gate.propose(proposal('run', { report: 'q3' }, 'export_report'), {
+          session: 's1',
+          principal: 'alice',
+        });
+        const response = await fetch(`${base}/calls/run/cancel`, {
+          method: 'POST',
+          headers: as('alice', { 'content-type': 'application/json' }),
+        });
         expect(await json(response)).toEqual({ status: 200, body: { ok: true } });
         expect((await gate.get('run'))?.status).toBe('cancelled');
       });
 
-      it('mounts under another basePath, and at the root as Express\'s app.use leaves the path', async () => {
+      it("mounts under another basePath, and at the root as Express's app.use leaves the path", async () => {
         const opened = await (await target.fresh()).open();
         const gate = createServerGate({ tools: [charge], ledger: opened, recover: false });
         cleanup.push(() => gate.close());
@@ -179,9 +246,17 @@ describeLedgers(
         ] as const) {
           const served = await serve(toolgateHandler(gate, { authenticate: bearer, basePath }));
           cleanup.push(() => served.close());
-          expect((await json(await fetch(`${served.origin}${path}`, { headers: as('alice') }))).body).toMatchObject({ calls: [{ id: 'c1' }] });
-          expect(await json(await fetch(`${served.origin}/api/toolgate/sessions/s1/calls`, { headers: as('alice') }))).toMatchObject(
-            basePath === '/' ? { status: 404, body: error('not_found') } : { status: 404, body: error('not_found', 'no route /api/toolgate/sessions/s1/calls') },
+          expect(
+            (await json(await fetch(`${served.origin}${path}`, { headers: as('alice') }))).body,
+          ).toMatchObject({ calls: [{ id: 'c1' }] });
+          expect(
+            await json(
+              await fetch(`${served.origin}/api/toolgate/sessions/s1/calls`, { headers: as('alice') }),
+            ),
+          ).toMatchObject(
+            basePath === '/'
+              ? { status: 404, body: error('not_found') }
+              : { status: 404, body: error('not_found', 'no route /api/toolgate/sessions/s1/calls') },
           );
         }
       });
@@ -194,34 +269,187 @@ describeLedgers(
         const hash = await inputHash(big.input);
         const approve = `${base}/calls/big/approve`;
         const send = (url: string, init: RequestInit) => fetch(url, init).then(json);
-        const postRaw = (url: string, principal: string | undefined, body: string, headers: Record<string, string> = {}) =>
-          send(url, { method: 'POST', headers: as(principal, { 'content-type': 'application/json', ...headers }), body });
-        const cases: [string, () => Promise<{ status: number; body: unknown }>, number, ReturnType<typeof error>][] = [
-          ['no principal: GET calls', () => send(`${base}/sessions/s1/calls`, {}), 401, error('unauthenticated', 'sign in first: this request carries no principal')],
-          ['no principal: GET events', () => send(`${base}/sessions/s1/events`, {}), 401, error('unauthenticated')],
-          ['no principal: POST approve', () => postRaw(approve, undefined, JSON.stringify({ inputHash: hash })), 401, error('unauthenticated')],
-          ['a principal authenticate does not know', () => postRaw(approve, undefined, JSON.stringify({ inputHash: hash }), { authorization: 'Basic YWxpY2U6' }), 401, error('unauthenticated')],
-          ['a foreign principal: GET calls', () => send(`${base}/sessions/s1/calls`, { headers: as('mallory') }), 403, error('forbidden', 'you may not see session "s1"')],
-          ['a foreign principal: GET events', () => send(`${base}/sessions/s1/events`, { headers: as('mallory') }), 403, error('forbidden')],
-          ['an unknown route', () => send(`${base}/sessions/s1`, { headers: as('alice') }), 404, error('not_found', 'no route /api/toolgate/sessions/s1')],
-          ['an unknown action', () => postRaw(`${base}/calls/big/publish`, 'alice', '{}'), 404, error('not_found')],
-          ['a path outside the base', () => send(`${served.origin}/elsewhere/sessions/s1/calls`, { headers: as('alice') }), 404, error('not_found')],
-          ['a path with more after the route', () => send(`${base}/sessions/s1/calls/extra`, { headers: as('alice') }), 404, error('not_found')],
-          ['GET on approve', () => send(approve, { headers: as('alice') }), 405, error('method_not_allowed', 'use POST here')],
-          ['POST on calls', () => postRaw(`${base}/sessions/s1/calls`, 'alice', '{}'), 405, error('method_not_allowed', 'use GET here')],
-          ['PUT on events', () => send(`${base}/sessions/s1/events`, { method: 'PUT', headers: as('alice'), body: '{}' }), 405, error('method_not_allowed')],
-          ['DELETE on cancel', () => send(`${base}/calls/big/cancel`, { method: 'DELETE', headers: as('alice') }), 405, error('method_not_allowed')],
-          ['a declared Content-Length over the limit', () => postRaw(approve, 'alice', JSON.stringify({ inputHash: hash, pad: 'x'.repeat(2000) })), 413, error('too_large', 'the body may be at most 1024 bytes')],
-          ['text/plain', () => postRaw(approve, 'alice', JSON.stringify({ inputHash: hash }), { 'content-type': 'text/plain' }), 415, error('unsupported_media_type', 'send the body as application/json')],
-          ['no content type', () => send(approve, { method: 'POST', headers: as('alice'), body: new TextEncoder().encode(JSON.stringify({ inputHash: hash })) }), 415, error('unsupported_media_type')],
-          ['a content type that only starts like JSON', () => postRaw(approve, 'alice', JSON.stringify({ inputHash: hash }), { 'content-type': 'application/jsonp' }), 415, error('unsupported_media_type')],
-          ['malformed JSON', () => postRaw(approve, 'alice', `{"inputHash": "${hash}"`), 400, error('malformed', 'the body is not valid JSON')],
-          ['a JSON array', () => postRaw(approve, 'alice', `["${hash}"]`), 400, error('malformed', 'the body must be a JSON object')],
-          ['approve without inputHash', () => postRaw(approve, 'alice', '{}'), 400, error('malformed', /^approve needs \{ "inputHash"/)],
-          ['approve with an inputHash that is no SHA-256 hex', () => postRaw(approve, 'alice', JSON.stringify({ inputHash: hash.toUpperCase() })), 400, error('malformed')],
-          ['deny with a reason that is not a string', () => postRaw(`${base}/calls/big/deny`, 'alice', '{"reason":42}'), 400, error('malformed', '`reason` must be a string')],
-          ['a path that is not valid percent-encoding', () => postRaw(`${base}/calls/%E0%A4%A/approve`, 'alice', JSON.stringify({ inputHash: hash })), 400, error('malformed', 'the path is not valid percent-encoding')],
-          ['a Last-Event-ID that is no seq', () => send(`${base}/sessions/s1/events`, { headers: as('alice', { 'last-event-id': 'latest' }) }), 400, error('malformed', 'Last-Event-ID must be the seq of an event this feed sent')],
+        const postRaw = (
+          url: string,
+          principal: string | undefined,
+          body: string,
+          headers: Record<string, string> = {},
+        ) =>
+          send(url, {
+            method: 'POST',
+            headers: as(principal, { 'content-type': 'application/json', ...headers }),
+            body,
+          });
+        const cases: [
+          string,
+          () => Promise<{ status: number; body: unknown }>,
+          number,
+          ReturnType<typeof error>,
+        ][] = [
+          [
+            'no principal: GET calls',
+            () => send(`${base}/sessions/s1/calls`, {}),
+            401,
+            error('unauthenticated', 'sign in first: this request carries no principal'),
+          ],
+          [
+            'no principal: GET events',
+            () => send(`${base}/sessions/s1/events`, {}),
+            401,
+            error('unauthenticated'),
+          ],
+          [
+            'no principal: POST approve',
+            () => postRaw(approve, undefined, JSON.stringify({ inputHash: hash })),
+            401,
+            error('unauthenticated'),
+          ],
+          [
+            'a principal authenticate does not know',
+            () =>
+              postRaw(approve, undefined, JSON.stringify({ inputHash: hash }), {
+                authorization: 'Basic YWxpY2U6',
+              }),
+            401,
+            error('unauthenticated'),
+          ],
+          [
+            'a foreign principal: GET calls',
+            () => send(`${base}/sessions/s1/calls`, { headers: as('mallory') }),
+            403,
+            error('forbidden', 'you may not see session "s1"'),
+          ],
+          [
+            'a foreign principal: GET events',
+            () => send(`${base}/sessions/s1/events`, { headers: as('mallory') }),
+            403,
+            error('forbidden'),
+          ],
+          [
+            'an unknown route',
+            () => send(`${base}/sessions/s1`, { headers: as('alice') }),
+            404,
+            error('not_found', 'no route /api/toolgate/sessions/s1'),
+          ],
+          [
+            'an unknown action',
+            () => postRaw(`${base}/calls/big/publish`, 'alice', '{}'),
+            404,
+            error('not_found'),
+          ],
+          [
+            'a path outside the base',
+            () => send(`${served.origin}/elsewhere/sessions/s1/calls`, { headers: as('alice') }),
+            404,
+            error('not_found'),
+          ],
+          [
+            'a path with more after the route',
+            () => send(`${base}/sessions/s1/calls/extra`, { headers: as('alice') }),
+            404,
+            error('not_found'),
+          ],
+          [
+            'GET on approve',
+            () => send(approve, { headers: as('alice') }),
+            405,
+            error('method_not_allowed', 'use POST here'),
+          ],
+          [
+            'POST on calls',
+            () => postRaw(`${base}/sessions/s1/calls`, 'alice', '{}'),
+            405,
+            error('method_not_allowed', 'use GET here'),
+          ],
+          [
+            'PUT on events',
+            () => send(`${base}/sessions/s1/events`, { method: 'PUT', headers: as('alice'), body: '{}' }),
+            405,
+            error('method_not_allowed'),
+          ],
+          [
+            'DELETE on cancel',
+            () => send(`${base}/calls/big/cancel`, { method: 'DELETE', headers: as('alice') }),
+            405,
+            error('method_not_allowed'),
+          ],
+          [
+            'a declared Content-Length over the limit',
+            () => postRaw(approve, 'alice', JSON.stringify({ inputHash: hash, pad: 'x'.repeat(2000) })),
+            413,
+            error('too_large', 'the body may be at most 1024 bytes'),
+          ],
+          [
+            'text/plain',
+            () =>
+              postRaw(approve, 'alice', JSON.stringify({ inputHash: hash }), {
+                'content-type': 'text/plain',
+              }),
+            415,
+            error('unsupported_media_type', 'send the body as application/json'),
+          ],
+          [
+            'no content type',
+            () =>
+              send(approve, {
+                method: 'POST',
+                headers: as('alice'),
+                body: new TextEncoder().encode(JSON.stringify({ inputHash: hash })),
+              }),
+            415,
+            error('unsupported_media_type'),
+          ],
+          [
+            'a content type that only starts like JSON',
+            () =>
+              postRaw(approve, 'alice', JSON.stringify({ inputHash: hash }), {
+                'content-type': 'application/jsonp',
+              }),
+            415,
+            error('unsupported_media_type'),
+          ],
+          [
+            'malformed JSON',
+            () => postRaw(approve, 'alice', `{"inputHash": "${hash}"`),
+            400,
+            error('malformed', 'the body is not valid JSON'),
+          ],
+          [
+            'a JSON array',
+            () => postRaw(approve, 'alice', `["${hash}"]`),
+            400,
+            error('malformed', 'the body must be a JSON object'),
+          ],
+          [
+            'approve without inputHash',
+            () => postRaw(approve, 'alice', '{}'),
+            400,
+            error('malformed', /^approve needs \{ "inputHash"/),
+          ],
+          [
+            'approve with an inputHash that is no SHA-256 hex',
+            () => postRaw(approve, 'alice', JSON.stringify({ inputHash: hash.toUpperCase() })),
+            400,
+            error('malformed'),
+          ],
+          [
+            'deny with a reason that is not a string',
+            () => postRaw(`${base}/calls/big/deny`, 'alice', '{"reason":42}'),
+            400,
+            error('malformed', '`reason` must be a string'),
+          ],
+          [
+            'a path that is not valid percent-encoding',
+            () => postRaw(`${base}/calls/%E0%A4%A/approve`, 'alice', JSON.stringify({ inputHash: hash })),
+            400,
+            error('malformed', 'the path is not valid percent-encoding'),
+          ],
+          [
+            'a Last-Event-ID that is no seq',
+            () => send(`${base}/sessions/s1/events`, { headers: as('alice', { 'last-event-id': 'latest' }) }),
+            400,
+            error('malformed', 'Last-Event-ID must be the seq of an event this feed sent'),
+          ],
         ];
         const before = await contents(ledger);
         for (const [name, request, status, body] of cases) {
@@ -235,34 +463,120 @@ describeLedgers(
         expect((await gate.settled('big'))?.status).toBe('committed');
       });
 
-      it('refuses a decision with 403, 404 or 409 and the gate\'s code; the call is unchanged and the refusal is audited', async () => {
+      it("refuses a decision with 403, 404 or 409 and the gate's code; the call is unchanged and the refusal is audited", async () => {
         const { gate, base, ledger } = await setup(target);
         const { big } = await aliceSession(gate);
         const hash = await inputHash(big.input);
-        const cases: [string, string, string, object, number, string, { actor: string; code: string; status: string } | undefined][] = [
-          ['a principal who may see but not decide', 'big/approve', 'auditor', { inputHash: hash }, 403, 'forbidden', { actor: 'auditor', code: 'forbidden', status: 'awaiting_approval' }],
-          ['a foreign principal (who may not even see it)', 'big/approve', 'mallory', { inputHash: hash }, 404, 'not_found', { actor: 'mallory', code: 'forbidden', status: 'awaiting_approval' }],
+        const cases: [
+          string,
+          string,
+          string,
+          object,
+          number,
+          string,
+          { actor: string; code: string; status: string } | undefined,
+        ][] = [
+          [
+            'a principal who may see but not decide',
+            'big/approve',
+            'auditor',
+            { inputHash: hash },
+            403,
+            'forbidden',
+            { actor: 'auditor', code: 'forbidden', status: 'awaiting_approval' },
+          ],
+          [
+            'a foreign principal (who may not even see it)',
+            'big/approve',
+            'mallory',
+            { inputHash: hash },
+            404,
+            'not_found',
+            { actor: 'mallory', code: 'forbidden', status: 'awaiting_approval' },
+          ],
           ['an unknown call', 'nope/approve', 'alice', { inputHash: hash }, 404, 'not_found', undefined],
-          ['approving other arguments than the call holds', 'big/approve', 'alice', { inputHash: await inputHash({ ...large, amount_cents: 1 }) }, 409, 'stale', { actor: 'alice', code: 'stale', status: 'awaiting_approval' }],
-          ['approving a running call', 'run/approve', 'alice', { inputHash: hash }, 409, 'not_awaiting', { actor: 'alice', code: 'not_awaiting', status: 'executing' }],
-          ['denying a running call', 'run/deny', 'alice', {}, 409, 'not_awaiting', { actor: 'alice', code: 'not_awaiting', status: 'executing' }],
-          ['cancelling a settled call', 'done/cancel', 'alice', {}, 409, 'settled', { actor: 'alice', code: 'settled', status: 'committed' }],
-          ['denying a settled call', 'done/deny', 'alice', { reason: 'too late' }, 409, 'settled', { actor: 'alice', code: 'settled', status: 'committed' }],
+          [
+            'approving other arguments than the call holds',
+            'big/approve',
+            'alice',
+            { inputHash: await inputHash({ ...large, amount_cents: 1 }) },
+            409,
+            'stale',
+            { actor: 'alice', code: 'stale', status: 'awaiting_approval' },
+          ],
+          [
+            'approving a running call',
+            'run/approve',
+            'alice',
+            { inputHash: hash },
+            409,
+            'not_awaiting',
+            { actor: 'alice', code: 'not_awaiting', status: 'executing' },
+          ],
+          [
+            'denying a running call',
+            'run/deny',
+            'alice',
+            {},
+            409,
+            'not_awaiting',
+            { actor: 'alice', code: 'not_awaiting', status: 'executing' },
+          ],
+          [
+            'cancelling a settled call',
+            'done/cancel',
+            'alice',
+            {},
+            409,
+            'settled',
+            { actor: 'alice', code: 'settled', status: 'committed' },
+          ],
+          [
+            'denying a settled call',
+            'done/deny',
+            'alice',
+            { reason: 'too late' },
+            409,
+            'settled',
+            { actor: 'alice', code: 'settled', status: 'committed' },
+          ],
         ];
         for (const [name, path, principal, body, status, code, audited] of cases) {
           const before = await contents(ledger);
           const answer = await post(`${base}/calls/${path}`, principal, body);
-          expect({ name, status: answer.status, body: answer.body }).toEqual({ name, status, body: error(code) });
+          expect({ name, status: answer.status, body: answer.body }).toEqual({
+            name,
+            status,
+            body: error(code),
+          });
           const after = await contents(ledger);
-          expect({ name, calls: after.calls, approvals: after.approvals, sessions: after.sessions }).toEqual({ name, calls: before.calls, approvals: before.approvals, sessions: before.sessions });
+          expect({ name, calls: after.calls, approvals: after.approvals, sessions: after.sessions }).toEqual({
+            name,
+            calls: before.calls,
+            approvals: before.approvals,
+            sessions: before.sessions,
+          });
           const added = after.events.slice(before.events.length);
           expect(after.events.slice(0, before.events.length)).toEqual(before.events);
           expect({ name, added }).toEqual({
             name,
-            added: audited === undefined ? [] : [expect.objectContaining({ callId: path.split('/')[0], from: audited.status, to: audited.status, actor: audited.actor, reason: expect.objectContaining({ code: audited.code }) })],
+            added:
+              audited === undefined
+                ? []
+                : [
+                    expect.objectContaining({
+                      callId: path.split('/')[0],
+                      from: audited.status,
+                      to: audited.status,
+                      actor: audited.actor,
+                      reason: expect.objectContaining({ code: audited.code }),
+                    }),
+                  ],
           });
         }
-        expect(await post(`${base}/calls/big/approve`, 'alice', { inputHash: hash })).toMatchObject({ status: 200 });
+        expect(await post(`${base}/calls/big/approve`, 'alice', { inputHash: hash })).toMatchObject({
+          status: 200,
+        });
         expect((await gate.settled('big'))?.status).toBe('committed');
       });
 
@@ -270,12 +584,17 @@ describeLedgers(
         const { gate, base, clock } = await setup(target, { gate: { approvalTtlMs: 60_000 } });
         const { big } = await aliceSession(gate);
         clock.skip(60_000);
-        expect(await post(`${base}/calls/big/approve`, 'alice', { inputHash: await inputHash(big.input) })).toEqual({
+        expect(
+          await post(`${base}/calls/big/approve`, 'alice', { inputHash: await inputHash(big.input) }),
+        ).toEqual({
           status: 409,
           body: error('expired', 'the approval expired; the call was cancelled'),
           headers: expect.anything() as unknown,
         });
-        expect(await gate.get('big')).toMatchObject({ status: 'cancelled', reason: { code: 'approval_expired' } });
+        expect(await gate.get('big')).toMatchObject({
+          status: 'cancelled',
+          reason: { code: 'approval_expired' },
+        });
       });
 
       it('a principal that authenticate throws for is 401, and the error goes to onError', async () => {
@@ -287,7 +606,10 @@ describeLedgers(
             },
           },
         });
-        expect(await json(await fetch(`${base}/sessions/s1/calls`, { headers: as('alice') }))).toEqual({ status: 401, body: error('unauthenticated') });
+        expect(await json(await fetch(`${base}/sessions/s1/calls`, { headers: as('alice') }))).toEqual({
+          status: 401,
+          body: error('unauthenticated'),
+        });
         expect(errors).toEqual([failure]);
       });
 
@@ -302,7 +624,10 @@ describeLedgers(
           body: upload.body,
           duplex: 'half',
         });
-        expect(await json(response)).toEqual({ status: 413, body: error('too_large', 'the body may be at most 1024 bytes') });
+        expect(await json(response)).toEqual({
+          status: 413,
+          body: error('too_large', 'the body may be at most 1024 bytes'),
+        });
         // Answered long before the upload could end, and then the server closes the connection.
         expect(upload.pulled()).toBeLessThan(upload.total);
         await served.drained();
@@ -351,14 +676,20 @@ describeLedgers(
             controller.close();
           },
         });
-        const response = await fetch(`${base}/calls/big/approve`, { method: 'POST', headers: as('alice', { 'content-type': 'application/json' }), body, duplex: 'half' });
+        const response = await fetch(`${base}/calls/big/approve`, {
+          method: 'POST',
+          headers: as('alice', { 'content-type': 'application/json' }),
+          body,
+          duplex: 'half',
+        });
         expect(await json(response)).toEqual({ status: 200, body: { ok: true } });
       });
     });
 
     describe('the event feed', () => {
       const alice = { session: 's1', principal: 'alice' };
-      const path = (moves: readonly WireMove[]) => moves.map(({ event }) => `${event.callId}:${event.from}->${event.to}`);
+      const path = (moves: readonly WireMove[]) =>
+        moves.map(({ event }) => `${event.callId}:${event.from}->${event.to}`);
 
       it('sends `event: snapshot` (the calls as of a seq), then `event: move` with the record after each move, each with `id: <seq>`', async () => {
         const { gate, base, ledger } = await setup(target);
@@ -373,16 +704,38 @@ describeLedgers(
         expect(feed.messages[0]).toEqual({
           id: String(head),
           event: 'snapshot',
-          data: { seq: head, calls: [expect.objectContaining({ id: 'c0', status: 'committed', input: small, output: { charged: 100 } })] },
+          data: {
+            seq: head,
+            calls: [
+              expect.objectContaining({
+                id: 'c0',
+                status: 'committed',
+                input: small,
+                output: { charged: 100 },
+              }),
+            ],
+          },
         });
         await gate.run(proposal('c1', { amount_cents: 250, currency: 'EUR' }), alice);
         await feed.until(() => feed.moves().length === 4);
-        expect(path(feed.moves())).toEqual(['c1:null->pending', 'c1:pending->validated', 'c1:validated->executing', 'c1:executing->committed']);
-        expect(feed.messages.slice(1).map((message) => message.id)).toEqual(feed.moves().map(({ event }) => String(event.seq)));
+        expect(path(feed.moves())).toEqual([
+          'c1:null->pending',
+          'c1:pending->validated',
+          'c1:validated->executing',
+          'c1:executing->committed',
+        ]);
+        expect(feed.messages.slice(1).map((message) => message.id)).toEqual(
+          feed.moves().map(({ event }) => String(event.seq)),
+        );
         expect(feed.moves().map(({ event }) => event.seq)).toEqual([head + 1, head + 2, head + 3, head + 4]);
         expect(feed.moves()[3]).toEqual({
           event: expect.objectContaining({ session: 's1', actor: 'alice', seq: head + 4 }),
-          record: expect.objectContaining({ id: 'c1', status: 'committed', input: { amount_cents: 250, currency: 'EUR' }, output: { charged: 250 } }),
+          record: expect.objectContaining({
+            id: 'c1',
+            status: 'committed',
+            input: { amount_cents: 250, currency: 'EUR' },
+            output: { charged: 250 },
+          }),
         });
       });
 
@@ -397,7 +750,11 @@ describeLedgers(
         expect(feed.moves().map(({ event }) => event.seq)).toEqual([3, 4, 5, 6, 7, 8]);
         await gate.propose(proposal('c2', large), alice);
         await feed.until(() => feed.moves().length === 9);
-        expect(path(feed.moves().slice(6))).toEqual(['c2:null->pending', 'c2:pending->validated', 'c2:validated->awaiting_approval']);
+        expect(path(feed.moves().slice(6))).toEqual([
+          'c2:null->pending',
+          'c2:pending->validated',
+          'c2:validated->awaiting_approval',
+        ]);
       });
 
       it('a reconnect with Last-Event-ID in the middle of a burst of 500 events gets every event exactly once', async () => {
@@ -410,7 +767,9 @@ describeLedgers(
           // 125 calls of 4 moves each, five at a time; the client goes after 30 calls and comes back during the rest.
           for (let batch = 0; batch < 25; batch += 1) {
             if (batch === 6) await reconnecting;
-            await Promise.all([0, 1, 2, 3, 4].map((n) => gate.run(proposal(`c${batch * 5 + n}`, small), alice)));
+            await Promise.all(
+              [0, 1, 2, 3, 4].map((n) => gate.run(proposal(`c${batch * 5 + n}`, small), alice)),
+            );
           }
         })();
         await first.until(() => first.moves().length >= 100);
@@ -418,7 +777,10 @@ describeLedgers(
         await first.ended;
         const lastId = first.messages.at(-1)?.id ?? '';
         reconnect();
-        const second = await openFeed(`${base}/sessions/s1/events`, { principal: 'alice', lastEventId: lastId });
+        const second = await openFeed(`${base}/sessions/s1/events`, {
+          principal: 'alice',
+          lastEventId: lastId,
+        });
         cleanup.push(() => second.close());
         await burst;
         const all = (await ledger.eventsAfter(0, { session: 's1', limit: 10_000 })).map((event) => event.seq);
@@ -432,7 +794,9 @@ describeLedgers(
       it('100 concurrent clients all see every event', async () => {
         // One principal's hundred feeds: past the default bound, the oldest would be ended.
         const { gate, base, ledger } = await setup(target, { handler: { maxFeedsPerPrincipal: 100 } });
-        const feeds = await Promise.all(Array.from({ length: 100 }, () => openFeed(`${base}/sessions/s1/events`, { principal: 'alice' })));
+        const feeds = await Promise.all(
+          Array.from({ length: 100 }, () => openFeed(`${base}/sessions/s1/events`, { principal: 'alice' })),
+        );
         cleanup.push(() => feeds.forEach((feed) => feed.close()));
         await Promise.all(feeds.map((feed) => feed.until(() => feed.messages.length > 0)));
         for (let n = 0; n < 5; n += 1) await gate.run(proposal(`c${n}`, small), alice);
@@ -450,7 +814,7 @@ describeLedgers(
         expect(feed.messages.map((message) => message.event)).toEqual(['snapshot']);
       });
 
-      it('a feed opened on a session before its first call never shows another principal\'s calls', async () => {
+      it("a feed opened on a session before its first call never shows another principal's calls", async () => {
         // Whom mallory's feed asked about (once per event it would deliver), and whether alice shared the session yet.
         const asked = counter();
         let shared = false;
@@ -474,7 +838,12 @@ describeLedgers(
         shared = true;
         await gate.run(proposal('shared', small), options);
         await mallory.until(() => mallory.moves().some(({ event }) => event.to === 'committed'));
-        expect(path(mallory.moves())).toEqual(['shared:null->pending', 'shared:pending->validated', 'shared:validated->executing', 'shared:executing->committed']);
+        expect(path(mallory.moves())).toEqual([
+          'shared:null->pending',
+          'shared:pending->validated',
+          'shared:validated->executing',
+          'shared:executing->committed',
+        ]);
       });
 
       it('closes cleanly when the client goes: the connection, the ledger subscription and the heartbeat are let go', async () => {
@@ -489,7 +858,9 @@ describeLedgers(
         // A call that waits for a person: the gate itself does not follow the ledger for it.
         await gate.propose(proposal('big', large), alice);
         await feed.until(() => feed.moves().length === 3);
-        const heartbeats = setIntervalSpy.mock.results.filter((_, n) => setIntervalSpy.mock.calls[n]?.[1] === 60_000).map((result) => result.value as unknown);
+        const heartbeats = setIntervalSpy.mock.results
+          .filter((_, n) => setIntervalSpy.mock.calls[n]?.[1] === 60_000)
+          .map((result) => result.value as unknown);
         expect(heartbeats).toHaveLength(1);
         expect(listening()).toBe(1);
         feed.close();
@@ -497,7 +868,9 @@ describeLedgers(
         await served.drained();
         expect(served.sockets.size).toBe(0);
         expect(listening()).toBe(0);
-        expect(clearIntervalSpy.mock.calls.map(([timer]) => timer as unknown)).toEqual(expect.arrayContaining(heartbeats));
+        expect(clearIntervalSpy.mock.calls.map(([timer]) => timer as unknown)).toEqual(
+          expect.arrayContaining(heartbeats),
+        );
       });
 
       it('once the client went and the gate, the server and the ledger are closed, the process has nothing left open', async () => {
@@ -507,7 +880,7 @@ describeLedgers(
         expect(await child.exited).toMatchObject({ code: 0, signal: null });
       });
 
-      it('the gate\'s close() ends its open feeds', async () => {
+      it("the gate's close() ends its open feeds", async () => {
         const { gate, base } = await setup(target);
         const feed = await openFeed(`${base}/sessions/s1/events`, { principal: 'alice' });
         await feed.until(() => feed.messages.length === 1);
@@ -533,7 +906,8 @@ function counter() {
         waiter.resolve();
       }
     },
-    reaches: (n: number) => (count >= n ? Promise.resolve() : new Promise<void>((resolve) => waiting.add({ n, resolve }))),
+    reaches: (n: number) =>
+      count >= n ? Promise.resolve() : new Promise<void>((resolve) => waiting.add({ n, resolve })),
   };
 }
 

@@ -65,11 +65,18 @@ describeLedgers(
       const reconnected = nextWake(reader);
       const database = new URL(store.location).pathname.slice(1);
       const { rowCount } = await withAdmin(store.location, (admin) =>
-        admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and query ilike 'listen%'`, [database]),
+        admin.query(
+          `select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and query ilike 'listen%'`,
+          [database],
+        ),
       );
       expect(rowCount).toBe(2);
       await reconnected;
-      expect(onError).toHaveBeenCalledWith(expect.objectContaining({ message: expect.stringContaining('terminating connection due to administrator command') }));
+      expect(onError).toHaveBeenCalledWith(
+        expect.objectContaining({
+          message: expect.stringContaining('terminating connection due to administrator command'),
+        }),
+      );
       const woke = nextWake(reader);
       await appendMoves(writer, 1);
       await woke;

@@ -15,12 +15,23 @@ describeLedgers(
       const held = await other.begin();
       await other.appendEvent(held.trx, move(2));
       const moved = ledger.transaction(async (trx) => {
-        await trx.insertInto('toolgate_sessions').values({ id: 'moved', owner: 'user_1', created_at: 0 }).execute();
+        await trx
+          .insertInto('toolgate_sessions')
+          .values({ id: 'moved', owner: 'user_1', created_at: 0 })
+          .execute();
         await ledger.recordEvents(trx, [move(3)]);
       });
       // The move is committed (another connection sees it) while the chain is still held.
-      await expect.poll(async () => (await other.db.selectFrom('toolgate_sessions').select('id').execute()).map((row) => row.id), { timeout: 10_000 }).toEqual(['moved']);
-      expect(await other.db.selectFrom('toolgate_pending').select('call_id').execute()).toEqual([{ call_id: 'call_3' }]);
+      await expect
+        .poll(
+          async () =>
+            (await other.db.selectFrom('toolgate_sessions').select('id').execute()).map((row) => row.id),
+          { timeout: 10_000 },
+        )
+        .toEqual(['moved']);
+      expect(await other.db.selectFrom('toolgate_pending').select('call_id').execute()).toEqual([
+        { call_id: 'call_3' },
+      ]);
       await held.commit();
       await moved;
       expect((await ledger.eventsAfter(0)).map((event) => [event.seq, event.callId])).toEqual([
@@ -37,7 +48,19 @@ describeLedgers(
       const ledger = await store.open();
       await ledger.transaction((trx) => ledger.appendEvent(trx, move(1)));
       // As a process killed between its move's commit and its sequencer's pass leaves it.
-      await ledger.db.insertInto('toolgate_pending').values({ call_id: 'call_2', session: 's1', from_status: null, to_status: 'pending', actor: 'user_1', at: 2, reason: null, record: null }).execute();
+      await ledger.db
+        .insertInto('toolgate_pending')
+        .values({
+          call_id: 'call_2',
+          session: 's1',
+          from_status: null,
+          to_status: 'pending',
+          actor: 'user_1',
+          at: 2,
+          reason: null,
+          record: null,
+        })
+        .execute();
       const reader = await store.open();
       expect((await reader.eventsAfter(0)).map((event) => [event.seq, event.callId])).toEqual([
         [1, 'call_1'],
@@ -54,11 +77,20 @@ describeLedgers(
       await ledger.transaction((trx) => ledger.appendEvent(trx, move(1)));
       const held = await other.begin();
       await other.appendEvent(held.trx, move(2));
-      const first = ledger.transaction((trx) => ledger.recordEvents(trx, [move(3, { callId: 'call_x', to: 'executing', from: 'pending' })]));
-      await expect.poll(async () => (await other.db.selectFrom('toolgate_pending').select('call_id').execute()).length, { timeout: 10_000 }).toBe(1);
+      const first = ledger.transaction((trx) =>
+        ledger.recordEvents(trx, [move(3, { callId: 'call_x', to: 'executing', from: 'pending' })]),
+      );
+      await expect
+        .poll(
+          async () => (await other.db.selectFrom('toolgate_pending').select('call_id').execute()).length,
+          { timeout: 10_000 },
+        )
+        .toBe(1);
       await held.commit();
       await first;
-      await ledger.transaction((trx) => ledger.recordEvents(trx, [move(4, { callId: 'call_x', from: 'executing', to: 'committed' })]));
+      await ledger.transaction((trx) =>
+        ledger.recordEvents(trx, [move(4, { callId: 'call_x', from: 'executing', to: 'committed' })]),
+      );
       const events = (await ledger.eventsAfter(0)).filter((event) => event.callId === 'call_x');
       expect(events.map((event) => event.to)).toEqual(['executing', 'committed']);
       expect(events[0]!.seq).toBeLessThan(events[1]!.seq);

@@ -14,7 +14,11 @@ describeLedgers(
       try {
         const ledger = keep(await postgresLedger({ pool }));
         await appendMoves(ledger, 2);
-        expect((await ledger.db.selectFrom('toolgate_events').select('at').orderBy('seq').execute()).map((row) => typeof row.at)).toEqual(['number', 'number']);
+        expect(
+          (await ledger.db.selectFrom('toolgate_events').select('at').orderBy('seq').execute()).map(
+            (row) => typeof row.at,
+          ),
+        ).toEqual(['number', 'number']);
         const { rows } = await pool.query<{ at: unknown }>('select at from toolgate_events order by seq');
         expect(rows.map((row) => typeof row.at)).toEqual(['string', 'string']);
         await ledger.close();
@@ -34,7 +38,10 @@ describeLedgers(
       try {
         const prepared = async () => {
           // On the pool's one query connection, so this reads the statements the ledger prepared on it.
-          const { rows } = await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(ledger.db);
+          const { rows } = await sql<{
+            name: string;
+            statement: string;
+          }>`select name, statement from pg_prepared_statements`.execute(ledger.db);
           return rows;
         };
         await appendMoves(ledger, 5);
@@ -42,7 +49,9 @@ describeLedgers(
         await appendMoves(ledger, 50, 6);
         const afterFiftyFive = await prepared();
         expect(afterFive.length).toBeGreaterThan(0);
-        expect(afterFive.every((row) => row.name.startsWith('toolgate_') && row.statement.includes('toolgate_'))).toBe(true);
+        expect(
+          afterFive.every((row) => row.name.startsWith('toolgate_') && row.statement.includes('toolgate_')),
+        ).toBe(true);
         // Fifty more moves add no statement: each shape was parsed once and is run again by name.
         expect(afterFiftyFive.map((row) => row.name).sort()).toEqual(afterFive.map((row) => row.name).sort());
         // The app's own query on the ledger's Kysely (no ledger table in it) is sent as it is.

@@ -15,9 +15,13 @@ describeLedgers(
       const ledger = await store.open();
       const events = await ledger.eventsAfter(0);
       expect(events.map((event) => event.seq)).toEqual(Array.from({ length: 50 }, (_, index) => index + 1));
-      expect(results.flatMap((result) => result.seqs as number[]).sort((x, y) => x - y)).toEqual(events.map((event) => event.seq));
+      expect(results.flatMap((result) => result.seqs as number[]).sort((x, y) => x - y)).toEqual(
+        events.map((event) => event.seq),
+      );
       for (const prefix of ['a', 'b']) {
-        expect(events.filter((event) => event.callId.startsWith(`${prefix}_`)).map((event) => event.callId)).toEqual(Array.from({ length: 25 }, (_, index) => `${prefix}_${index + 1}`));
+        expect(
+          events.filter((event) => event.callId.startsWith(`${prefix}_`)).map((event) => event.callId),
+        ).toEqual(Array.from({ length: 25 }, (_, index) => `${prefix}_${index + 1}`));
       }
       expect(await ledger.verify()).toMatchObject({ ok: true, events: 50 });
     });

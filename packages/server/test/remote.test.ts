@@ -10,7 +10,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createStore } from 'zustand/vanilla';
 import { createFakeClock, type FakeClock } from '../../core/test/support/clock.ts';
 import { errorLog, when } from '../../core/test/support/when.ts';
-import { createServerGate, toolgateHandler, type Ledger, type ServerGate, type ServerGateOptions } from '../src/index.ts';
+import {
+  createServerGate,
+  toolgateHandler,
+  type Ledger,
+  type ServerGate,
+  type ServerGateOptions,
+} from '../src/index.ts';
 import { bearer, serve, type Served } from './support/http.ts';
 import { describeLedgers, type Target } from './support/ledgers.ts';
 
@@ -33,7 +39,10 @@ const charge = defineTool({
     if (input.currency === 'EUR' && input.amount_cents === 13) throw new Error('card declined');
     return { charged: input.amount_cents };
   },
-  commit: (state: Shop, output) => ({ balance_cents: state.balance_cents - output.charged, charges: [...state.charges, output.charged] }),
+  commit: (state: Shop, output) => ({
+    balance_cents: state.balance_cents - output.charged,
+    charges: [...state.charges, output.charged],
+  }),
 });
 
 const small = { amount_cents: 100, currency: 'USD' } as const;
@@ -75,7 +84,12 @@ function createShop() {
 async function connect(
   target: Target,
   script: (server: ServerGate) => Promise<unknown> = async () => {},
-  options: { gate?: Partial<RemoteGateOptions<Shop>>; server?: Partial<ServerGateOptions>; live?: boolean; principal?: string } = {},
+  options: {
+    gate?: Partial<RemoteGateOptions<Shop>>;
+    server?: Partial<ServerGateOptions>;
+    live?: boolean;
+    principal?: string;
+  } = {},
 ): Promise<Setup> {
   const ledger = await (await target.fresh()).open();
   let offset = 0;
@@ -83,7 +97,11 @@ async function connect(
     tools: [charge],
     ledger,
     recover: false,
-    clock: { now: () => Date.now() + offset, setTimeout: (callback, ms) => setTimeout(callback, ms), clearTimeout: (timer) => clearTimeout(timer as number) },
+    clock: {
+      now: () => Date.now() + offset,
+      setTimeout: (callback, ms) => setTimeout(callback, ms),
+      clearTimeout: (timer) => clearTimeout(timer as number),
+    },
     canSee: (principal, session) => principal === session.owner || principal === 'auditor',
     ...options.server,
   });
@@ -92,10 +110,18 @@ async function connect(
   const posts: { path: string; type: string | null; body: unknown }[] = [];
   const served = await serve(async (request) => {
     if (request.url.endsWith('/events')) feeds.push(request.headers.get('last-event-id'));
-    if (request.method === 'POST') posts.push({ path: new URL(request.url).pathname, type: request.headers.get('content-type'), body: await request.clone().json() });
+    if (request.method === 'POST')
+      posts.push({
+        path: new URL(request.url).pathname,
+        type: request.headers.get('content-type'),
+        body: await request.clone().json(),
+      });
     return handler(request);
   });
-  cleanup.push(() => served.close(), () => server.close());
+  cleanup.push(
+    () => served.close(),
+    () => server.close(),
+  );
   await script(server);
   const shop = createShop();
   const writes: Shop[] = [];
@@ -115,15 +141,39 @@ async function connect(
   });
   cleanup.push(() => gate.close());
   if (options.live !== false) await when(gate.connection, (state) => state.state === 'live');
-  return { server, ledger, served, gate, shop, writes, clock, log, feeds: () => feeds, posts, skip: (ms) => void (offset += ms) };
+  return {
+    server,
+    ledger,
+    served,
+    gate,
+    shop,
+    writes,
+    clock,
+    log,
+    feeds: () => feeds,
+    posts,
+    skip: (ms) => void (offset += ms),
+  };
 }
 
 const statusOf = (gate: RemoteGate, id: string) => gate.get(id)?.status;
-const until = (gate: RemoteGate, id: string, status: string) => when(gate.calls, () => statusOf(gate, id) === status);
-const requestWhen = (gate: RemoteGate, id: string, check: (request: ReturnType<RemoteGate['requestOf']>) => boolean) =>
-  when({ getState: () => gate.requestOf(id), subscribe: (listener) => gate.subscribeCall(id, () => listener(gate.requestOf(id))) }, check);
+const until = (gate: RemoteGate, id: string, status: string) =>
+  when(gate.calls, () => statusOf(gate, id) === status);
+const requestWhen = (
+  gate: RemoteGate,
+  id: string,
+  check: (request: ReturnType<RemoteGate['requestOf']>) => boolean,
+) =>
+  when(
+    {
+      getState: () => gate.requestOf(id),
+      subscribe: (listener) => gate.subscribeCall(id, () => listener(gate.requestOf(id))),
+    },
+    check,
+  );
 /** The page's records with what a person sees of them. */
-const shown = (records: Iterable<ToolCallRecord>) => [...records].map(({ id, status, input, output, reason }) => ({ id, status, input, output, reason }));
+const shown = (records: Iterable<ToolCallRecord>) =>
+  [...records].map(({ id, status, input, output, reason }) => ({ id, status, input, output, reason }));
 
 describeLedgers(
   'remote gate against a real server gate',
@@ -135,14 +185,16 @@ describeLedgers(
           await s.run(proposal('c2', small), alice);
           await s.run(proposal('c3', { amount_cents: 1.5, currency: 'USD' }), alice);
         });
-        expect(shown(gate.calls.getState().records.values())).toEqual(shown(await server.calls('s1', 'alice')));
+        expect(shown(gate.calls.getState().records.values())).toEqual(
+          shown(await server.calls('s1', 'alice')),
+        );
         expect([...gate.calls.getState().records.keys()]).toEqual(['c1', 'c2', 'c3']);
         expect(gate.get('c2')).toMatchObject({ status: 'committed', output: { charged: 100 } });
         expect(gate.get('c3')).toMatchObject({ status: 'rejected', reason: { code: 'invalid_arguments' } });
         expect(writes).toEqual([]);
       });
 
-      it('follows live moves, telling only the moved call\'s subscribers', async () => {
+      it("follows live moves, telling only the moved call's subscribers", async () => {
         const { server, gate } = await connect(target, async (s) => {
           await s.propose(proposal('c1', large), alice);
           await s.propose(proposal('c2', large), alice);
@@ -156,7 +208,7 @@ describeLedgers(
         expect(gate.calls.getState().changed).toEqual(['c2']);
       });
 
-      it('writes the store once per call that commits live, through the tool\'s commit, and for nothing else', async () => {
+      it("writes the store once per call that commits live, through the tool's commit, and for nothing else", async () => {
         const { server, gate, shop, writes } = await connect(target);
         await server.run(proposal('c1', small), alice);
         await server.run(proposal('c2', { amount_cents: 13, currency: 'EUR' }), alice);
@@ -165,7 +217,11 @@ describeLedgers(
         await server.deny('c4', { principal: 'alice', reason: 'not today' });
         await server.run(proposal('c5', { amount_cents: 250, currency: 'USD' }), alice);
         await until(gate, 'c5', 'committed');
-        expect(Object.fromEntries([...gate.calls.getState().records.values()].map((call) => [call.id, call.status]))).toEqual({
+        expect(
+          Object.fromEntries(
+            [...gate.calls.getState().records.values()].map((call) => [call.id, call.status]),
+          ),
+        ).toEqual({
           c1: 'committed',
           c2: 'failed',
           c3: 'rejected',
@@ -176,7 +232,9 @@ describeLedgers(
         expect(writes).toHaveLength(2);
         expect(shop.getState()).toEqual({ balance_cents: 10_000 - 100 - 250, charges: [100, 250] });
         // The audit log is the ledger's: every move of the session, in order.
-        expect(gate.audit.export().map(({ callId, to }) => `${callId}:${to}`)).toEqual((await gateEvents(server)).map(({ callId, to }) => `${callId}:${to}`));
+        expect(gate.audit.export().map(({ callId, to }) => `${callId}:${to}`)).toEqual(
+          (await gateEvents(server)).map(({ callId, to }) => `${callId}:${to}`),
+        );
       });
 
       it('after a reconnect, commits once what committed while the feed was down, and nothing it had already', async () => {
@@ -190,7 +248,9 @@ describeLedgers(
         // The connection breaks; the call is approved and commits while the page is away.
         served.server.closeAllConnections();
         await when(gate.connection, (state) => state.state === 'reconnecting');
-        expect(await server.approve('c2', { principal: 'alice', inputHash: await inputHash(large) })).toEqual({ ok: true });
+        expect(await server.approve('c2', { principal: 'alice', inputHash: await inputHash(large) })).toEqual(
+          { ok: true },
+        );
         await server.settled('c2');
         clock.advance(500);
         await until(gate, 'c2', 'committed');
@@ -202,13 +262,17 @@ describeLedgers(
         expect(shop.getState()).toEqual({ balance_cents: 10_000 - 100 - 9000, charges: [100, 9000] });
         expect(gate.get('c1')).toEqual(seen);
         // Each move once in the audit log, across the break.
-        expect(gate.audit.export().map(({ callId, to }) => `${callId}:${to}`)).toEqual((await gateEvents(server)).map(({ callId, to }) => `${callId}:${to}`));
+        expect(gate.audit.export().map(({ callId, to }) => `${callId}:${to}`)).toEqual(
+          (await gateEvents(server)).map(({ callId, to }) => `${callId}:${to}`),
+        );
       });
     });
 
     describe('approve, deny and cancel', () => {
       it('approve sends the hash of the input the page shows; the server runs the call and the store is written once', async () => {
-        const { server, gate, shop, writes, posts } = await connect(target, (s) => s.propose(proposal('c1', { currency: 'EUR', amount_cents: 9000 }), alice));
+        const { server, gate, shop, writes, posts } = await connect(target, (s) =>
+          s.propose(proposal('c1', { currency: 'EUR', amount_cents: 9000 }), alice),
+        );
         expect(gate.approve('c1')).toBe(true);
         expect(gate.requestOf('c1')).toEqual({ action: 'approve', state: 'sending' });
         await until(gate, 'c1', 'committed');
@@ -218,29 +282,61 @@ describeLedgers(
         expect(shop.getState().charges).toEqual([9000]);
         // RFC 8785: keys sorted, no spaces.
         const expected = createHash('sha256').update('{"amount_cents":9000,"currency":"EUR"}').digest('hex');
-        expect(posts).toEqual([{ path: '/api/toolgate/calls/c1/approve', type: 'application/json', body: { inputHash: expected } }]);
+        expect(posts).toEqual([
+          { path: '/api/toolgate/calls/c1/approve', type: 'application/json', body: { inputHash: expected } },
+        ]);
         const approval = await server.calls('s1', 'alice');
-        expect(approval[0]?.history.map((step) => step.status)).toEqual(['pending', 'validated', 'awaiting_approval', 'executing', 'committed']);
+        expect(approval[0]?.history.map((step) => step.status)).toEqual([
+          'pending',
+          'validated',
+          'awaiting_approval',
+          'executing',
+          'committed',
+        ]);
       });
 
-      it('a refused approve (403: may see, may not decide) stays visible with the server\'s code and message, and is audited', async () => {
-        const { server, gate, writes } = await connect(target, (s) => s.propose(proposal('c1', large), alice), { principal: 'auditor' });
+      it("a refused approve (403: may see, may not decide) stays visible with the server's code and message, and is audited", async () => {
+        const { server, gate, writes } = await connect(
+          target,
+          (s) => s.propose(proposal('c1', large), alice),
+          { principal: 'auditor' },
+        );
         expect(gate.approve('c1')).toBe(true);
         const refused = await requestWhen(gate, 'c1', (request) => request?.state === 'refused');
-        expect(refused).toEqual({ action: 'approve', state: 'refused', error: { code: 'forbidden', message: 'this principal may not decide this call' } });
+        expect(refused).toEqual({
+          action: 'approve',
+          state: 'refused',
+          error: { code: 'forbidden', message: 'this principal may not decide this call' },
+        });
         expect(statusOf(gate, 'c1')).toBe('awaiting_approval');
         expect((await server.get('c1'))?.status).toBe('awaiting_approval');
-        await when({ getState: () => gate.audit.size(), subscribe: (listener) => gate.audit.subscribe(() => listener(gate.audit.size())) }, (size) => size === 1);
-        expect(gate.audit.export().at(-1)).toMatchObject({ callId: 'c1', from: 'awaiting_approval', to: 'awaiting_approval', reason: { code: 'forbidden' } });
+        await when(
+          {
+            getState: () => gate.audit.size(),
+            subscribe: (listener) => gate.audit.subscribe(() => listener(gate.audit.size())),
+          },
+          (size) => size === 1,
+        );
+        expect(gate.audit.export().at(-1)).toMatchObject({
+          callId: 'c1',
+          from: 'awaiting_approval',
+          to: 'awaiting_approval',
+          reason: { code: 'forbidden' },
+        });
         expect(writes).toEqual([]);
       });
 
       it('an approve that comes after the approval expired is refused (409 expired), and the call shows cancelled', async () => {
-        const { gate, skip, writes } = await connect(target, (s) => s.propose(proposal('c1', large), alice), { server: { approvalTtlMs: 60_000 } });
+        const { gate, skip, writes } = await connect(target, (s) => s.propose(proposal('c1', large), alice), {
+          server: { approvalTtlMs: 60_000 },
+        });
         skip(60_000);
         expect(gate.approve('c1')).toBe(true);
         await until(gate, 'c1', 'cancelled');
-        expect(gate.get('c1')?.reason).toEqual({ code: 'approval_expired', message: 'nobody approved this call in time' });
+        expect(gate.get('c1')?.reason).toEqual({
+          code: 'approval_expired',
+          message: 'nobody approved this call in time',
+        });
         // The refusal and the move it caused are both in the audit log; the request ended with the move.
         expect(gate.audit.export().slice(-2)).toMatchObject([
           { from: 'awaiting_approval', to: 'awaiting_approval', reason: { code: 'expired' } },
@@ -259,8 +355,13 @@ describeLedgers(
         expect(gate.cancel('c2')).toBe(true);
         await until(gate, 'c1', 'cancelled');
         await until(gate, 'c2', 'cancelled');
-        expect(await server.get('c1')).toMatchObject({ reason: { code: 'approval_denied', message: 'wrong card' } });
-        expect(gate.get('c2')?.reason).toEqual({ code: 'user_cancelled', message: 'the user cancelled this call' });
+        expect(await server.get('c1')).toMatchObject({
+          reason: { code: 'approval_denied', message: 'wrong card' },
+        });
+        expect(gate.get('c2')?.reason).toEqual({
+          code: 'user_cancelled',
+          message: 'the user cancelled this call',
+        });
         expect(posts.map(({ path, body }) => ({ path, body }))).toEqual(
           expect.arrayContaining([
             { path: '/api/toolgate/calls/c1/deny', body: { reason: 'wrong card' } },
@@ -269,24 +370,40 @@ describeLedgers(
         );
       });
 
-      it('run and settled wait for the server\'s outcome, even for a call the feed has not delivered yet', async () => {
+      it("run and settled wait for the server's outcome, even for a call the feed has not delivered yet", async () => {
         const { server, gate } = await connect(target, (s) => s.propose(proposal('c1', large), alice));
         const ran = gate.run({ id: 'c1', name: 'charge', arguments: large });
         const later = gate.settled('c2');
         await server.approve('c1', { principal: 'alice', inputHash: await inputHash(large) });
         await server.run(proposal('c2', { amount_cents: 13, currency: 'EUR' }), alice);
-        await expect(ran).resolves.toMatchObject({ id: 'c1', status: 'committed', output: { charged: 9000 } });
-        await expect(later).resolves.toMatchObject({ id: 'c2', status: 'failed', reason: { code: 'tool_error' } });
+        await expect(ran).resolves.toMatchObject({
+          id: 'c1',
+          status: 'committed',
+          output: { charged: 9000 },
+        });
+        await expect(later).resolves.toMatchObject({
+          id: 'c2',
+          status: 'failed',
+          reason: { code: 'tool_error' },
+        });
         expect(gate.toolResult('c2', 'openai-chat')).toEqual(await server.toolResult('c2', 'openai-chat'));
       });
     });
 
     describe('the connection', () => {
       it('stops on 401 without a principal, says so, and does not ask again', async () => {
-        const { gate, clock, log, feeds } = await connect(target, async () => {}, { gate: { headers: {} }, live: false });
+        const { gate, clock, log, feeds } = await connect(target, async () => {}, {
+          gate: { headers: {} },
+          live: false,
+        });
         const state = await when(gate.connection, (s) => s.state === 'closed');
-        expect(state.error).toEqual({ code: 'unauthenticated', message: 'sign in first: this request carries no principal' });
-        expect(log.messages()).toEqual(['toolgate remote: the event feed stopped (unauthenticated): sign in first: this request carries no principal']);
+        expect(state.error).toEqual({
+          code: 'unauthenticated',
+          message: 'sign in first: this request carries no principal',
+        });
+        expect(log.messages()).toEqual([
+          'toolgate remote: the event feed stopped (unauthenticated): sign in first: this request carries no principal',
+        ]);
         expect(clock.pending).toBe(0);
         clock.advance(60_000);
         expect(feeds()).toHaveLength(1);

@@ -24,20 +24,44 @@ export default function Chat() {
             {m.parts.map((part, i) => {
               if (part.type === 'text') return <div key={i}>{part.text}</div>;
               if (part.type === 'tool-getWeatherInformation' || part.type === 'tool-processPayment') {
-                const asked = part.type === 'tool-getWeatherInformation' ? `Get weather information for ${part.input?.city}?` : `Pay $${part.input?.amount} to ${part.input?.recipient}?`;
+                const asked =
+                  part.type === 'tool-getWeatherInformation'
+                    ? `Get weather information for ${part.input?.city}?`
+                    : `Pay $${part.input?.amount} to ${part.input?.recipient}?`;
                 return (
-                  <div key={part.toolCallId} className="tool" data-tool-call={part.toolCallId} data-state={part.state}>
+                  <div
+                    key={part.toolCallId}
+                    className="tool"
+                    data-tool-call={part.toolCallId}
+                    data-state={part.state}
+                  >
                     {part.state === 'approval-requested' && (
                       <div className="approval">
                         {asked}
                         <div>
-                          <button onClick={() => addToolApprovalResponse({ id: part.approval.id, approved: true })}>Approve</button>
-                          <button onClick={() => addToolApprovalResponse({ id: part.approval.id, approved: false })}>Deny</button>
+                          <button
+                            onClick={() => addToolApprovalResponse({ id: part.approval.id, approved: true })}
+                          >
+                            Approve
+                          </button>
+                          <button
+                            onClick={() => addToolApprovalResponse({ id: part.approval.id, approved: false })}
+                          >
+                            Deny
+                          </button>
                         </div>
                       </div>
                     )}
-                    {part.state === 'output-available' && <div className="output">{part.type === 'tool-getWeatherInformation' ? `Weather in ${part.input.city}: ${part.output}` : part.output}</div>}
-                    {part.state === 'output-denied' && <div className="denied">{asked.replace(/\?$/, '')}: denied.</div>}
+                    {part.state === 'output-available' && (
+                      <div className="output">
+                        {part.type === 'tool-getWeatherInformation'
+                          ? `Weather in ${part.input.city}: ${part.output}`
+                          : part.output}
+                      </div>
+                    )}
+                    {part.state === 'output-denied' && (
+                      <div className="denied">{asked.replace(/\?$/, '')}: denied.</div>
+                    )}
                     <ToolCallStatus part={part} chat={{ messages, addToolApprovalResponse }} />
                   </div>
                 );
@@ -57,7 +81,12 @@ export default function Chat() {
           }
         }}
       >
-        <input value={input} placeholder="Say something..." aria-label="Message" onChange={(e) => setInput(e.target.value)} />
+        <input
+          value={input}
+          placeholder="Say something..."
+          aria-label="Message"
+          onChange={(e) => setInput(e.target.value)}
+        />
       </form>
     </div>
   );

@@ -11,8 +11,12 @@ const KEY = 'ai-sdk-chat';
 export function useSavedChat<M extends UIMessage>(): { id: string; messages: M[] } {
   const [saved] = useState(() => {
     try {
-      const stored = JSON.parse(localStorage.getItem(KEY) ?? 'null') as { id?: unknown; messages?: unknown } | null;
-      if (typeof stored?.id === 'string' && Array.isArray(stored.messages)) return { id: stored.id, messages: stored.messages as M[] };
+      const stored = JSON.parse(localStorage.getItem(KEY) ?? 'null') as {
+        id?: unknown;
+        messages?: unknown;
+      } | null;
+      if (typeof stored?.id === 'string' && Array.isArray(stored.messages))
+        return { id: stored.id, messages: stored.messages as M[] };
     } catch {
       // An unreadable copy: start a new chat.
     }

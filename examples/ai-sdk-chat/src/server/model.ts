@@ -4,7 +4,8 @@ import { simulateReadableStream, type LanguageModel } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 
 type Prompt = Parameters<MockLanguageModelV3['doStream']>[0]['prompt'];
-type StreamPart = Awaited<ReturnType<MockLanguageModelV3['doStream']>>['stream'] extends ReadableStream<infer P> ? P : never;
+type StreamPart =
+  Awaited<ReturnType<MockLanguageModelV3['doStream']>>['stream'] extends ReadableStream<infer P> ? P : never;
 type Planned = { readonly name: string; readonly input: string };
 
 /**
@@ -43,13 +44,25 @@ export function scriptedModel(): MockLanguageModelV3 {
 function planOf(text: string): Planned[] {
   const plan: { at: number; call: Planned }[] = [];
   for (const match of text.matchAll(/weather in ([A-Z][\w ]*?[a-z])(?=[,.?!]|\s+(?:and|then)\b|$)/gi)) {
-    plan.push({ at: match.index, call: { name: 'getWeatherInformation', input: JSON.stringify({ city: match[1] }) } });
+    plan.push({
+      at: match.index,
+      call: { name: 'getWeatherInformation', input: JSON.stringify({ city: match[1] }) },
+    });
   }
   for (const match of text.matchAll(/pay (\w+) \$?([\d.]+)/gi)) {
-    plan.push({ at: match.index, call: { name: 'processPayment', input: JSON.stringify({ amount: Number(match[2]), recipient: match[1] }) } });
+    plan.push({
+      at: match.index,
+      call: {
+        name: 'processPayment',
+        input: JSON.stringify({ amount: Number(match[2]), recipient: match[1] }),
+      },
+    });
   }
   for (const match of text.matchAll(/pay (\w+) twelve fifty/gi)) {
-    plan.push({ at: match.index, call: { name: 'processPayment', input: JSON.stringify({ amount: '12.50', recipient: match[1] }) } });
+    plan.push({
+      at: match.index,
+      call: { name: 'processPayment', input: JSON.stringify({ amount: '12.50', recipient: match[1] }) },
+    });
   }
   return plan.sort((a, b) => a.at - b.at).map(({ call }) => call);
 }
@@ -78,11 +91,15 @@ function resultsSinceLastUser(prompt: Prompt): string[] {
 }
 
 function summary(plan: Planned[], results: string[]): string {
-  if (plan.length === 0) return 'I can check the weather or make a payment. Try "What is the weather in Paris?" or "Pay Bob $5000".';
+  if (plan.length === 0)
+    return 'I can check the weather or make a payment. Try "What is the weather in Paris?" or "Pay Bob $5000".';
   return results.map((result, index) => `${plan[index]?.name ?? 'tool'}: ${result}`).join('\n');
 }
 
-const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 10, text: 10, reasoning: 0 } };
+const usage = {
+  inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 10, text: 10, reasoning: 0 },
+};
 
 function textParts(text: string): StreamPart[] {
   const words = text.split(/(?<= )/);

@@ -12,7 +12,9 @@ export async function openServerGate(path: string) {
 }
 
 /** The app's one gate (AI_SDK_CHAT_LEDGER names the SQLite file; default .data/ai-sdk-chat.db). */
-export const { serverGate, close } = await openServerGate(resolve(process.env['AI_SDK_CHAT_LEDGER'] ?? '.data/ai-sdk-chat.db'));
+export const { serverGate, close } = await openServerGate(
+  resolve(process.env['AI_SDK_CHAT_LEDGER'] ?? '.data/ai-sdk-chat.db'),
+);
 
 /** The demo's sign-in: a random id in an HttpOnly cookie, set on the first visit. */
 export function signedInUser(request: Request): string | undefined {
@@ -26,6 +28,7 @@ export function signedInUser(request: Request): string | undefined {
  */
 export function userOf(request: Request): string {
   const user = signedInUser(request);
-  if (user === undefined) throw new Error('userOf: the request has no signed-in user; the middleware should have refused it.');
+  if (user === undefined)
+    throw new Error('userOf: the request has no signed-in user; the middleware should have refused it.');
   return user;
 }

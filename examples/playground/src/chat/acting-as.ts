@@ -8,4 +8,5 @@ import { createStore } from 'zustand/vanilla';
 export const actingAs = createStore<'holder' | 'manager'>()(() => 'holder');
 
 /** The header the page's requests to the server gate carry for it. */
-export const actingHeaders = (): Record<string, string> => (actingAs.getState() === 'manager' ? { 'x-playground-as': 'manager' } : {});
+export const actingHeaders = (): Record<string, string> =>
+  actingAs.getState() === 'manager' ? { 'x-playground-as': 'manager' } : {};

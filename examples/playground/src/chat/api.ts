@@ -10,7 +10,15 @@ export interface ChatLoad {
 }
 
 /** The visitor's own model as the server holds it: never the key, only whether there is one. */
-export type ModelSettings = { readonly configured: false } | { readonly configured: true; readonly baseURL: string; readonly model: string; readonly hasKey: boolean; readonly label: string };
+export type ModelSettings =
+  | { readonly configured: false }
+  | {
+      readonly configured: true;
+      readonly baseURL: string;
+      readonly model: string;
+      readonly hasKey: boolean;
+      readonly label: string;
+    };
 
 /** Where the server mounted `toolgateHandler`. */
 export const TOOLGATE_URL = '/api/toolgate';
@@ -19,13 +27,17 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
   const response = await fetch(`/api${path}`, {
     method,
     credentials: 'same-origin',
-    ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    ...(body === undefined
+      ? {}
+      : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
   });
   const text = await response.text();
   const parsed: unknown = text === '' ? {} : JSON.parse(text);
   if (!response.ok) {
     const error = (parsed as { error?: { message?: unknown } }).error;
-    throw new Error(typeof error?.message === 'string' ? error.message : `the server answered ${response.status}`);
+    throw new Error(
+      typeof error?.message === 'string' ? error.message : `the server answered ${response.status}`,
+    );
   }
   return parsed as T;
 }
@@ -36,18 +48,26 @@ export const api = {
   visit: () => call<{ ok: true }>('POST', '/visit'),
   current: (pace: Pace) => call<ChatLoad>('GET', `/chat?pace=${pace}`),
   start: (pace: Pace, mode: ChatMode) => call<ChatLoad>('POST', '/chat', { pace, mode }),
-  send: (chat: string, text: string) => call<{ ok: true }>('POST', `/chat/${encodeURIComponent(chat)}/messages`, { text }),
+  send: (chat: string, text: string) =>
+    call<{ ok: true }>('POST', `/chat/${encodeURIComponent(chat)}/messages`, { text }),
   stop: (chat: string) => call<{ ok: true }>('POST', `/chat/${encodeURIComponent(chat)}/stop`, {}),
   /** What the page's own gate settled for a call the server handed to it; the server answers the model with it. */
   toolResult: (chat: string, record: SettledCall) =>
     call<{ ok: true }>('POST', `/chat/${encodeURIComponent(chat)}/tool-results`, {
       id: record.id,
-      record: { status: record.status, input: record.input, output: record.output, reason: record.reason, history: record.history.map(({ status, at }) => ({ status, at })) },
+      record: {
+        status: record.status,
+        input: record.input,
+        output: record.output,
+        reason: record.reason,
+        history: record.history.map(({ status, at }) => ({ status, at })),
+      },
     }),
   shop: (chat: string) => call<{ shop: ShopState }>('GET', `/chat/${encodeURIComponent(chat)}/shop`),
   model: () => call<ModelSettings>('GET', '/model'),
   /** Sends the visitor's model settings once; the server keeps the key in its memory and never sends it back. */
-  setModel: (settings: { readonly baseURL: string; readonly model: string; readonly apiKey: string }) => call<ModelSettings>('PUT', '/model', settings),
+  setModel: (settings: { readonly baseURL: string; readonly model: string; readonly apiKey: string }) =>
+    call<ModelSettings>('PUT', '/model', settings),
 };
 
 /** The chat's event stream: the URL the page's `EventSource` opens. */

@@ -13,7 +13,10 @@ export type AuditFeed = StoreApi<AuditFeedState>;
  * once per frame: a flood of calls makes hundreds of moves a second, and rendering each one on its
  * own would freeze the page.
  */
-export function watchAudit(history: readonly AuditEvent[], gates: readonly Pick<ToolGate, 'audit'>[]): { feed: AuditFeed; stop: () => void } {
+export function watchAudit(
+  history: readonly AuditEvent[],
+  gates: readonly Pick<ToolGate, 'audit'>[],
+): { feed: AuditFeed; stop: () => void } {
   const feed = createStore<AuditFeedState>()(() => ({ events: history }));
   let pending: AuditEvent[] = [];
   let frame: number | undefined;
@@ -42,7 +45,10 @@ export function watchAudit(history: readonly AuditEvent[], gates: readonly Pick<
  * The server's trail with the moves of calls the page's own gate settled before this load (the
  * server's trail has none of them), read from their records' histories, in time order.
  */
-export function withPageMoves(history: readonly AuditEvent[], settledInPage: readonly ToolCallRecord[]): readonly AuditEvent[] {
+export function withPageMoves(
+  history: readonly AuditEvent[],
+  settledInPage: readonly ToolCallRecord[],
+): readonly AuditEvent[] {
   if (settledInPage.length === 0) return history;
   const moves = settledInPage.flatMap((call) =>
     call.history.map((step, index): AuditEvent => ({

@@ -13,8 +13,14 @@ import { watchVerdict, type VerdictStore } from './state-verdict.ts';
 import type { ChatMode, Pace, TranscriptEntry, TranscriptState } from './transcript.ts';
 
 // The page runs none of the shop's tools: the server does. The mirror only calls their `commit`.
-const ON_THE_SERVER = () => Promise.reject(new Error('the shop’s tools run on the server; this page only mirrors their commits'));
-const PAGE_SIDE: ShopBackend = { read: ON_THE_SERVER, write: ON_THE_SERVER, pause: ON_THE_SERVER, transferHoldMs: 0 };
+const ON_THE_SERVER = () =>
+  Promise.reject(new Error('the shop’s tools run on the server; this page only mirrors their commits'));
+const PAGE_SIDE: ShopBackend = {
+  read: ON_THE_SERVER,
+  write: ON_THE_SERVER,
+  pause: ON_THE_SERVER,
+  transferHoldMs: 0,
+};
 const SHOP_TOOLS = createShopTools(PAGE_SIDE);
 
 /** How long a Stop waits for this tab's answers still on their way; a server that does not take them stops anyway. */
@@ -53,7 +59,13 @@ export interface Conversation {
 export function openConversation(load: ChatLoad): Conversation {
   const { chat } = load;
   const shop = createShopStore(load.shop);
-  const gate = createRemoteGate({ url: TOOLGATE_URL, session: chat.id, tools: SHOP_TOOLS, store: shop, headers: actingHeaders });
+  const gate = createRemoteGate({
+    url: TOOLGATE_URL,
+    session: chat.id,
+    tools: SHOP_TOOLS,
+    store: shop,
+    headers: actingHeaders,
+  });
   const view = createPageViewStore();
   const pageGate = createToolGate({ tools: PAGE_TOOLS, store: view });
   const transcript = createStore<TranscriptState>()(() => chat.transcript);
@@ -68,9 +80,14 @@ export function openConversation(load: ChatLoad): Conversation {
 
   // The transcript, as the server's loop writes it: a snapshot on every (re)connection, then patches.
   const events = new EventSource(chatEventsUrl(chat.id));
-  events.addEventListener('transcript', (event) => transcript.setState(JSON.parse((event as MessageEvent<string>).data) as TranscriptState, true));
+  events.addEventListener('transcript', (event) =>
+    transcript.setState(JSON.parse((event as MessageEvent<string>).data) as TranscriptState, true),
+  );
   events.addEventListener('patch', (event) => {
-    const patch = JSON.parse((event as MessageEvent<string>).data) as { entries: TranscriptEntry[]; busy: boolean };
+    const patch = JSON.parse((event as MessageEvent<string>).data) as {
+      entries: TranscriptEntry[];
+      busy: boolean;
+    };
     transcript.setState((state) => {
       const changed = new Map(patch.entries.map((entry) => [entry.key, entry]));
       const entries = state.entries.map((entry) => {
@@ -131,10 +148,20 @@ export function openConversation(load: ChatLoad): Conversation {
   // A call that ended `interrupted` may have changed the server's shop before it stopped: ask the server.
   const stopInterrupted = gate.audit.subscribe((event: AuditEvent) => {
     if (event.to !== 'failed' || event.reason?.code !== 'interrupted') return;
-    void api.shop(chat.id).then(({ shop: state }) => shop.setState(state, true), (error: unknown) => console.error(error));
+    void api.shop(chat.id).then(
+      ({ shop: state }) => shop.setState(state, true),
+      (error: unknown) => console.error(error),
+    );
   });
 
-  const verdict = watchVerdict({ shop, gate, pageGate, history: load.audit, settledInPage, changesShop: (name) => SHOP_TOOLS.some((tool) => tool.name === name && tool.commit !== undefined) });
+  const verdict = watchVerdict({
+    shop,
+    gate,
+    pageGate,
+    history: load.audit,
+    settledInPage,
+    changesShop: (name) => SHOP_TOOLS.some((tool) => tool.name === name && tool.commit !== undefined),
+  });
   const audit = watchAudit(withPageMoves(load.audit, settledInPage), [gate, pageGate]);
   // Only once the timeline and the verdict watch the page's gate: a call run now shows there too.
   runPageCalls(transcript.getState());
@@ -178,7 +205,10 @@ export function openConversation(load: ChatLoad): Conversation {
 }
 
 /** The records of the page calls the page had answered (as the server keeps them, or else this tab), in the transcript's order. */
-function settledPageCalls({ entries }: TranscriptState, keptHere: (id: string) => SettledCall | undefined): SettledCall[] {
+function settledPageCalls(
+  { entries }: TranscriptState,
+  keptHere: (id: string) => SettledCall | undefined,
+): SettledCall[] {
   return entries.flatMap((entry) =>
     entry.kind === 'assistant'
       ? Object.entries(entry.pageCalls ?? {}).flatMap(([id, call]) => {

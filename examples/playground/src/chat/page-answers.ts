@@ -13,7 +13,10 @@ export interface PageAnswers {
   readonly forget: (id: string) => void;
 }
 
-export function pageAnswers(chat: string, storage: Storage | undefined = globalThis.sessionStorage): PageAnswers {
+export function pageAnswers(
+  chat: string,
+  storage: Storage | undefined = globalThis.sessionStorage,
+): PageAnswers {
   const key = `toolgate-playground:page-answers:${chat}`;
   const read = (): Record<string, SettledCall> => {
     try {

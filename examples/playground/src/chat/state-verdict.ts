@@ -1,4 +1,10 @@
-import { isTerminal, type AuditEvent, type SettledCall, type ToolCallStatus, type ToolGate } from '@toolgate/core';
+import {
+  isTerminal,
+  type AuditEvent,
+  type SettledCall,
+  type ToolCallStatus,
+  type ToolGate,
+} from '@toolgate/core';
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { ShopStore } from '../shop/shop-store.ts';
 
@@ -6,7 +12,13 @@ export interface Verdict {
   /** How many times the shop's state has changed since the conversation began. */
   readonly changes: number;
   /** The call that settled last, and which state its commit would write: the shop's, or only this page's view. */
-  readonly last?: { readonly callId: string; readonly name: string; readonly status: ToolCallStatus; readonly code?: string; readonly writes: 'shop' | 'view' };
+  readonly last?: {
+    readonly callId: string;
+    readonly name: string;
+    readonly status: ToolCallStatus;
+    readonly code?: string;
+    readonly writes: 'shop' | 'view';
+  };
 }
 
 export type VerdictStore = StoreApi<Verdict>;
@@ -52,10 +64,16 @@ const lastOfCall = (call: SettledCall): NonNullable<Verdict['last']> => ({
  * reload shows the same verdict and count as before it. Returns the store and a function that
  * stops watching.
  */
-export function watchVerdict({ shop, gate, pageGate, history, settledInPage, changesShop }: VerdictSources): { verdict: VerdictStore; stop: () => void } {
+export function watchVerdict({ shop, gate, pageGate, history, settledInPage, changesShop }: VerdictSources): {
+  verdict: VerdictStore;
+  stop: () => void;
+} {
   const ended = history.filter(ends);
   // The last call to end, of the server's and the page's: a sort that keeps ties in that order.
-  const endings = [...ended.map((event) => ({ at: event.at, last: lastOf(event, 'shop') })), ...settledInPage.map((call) => ({ at: call.updatedAt, last: lastOfCall(call) }))];
+  const endings = [
+    ...ended.map((event) => ({ at: event.at, last: lastOf(event, 'shop') })),
+    ...settledInPage.map((call) => ({ at: call.updatedAt, last: lastOfCall(call) })),
+  ];
   const latest = endings.sort((a, b) => a.at - b.at).at(-1)?.last;
   const verdict = createStore<Verdict>()(() => ({
     changes: ended.filter((event) => event.to === 'committed' && changesShop(event.name)).length,

@@ -33,7 +33,12 @@ export type TranscriptEntry =
       readonly pageCalls?: Readonly<Record<string, PageCallEntry>>;
       readonly streaming: boolean;
     }
-  | { readonly kind: 'notice'; readonly key: string; readonly tone: 'guard' | 'stop' | 'error'; readonly text: string };
+  | {
+      readonly kind: 'notice';
+      readonly key: string;
+      readonly tone: 'guard' | 'stop' | 'error';
+      readonly text: string;
+    };
 
 /** A call handed to the page, as the transcript keeps it. */
 export interface PageCallEntry {

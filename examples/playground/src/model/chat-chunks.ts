@@ -32,20 +32,33 @@ export interface ChunkOptions {
  * chunk with no choices.
  */
 export function turnChunks(turn: ScriptedTurn, options: ChunkOptions): ChatCompletionChunk[] {
-  const base = { id: options.completionId, object: 'chat.completion.chunk' as const, created: options.created, model: options.model };
-  const chunk = (delta: ChatCompletionChunk.Choice.Delta, finish: ChatCompletionChunk.Choice['finish_reason'] = null): ChatCompletionChunk => ({
+  const base = {
+    id: options.completionId,
+    object: 'chat.completion.chunk' as const,
+    created: options.created,
+    model: options.model,
+  };
+  const chunk = (
+    delta: ChatCompletionChunk.Choice.Delta,
+    finish: ChatCompletionChunk.Choice['finish_reason'] = null,
+  ): ChatCompletionChunk => ({
     ...base,
     choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
   });
-  const chunks: ChatCompletionChunk[] = [chunk({ role: 'assistant', content: turn.content === undefined ? null : '' })];
+  const chunks: ChatCompletionChunk[] = [
+    chunk({ role: 'assistant', content: turn.content === undefined ? null : '' }),
+  ];
   for (const piece of contentPieces(turn.content ?? '')) chunks.push(chunk({ content: piece }));
 
   const calls = turn.calls ?? [];
   const size = options.fragment ?? 12;
   const fragments = calls.map((call) => argumentFragments(call.arguments, size));
   const opening = (call: ScriptedCall, index: number) =>
-    chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] });
-  const fragment = (index: number, text: string) => chunk({ tool_calls: [{ index, function: { arguments: text } }] });
+    chunk({
+      tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }],
+    });
+  const fragment = (index: number, text: string) =>
+    chunk({ tool_calls: [{ index, function: { arguments: text } }] });
 
   if (options.interleave === true) {
     calls.forEach((call, index) => chunks.push(opening(call, index)));
@@ -64,8 +77,16 @@ export function turnChunks(turn: ScriptedTurn, options: ChunkOptions): ChatCompl
   }
 
   chunks.push(chunk({}, turn.finishReason ?? (calls.length > 0 ? 'tool_calls' : 'stop')));
-  const completionTokens = Math.ceil(((turn.content ?? '').length + calls.reduce((sum, call) => sum + call.arguments.length + call.name.length, 0)) / 4);
-  chunks.push({ ...base, choices: [], usage: { prompt_tokens: 180, completion_tokens: completionTokens, total_tokens: 180 + completionTokens } });
+  const completionTokens = Math.ceil(
+    ((turn.content ?? '').length +
+      calls.reduce((sum, call) => sum + call.arguments.length + call.name.length, 0)) /
+      4,
+  );
+  chunks.push({
+    ...base,
+    choices: [],
+    usage: { prompt_tokens: 180, completion_tokens: completionTokens, total_tokens: 180 + completionTokens },
+  });
   return chunks;
 }
 

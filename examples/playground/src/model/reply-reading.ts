@@ -13,16 +13,30 @@ export function whyNot(reply: ToolReply): string {
   const lines = reply.content.split('\n');
   const head = lines[0] ?? '';
   if (/ was rejected \(/.test(head)) {
-    const issues = lines.filter((line) => line.startsWith('- ')).map((line) => line.slice(2).replace(/^\/?([^:]*): /, (_all, path: string) => (path === '' || path === '(arguments)' ? '' : `${path.replaceAll('/', '.')} `)));
+    const issues = lines
+      .filter((line) => line.startsWith('- '))
+      .map((line) =>
+        line
+          .slice(2)
+          .replace(/^\/?([^:]*): /, (_all, path: string) =>
+            path === '' || path === '(arguments)' ? '' : `${path.replaceAll('/', '.')} `,
+          ),
+      );
     const why = issues.length > 0 ? issues.join('; ') : (lines[1] ?? reply.code ?? 'it was refused');
     return `${sentence(why)} Nothing was run.`;
   }
-  const settled = / was cancelled \([a-z_]+\): (.*)\. Nothing was changed\./.exec(head) ?? / failed \([a-z_]+\): (.*?)\. Nothing was changed\./.exec(head);
+  const settled =
+    / was cancelled \([a-z_]+\): (.*)\. Nothing was changed\./.exec(head) ??
+    / failed \([a-z_]+\): (.*?)\. Nothing was changed\./.exec(head);
   if (settled?.[1] !== undefined) return `${sentence(settled[1])} Nothing was changed.`;
-  const interrupted = / failed \(interrupted\): (.*?)(?:\. It may or may not have taken effect)?\. Check before calling /.exec(head);
+  const interrupted =
+    / failed \(interrupted\): (.*?)(?:\. It may or may not have taken effect)?\. Check before calling /.exec(
+      head,
+    );
   // The answer already says it cannot tell whether the call took effect: the reason's own
   // "may or may not" would say it a second time.
-  if (interrupted?.[1] !== undefined) return sentence(interrupted[1].replace(/[;,]?\s*it may or may not have taken effect$/i, ''));
+  if (interrupted?.[1] !== undefined)
+    return sentence(interrupted[1].replace(/[;,]?\s*it may or may not have taken effect$/i, ''));
   return sentence(head.replace(/^Error: /, ''));
 }
 
@@ -34,8 +48,14 @@ export function whyNot(reply: ToolReply): string {
  * @example
  * didNotGoThrough('transfer', reply, 'Check the wallet before you try again.');
  */
-export function didNotGoThrough(subject: string, reply: ToolReply, check = 'Check before you try again.'): string {
-  return reply.code === 'interrupted' ? `I can't tell whether the ${subject} went through: ${whyNot(reply)} ${check}` : `The ${subject} did not go through: ${whyNot(reply)}`;
+export function didNotGoThrough(
+  subject: string,
+  reply: ToolReply,
+  check = 'Check before you try again.',
+): string {
+  return reply.code === 'interrupted'
+    ? `I can't tell whether the ${subject} went through: ${whyNot(reply)} ${check}`
+    : `The ${subject} did not go through: ${whyNot(reply)}`;
 }
 
 function sentence(text: string): string {

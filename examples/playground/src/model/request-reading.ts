@@ -25,7 +25,18 @@ export interface RequestValues {
 /** What each product is called in a sentence; the longest names are tried first. */
 const PRODUCT_NAMES: Readonly<Record<Sku, readonly string[]>> = {
   mug: ['enamel camp mugs', 'enamel camp mug', 'camp mugs', 'camp mug', 'mugs', 'mug'],
-  tee: ['trail tees', 'trail tee', 't-shirts', 't-shirt', 'tshirts', 'tshirt', 'shirts', 'shirt', 'tees', 'tee'],
+  tee: [
+    'trail tees',
+    'trail tee',
+    't-shirts',
+    't-shirt',
+    'tshirts',
+    'tshirt',
+    'shirts',
+    'shirt',
+    'tees',
+    'tee',
+  ],
   socks: ['wool hiking socks', 'hiking socks', 'pairs of socks', 'pair of socks', 'socks', 'sock'],
   cap: ['field caps', 'field cap', 'caps', 'cap'],
   bottle: ['steel bottles', 'steel bottle', 'water bottles', 'water bottle', 'bottles', 'bottle'],
@@ -35,12 +46,49 @@ const PRODUCT_NAMES: Readonly<Record<Sku, readonly string[]>> = {
 };
 
 const ONES: Readonly<Record<string, number>> = {
-  zero: 0, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
-  eleven: 11, twelve: 12, thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18, nineteen: 19,
+  zero: 0,
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  thirteen: 13,
+  fourteen: 14,
+  fifteen: 15,
+  sixteen: 16,
+  seventeen: 17,
+  eighteen: 18,
+  nineteen: 19,
 };
-const TENS: Readonly<Record<string, number>> = { twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90 };
+const TENS: Readonly<Record<string, number>> = {
+  twenty: 20,
+  thirty: 30,
+  forty: 40,
+  fifty: 50,
+  sixty: 60,
+  seventy: 70,
+  eighty: 80,
+  ninety: 90,
+};
 const SCALES: Readonly<Record<string, number>> = { thousand: 1e3, million: 1e6, billion: 1e9 };
-const NUMBER_WORD = [...Object.keys(ONES), ...Object.keys(TENS), ...Object.keys(SCALES), 'hundred', 'dozen', 'half', 'a', 'an', 'and'].join('|');
+const NUMBER_WORD = [
+  ...Object.keys(ONES),
+  ...Object.keys(TENS),
+  ...Object.keys(SCALES),
+  'hundred',
+  'dozen',
+  'half',
+  'a',
+  'an',
+  'and',
+].join('|');
 /** A number in words: "twenty five", "twenty-five", "a hundred", "one thousand two hundred", "half a", "a dozen". */
 const WORDS = `(?:(?:${NUMBER_WORD})(?:[\\s-]+(?:${NUMBER_WORD}))*)`;
 const DIGITS = '(?:\\d{1,3}(?:,\\d{3})+|\\d+)(?:\\.\\d+)?';
@@ -52,7 +100,12 @@ const COUNT_WORD = [...Object.keys(ONES), ...Object.keys(TENS)].join('|');
 const CENTS_NUMBER = `(?:${DIGITS}|(?:${COUNT_WORD})(?:[\\s-]+(?:${COUNT_WORD}))*)`;
 
 /** Each unit of money the model knows, with its ISO code: the symbols, then the words. */
-const SYMBOLS: Readonly<Record<string, string | undefined>> = { $: undefined, '€': 'EUR', '£': 'GBP', '¥': 'JPY' };
+const SYMBOLS: Readonly<Record<string, string | undefined>> = {
+  $: undefined,
+  '€': 'EUR',
+  '£': 'GBP',
+  '¥': 'JPY',
+};
 const UNITS: readonly (readonly [string, string | undefined])[] = [
   ['dollars?|bucks?|usd', undefined],
   ['euros?|eur', 'EUR'],
@@ -142,7 +195,7 @@ function hundredths(said: string): number | undefined {
   const negative = sign === null ? 1 : -1;
   if (!new RegExp(`^${DIGITS}$`).test(body)) {
     const value = readNumber(body);
-    return value === undefined ? undefined : negative * Math.round(value * 1e6) / 1e4;
+    return value === undefined ? undefined : (negative * Math.round(value * 1e6)) / 1e4;
   }
   const [whole = '0', fraction = ''] = body.replaceAll(',', '').split('.');
   const padded = fraction.padEnd(2, '0');
@@ -159,11 +212,14 @@ function readAmount(text: string): { cents: number; currency: string | undefined
   }
   // "twelve dollars fifty", "20 dollars and 50 cents", "20 bucks", "20 usd", "20 euros", "3 bitcoin"
   for (const [unit, currency] of UNITS) {
-    const named = new RegExp(`(?:^|[^\\w.-])(${NUMBER})\\s*(?:${unit})\\b(?:\\s*(?:and\\s+)?(${CENTS_NUMBER})(?:\\s*cents?)?)?`).exec(text);
+    const named = new RegExp(
+      `(?:^|[^\\w.-])(${NUMBER})\\s*(?:${unit})\\b(?:\\s*(?:and\\s+)?(${CENTS_NUMBER})(?:\\s*cents?)?)?`,
+    ).exec(text);
     if (named?.[1] === undefined) continue;
     const whole = hundredths(named[1]);
     const part = named[2] === undefined ? 0 : (readNumber(named[2]) ?? 0);
-    if (whole !== undefined) return { cents: whole + (part < 100 ? Math.sign(whole || 1) * part : 0), currency };
+    if (whole !== undefined)
+      return { cents: whole + (part < 100 ? Math.sign(whole || 1) * part : 0), currency };
   }
   // "2000 cents", "2.5 cents"
   const onlyCents = new RegExp(`(?:^|[^\\w.-])(${NUMBER})\\s*(?:cents?|¢)`).exec(text);
@@ -180,9 +236,13 @@ function readAmount(text: string): { cents: number; currency: string | undefined
   return undefined;
 }
 
-const NAMES = SKUS.flatMap((sku) => PRODUCT_NAMES[sku].map((name) => ({ sku, name }))).sort((a, b) => b.name.length - a.name.length);
+const NAMES = SKUS.flatMap((sku) => PRODUCT_NAMES[sku].map((name) => ({ sku, name }))).sort(
+  (a, b) => b.name.length - a.name.length,
+);
 const PRODUCT = new RegExp(`\\b(${NAMES.map(({ name }) => name.replace('-', '\\-')).join('|')})\\b`, 'g');
-const QUANTITY = new RegExp(`(?:^|\\s)(${NUMBER})\\s*(?:x\\s*)?(?:(?:pairs?|packs?)\\s+of\\s+)?(?:more\\s+)?$`);
+const QUANTITY = new RegExp(
+  `(?:^|\\s)(${NUMBER})\\s*(?:x\\s*)?(?:(?:pairs?|packs?)\\s+of\\s+)?(?:more\\s+)?$`,
+);
 
 function readItems(text: string): { sku: Sku; quantity: number }[] {
   const items: { sku: Sku; quantity: number }[] = [];

@@ -52,9 +52,12 @@ const call = (view: ConversationView, index: number, name: string, args: unknown
   arguments: typeof args === 'string' ? args : JSON.stringify(args),
 });
 
-
 /** A closing answer that reports one call's outcome the way a careful model would. */
-function closing(reply: ToolReply | undefined, success: (content: string) => string, otherwise: (reply: ToolReply) => string): ScriptedTurn {
+function closing(
+  reply: ToolReply | undefined,
+  success: (content: string) => string,
+  otherwise: (reply: ToolReply) => string,
+): ScriptedTurn {
   if (reply === undefined) return { content: 'I did not get an answer from the tool, so nothing was done.' };
   return { content: reply.code === undefined ? success(reply.content) : otherwise(reply) };
 }
@@ -70,9 +73,11 @@ function readJson(text: string): Record<string, unknown> {
 }
 
 /** What a careful model says first about a call a person edited: that it ran with their values. */
-const editedNote = (content: string) => (content.startsWith('A person') ? 'You changed the amount before approving, so I used yours. ' : '');
+const editedNote = (content: string) =>
+  content.startsWith('A person') ? 'You changed the amount before approving, so I used yours. ' : '';
 
-const dollars = (cents: unknown) => (typeof cents === 'number' ? `$${(cents / 100).toFixed(2)}` : 'the amount');
+const dollars = (cents: unknown) =>
+  typeof cents === 'number' ? `$${(cents / 100).toFixed(2)}` : 'the amount';
 
 /** Amounts a stubborn model keeps sending for $12.50, each wrong in its own way. */
 const BAD_AMOUNTS: readonly unknown[] = ['12.50', '$12.50', 12.5, '1250', -1250, null];
@@ -89,10 +94,14 @@ export const SCENARIOS: readonly Scenario[] = [
     shows: 'A well-formed checkout runs, and the wallet and cart change once, in one commit.',
     script: (view) =>
       view.step === 0
-        ? { content: 'Your cart holds one Enamel camp mug at $12.50. Checking out now.', calls: [call(view, 0, 'checkout', { amount_cents: 1250, currency: 'USD' })] }
+        ? {
+            content: 'Your cart holds one Enamel camp mug at $12.50. Checking out now.',
+            calls: [call(view, 0, 'checkout', { amount_cents: 1250, currency: 'USD' })],
+          }
         : closing(
             view.replies[0],
-            (content) => `Done: order ${String(readJson(content).order_id)} is paid, ${dollars(readJson(content).amount_cents)} from your wallet.`,
+            (content) =>
+              `Done: order ${String(readJson(content).order_id)} is paid, ${dollars(readJson(content).amount_cents)} from your wallet.`,
             (reply) => didNotGoThrough('checkout', reply, 'Check your orders before you try again.'),
           ),
   },
@@ -100,21 +109,27 @@ export const SCENARIOS: readonly Scenario[] = [
     id: 'cents-string',
     title: 'Cents sent as "12.50"',
     prompt: 'Check out my cart, it is $12.50.',
-    shows: 'amount_cents arrives as the string "12.50": rejected before anything runs. The model reads why and corrects itself on the next turn.',
+    shows:
+      'amount_cents arrives as the string "12.50": rejected before anything runs. The model reads why and corrects itself on the next turn.',
     script: (view) => {
       if (view.step === 0) {
-        return { content: 'Checking out $12.50.', calls: [call(view, 0, 'checkout', '{"amount_cents": "12.50", "currency": "USD"}')] };
+        return {
+          content: 'Checking out $12.50.',
+          calls: [call(view, 0, 'checkout', '{"amount_cents": "12.50", "currency": "USD"}')],
+        };
       }
       const reply = view.replies[0];
       if (view.step === 1 && reply?.code === 'invalid_arguments') {
         return {
-          content: 'The tool wants amount_cents as an integer number of cents, not the string "12.50". Retrying with 1250.',
+          content:
+            'The tool wants amount_cents as an integer number of cents, not the string "12.50". Retrying with 1250.',
           calls: [call(view, 0, 'checkout', { amount_cents: 1250, currency: 'USD' })],
         };
       }
       return closing(
         reply,
-        (content) => `Done: order ${String(readJson(content).order_id)} is paid, ${dollars(readJson(content).amount_cents)}.`,
+        (content) =>
+          `Done: order ${String(readJson(content).order_id)} is paid, ${dollars(readJson(content).amount_cents)}.`,
         (failed) => didNotGoThrough('checkout', failed, 'Check your orders before you try again.'),
       );
     },
@@ -123,10 +138,14 @@ export const SCENARIOS: readonly Scenario[] = [
     id: 'unknown-tool',
     title: 'An unknown tool',
     prompt: 'Refund my last order.',
-    shows: 'The model calls refund_order, which this app never registered: rejected as unknown_tool, and the model is told which tools exist.',
+    shows:
+      'The model calls refund_order, which this app never registered: rejected as unknown_tool, and the model is told which tools exist.',
     script: (view) =>
       view.step === 0
-        ? { content: 'Issuing the refund.', calls: [call(view, 0, 'refund_order', { order_id: 'ord_1000', reason: 'customer request' })] }
+        ? {
+            content: 'Issuing the refund.',
+            calls: [call(view, 0, 'refund_order', { order_id: 'ord_1000', reason: 'customer request' })],
+          }
         : closing(
             view.replies[0],
             () => 'The refund went through.',
@@ -140,7 +159,8 @@ export const SCENARIOS: readonly Scenario[] = [
     id: 'policy-cancel',
     title: 'Cancelled by app policy',
     prompt: 'Apply the staff coupon STAFF100.',
-    shows: 'The tool runs and declines by returning cancel(reason): the call ends cancelled with tool_cancelled and nothing is committed.',
+    shows:
+      'The tool runs and declines by returning cancel(reason): the call ends cancelled with tool_cancelled and nothing is committed.',
     script: (view) =>
       view.step === 0
         ? { content: 'Applying STAFF100.', calls: [call(view, 0, 'apply_coupon', { code: 'STAFF100' })] }
@@ -154,31 +174,49 @@ export const SCENARIOS: readonly Scenario[] = [
     id: 'slow-cancel',
     title: 'A slow tool you cancel',
     prompt: 'When is the earliest delivery to 94110?',
-    shows: 'The delivery search takes 30 seconds. Cancel it while it runs: its AbortSignal fires, the late result is dropped, nothing is committed.',
+    shows:
+      'The delivery search takes 30 seconds. Cancel it while it runs: its AbortSignal fires, the late result is dropped, nothing is committed.',
     script: (view) =>
       view.step === 0
-        ? { content: 'Searching every courier, this can take a while.', calls: [call(view, 0, 'find_delivery_slot', { postcode: '94110' })] }
+        ? {
+            content: 'Searching every courier, this can take a while.',
+            calls: [call(view, 0, 'find_delivery_slot', { postcode: '94110' })],
+          }
         : closing(
             view.replies[0],
             (content) => `The earliest slot is ${String(readJson(content).slot)}.`,
-            (reply) => (reply.code === 'user_cancelled' ? 'Stopped the delivery search as you asked. Nothing was booked.' : `The search did not finish: ${whyNot(reply)}`),
+            (reply) =>
+              reply.code === 'user_cancelled'
+                ? 'Stopped the delivery search as you asked. Nothing was booked.'
+                : `The search did not finish: ${whyNot(reply)}`,
           ),
   },
   {
     id: 'transfer',
     title: 'A transfer that needs approval',
     prompt: 'Send $25 to sam@example.com for the camping trip.',
-    shows: 'transfer_funds needs a person to approve it. Approve and the wallet changes once; deny and it stays exactly as it was.',
+    shows:
+      'transfer_funds needs a person to approve it. Approve and the wallet changes once; deny and it stays exactly as it was.',
     script: (view) =>
       view.step === 0
         ? {
             content: 'Preparing a transfer of $25.00 to sam@example.com. You need to approve it.',
-            calls: [call(view, 0, 'transfer_funds', { to: 'sam@example.com', amount_cents: 2500, memo: 'Camping trip' })],
+            calls: [
+              call(view, 0, 'transfer_funds', {
+                to: 'sam@example.com',
+                amount_cents: 2500,
+                memo: 'Camping trip',
+              }),
+            ],
           }
         : closing(
             view.replies[0],
-            (content) => `${editedNote(content)}Sent ${dollars(readJson(content).amount_cents)} to ${String(readJson(content).to)} (${String(readJson(content).transfer_id)}).`,
-            (reply) => (reply.code === 'approval_denied' ? 'Understood, I did not send the money.' : didNotGoThrough('transfer', reply, 'Check the wallet before you try again.')),
+            (content) =>
+              `${editedNote(content)}Sent ${dollars(readJson(content).amount_cents)} to ${String(readJson(content).to)} (${String(readJson(content).transfer_id)}).`,
+            (reply) =>
+              reply.code === 'approval_denied'
+                ? 'Understood, I did not send the money.'
+                : didNotGoThrough('transfer', reply, 'Check the wallet before you try again.'),
           ),
   },
   {
@@ -190,20 +228,28 @@ export const SCENARIOS: readonly Scenario[] = [
     script: (view) =>
       view.step === 0
         ? {
-            content: 'Preparing a wire of $40.00 to landlord@example.com. You and a manager both need to approve it.',
-            calls: [call(view, 0, 'wire_funds', { to: 'landlord@example.com', amount_cents: 4000, memo: 'Rent' })],
+            content:
+              'Preparing a wire of $40.00 to landlord@example.com. You and a manager both need to approve it.',
+            calls: [
+              call(view, 0, 'wire_funds', { to: 'landlord@example.com', amount_cents: 4000, memo: 'Rent' }),
+            ],
           }
         : closing(
             view.replies[0],
-            (content) => `${editedNote(content)}Wired ${dollars(readJson(content).amount_cents)} to ${String(readJson(content).to)} (${String(readJson(content).transfer_id)}).`,
-            (reply) => (reply.code === 'approval_denied' ? 'Understood, I did not wire the money.' : didNotGoThrough('wire', reply, 'Check the wallet before you try again.')),
+            (content) =>
+              `${editedNote(content)}Wired ${dollars(readJson(content).amount_cents)} to ${String(readJson(content).to)} (${String(readJson(content).transfer_id)}).`,
+            (reply) =>
+              reply.code === 'approval_denied'
+                ? 'Understood, I did not wire the money.'
+                : didNotGoThrough('wire', reply, 'Check the wallet before you try again.'),
           ),
   },
   {
     id: 'parallel',
     title: 'Three parallel calls, one invalid',
     prompt: 'Add two pairs of socks, a cap and a unicorn plush to my cart.',
-    shows: 'One assistant turn streams three calls by index. The two valid ones commit; the one with a SKU outside the catalog is rejected on its own.',
+    shows:
+      'One assistant turn streams three calls by index. The two valid ones commit; the one with a SKU outside the catalog is rejected on its own.',
     script: (view) => {
       if (view.step === 0) {
         return {
@@ -215,7 +261,9 @@ export const SCENARIOS: readonly Scenario[] = [
           ],
         };
       }
-      const added = view.replies.filter((reply) => reply.code === undefined).map((reply) => String(readJson(reply.content).name));
+      const added = view.replies
+        .filter((reply) => reply.code === undefined)
+        .map((reply) => String(readJson(reply.content).name));
       const refused = view.replies.filter((reply) => reply.code !== undefined).length;
       return {
         content: `Added ${added.join(' and ') || 'nothing'}.${refused > 0 ? ` ${refused === 1 ? 'One item was' : `${refused} items were`} refused: there is no unicorn plush in the catalog.` : ''}`,
@@ -226,27 +274,31 @@ export const SCENARIOS: readonly Scenario[] = [
     id: 'tool-throws',
     title: 'A tool that throws',
     prompt: 'Where is my order ord_1000?',
-    shows: "The carrier's API fails and the tool throws: the call ends failed with tool_error, and the state is untouched.",
+    shows:
+      "The carrier's API fails and the tool throws: the call ends failed with tool_error, and the state is untouched.",
     script: (view) =>
       view.step === 0
         ? { content: 'Asking the carrier.', calls: [call(view, 0, 'track_order', { order_id: 'ord_1000' })] }
         : closing(
             view.replies[0],
             (content) => `Your order is at ${String(readJson(content).location)}.`,
-            () => "The carrier's tracking service is failing right now, so I can't say where ord_1000 is. Nothing was changed; try again later.",
+            () =>
+              "The carrier's tracking service is failing right now, so I can't say where ord_1000 is. Nothing was changed; try again later.",
           ),
   },
   {
     id: 'browser-tool',
     title: 'A tool that runs in your browser',
     prompt: 'Show me the steel bottle.',
-    shows: "show_product changes only what this page shows, so the server hands it to the page: the browser's own gate checks it, runs it and commits it to the page's view, and its result goes back to the model.",
+    shows:
+      "show_product changes only what this page shows, so the server hands it to the page: the browser's own gate checks it, runs it and commits it to the page's view, and its result goes back to the model.",
     script: (view) =>
       view.step === 0
         ? { content: 'Here is the one I mean.', calls: [call(view, 0, 'show_product', { sku: 'bottle' })] }
         : closing(
             view.replies[0],
-            (content) => `That is the ${String(readJson(content).name)}, ${String(readJson(content).price)}. It is on your screen now.`,
+            (content) =>
+              `That is the ${String(readJson(content).name)}, ${String(readJson(content).price)}. It is on your screen now.`,
             (reply) => `I could not show it: ${whyNot(reply)}`,
           ),
   },
@@ -254,10 +306,16 @@ export const SCENARIOS: readonly Scenario[] = [
     id: 'guard',
     title: 'A model stuck on bad arguments',
     prompt: 'Pay for my cart: twelve dollars fifty.',
-    shows: 'The model keeps sending a bad amount_cents, turn after turn. The continuation guard stops asking it and says why.',
+    shows:
+      'The model keeps sending a bad amount_cents, turn after turn. The continuation guard stops asking it and says why.',
     script: (view) => ({
       content: view.step === 0 ? 'Paying $12.50.' : 'Let me try that amount again.',
-      calls: [call(view, 0, 'checkout', { amount_cents: BAD_AMOUNTS[view.step % BAD_AMOUNTS.length], currency: 'USD' })],
+      calls: [
+        call(view, 0, 'checkout', {
+          amount_cents: BAD_AMOUNTS[view.step % BAD_AMOUNTS.length],
+          currency: 'USD',
+        }),
+      ],
     }),
   },
   {
@@ -270,12 +328,17 @@ export const SCENARIOS: readonly Scenario[] = [
         return {
           content: `Adding ${FLOOD_SIZE} items.`,
           calls: Array.from({ length: FLOOD_SIZE }, (_, index) =>
-            call(view, index, 'add_to_cart', { sku: SKUS[index % SKUS.length], quantity: (index + 1) % FLOOD_INVALID_EVERY === 0 ? 0 : 1 }),
+            call(view, index, 'add_to_cart', {
+              sku: SKUS[index % SKUS.length],
+              quantity: (index + 1) % FLOOD_INVALID_EVERY === 0 ? 0 : 1,
+            }),
           ),
         };
       }
       const added = view.replies.filter((reply) => reply.code === undefined).length;
-      return { content: `Added ${added} items in ${added} calls; ${view.replies.length - added} calls were refused because quantity must be 1 to 10.` };
+      return {
+        content: `Added ${added} items in ${added} calls; ${view.replies.length - added} calls were refused because quantity must be 1 to 10.`,
+      };
     },
   },
 ];

@@ -23,14 +23,28 @@ export function createScriptedFetch(pace: ScriptedPace): typeof fetch {
   function respond(input: RequestInfo | URL, init: RequestInit | undefined): Response {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     if (!url.endsWith('/chat/completions') || init?.method !== 'POST' || typeof init.body !== 'string') {
-      return json(404, { error: { message: `the scripted model only serves POST /chat/completions (got ${init?.method ?? 'GET'} ${url})`, type: 'invalid_request_error' } });
+      return json(404, {
+        error: {
+          message: `the scripted model only serves POST /chat/completions (got ${init?.method ?? 'GET'} ${url})`,
+          type: 'invalid_request_error',
+        },
+      });
     }
     const request = JSON.parse(init.body) as ChatCompletionCreateParams;
     if (request.stream !== true) {
-      return json(400, { error: { message: 'the scripted model streams only; pass stream: true', type: 'invalid_request_error' } });
+      return json(400, {
+        error: {
+          message: 'the scripted model streams only; pass stream: true',
+          type: 'invalid_request_error',
+        },
+      });
     }
     const turn = scriptedTurn(request.messages);
-    const chunks = turnChunks(turn, { completionId: `chatcmpl-scripted-${++completions}`, model: SCRIPTED_MODEL, created: Math.floor(Date.now() / 1000) });
+    const chunks = turnChunks(turn, {
+      completionId: `chatcmpl-scripted-${++completions}`,
+      model: SCRIPTED_MODEL,
+      created: Math.floor(Date.now() / 1000),
+    });
     const frames = [...chunks.map(sseFrame), SSE_DONE];
     const toolFrames = chunks.filter((chunk) => chunk.choices[0]?.delta.tool_calls !== undefined).length;
     const signal = init.signal ?? undefined;
@@ -47,15 +61,21 @@ export function createScriptedFetch(pace: ScriptedPace): typeof fetch {
           // has many calls, so that even a flood streams in about a second and a half.
           const isTool = (frame: string | undefined) => frame?.includes('"tool_calls"') === true;
           await pause(next === 0 ? 350 : isTool(frames[next]) ? 10 : 28, signal);
-          const end = isTool(frames[next]) ? Math.min(frames.length, next + Math.ceil(toolFrames / 150)) : next + 1;
+          const end = isTool(frames[next])
+            ? Math.min(frames.length, next + Math.ceil(toolFrames / 150))
+            : next + 1;
           let batch = '';
-          for (; next < end && (batch === '' || isTool(frames[next])); next++) batch += frames[next] as string;
+          for (; next < end && (batch === '' || isTool(frames[next])); next++)
+            batch += frames[next] as string;
           controller.enqueue(encoder.encode(batch));
         }
         if (next >= frames.length) controller.close();
       },
     });
-    return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream; charset=utf-8' } });
+    return new Response(body, {
+      status: 200,
+      headers: { 'content-type': 'text/event-stream; charset=utf-8' },
+    });
   }
 }
 
@@ -64,4 +84,3 @@ const encoder = new TextEncoder();
 function json(status: number, value: unknown): Response {
   return new Response(JSON.stringify(value), { status, headers: { 'content-type': 'application/json' } });
 }
-

@@ -32,17 +32,20 @@ export function scriptedTurn(messages: readonly ChatCompletionMessageParam[]): S
   const view = (prefix: string): ConversationView => ({
     step: after.filter((message) => message.role === 'assistant').length,
     replies: repliesTo(after),
-    callId: (index) => `call_${messages.length.toString(36)}${index.toString(36).padStart(2, '0')}${prefix.slice(0, 2)}`,
+    callId: (index) =>
+      `call_${messages.length.toString(36)}${index.toString(36).padStart(2, '0')}${prefix.slice(0, 2)}`,
     cartTotalCents: total === undefined ? undefined : Number(total),
   });
   const named = SCENARIO_WORDS.find(([pattern]) => pattern.test(said))?.[1];
-  const scenario = SCENARIOS.find((candidate) => candidate.prompt === said) ?? SCENARIOS.find((candidate) => candidate.id === named);
+  const scenario =
+    SCENARIOS.find((candidate) => candidate.prompt === said) ??
+    SCENARIOS.find((candidate) => candidate.id === named);
   if (scenario !== undefined) return scenario.script(view(scenario.id));
   const intent = INTENTS.find((candidate) => candidate.pattern.test(said));
   if (intent !== undefined) return intent.script(view(intent.id), readRequest(said));
   return {
     content:
-      "I'm the offline scripted model: pick a scenario, or ask me to send money (\"send $20 to alice@example.com\"), add to the cart (\"add two mugs\"), show a product, check out, apply a coupon, find a delivery slot or track an order. Switch to Your model to talk freely.",
+      'I\'m the offline scripted model: pick a scenario, or ask me to send money ("send $20 to alice@example.com"), add to the cart ("add two mugs"), show a product, check out, apply a coupon, find a delivery slot or track an order. Switch to Your model to talk freely.',
   };
 }
 
@@ -78,7 +81,11 @@ function isJson(text: string): boolean {
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
-    return content.map((part: unknown) => (typeof part === 'object' && part !== null && 'text' in part ? String(part.text) : '')).join('');
+    return content
+      .map((part: unknown) =>
+        typeof part === 'object' && part !== null && 'text' in part ? String(part.text) : '',
+      )
+      .join('');
   }
   return '';
 }

@@ -13,9 +13,24 @@ import type { ServerGate } from '@toolgate/server';
 import { randomBytes } from 'node:crypto';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { createStore, type StoreApi } from 'zustand/vanilla';
-import type { AssistantEntry, ChatMode, Pace, PageCallEntry, TranscriptEntry, TranscriptState } from '../chat/transcript.ts';
+import type {
+  AssistantEntry,
+  ChatMode,
+  Pace,
+  PageCallEntry,
+  TranscriptEntry,
+  TranscriptState,
+} from '../chat/transcript.ts';
 import { cartTotal, CATALOG, type ShopState } from '../shop/shop-store.ts';
-import { modelFailure, remoteLabel, remoteModel, SCRIPTED_LABEL, scriptedModel, type ConnectedModel, type RemoteModel } from './model-connection.ts';
+import {
+  modelFailure,
+  remoteLabel,
+  remoteModel,
+  SCRIPTED_LABEL,
+  scriptedModel,
+  type ConnectedModel,
+  type RemoteModel,
+} from './model-connection.ts';
 import { endedHere, type PageResults } from './page-calls.ts';
 import type { ChatsTable, PlaygroundDb } from './playground-db.ts';
 import type { ShopBook } from './shop-book.ts';
@@ -30,13 +45,20 @@ export const SYSTEM_PROMPT = [
 
 /** The shop as the model is told about it with each request, so that it can compute amounts. */
 export function shopSummary(state: ShopState): string {
-  const lines = state.cart.map((line) => `${line.quantity} × ${line.sku} (${CATALOG[line.sku].name}) at ${line.unit_cents} cents`);
+  const lines = state.cart.map(
+    (line) => `${line.quantity} × ${line.sku} (${CATALOG[line.sku].name}) at ${line.unit_cents} cents`,
+  );
   return `The visitor's shop now: wallet ${state.balance_cents} cents; cart: ${lines.length === 0 ? 'empty' : lines.join(', ')}; cart total ${cartTotal(state.cart)} cents.`;
 }
 
 /** The calls of an assistant turn that the model is still owed answers for, kept across restarts. */
 interface Waiting {
-  readonly calls: readonly { readonly id: string; readonly modelId: string; readonly name: string; readonly inPage: boolean }[];
+  readonly calls: readonly {
+    readonly id: string;
+    readonly modelId: string;
+    readonly name: string;
+    readonly inPage: boolean;
+  }[];
 }
 
 /** What every chat shares: the gate, the database, the shops, the page's answers and the visitors' models. */
@@ -75,25 +97,60 @@ export interface Chat {
 
 /** A chat from its row. Entries a stopped process left streaming are marked as ended. */
 export function loadChat(deps: ChatDeps, row: ChatsTable): Chat {
-  const entries = (JSON.parse(row.entries) as TranscriptEntry[]).map((entry) => (entry.kind === 'assistant' && entry.streaming ? { ...entry, streaming: false } : entry));
+  const entries = (JSON.parse(row.entries) as TranscriptEntry[]).map((entry) =>
+    entry.kind === 'assistant' && entry.streaming ? { ...entry, streaming: false } : entry,
+  );
   const messages = JSON.parse(row.messages) as ChatCompletionMessageParam[];
-  const held = row.held === null ? undefined : (JSON.parse(row.held) as { turn: SettledTurn; notice: string });
+  const held =
+    row.held === null ? undefined : (JSON.parse(row.held) as { turn: SettledTurn; notice: string });
   const waiting = row.waiting === null ? undefined : (JSON.parse(row.waiting) as Waiting);
-  return createChat(deps, { id: row.id, principal: row.principal, pace: row.pace === 'instant' ? 'instant' : 'realistic', mode: row.mode === 'remote' ? 'remote' : 'scripted' }, { entries, messages, held, waiting });
+  return createChat(
+    deps,
+    {
+      id: row.id,
+      principal: row.principal,
+      pace: row.pace === 'instant' ? 'instant' : 'realistic',
+      mode: row.mode === 'remote' ? 'remote' : 'scripted',
+    },
+    { entries, messages, held, waiting },
+  );
 }
 
 /** A new conversation, with a fresh shop, written to the database; `notice` opens its transcript (what became of the last chat, say). */
-export async function startChat(deps: ChatDeps, init: { readonly principal: string; readonly pace: Pace; readonly mode: ChatMode; readonly notice?: string | undefined }): Promise<Chat> {
+export async function startChat(
+  deps: ChatDeps,
+  init: {
+    readonly principal: string;
+    readonly pace: Pace;
+    readonly mode: ChatMode;
+    readonly notice?: string | undefined;
+  },
+): Promise<Chat> {
   const id = `chat_${randomBytes(9).toString('base64url')}`;
   const { notice, ...chat } = init;
-  const entries: TranscriptEntry[] = notice === undefined ? [] : [{ kind: 'notice', key: 'n0', tone: 'stop', text: notice }];
+  const entries: TranscriptEntry[] =
+    notice === undefined ? [] : [{ kind: 'notice', key: 'n0', tone: 'stop', text: notice }];
   await deps.store.write(async (trx) => {
     await trx
       .insertInto('playground_chats')
-      .values({ id, principal: chat.principal, created_at: Date.now(), pace: chat.pace, mode: chat.mode, entries: JSON.stringify(entries), messages: '[]', held: null, waiting: null })
+      .values({
+        id,
+        principal: chat.principal,
+        created_at: Date.now(),
+        pace: chat.pace,
+        mode: chat.mode,
+        entries: JSON.stringify(entries),
+        messages: '[]',
+        held: null,
+        waiting: null,
+      })
       .execute();
     await deps.book.open(trx, id);
-    await trx.insertInto('playground_visitors').values({ principal: chat.principal, chat: id }).onConflict((conflict) => conflict.column('principal').doUpdateSet({ chat: id })).execute();
+    await trx
+      .insertInto('playground_visitors')
+      .values({ principal: chat.principal, chat: id })
+      .onConflict((conflict) => conflict.column('principal').doUpdateSet({ chat: id }))
+      .execute();
   });
   return createChat(deps, { id, ...chat }, { entries, messages: [], held: undefined, waiting: undefined });
 }
@@ -101,10 +158,18 @@ export async function startChat(deps: ChatDeps, init: { readonly principal: stri
 function createChat(
   deps: ChatDeps,
   info: { readonly id: string; readonly principal: string; readonly pace: Pace; readonly mode: ChatMode },
-  saved: { entries: TranscriptEntry[]; messages: ChatCompletionMessageParam[]; held: { turn: SettledTurn; notice: string } | undefined; waiting: Waiting | undefined },
+  saved: {
+    entries: TranscriptEntry[];
+    messages: ChatCompletionMessageParam[];
+    held: { turn: SettledTurn; notice: string } | undefined;
+    waiting: Waiting | undefined;
+  },
 ): Chat {
   const { gate, store, book, pageResults } = deps;
-  const transcript = createStore<TranscriptState>()(() => ({ entries: saved.entries, busy: saved.waiting !== undefined }));
+  const transcript = createStore<TranscriptState>()(() => ({
+    entries: saved.entries,
+    busy: saved.waiting !== undefined,
+  }));
   const messages = saved.messages;
   let held = saved.held;
   let waiting = saved.waiting;
@@ -115,15 +180,23 @@ function createChat(
   let running: AbortController | undefined;
   let closed = false;
 
-  const append = (entry: TranscriptEntry) => transcript.setState((state) => ({ entries: [...state.entries, entry] }));
+  const append = (entry: TranscriptEntry) =>
+    transcript.setState((state) => ({ entries: [...state.entries, entry] }));
   const update = (key: string, change: Partial<AssistantEntry>) =>
     transcript.setState((state) => ({
-      entries: state.entries.map((entry) => (entry.key === key && entry.kind === 'assistant' ? { ...entry, ...change } : entry)),
+      entries: state.entries.map((entry) =>
+        entry.key === key && entry.kind === 'assistant' ? { ...entry, ...change } : entry,
+      ),
     }));
-  const notice = (tone: 'guard' | 'stop' | 'error', text: string) => append({ kind: 'notice', key: `n${++keys}`, tone, text });
+  const notice = (tone: 'guard' | 'stop' | 'error', text: string) =>
+    append({ kind: 'notice', key: `n${++keys}`, tone, text });
   const setPageCall = (key: string, id: string, call: PageCallEntry) =>
     transcript.setState((state) => ({
-      entries: state.entries.map((entry) => (entry.key === key && entry.kind === 'assistant' ? { ...entry, pageCalls: { ...entry.pageCalls, [id]: call } } : entry)),
+      entries: state.entries.map((entry) =>
+        entry.key === key && entry.kind === 'assistant'
+          ? { ...entry, pageCalls: { ...entry.pageCalls, [id]: call } }
+          : entry,
+      ),
     }));
   /** The entry and record of a call handed to the page, from the transcript. */
   const pageCallOf = (id: string): { key: string; call: PageCallEntry } | undefined => {
@@ -171,7 +244,9 @@ function createChat(
     if (info.mode === 'scripted') return scriptedModel(info.pace);
     const settings = deps.remoteModelOf(info.principal);
     if (settings === undefined) {
-      throw new Error('this server holds no settings for your model (it keeps the key in memory only, so a restart forgets it): enter them again under Your model');
+      throw new Error(
+        'this server holds no settings for your model (it keeps the key in memory only, so a restart forgets it): enter them again under Your model',
+      );
     }
     return remoteModel(settings);
   }
@@ -189,7 +264,10 @@ function createChat(
     waiting = undefined;
     if (decision.action === 'stop') {
       held = { turn, notice: decision.notice };
-      notice('guard', `Paused: ${decision.reason.message}. Nothing more is sent to the model until you write again.`);
+      notice(
+        'guard',
+        `Paused: ${decision.reason.message}. Nothing more is sent to the model until you write again.`,
+      );
       await save();
       return false;
     }
@@ -248,7 +326,13 @@ function createChat(
         callIds: open.map((call) => call.id),
         names: Object.fromEntries(open.map((call) => [call.id, call.name])),
         modelIds: Object.fromEntries(open.map((call) => [call.id, router.modelIdOf(call.id) ?? call.id])),
-        previews: Object.fromEntries(open.flatMap((call) => (call.status === 'pending' && call.preview !== undefined ? [[call.id, JSON.stringify(call.preview)]] : []))),
+        previews: Object.fromEntries(
+          open.flatMap((call) =>
+            call.status === 'pending' && call.preview !== undefined
+              ? [[call.id, JSON.stringify(call.preview)]]
+              : [],
+          ),
+        ),
       };
     };
     const flush = () => {
@@ -260,14 +344,22 @@ function createChat(
      * that ended before any gate the page mirrors had them.
      */
     const asWritten = (): Partial<AssistantEntry> => {
-      const argumentsOf = new Map((reader.assistantMessage().tool_calls ?? []).map((call) => [call.id, call.function.arguments]));
+      const argumentsOf = new Map(
+        (reader.assistantMessage().tool_calls ?? []).map((call) => [call.id, call.function.arguments]),
+      );
       const records = reader.calls();
       return {
-        sent: Object.fromEntries(records.flatMap((call) => {
-          const written = argumentsOf.get(router.modelIdOf(call.id) ?? call.id);
-          return written === undefined ? [] : [[call.id, written]];
-        })),
-        ended: Object.fromEntries(records.filter((call) => isTerminal(call.status) && !router.reachedGate(call.id)).map((call) => [call.id, call])),
+        sent: Object.fromEntries(
+          records.flatMap((call) => {
+            const written = argumentsOf.get(router.modelIdOf(call.id) ?? call.id);
+            return written === undefined ? [] : [[call.id, written]];
+          }),
+        ),
+        ended: Object.fromEntries(
+          records
+            .filter((call) => isTerminal(call.status) && !router.reachedGate(call.id))
+            .map((call) => [call.id, call]),
+        ),
       };
     };
     let stream: Awaited<ReturnType<typeof connected.client.chat.completions.create>> | undefined;
@@ -296,11 +388,15 @@ function createChat(
       // visitor's stop cancels them, a broken stream rejects them as truncated (in the ledger, so
       // the page shows why), and anything already proposed is cancelled.
       // The calls still being written end here; only those already proposed need a cancel.
-      const unwritten = new Set(reader.calls().flatMap((call) => (router.reachedGate(call.id) ? [] : [call.id])));
+      const unwritten = new Set(
+        reader.calls().flatMap((call) => (router.reachedGate(call.id) ? [] : [call.id])),
+      );
       if (signal.aborted) reader.abort(stopReason(signal));
       else reader.fail(error);
       signal.removeEventListener('abort', cancelOpen);
-      for (const call of reader.calls()) if (!unwritten.has(call.id)) router.cancel(call.id, 'the model stream broke off before the turn was complete');
+      for (const call of reader.calls())
+        if (!unwritten.has(call.id))
+          router.cancel(call.id, 'the model stream broke off before the turn was complete');
       throw signal.aborted || stream === undefined ? error : new StreamCut(error);
     } finally {
       clearTimeout(timer);
@@ -309,13 +405,22 @@ function createChat(
     const message = reader.assistantMessage();
     messages.push(message);
     const turnCalls = reader.calls();
-    const modelIds = Object.fromEntries(turnCalls.map((call) => [call.id, router.modelIdOf(call.id) ?? call.id]));
+    const modelIds = Object.fromEntries(
+      turnCalls.map((call) => [call.id, router.modelIdOf(call.id) ?? call.id]),
+    );
     if (turnCalls.length === 0) {
       signal.removeEventListener('abort', cancelOpen);
       await save();
       return false;
     }
-    waiting = { calls: turnCalls.map((call) => ({ id: call.id, modelId: modelIds[call.id] ?? call.id, name: call.name, inPage: router.inPage(call.id) })) };
+    waiting = {
+      calls: turnCalls.map((call) => ({
+        id: call.id,
+        modelId: modelIds[call.id] ?? call.id,
+        name: call.name,
+        inPage: router.inPage(call.id),
+      })),
+    };
     await save();
     const turn = await reader.settled();
     signal.removeEventListener('abort', cancelOpen);
@@ -327,8 +432,14 @@ function createChat(
   async function settleWaiting(owed: Waiting, signal: AbortSignal): Promise<boolean> {
     const cancelOpen = () => {
       for (const call of owed.calls) {
-        if (call.inPage) pageResults.settle(endedHere(pending(call), 'cancelled', { code: 'user_cancelled', message: stopReason(signal) }));
-        else void gate.cancel(call.id, { principal: info.principal, reason: stopReason(signal) }).catch(deps.onError);
+        if (call.inPage)
+          pageResults.settle(
+            endedHere(pending(call), 'cancelled', { code: 'user_cancelled', message: stopReason(signal) }),
+          );
+        else
+          void gate
+            .cancel(call.id, { principal: info.principal, reason: stopReason(signal) })
+            .catch(deps.onError);
       }
     };
     signal.addEventListener('abort', cancelOpen, { once: true });
@@ -341,11 +452,25 @@ function createChat(
           return pageResults.wait(call);
         }
         // A call the stream had opened but the ledger never received: nothing of it ran.
-        return (await gate.settled(call.id)) ?? endedHere(pending(call), 'cancelled', { code: 'user_cancelled', message: 'the server stopped before this call was proposed; nothing was run' });
+        return (
+          (await gate.settled(call.id)) ??
+          endedHere(pending(call), 'cancelled', {
+            code: 'user_cancelled',
+            message: 'the server stopped before this call was proposed; nothing was run',
+          })
+        );
       }),
     );
     signal.removeEventListener('abort', cancelOpen);
-    const turn: SettledTurn = { turn: undefined, answers: owed.calls.map((call, index) => ({ id: call.modelId, name: call.name, generatedId: false, calls: [settled[index] as SettledCall] })) };
+    const turn: SettledTurn = {
+      turn: undefined,
+      answers: owed.calls.map((call, index) => ({
+        id: call.modelId,
+        name: call.name,
+        generatedId: false,
+        calls: [settled[index] as SettledCall],
+      })),
+    };
     return answer(turn, signal);
   }
 
@@ -357,8 +482,16 @@ function createChat(
       if (await first(controller.signal)) while (await assistantTurn(controller.signal));
     } catch (error) {
       if (closed) return;
-      if (controller.signal.aborted) notice('stop', 'Stopped. Calls that had not finished were cancelled; nothing they would have done was committed.');
-      else if (error instanceof StreamCut) notice('error', `The model’s stream was cut (${messageOf(error.cause)}). The calls it had not finished writing were not run.`);
+      if (controller.signal.aborted)
+        notice(
+          'stop',
+          'Stopped. Calls that had not finished were cancelled; nothing they would have done was committed.',
+        );
+      else if (error instanceof StreamCut)
+        notice(
+          'error',
+          `The model’s stream was cut (${messageOf(error.cause)}). The calls it had not finished writing were not run.`,
+        );
       else notice('error', modelFailure(error, info.mode === 'remote' ? 'Your model' : 'The model'));
     } finally {
       if (running === controller) running = undefined;
@@ -419,7 +552,9 @@ function asTheModelSaw(turn: SettledTurn): SettledTurn {
     ...turn,
     answers: turn.answers.map((entry) => {
       const [only] = entry.calls;
-      return entry.calls.length === 1 && only !== undefined && only.id !== entry.id ? { ...entry, calls: [{ ...only, id: entry.id }] } : entry;
+      return entry.calls.length === 1 && only !== undefined && only.id !== entry.id
+        ? { ...entry, calls: [{ ...only, id: entry.id }] }
+        : entry;
     }),
   };
 }
@@ -434,10 +569,18 @@ class StreamCut extends Error {
 const STOPPED = 'the visitor stopped the conversation';
 
 /** Why the exchange was stopped, as the calls it cancels are told. */
-const stopReason = (signal: AbortSignal): string => (signal.reason instanceof Error && signal.reason.message !== '' ? signal.reason.message : STOPPED);
+const stopReason = (signal: AbortSignal): string =>
+  signal.reason instanceof Error && signal.reason.message !== '' ? signal.reason.message : STOPPED;
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 function pending(call: { readonly id: string; readonly name: string }) {
-  return createPending({ id: call.id, name: call.name, source: 'openai-chat', generatedId: false, turn: undefined, at: Date.now() });
+  return createPending({
+    id: call.id,
+    name: call.name,
+    source: 'openai-chat',
+    generatedId: false,
+    turn: undefined,
+    at: Date.now(),
+  });
 }

@@ -21,7 +21,12 @@ export interface ConnectedModel {
  */
 export function scriptedModel(pace: Pace): ConnectedModel {
   return {
-    client: new OpenAI({ apiKey: 'offline', baseURL: 'https://scripted.model.invalid/v1', fetch: createScriptedFetch(pace), maxRetries: 0 }),
+    client: new OpenAI({
+      apiKey: 'offline',
+      baseURL: 'https://scripted.model.invalid/v1',
+      fetch: createScriptedFetch(pace),
+      maxRetries: 0,
+    }),
     model: SCRIPTED_MODEL,
   };
 }
@@ -41,7 +46,8 @@ export function remoteModel(settings: RemoteModel): ConnectedModel {
 
 export const SCRIPTED_LABEL = 'Scripted model (offline)';
 
-export const remoteLabel = (settings: Pick<RemoteModel, 'baseURL' | 'model'>) => `${settings.model} at ${settings.baseURL}`;
+export const remoteLabel = (settings: Pick<RemoteModel, 'baseURL' | 'model'>) =>
+  `${settings.model} at ${settings.baseURL}`;
 
 /** The longest part of a provider's error message a notice quotes. */
 const QUOTED = 200;

@@ -1,4 +1,10 @@
-import { createPending, type Issue, type Reason, type SettledCall, type ToolCallRecord } from '@toolgate/core';
+import {
+  createPending,
+  type Issue,
+  type Reason,
+  type SettledCall,
+  type ToolCallRecord,
+} from '@toolgate/core';
 
 /** A call of a page tool as the server hands it to the page: the page's own gate checks and runs it. */
 export interface PageCall {
@@ -19,7 +25,16 @@ export interface PageReport {
 }
 
 const CODES: Readonly<Record<string, readonly string[]>> = {
-  rejected: ['invalid_json', 'invalid_shape', 'unknown_tool', 'invalid_arguments', 'too_large', 'too_deep', 'unauthorized', 'truncated'],
+  rejected: [
+    'invalid_json',
+    'invalid_shape',
+    'unknown_tool',
+    'invalid_arguments',
+    'too_large',
+    'too_deep',
+    'unauthorized',
+    'truncated',
+  ],
   cancelled: ['tool_cancelled', 'user_cancelled', 'approval_denied', 'timeout'],
   failed: ['tool_error', 'output_invalid', 'commit_error'],
 };
@@ -40,7 +55,14 @@ export interface PageResults {
 }
 
 export function createPageResults(): PageResults {
-  const open = new Map<string, { readonly name: string; readonly resolve: (call: SettledCall) => void; readonly promise: Promise<SettledCall> }>();
+  const open = new Map<
+    string,
+    {
+      readonly name: string;
+      readonly resolve: (call: SettledCall) => void;
+      readonly promise: Promise<SettledCall>;
+    }
+  >();
   return {
     wait({ id, name }) {
       const known = open.get(id);
@@ -74,16 +96,43 @@ export function createPageResults(): PageResults {
  */
 export function settledFrom(id: string, name: string, report: PageReport): SettledCall {
   const now = Date.now();
-  const base = createPending({ id, name, source: 'openai-chat', generatedId: false, turn: undefined, at: now });
+  const base = createPending({
+    id,
+    name,
+    source: 'openai-chat',
+    generatedId: false,
+    turn: undefined,
+    at: now,
+  });
   const status = typeof report.status === 'string' ? report.status : '';
   if (status === 'committed') {
     const output = report.output === undefined ? null : report.output;
-    return withHistory({ ...base, status: 'committed', input: report.input ?? {}, output, history: [...base.history, { status: 'committed', at: now }] } as SettledCall, report.history);
+    return withHistory(
+      {
+        ...base,
+        status: 'committed',
+        input: report.input ?? {},
+        output,
+        history: [...base.history, { status: 'committed', at: now }],
+      } as SettledCall,
+      report.history,
+    );
   }
   const reason = readReason(status, report.reason);
   const settled = reason === undefined ? 'failed' : status;
-  const why: Reason = reason ?? { code: 'tool_error', message: 'the page answered with a result that could not be read' };
-  return withHistory({ ...base, status: settled, reason: why, history: [...base.history, { status: settled, at: now, reason: why }] } as SettledCall, report.history);
+  const why: Reason = reason ?? {
+    code: 'tool_error',
+    message: 'the page answered with a result that could not be read',
+  };
+  return withHistory(
+    {
+      ...base,
+      status: settled,
+      reason: why,
+      history: [...base.history, { status: settled, at: now, reason: why }],
+    } as SettledCall,
+    report.history,
+  );
 }
 
 const OPEN = new Set(['pending', 'validated', 'awaiting_approval', 'executing']);
@@ -97,34 +146,62 @@ function withHistory(record: SettledCall, reported: unknown): SettledCall {
   if (!Array.isArray(reported) || reported.length < 2 || reported.length > 16) return record;
   const steps = reported.map((step: unknown) => {
     const { status, at } = (typeof step === 'object' && step !== null ? step : {}) as Record<string, unknown>;
-    return typeof status === 'string' && typeof at === 'number' && Number.isFinite(at) ? { status, at } : undefined;
+    return typeof status === 'string' && typeof at === 'number' && Number.isFinite(at)
+      ? { status, at }
+      : undefined;
   });
   const last = steps.at(-1);
   const readable =
     steps[0]?.status === 'pending' &&
     last?.status === record.status &&
-    steps.every((step, index) => step !== undefined && (index === steps.length - 1 || OPEN.has(step.status)) && (index === 0 || step.at >= (steps[index - 1]?.at ?? Infinity)));
+    steps.every(
+      (step, index) =>
+        step !== undefined &&
+        (index === steps.length - 1 || OPEN.has(step.status)) &&
+        (index === 0 || step.at >= (steps[index - 1]?.at ?? Infinity)),
+    );
   if (!readable) return record;
-  const history = (steps as { status: string; at: number }[]).map((step, index) => (index === steps.length - 1 && record.reason !== undefined ? { ...step, reason: record.reason } : step));
-  return { ...record, createdAt: history[0]?.at ?? record.createdAt, updatedAt: last.at, history } as SettledCall;
+  const history = (steps as { status: string; at: number }[]).map((step, index) =>
+    index === steps.length - 1 && record.reason !== undefined ? { ...step, reason: record.reason } : step,
+  );
+  return {
+    ...record,
+    createdAt: history[0]?.at ?? record.createdAt,
+    updatedAt: last.at,
+    history,
+  } as SettledCall;
 }
 
 function readReason(status: string, value: unknown): Reason | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const { code, message, issues } = value as Record<string, unknown>;
-  if (typeof code !== 'string' || !(CODES[status] ?? []).includes(code) || typeof message !== 'string') return undefined;
+  if (typeof code !== 'string' || !(CODES[status] ?? []).includes(code) || typeof message !== 'string')
+    return undefined;
   const read: Issue[] = Array.isArray(issues)
     ? issues.flatMap((issue: unknown) => {
         if (typeof issue !== 'object' || issue === null) return [];
         const { path, message: said } = issue as Record<string, unknown>;
-        return typeof path === 'string' && typeof said === 'string' ? [{ path: path.slice(0, 500), message: said.slice(0, 500) }] : [];
+        return typeof path === 'string' && typeof said === 'string'
+          ? [{ path: path.slice(0, 500), message: said.slice(0, 500) }]
+          : [];
       })
     : [];
   return { code, message: message.slice(0, 2000), ...(read.length > 0 ? { issues: read } : {}) } as Reason;
 }
 
 /** A page call that never reached the page: its record, settled here. */
-export function endedHere(call: ToolCallRecord, status: 'cancelled' | 'rejected', reason: Reason): SettledCall {
+export function endedHere(
+  call: ToolCallRecord,
+  status: 'cancelled' | 'rejected',
+  reason: Reason,
+): SettledCall {
   const now = Date.now();
-  return { ...call, status, reason, preview: undefined, updatedAt: now, history: [...call.history, { status, at: now, reason }] } as SettledCall;
+  return {
+    ...call,
+    status,
+    reason,
+    preview: undefined,
+    updatedAt: now,
+    history: [...call.history, { status, at: now, reason }],
+  } as SettledCall;
 }

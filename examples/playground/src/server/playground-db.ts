@@ -58,11 +58,15 @@ export interface PlaygroundDb {
 export async function openPlaygroundDb(ledger: Ledger): Promise<PlaygroundDb> {
   const db = ledger.db.withTables<PlaygroundTables>();
   await ledger.transaction(async (trx) => {
-    await sql`create table if not exists playground_shops (session text primary key, state text not null)`.execute(trx);
+    await sql`create table if not exists playground_shops (session text primary key, state text not null)`.execute(
+      trx,
+    );
     await sql`create table if not exists playground_chats (
       id text primary key, principal text not null, created_at integer not null, pace text not null, mode text not null,
       entries text not null, messages text not null, held text, waiting text)`.execute(trx);
-    await sql`create table if not exists playground_visitors (principal text primary key, chat text not null)`.execute(trx);
+    await sql`create table if not exists playground_visitors (principal text primary key, chat text not null)`.execute(
+      trx,
+    );
   });
   return {
     db,

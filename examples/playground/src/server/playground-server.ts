@@ -1,10 +1,22 @@
-import { isTerminal, type AuditEvent, type Reason, type SettledCall, type ToolCallRecord } from '@toolgate/core';
+import {
+  isTerminal,
+  type AuditEvent,
+  type Reason,
+  type SettledCall,
+  type ToolCallRecord,
+} from '@toolgate/core';
 import { createServerGate, sqliteLedger, toolgateHandler, type Budget, type Ledger } from '@toolgate/server';
 import { Hono, type Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { streamSSE } from 'hono/streaming';
 import { createHash, randomBytes } from 'node:crypto';
-import { MESSAGE_LIMIT, type ChatMode, type ChatView, type Pace, type TranscriptEntry } from '../chat/transcript.ts';
+import {
+  MESSAGE_LIMIT,
+  type ChatMode,
+  type ChatView,
+  type Pace,
+  type TranscriptEntry,
+} from '../chat/transcript.ts';
 import { PAGE_TOOLS } from '../shop/page-tools.ts';
 import type { ShopState } from '../shop/shop-store.ts';
 import { createShopTools } from '../shop/shop-tools.ts';
@@ -70,11 +82,15 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
   const ledger: Ledger = await sqliteLedger({ path: options.ledgerPath });
   const store = await openPlaygroundDb(ledger);
   const chats = new Map<string, Chat>();
-  const book = createShopBook(store, { paceOf: (session) => paceScale(chats.get(session)?.pace ?? 'realistic'), transferHoldMs: options.transferHoldMs ?? 1500 });
+  const book = createShopBook(store, {
+    paceOf: (session) => paceScale(chats.get(session)?.pace ?? 'realistic'),
+    transferHoldMs: options.transferHoldMs ?? 1500,
+  });
   const serverTools = createShopTools(book.backend);
   // The visitor, and the same visitor acting as the manager (the page's manager switch): both may
   // see and approve the visitor's calls, so a wire gets its two distinct approvers.
-  const mayDecide = (principal: string, owner: string) => principal === owner || principal === `${owner}${MANAGER}`;
+  const mayDecide = (principal: string, owner: string) =>
+    principal === owner || principal === `${owner}${MANAGER}`;
   const gate = createServerGate({
     tools: serverTools,
     ledger,
@@ -101,7 +117,11 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
   async function chatById(id: string): Promise<Chat | undefined> {
     const known = chats.get(id);
     if (known !== undefined) return known;
-    const row = await store.db.selectFrom('playground_chats').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await store.db
+      .selectFrom('playground_chats')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
     if (row === undefined) return undefined;
     const chat = chats.get(id) ?? loadChat(deps, row);
     chats.set(id, chat);
@@ -120,30 +140,50 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
    * can give. Resolves with what the new chat should say about them, if anything was open.
    */
   async function leave(principal: string): Promise<string | undefined> {
-    const row = await store.db.selectFrom('playground_visitors').select('chat').where('principal', '=', principal).executeTakeFirst();
+    const row = await store.db
+      .selectFrom('playground_visitors')
+      .select('chat')
+      .where('principal', '=', principal)
+      .executeTakeFirst();
     const chat = row === undefined ? undefined : await chatById(row.chat);
     if (chat === undefined) return undefined;
     const open = (await gate.calls(chat.id, principal)).filter((call) => !isTerminal(call.status));
     const reason = 'the visitor started a new chat';
     // The exchange's own stop cancels its calls (and the page's); with none running, the gate does it here.
-    if (!chat.stop(reason)) await Promise.all(open.map((call) => gate.cancel(call.id, { principal, reason })));
+    if (!chat.stop(reason))
+      await Promise.all(open.map((call) => gate.cancel(call.id, { principal, reason })));
     if (open.length === 0) return undefined;
-    const ended = await Promise.all(open.map((call) => Promise.race([gate.settled(call.id), new Promise<undefined>((done) => setTimeout(done, 3000))])));
+    const ended = await Promise.all(
+      open.map((call) =>
+        Promise.race([gate.settled(call.id), new Promise<undefined>((done) => setTimeout(done, 3000))]),
+      ),
+    );
     return `Started a new chat. In the last one, ${open.map((call, index) => leftBehind(call, ended[index])).join(' ')}`;
   }
 
   // Conversations a stopped process left waiting for their calls' answers go on now.
-  for (const row of await store.db.selectFrom('playground_chats').selectAll().where('waiting', 'is not', null).execute()) {
+  for (const row of await store.db
+    .selectFrom('playground_chats')
+    .selectAll()
+    .where('waiting', 'is not', null)
+    .execute()) {
     const chat = await chatById(row.id);
     chat?.resume();
   }
 
   async function load(chat: Chat): Promise<ChatLoad> {
     const audit: AuditEvent[] = [];
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const page = await ledger.movesAfter(after, { session: chat.id, limit: 1000 });
       for (const { event, record } of page) {
-        audit.push({ callId: event.callId, name: record.name, from: event.from, to: event.to, at: event.at, ...(event.reason === undefined ? {} : { reason: event.reason as Reason }) });
+        audit.push({
+          callId: event.callId,
+          name: record.name,
+          from: event.from,
+          to: event.to,
+          at: event.at,
+          ...(event.reason === undefined ? {} : { reason: event.reason as Reason }),
+        });
       }
       if (page.length < 1000) break;
       after = page[page.length - 1]?.event.seq ?? after;
@@ -151,12 +191,23 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
     return { chat: viewOf(chat), shop: await book.read(chat.id), audit };
   }
 
-  const viewOf = (chat: Chat): ChatView => ({ id: chat.id, pace: chat.pace, mode: chat.mode, modelLabel: chat.modelLabel(), transcript: chat.transcript.getState() });
+  const viewOf = (chat: Chat): ChatView => ({
+    id: chat.id,
+    pace: chat.pace,
+    mode: chat.mode,
+    modelLabel: chat.modelLabel(),
+    transcript: chat.transcript.getState(),
+  });
 
   // Every open event stream, so that the end-to-end tests can cut them all from the server's side.
   const feeds = new Set<() => void>();
 
-  const handler = toolgateHandler(gate, { authenticate: (request) => principals.get(request), basePath: '/api/toolgate', heartbeatMs: 10_000, onError });
+  const handler = toolgateHandler(gate, {
+    authenticate: (request) => principals.get(request),
+    basePath: '/api/toolgate',
+    heartbeatMs: 10_000,
+    onError,
+  });
   const principals = new WeakMap<Request, string>();
 
   type Env = { Variables: { principal: string | undefined } };
@@ -171,7 +222,8 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
 
   const visitor = (c: Context<Env>): string => {
     const principal = c.get('principal');
-    if (principal === undefined) throw new ApiError(401, 'unauthenticated', 'this browser has no session: load the page first');
+    if (principal === undefined)
+      throw new ApiError(401, 'unauthenticated', 'this browser has no session: load the page first');
     return principal;
   };
 
@@ -179,14 +231,20 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
     const principal = visitor(c);
     const chat = await chatById(c.req.param('id') ?? '');
     // Another browser's chat is answered exactly as a chat that does not exist.
-    if (chat === undefined || chat.principal !== principal) throw new ApiError(404, 'not_found', 'no such chat');
+    if (chat === undefined || chat.principal !== principal)
+      throw new ApiError(404, 'not_found', 'no such chat');
     return chat;
   };
 
   /** The page's first request: gives this browser its cookie, when it has none. */
   app.post('/visit', (c) => {
     if (c.get('principal') === undefined) {
-      setCookie(c, COOKIE, randomBytes(32).toString('base64url'), { httpOnly: true, sameSite: 'Strict', path: '/', maxAge: 60 * 60 * 24 * 30 });
+      setCookie(c, COOKIE, randomBytes(32).toString('base64url'), {
+        httpOnly: true,
+        sameSite: 'Strict',
+        path: '/',
+        maxAge: 60 * 60 * 24 * 30,
+      });
     }
     return c.json({ ok: true });
   });
@@ -194,9 +252,15 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
   /** The conversation this browser has open (a new one when it has none). */
   app.get('/chat', async (c) => {
     const principal = visitor(c);
-    const row = await store.db.selectFrom('playground_visitors').select('chat').where('principal', '=', principal).executeTakeFirst();
+    const row = await store.db
+      .selectFrom('playground_visitors')
+      .select('chat')
+      .where('principal', '=', principal)
+      .executeTakeFirst();
     const pace = readPace(c.req.query('pace'));
-    const chat = (row === undefined ? undefined : await chatById(row.chat)) ?? (await newChat(principal, pace, 'scripted'));
+    const chat =
+      (row === undefined ? undefined : await chatById(row.chat)) ??
+      (await newChat(principal, pace, 'scripted'));
     return c.json(await load(chat));
   });
 
@@ -205,16 +269,27 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
     const principal = visitor(c);
     const body = await readJson(c);
     const notice = await leave(principal);
-    const chat = await newChat(principal, readPace(body['pace']), body['mode'] === 'remote' ? 'remote' : 'scripted', notice);
+    const chat = await newChat(
+      principal,
+      readPace(body['pace']),
+      body['mode'] === 'remote' ? 'remote' : 'scripted',
+      notice,
+    );
     return c.json(await load(chat));
   });
 
   app.post('/chat/:id/messages', async (c) => {
     const chat = await ownChat(c);
     const text = (await readJson(c))['text'];
-    if (typeof text !== 'string' || text.trim() === '') throw new ApiError(400, 'malformed', 'send { "text": "…" }, a message of 1 or more characters');
+    if (typeof text !== 'string' || text.trim() === '')
+      throw new ApiError(400, 'malformed', 'send { "text": "…" }, a message of 1 or more characters');
     const message = text.trim();
-    if (message.length > MESSAGE_LIMIT) throw new ApiError(400, 'too_long', `a message can be at most ${MESSAGE_LIMIT} characters; this one has ${message.length}`);
+    if (message.length > MESSAGE_LIMIT)
+      throw new ApiError(
+        400,
+        'too_long',
+        `a message can be at most ${MESSAGE_LIMIT} characters; this one has ${message.length}`,
+      );
     if (!chat.send(message)) throw new ApiError(409, 'busy', 'the model is still answering; stop it or wait');
     return c.json({ ok: true }, 202);
   });
@@ -229,9 +304,18 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
     const chat = await ownChat(c);
     const body = await readJson(c);
     const id = body['id'];
-    const handed = chat.transcript.getState().entries.some((entry) => entry.kind === 'assistant' && typeof id === 'string' && entry.pageCalls?.[id] !== undefined);
-    if (typeof id !== 'string' || !handed) throw new ApiError(404, 'not_found', 'this chat handed no such call to the page');
-    const answered = deps.pageResults.answer(id, typeof body['record'] === 'object' && body['record'] !== null ? body['record'] : {});
+    const handed = chat.transcript
+      .getState()
+      .entries.some(
+        (entry) =>
+          entry.kind === 'assistant' && typeof id === 'string' && entry.pageCalls?.[id] !== undefined,
+      );
+    if (typeof id !== 'string' || !handed)
+      throw new ApiError(404, 'not_found', 'this chat handed no such call to the page');
+    const answered = deps.pageResults.answer(
+      id,
+      typeof body['record'] === 'object' && body['record'] !== null ? body['record'] : {},
+    );
     return c.json({ ok: true, answered });
   });
 
@@ -249,7 +333,13 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
       .where('at', '>', since)
       .executeTakeFirst();
     const used = Number(row?.used ?? 0);
-    return c.json({ name: TRANSFER_BUDGET.name, max: TRANSFER_BUDGET.max, used, left: Math.max(0, TRANSFER_BUDGET.max - used), windowMs: TRANSFER_BUDGET.windowMs });
+    return c.json({
+      name: TRANSFER_BUDGET.name,
+      max: TRANSFER_BUDGET.max,
+      used,
+      left: Math.max(0, TRANSFER_BUDGET.max - used),
+      windowMs: TRANSFER_BUDGET.windowMs,
+    });
   });
 
   /** The transcript as it changes: a `transcript` snapshot, then `patch`es with the entries that changed. */
@@ -261,7 +351,8 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
       let timer: NodeJS.Timeout | undefined;
       let done!: () => void;
       const ended = new Promise<void>((resolve) => (done = resolve));
-      const write = (event: string, data: unknown) => stream.writeSSE({ event, data: JSON.stringify(data) }).catch(() => done());
+      const write = (event: string, data: unknown) =>
+        stream.writeSSE({ event, data: JSON.stringify(data) }).catch(() => done());
       const flush = () => {
         timer = undefined;
         const state = chat.transcript.getState();
@@ -292,29 +383,60 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
   /** The visitor's own model. The key is kept in this server's memory and never sent back. */
   app.get('/model', (c) => {
     const settings = remoteModels.get(visitor(c));
-    return c.json(settings === undefined ? { configured: false } : { configured: true, baseURL: settings.baseURL, model: settings.model, hasKey: settings.apiKey !== '', label: remoteLabel(settings) });
+    return c.json(
+      settings === undefined
+        ? { configured: false }
+        : {
+            configured: true,
+            baseURL: settings.baseURL,
+            model: settings.model,
+            hasKey: settings.apiKey !== '',
+            label: remoteLabel(settings),
+          },
+    );
   });
 
   app.put('/model', async (c) => {
     const principal = visitor(c);
     const body = await readJson(c);
     const { baseURL, model, apiKey } = body;
-    if (typeof baseURL !== 'string' || !/^https?:\/\/[^\s]+$/.test(baseURL) || typeof model !== 'string' || model.trim() === '' || (apiKey !== undefined && typeof apiKey !== 'string')) {
+    if (
+      typeof baseURL !== 'string' ||
+      !/^https?:\/\/[^\s]+$/.test(baseURL) ||
+      typeof model !== 'string' ||
+      model.trim() === '' ||
+      (apiKey !== undefined && typeof apiKey !== 'string')
+    ) {
       throw new ApiError(400, 'malformed', 'send { "baseURL": "http(s)://…", "model": "…", "apiKey"?: "…" }');
     }
     const previous = remoteModels.get(principal);
     // An empty key field keeps the key already held for the same endpoint.
-    const key = typeof apiKey === 'string' && apiKey !== '' ? apiKey : previous?.baseURL === baseURL ? previous.apiKey : '';
+    const key =
+      typeof apiKey === 'string' && apiKey !== ''
+        ? apiKey
+        : previous?.baseURL === baseURL
+          ? previous.apiKey
+          : '';
     const settings: RemoteModel = { baseURL, model: model.trim(), apiKey: key };
     remoteModels.set(principal, settings);
-    return c.json({ configured: true, baseURL: settings.baseURL, model: settings.model, hasKey: key !== '', label: remoteLabel(settings) });
+    return c.json({
+      configured: true,
+      baseURL: settings.baseURL,
+      model: settings.model,
+      hasKey: key !== '',
+      label: remoteLabel(settings),
+    });
   });
 
   app.all('/toolgate/*', async (c) => {
     const principal = c.get('principal');
     const drop = new AbortController();
     const request = new Request(c.req.raw, { signal: AbortSignal.any([c.req.raw.signal, drop.signal]) });
-    if (principal !== undefined) principals.set(request, c.req.header('x-playground-as') === 'manager' ? `${principal}${MANAGER}` : principal);
+    if (principal !== undefined)
+      principals.set(
+        request,
+        c.req.header('x-playground-as') === 'manager' ? `${principal}${MANAGER}` : principal,
+      );
     const cut = () => drop.abort();
     if (request.method === 'GET' && new URL(request.url).pathname.endsWith('/events')) {
       feeds.add(cut);
@@ -357,11 +479,17 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
   }
 
   app.onError((error, c) => {
-    if (error instanceof ApiError) return c.json({ error: { code: error.code, message: error.message } }, error.status);
+    if (error instanceof ApiError)
+      return c.json({ error: { code: error.code, message: error.message } }, error.status);
     onError(error);
-    return c.json({ error: { code: 'unavailable', message: 'the server could not answer this request' } }, 500);
+    return c.json(
+      { error: { code: 'unavailable', message: 'the server could not answer this request' } },
+      500,
+    );
   });
-  app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route ${c.req.method} ${c.req.path}` } }, 404));
+  app.notFound((c) =>
+    c.json({ error: { code: 'not_found', message: `no route ${c.req.method} ${c.req.path}` } }, 404),
+  );
 
   return {
     fetch: (request) => Promise.resolve(app.fetch(request)),
@@ -376,9 +504,13 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
 
 /** What became of one call left open in a chat the visitor left, in a sentence. */
 function leftBehind(call: ToolCallRecord, ended: SettledCall | undefined): string {
-  const was = call.status === 'awaiting_approval' ? `${call.name} awaited your approval` : `${call.name} was ${call.status === 'executing' ? 'running' : 'not finished'}`;
+  const was =
+    call.status === 'awaiting_approval'
+      ? `${call.name} awaited your approval`
+      : `${call.name} was ${call.status === 'executing' ? 'running' : 'not finished'}`;
   if (ended === undefined) return `${was}; it is being cancelled.`;
-  if (ended.status === 'cancelled') return `${was}: it was cancelled, and ${call.status === 'executing' ? 'nothing it did was committed' : 'nothing of it ran'}.`;
+  if (ended.status === 'cancelled')
+    return `${was}: it was cancelled, and ${call.status === 'executing' ? 'nothing it did was committed' : 'nothing of it ran'}.`;
   return `${was}, and it ended ${ended.status}${ended.reason === undefined ? '' : ` (${ended.reason.code})`}.`;
 }
 
@@ -405,7 +537,8 @@ const MAX_BODY_BYTES = 64 * 1024;
  * a byte of it is read, and one that turns out larger is cut off there.
  */
 async function readJson(c: Context): Promise<Record<string, unknown>> {
-  if (!/^application\/json\b/i.test(c.req.header('content-type') ?? '')) throw new ApiError(415, 'unsupported_media_type', 'send the body as application/json');
+  if (!/^application\/json\b/i.test(c.req.header('content-type') ?? ''))
+    throw new ApiError(415, 'unsupported_media_type', 'send the body as application/json');
   const tooLarge = () => new ApiError(413, 'too_large', `the body may be at most ${MAX_BODY_BYTES} bytes`);
   if (Number(c.req.header('content-length') ?? 0) > MAX_BODY_BYTES) throw tooLarge();
   const chunks: Uint8Array[] = [];
@@ -425,9 +558,9 @@ async function readJson(c: Context): Promise<Record<string, unknown>> {
   } catch {
     throw new ApiError(400, 'malformed', 'the body is not valid JSON');
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ApiError(400, 'malformed', 'the body must be a JSON object');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new ApiError(400, 'malformed', 'the body must be a JSON object');
   return body as Record<string, unknown>;
 }
 
 const readPace = (value: unknown): Pace => (value === 'instant' ? 'instant' : 'realistic');
-

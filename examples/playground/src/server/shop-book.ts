@@ -24,34 +24,57 @@ export interface ShopBook {
   readonly release: (callId: string) => void;
 }
 
-export function createShopBook(store: PlaygroundDb, options: { readonly paceOf: PaceOf; readonly transferHoldMs: number }): ShopBook {
+export function createShopBook(
+  store: PlaygroundDb,
+  options: { readonly paceOf: PaceOf; readonly transferHoldMs: number },
+): ShopBook {
   // Calls the chat has opened and the ledger may not hold yet (authorize runs before the first write).
   const assigned = new Map<string, string>();
 
   async function sessionOf(callId: string, trx?: Transaction<PlaygroundDatabase>): Promise<string> {
     const known = assigned.get(callId);
     if (known !== undefined) return known;
-    const row = await (trx ?? store.db).selectFrom('toolgate_calls').select('session').where('id', '=', callId).executeTakeFirst();
+    const row = await (trx ?? store.db)
+      .selectFrom('toolgate_calls')
+      .select('session')
+      .where('id', '=', callId)
+      .executeTakeFirst();
     if (row === undefined) throw new Error(`no conversation is known for call "${callId}"`);
     return row.session;
   }
 
-  async function readIn(db: Pick<Transaction<PlaygroundDatabase>, 'selectFrom'>, session: string): Promise<ShopState> {
-    const row = await db.selectFrom('playground_shops').select('state').where('session', '=', session).executeTakeFirst();
+  async function readIn(
+    db: Pick<Transaction<PlaygroundDatabase>, 'selectFrom'>,
+    session: string,
+  ): Promise<ShopState> {
+    const row = await db
+      .selectFrom('playground_shops')
+      .select('state')
+      .where('session', '=', session)
+      .executeTakeFirst();
     if (row === undefined) throw new Error(`conversation "${session}" has no shop`);
     return JSON.parse(row.state) as ShopState;
   }
 
-  async function change<T>(trx: Transaction<PlaygroundDatabase>, session: string, apply: (state: ShopState) => { output: T; next: Partial<ShopState> }): Promise<T> {
+  async function change<T>(
+    trx: Transaction<PlaygroundDatabase>,
+    session: string,
+    apply: (state: ShopState) => { output: T; next: Partial<ShopState> },
+  ): Promise<T> {
     const state = await readIn(trx, session);
     const { output, next } = apply(state);
-    await trx.updateTable('playground_shops').set({ state: JSON.stringify({ ...state, ...next }) }).where('session', '=', session).execute();
+    await trx
+      .updateTable('playground_shops')
+      .set({ state: JSON.stringify({ ...state, ...next }) })
+      .where('session', '=', session)
+      .execute();
     return output;
   }
 
   const backend: ShopBackend = {
     async read(ctx) {
-      const trx = ctx.transaction === undefined ? undefined : transactionOf<PlaygroundDatabase>(ctx as ToolContext);
+      const trx =
+        ctx.transaction === undefined ? undefined : transactionOf<PlaygroundDatabase>(ctx as ToolContext);
       return readIn(trx ?? store.db, await sessionOf(ctx.call.id, trx));
     },
     async write(ctx, apply) {
@@ -63,7 +86,11 @@ export function createShopBook(store: PlaygroundDb, options: { readonly paceOf: 
       // An effect of its own, as a call to another service would be: written only while the call
       // still runs, so that a call cancelled in the meantime changes nothing.
       return store.write(async (trx) => {
-        const row = await trx.selectFrom('toolgate_calls').select(['status', 'session']).where('id', '=', ctx.call.id).executeTakeFirst();
+        const row = await trx
+          .selectFrom('toolgate_calls')
+          .select(['status', 'session'])
+          .where('id', '=', ctx.call.id)
+          .executeTakeFirst();
         if (row?.status !== 'executing') throw new Error('the call stopped before its change was written');
         return change(trx, row.session, apply);
       });
@@ -79,7 +106,11 @@ export function createShopBook(store: PlaygroundDb, options: { readonly paceOf: 
     backend,
     read: (session) => readIn(store.db, session),
     open: async (trx, session) => {
-      await trx.insertInto('playground_shops').values({ session, state: JSON.stringify(INITIAL_SHOP) }).onConflict((conflict) => conflict.column('session').doNothing()).execute();
+      await trx
+        .insertInto('playground_shops')
+        .values({ session, state: JSON.stringify(INITIAL_SHOP) })
+        .onConflict((conflict) => conflict.column('session').doNothing())
+        .execute();
     },
     assign: (callId, session) => void assigned.set(callId, session),
     release: (callId) => void assigned.delete(callId),

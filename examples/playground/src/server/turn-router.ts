@@ -1,4 +1,14 @@
-import { createPending, isTerminal, readProposal, refusal, truncatedReason, type SettledCall, type StreamGate, type ToolCallRecord, type ToolDefinition } from '@toolgate/core';
+import {
+  createPending,
+  isTerminal,
+  readProposal,
+  refusal,
+  truncatedReason,
+  type SettledCall,
+  type StreamGate,
+  type ToolCallRecord,
+  type ToolDefinition,
+} from '@toolgate/core';
 import { endedHere, type PageCall, type PageResults } from './page-calls.ts';
 
 /** What {@link routeTurn} takes. */
@@ -62,7 +72,14 @@ export function routeTurn(routing: TurnRouting): TurnRouter {
   };
 
   const openInPage = (id: string, name: string, turn: string | undefined): ToolCallRecord => {
-    const record = createPending({ id, name, source: 'openai-chat', generatedId: false, turn, at: Date.now() });
+    const record = createPending({
+      id,
+      name,
+      source: 'openai-chat',
+      generatedId: false,
+      turn,
+      at: Date.now(),
+    });
     page.set(id, record);
     return record;
   };
@@ -93,7 +110,8 @@ export function routeTurn(routing: TurnRouting): TurnRouter {
       } catch {
         reading = undefined;
       }
-      const modelId = options?.id ?? (reading === undefined ? undefined : reading.ok ? reading.proposal.id : reading.id);
+      const modelId =
+        options?.id ?? (reading === undefined ? undefined : reading.ok ? reading.proposal.id : reading.id);
       const id = idFor(modelId);
       if (reading?.ok === true && pageNames.has(reading.proposal.name)) {
         return handToPage(openInPage(id, reading.proposal.name, options?.turn), reading.proposal.arguments);
@@ -110,7 +128,10 @@ export function routeTurn(routing: TurnRouting): TurnRouter {
       const now = page.get(id);
       if (now === undefined) return server.cancel(id, reason);
       if (isTerminal(now.status)) return false;
-      const ended = endedHere(now, 'cancelled', { code: 'user_cancelled', message: reason ?? 'the user cancelled this call' });
+      const ended = endedHere(now, 'cancelled', {
+        code: 'user_cancelled',
+        message: reason ?? 'the user cancelled this call',
+      });
       page.set(id, ended);
       pageResults.settle(ended);
       return true;

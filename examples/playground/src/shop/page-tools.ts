@@ -28,14 +28,22 @@ const SHOW_PRODUCT = {
  */
 export const showProduct = defineTool({
   name: 'show_product',
-  description: "Show one product from the catalog to the visitor, on their screen. It changes nothing in the shop.",
+  description:
+    'Show one product from the catalog to the visitor, on their screen. It changes nothing in the shop.',
   inputSchema: SHOW_PRODUCT,
-  execute: ({ sku }) => ({ sku, name: CATALOG[sku].name, price: formatCents(CATALOG[sku].price_cents), shown: true }),
+  execute: ({ sku }) => ({
+    sku,
+    name: CATALOG[sku].name,
+    price: formatCents(CATALOG[sku].price_cents),
+    shown: true,
+  }),
   commit: (_state: PageView, shown) => ({ spotlight: shown.sku }),
 });
 
 /** The tools that run in the browser. The server's loop hands their calls to the page. */
-export const PAGE_TOOLS: readonly ToolDefinition<unknown, unknown, PageView>[] = [showProduct as ToolDefinition<unknown, unknown, PageView>];
+export const PAGE_TOOLS: readonly ToolDefinition<unknown, unknown, PageView>[] = [
+  showProduct as ToolDefinition<unknown, unknown, PageView>,
+];
 
 export const PAGE_TOOL_NAMES: ReadonlySet<string> = new Set(PAGE_TOOLS.map((tool) => tool.name));
 

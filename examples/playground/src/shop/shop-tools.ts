@@ -1,5 +1,22 @@
-import { cancel, defineTool, type JsonSchemaObject, type ToolContext, type ToolDefinition } from '@toolgate/core';
-import { CATALOG, SKUS, cartItems, cartTotal, formatCents, type CartLine, type Order, type ShopState, type Sku, type Transfer } from './shop-store.ts';
+import {
+  cancel,
+  defineTool,
+  type JsonSchemaObject,
+  type ToolContext,
+  type ToolDefinition,
+} from '@toolgate/core';
+import {
+  CATALOG,
+  SKUS,
+  cartItems,
+  cartTotal,
+  formatCents,
+  type CartLine,
+  type Order,
+  type ShopState,
+  type Sku,
+  type Transfer,
+} from './shop-store.ts';
 
 /** How long the slow delivery search runs before it answers, unless someone cancels it first. */
 export const DELIVERY_SEARCH_MS = 30_000;
@@ -18,7 +35,10 @@ export interface ShopBackend {
    * the tool is transactional; otherwise in a transaction of its own that refuses (throws) when
    * the call is no longer running, so a cancelled call never writes.
    */
-  readonly write: <T>(ctx: ToolContext, change: (state: ShopState) => { readonly output: T; readonly next: Partial<ShopState> }) => Promise<T>;
+  readonly write: <T>(
+    ctx: ToolContext,
+    change: (state: ShopState) => { readonly output: T; readonly next: Partial<ShopState> },
+  ) => Promise<T>;
   /**
    * The pretend back end's latency, scaled by the conversation's pace unless `fixed` (a delay that
    * is the point of its tool); rejects when the call is aborted.
@@ -44,7 +64,11 @@ const ADD_TO_CART = {
 const CHECKOUT = {
   type: 'object',
   properties: {
-    amount_cents: { type: 'integer', minimum: 1, description: 'The cart total in cents, e.g. 1250 for $12.50.' },
+    amount_cents: {
+      type: 'integer',
+      minimum: 1,
+      description: 'The cart total in cents, e.g. 1250 for $12.50.',
+    },
     currency: { type: 'string', enum: ['USD'] },
   },
   required: ['amount_cents', 'currency'],
@@ -60,7 +84,9 @@ const APPLY_COUPON = {
 
 const FIND_DELIVERY_SLOT = {
   type: 'object',
-  properties: { postcode: { type: 'string', pattern: '^[0-9]{5}$', description: 'A five-digit US ZIP code.' } },
+  properties: {
+    postcode: { type: 'string', pattern: '^[0-9]{5}$', description: 'A five-digit US ZIP code.' },
+  },
   required: ['postcode'],
   additionalProperties: false,
 } as const satisfies JsonSchemaObject;
@@ -68,7 +94,11 @@ const FIND_DELIVERY_SLOT = {
 const TRANSFER_FUNDS = {
   type: 'object',
   properties: {
-    to: { type: 'string', pattern: '^[^@\\s]+@[^@\\s]+\\.[a-z]{2,}$', description: 'The recipient email address.' },
+    to: {
+      type: 'string',
+      pattern: '^[^@\\s]+@[^@\\s]+\\.[a-z]{2,}$',
+      description: 'The recipient email address.',
+    },
     amount_cents: { type: 'integer', minimum: 1, maximum: 50_000, description: 'Amount in cents.' },
     memo: { type: 'string', maxLength: 140 },
   },
@@ -103,15 +133,26 @@ const addLine = (state: ShopState, line: AddedLine): Partial<ShopState> => {
   const existing = state.cart.find((entry) => entry.sku === line.sku);
   return {
     cart: existing
-      ? state.cart.map((entry): CartLine => (entry === existing ? { ...entry, quantity: entry.quantity + line.quantity } : entry))
+      ? state.cart.map((entry): CartLine =>
+          entry === existing ? { ...entry, quantity: entry.quantity + line.quantity } : entry,
+        )
       : [...state.cart, { sku: line.sku, quantity: line.quantity, unit_cents: line.unit_cents }],
   };
 };
 
 const pay = (state: ShopState, receipt: Receipt): Partial<ShopState> => {
-  if (receipt.amount_cents !== cartTotal(state.cart)) throw new Error('the cart changed while the payment was running');
-  const order: Order = { order_id: receipt.order_id, amount_cents: receipt.amount_cents, items: cartItems(state.cart) };
-  return { balance_cents: state.balance_cents - receipt.amount_cents, cart: [], orders: [...state.orders, order] };
+  if (receipt.amount_cents !== cartTotal(state.cart))
+    throw new Error('the cart changed while the payment was running');
+  const order: Order = {
+    order_id: receipt.order_id,
+    amount_cents: receipt.amount_cents,
+    items: cartItems(state.cart),
+  };
+  return {
+    balance_cents: state.balance_cents - receipt.amount_cents,
+    cart: [],
+    orders: [...state.orders, order],
+  };
 };
 
 const send = (state: ShopState, sent: Transfer): Partial<ShopState> => ({
@@ -123,7 +164,8 @@ function checkoutRefusal(state: ShopState, amount: number): string | undefined {
   const total = cartTotal(state.cart);
   if (state.cart.length === 0) return 'the cart is empty';
   if (amount !== total) return `amount_cents ${amount} is not the cart total ${total}`;
-  if (amount > state.balance_cents) return `the wallet holds ${formatCents(state.balance_cents)}, less than ${formatCents(amount)}`;
+  if (amount > state.balance_cents)
+    return `the wallet holds ${formatCents(state.balance_cents)}, less than ${formatCents(amount)}`;
   return undefined;
 }
 
@@ -146,7 +188,12 @@ export function createShopTools(backend: ShopBackend): ToolDefinition[] {
     transactional: true,
     execute: ({ sku, quantity }, ctx) => {
       // The price comes from the shop's catalog, never from the model.
-      const line: AddedLine = { sku, quantity, unit_cents: CATALOG[sku].price_cents, name: CATALOG[sku].name };
+      const line: AddedLine = {
+        sku,
+        quantity,
+        unit_cents: CATALOG[sku].price_cents,
+        name: CATALOG[sku].name,
+      };
       return backend.write(ctx, (state) => ({ output: line, next: addLine(state, line) }));
     },
     commit: addLine,
@@ -158,13 +205,19 @@ export function createShopTools(backend: ShopBackend): ToolDefinition[] {
       'Pay for everything in the cart from the wallet. amount_cents must equal the cart total, as an integer number of cents (1250 means $12.50).',
     inputSchema: CHECKOUT,
     transactional: true,
-    authorize: async ({ amount_cents }, ctx) => checkoutRefusal(await backend.read(ctx), amount_cents) ?? true,
+    authorize: async ({ amount_cents }, ctx) =>
+      checkoutRefusal(await backend.read(ctx), amount_cents) ?? true,
     execute: ({ amount_cents, currency }, ctx) =>
       backend.write(ctx, (state) => {
         // Checked again inside the transaction: the cart may have changed since authorize ran.
         const refusal = checkoutRefusal(state, amount_cents);
         if (refusal !== undefined) throw new Error(refusal);
-        const receipt: Receipt = { order_id: `ord_${1001 + state.orders.length}`, amount_cents, currency, status: 'paid' };
+        const receipt: Receipt = {
+          order_id: `ord_${1001 + state.orders.length}`,
+          amount_cents,
+          currency,
+          status: 'paid',
+        };
         return { output: receipt, next: pay(state, receipt) };
       }),
     commit: pay,
@@ -176,33 +229,45 @@ export function createShopTools(backend: ShopBackend): ToolDefinition[] {
     inputSchema: APPLY_COUPON,
     transactional: true,
     execute: ({ code }, ctx) => {
-      if (code.startsWith('STAFF')) return cancel(`${code} is a staff coupon; store policy allows staff coupons only at the staff till`);
+      if (code.startsWith('STAFF'))
+        return cancel(`${code} is a staff coupon; store policy allows staff coupons only at the staff till`);
       const percent = PUBLIC_COUPONS[code];
       if (percent === undefined) return cancel(`there is no coupon called ${code}`);
       const coupon = { code, percent_off: percent };
-      return backend.write(ctx, (state) => ({ output: coupon, next: { coupons: [...state.coupons, coupon.code] } }));
+      return backend.write(ctx, (state) => ({
+        output: coupon,
+        next: { coupons: [...state.coupons, coupon.code] },
+      }));
     },
     commit: (state: ShopState, coupon) => ({ coupons: [...state.coupons, coupon.code] }),
   });
 
   const findDeliverySlot = defineTool({
     name: 'find_delivery_slot',
-    description: 'Search every courier for the earliest delivery slot to a US postcode. This can take a while.',
+    description:
+      'Search every courier for the earliest delivery slot to a US postcode. This can take a while.',
     inputSchema: FIND_DELIVERY_SLOT,
     timeoutMs: DELIVERY_SEARCH_MS * 2,
     execute: async ({ postcode }, ctx) => {
       await backend.pause(DELIVERY_SEARCH_MS, ctx, { fixed: true });
       const found = { postcode, slot: 'Tue 2 Dec, 08:00–10:00' };
-      return backend.write(ctx, () => ({ output: found, next: { delivery_slot: `${found.slot} to ${found.postcode}` } }));
+      return backend.write(ctx, () => ({
+        output: found,
+        next: { delivery_slot: `${found.slot} to ${found.postcode}` },
+      }));
     },
     commit: (_state: ShopState, found) => ({ delivery_slot: `${found.slot} to ${found.postcode}` }),
   });
 
-  const sendMoney = async ({ to, amount_cents }: { to: string; amount_cents: number }, ctx: ToolContext): Promise<Transfer> => {
+  const sendMoney = async (
+    { to, amount_cents }: { to: string; amount_cents: number },
+    ctx: ToolContext,
+  ): Promise<Transfer> => {
     // The bank holds the transfer for a while before it sends it; cancelling during the hold sends nothing.
     await backend.pause(backend.transferHoldMs, ctx, { fixed: true });
     return backend.write(ctx, (state) => {
-      if (amount_cents > state.balance_cents) throw new Error(`the wallet holds only ${formatCents(state.balance_cents)}`);
+      if (amount_cents > state.balance_cents)
+        throw new Error(`the wallet holds only ${formatCents(state.balance_cents)}`);
       const sent: Transfer = { transfer_id: `tr_${501 + state.transfers.length}`, to, amount_cents };
       return { output: sent, next: send(state, sent) };
     });
@@ -211,12 +276,15 @@ export function createShopTools(backend: ShopBackend): ToolDefinition[] {
   // A wire leaves the country: the account holder and a manager must both approve the same amount.
   const wireFunds = defineTool({
     name: 'wire_funds',
-    description: 'Wire money abroad from the wallet, by email address. Two people (the account holder and a manager) must approve every wire.',
+    description:
+      'Wire money abroad from the wallet, by email address. Two people (the account holder and a manager) must approve every wire.',
     inputSchema: TRANSFER_FUNDS,
     approvals: 2,
     authorize: async ({ amount_cents }, ctx) => {
       const state = await backend.read(ctx);
-      return amount_cents <= state.balance_cents || `the wallet holds only ${formatCents(state.balance_cents)}`;
+      return (
+        amount_cents <= state.balance_cents || `the wallet holds only ${formatCents(state.balance_cents)}`
+      );
     },
     execute: sendMoney,
     commit: send,
@@ -224,18 +292,22 @@ export function createShopTools(backend: ShopBackend): ToolDefinition[] {
 
   const transferFunds = defineTool({
     name: 'transfer_funds',
-    description: 'Send money from the wallet to another person by email address. A person must approve every transfer.',
+    description:
+      'Send money from the wallet to another person by email address. A person must approve every transfer.',
     inputSchema: TRANSFER_FUNDS,
     needsApproval: true,
     authorize: async ({ amount_cents }, ctx) => {
       const state = await backend.read(ctx);
-      return amount_cents <= state.balance_cents || `the wallet holds only ${formatCents(state.balance_cents)}`;
+      return (
+        amount_cents <= state.balance_cents || `the wallet holds only ${formatCents(state.balance_cents)}`
+      );
     },
     execute: async ({ to, amount_cents }, ctx) => {
       // The bank holds the transfer for a while before it sends it; cancelling during the hold sends nothing.
       await backend.pause(backend.transferHoldMs, ctx, { fixed: true });
       return backend.write(ctx, (state) => {
-        if (amount_cents > state.balance_cents) throw new Error(`the wallet holds only ${formatCents(state.balance_cents)}`);
+        if (amount_cents > state.balance_cents)
+          throw new Error(`the wallet holds only ${formatCents(state.balance_cents)}`);
         const sent: Transfer = { transfer_id: `tr_${501 + state.transfers.length}`, to, amount_cents };
         return { output: sent, next: send(state, sent) };
       });

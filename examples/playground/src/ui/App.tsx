@@ -50,7 +50,10 @@ export function App(): ReactElement {
         show(openConversation(load));
         setModel(settings);
       } catch (error) {
-        if (attempt === opening.current) setProblem(`The playground's server could not be reached: ${error instanceof Error ? error.message : String(error)}`);
+        if (attempt === opening.current)
+          setProblem(
+            `The playground's server could not be reached: ${error instanceof Error ? error.message : String(error)}`,
+          );
       }
     })();
   }, [show]);
@@ -64,7 +67,9 @@ export function App(): ReactElement {
         show(next);
         if (prompt !== undefined) await next.send(prompt);
       } catch (error) {
-        setProblem(`The playground's server could not be reached: ${error instanceof Error ? error.message : String(error)}`);
+        setProblem(
+          `The playground's server could not be reached: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
     },
     [show],
@@ -79,7 +84,12 @@ export function App(): ReactElement {
     // top of the screen, so that the calls and their Approve are on screen as they arrive.
     requestAnimationFrame(() => {
       const chat = document.querySelector('[data-testid="chat"]');
-      if (chat !== null && chat.getBoundingClientRect().top > 0 && chat.getBoundingClientRect().bottom > window.innerHeight) chat.scrollIntoView({ block: 'start', behavior: 'smooth' });
+      if (
+        chat !== null &&
+        chat.getBoundingClientRect().top > 0 &&
+        chat.getBoundingClientRect().bottom > window.innerHeight
+      )
+        chat.scrollIntoView({ block: 'start', behavior: 'smooth' });
     });
   };
 
@@ -107,17 +117,32 @@ export function App(): ReactElement {
           <fieldset className="segmented">
             <legend className="visually-hidden">Model</legend>
             <label>
-              <input type="radio" name="mode" value="scripted" checked={mode === 'scripted'} onChange={() => switchMode('scripted')} />
+              <input
+                type="radio"
+                name="mode"
+                value="scripted"
+                checked={mode === 'scripted'}
+                onChange={() => switchMode('scripted')}
+              />
               <span>Scripted, offline</span>
             </label>
             <label>
-              <input type="radio" name="mode" value="remote" checked={mode === 'remote'} onChange={() => switchMode('remote')} />
+              <input
+                type="radio"
+                name="mode"
+                value="remote"
+                checked={mode === 'remote'}
+                onChange={() => switchMode('remote')}
+              />
               <span>Your model</span>
             </label>
           </fieldset>
           <ThemeSwitch />
           {conversation === undefined ? (
-            <ServerStatusLine state={problem === undefined ? 'connecting' : 'closed'} lastEventAt={undefined} />
+            <ServerStatusLine
+              state={problem === undefined ? 'connecting' : 'closed'}
+              lastEventAt={undefined}
+            />
           ) : (
             <ToolGateProvider gate={conversation.gate}>
               <ServerStatus />
@@ -150,7 +175,11 @@ export function App(): ReactElement {
                   }}
                 />
               ) : null}
-              <ScenarioList active={scenario} onPick={pick} heading={mode === 'scripted' ? 'Scenarios' : 'Prompts to try'} />
+              <ScenarioList
+                active={scenario}
+                onPick={pick}
+                heading={mode === 'scripted' ? 'Scenarios' : 'Prompts to try'}
+              />
             </aside>
             <Chat
               key={conversation.id}
@@ -174,11 +203,23 @@ export function App(): ReactElement {
   );
 }
 
-function Chat({ conversation, onNewChat }: { conversation: Conversation; onNewChat: () => void }): ReactElement {
+function Chat({
+  conversation,
+  onNewChat,
+}: {
+  conversation: Conversation;
+  onNewChat: () => void;
+}): ReactElement {
   const busy = useStore(conversation.transcript, (state) => state.busy);
   const scripted = conversation.mode === 'scripted';
   return (
-    <section className="chat" aria-labelledby="chat-title" data-testid="chat" data-busy={busy} data-chat-id={conversation.id}>
+    <section
+      className="chat"
+      aria-labelledby="chat-title"
+      data-testid="chat"
+      data-busy={busy}
+      data-chat-id={conversation.id}
+    >
       <div className="chat-head">
         <h2 id="chat-title" className="panel-title">
           Chat <span className="model-label">{conversation.modelLabel}</span>
@@ -196,7 +237,10 @@ function Chat({ conversation, onNewChat }: { conversation: Conversation; onNewCh
                 ? 'Pick a scenario, or ask the offline model to send money, add to the cart, show a product, check out, apply a coupon, find a delivery slot or track an order.'
                 : 'Say what you want from the shop. Your model sees eight tools; every call it makes goes through a gate.'}
             </p>
-            <p>The model runs on the playground’s server, and so do the shop’s tools. The shop on the right changes only when a call commits.</p>
+            <p>
+              The model runs on the playground’s server, and so do the shop’s tools. The shop on the right
+              changes only when a call commits.
+            </p>
           </div>
         }
       />

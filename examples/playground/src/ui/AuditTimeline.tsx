@@ -4,7 +4,13 @@ import { useStore } from 'zustand';
 import type { AuditFeed } from '../chat/audit-feed.ts';
 import { useFollowBottom } from './follow-bottom.ts';
 
-const clock = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit', second: '2-digit', fractionalSecondDigits: 3, hour12: false });
+const clock = new Intl.DateTimeFormat('en-GB', {
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  fractionalSecondDigits: 3,
+  hour12: false,
+});
 
 /** Every row is this tall (two lines), so only the rows in view need to exist. */
 const ROW = 40;
@@ -61,14 +67,28 @@ export function AuditTimeline({ feed }: { feed: AuditFeed }): ReactElement {
             {events.length}
           </span>
         </h2>
-        <button type="button" className="button quiet small" onClick={exportJson} disabled={events.length === 0}>
+        <button
+          type="button"
+          className="button quiet small"
+          onClick={exportJson}
+          disabled={events.length === 0}
+        >
           Export JSON
         </button>
       </div>
       {events.length === 0 ? (
-        <p className="audit-empty">Every transition of every call will be listed here, with its time and reason.</p>
+        <p className="audit-empty">
+          Every transition of every call will be listed here, with its time and reason.
+        </p>
       ) : (
-        <ol className="audit-list" ref={list} tabIndex={0} aria-label="Transitions, oldest first" data-testid="audit" onScroll={onScroll}>
+        <ol
+          className="audit-list"
+          ref={list}
+          tabIndex={0}
+          aria-label="Transitions, oldest first"
+          data-testid="audit"
+          onScroll={onScroll}
+        >
           <li className="audit-spacer" aria-hidden="true" style={{ height: events.length * ROW }} />
           {events.slice(first, last).map((event, offset) => (
             <AuditRow key={first + offset} event={event} position={first + offset} total={events.length} />
@@ -79,16 +99,33 @@ export function AuditTimeline({ feed }: { feed: AuditFeed }): ReactElement {
   );
 }
 
-const AuditRow = memo(function AuditRow({ event, position, total }: { event: AuditEvent; position: number; total: number }): ReactElement {
+const AuditRow = memo(function AuditRow({
+  event,
+  position,
+  total,
+}: {
+  event: AuditEvent;
+  position: number;
+  total: number;
+}): ReactElement {
   return (
-    <li className={position % 2 === 0 ? 'audit-row striped' : 'audit-row'} data-to={event.to} aria-posinset={position + 1} aria-setsize={total} style={{ top: position * ROW }}>
+    <li
+      className={position % 2 === 0 ? 'audit-row striped' : 'audit-row'}
+      data-to={event.to}
+      aria-posinset={position + 1}
+      aria-setsize={total}
+      style={{ top: position * ROW }}
+    >
       <span className="audit-line">
-        <time dateTime={new Date(event.at).toISOString()}>{clock.format(event.at)}</time> <code>{event.name || '(no name)'}</code>{' '}
-        <span className="audit-id">{event.callId}</span>
+        <time dateTime={new Date(event.at).toISOString()}>{clock.format(event.at)}</time>{' '}
+        <code>{event.name || '(no name)'}</code> <span className="audit-id">{event.callId}</span>
       </span>
       <span className="audit-line">
         <span className="audit-move">
-          {event.from ?? 'new'} → <span className="status-word" data-tone={event.to}>{event.to}</span>
+          {event.from ?? 'new'} →{' '}
+          <span className="status-word" data-tone={event.to}>
+            {event.to}
+          </span>
         </span>
         {event.reason === undefined ? null : (
           <span className="audit-reason">

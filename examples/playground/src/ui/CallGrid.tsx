@@ -24,7 +24,8 @@ export function CallGrid({ ids }: { ids: readonly string[] }): ReactElement {
   useLayoutEffect(() => {
     const element = grid.current;
     if (element === null) return;
-    const measure = () => setColumns(Math.max(1, Math.floor((element.clientWidth - 2 * GAP + GAP) / (CHIP_WIDTH + GAP))));
+    const measure = () =>
+      setColumns(Math.max(1, Math.floor((element.clientWidth - 2 * GAP + GAP) / (CHIP_WIDTH + GAP))));
     measure();
     const observer = new ResizeObserver(measure);
     observer.observe(element);
@@ -37,7 +38,16 @@ export function CallGrid({ ids }: { ids: readonly string[] }): ReactElement {
   const shown: ReactElement[] = [];
   for (let index = firstRow * columns; index < Math.min(ids.length, lastRow * columns); index++) {
     const id = ids[index] as string;
-    shown.push(<CallChip key={id} id={id} position={index} total={ids.length} row={Math.floor(index / columns)} column={index % columns} />);
+    shown.push(
+      <CallChip
+        key={id}
+        id={id}
+        position={index}
+        total={ids.length}
+        row={Math.floor(index / columns)}
+        column={index % columns}
+      />,
+    );
   }
 
   return (
@@ -58,7 +68,19 @@ export function CallGrid({ ids }: { ids: readonly string[] }): ReactElement {
 // One element for every chip, so that `<ToolCallStatus>` (memoised) sees the same children each time.
 const LABEL_ONLY = <ToolCallStatusLabel />;
 
-const CallChip = memo(function CallChip({ id, position, total, row, column }: { id: string; position: number; total: number; row: number; column: number }): ReactElement {
+const CallChip = memo(function CallChip({
+  id,
+  position,
+  total,
+  row,
+  column,
+}: {
+  id: string;
+  position: number;
+  total: number;
+  row: number;
+  column: number;
+}): ReactElement {
   return (
     <li
       className="call-chip"

@@ -11,7 +11,17 @@ const count = (value: number) => value.toLocaleString('en-US');
  * Send. A message over the server's limit stays in the box with the count and what to remove; a
  * message the server refuses comes back to the box with the server's reason.
  */
-export function Composer({ busy, onSend, onStop, placeholder }: { busy: boolean; onSend: (text: string) => Promise<void>; onStop: () => void; placeholder: string }): ReactElement {
+export function Composer({
+  busy,
+  onSend,
+  onStop,
+  placeholder,
+}: {
+  busy: boolean;
+  onSend: (text: string) => Promise<void>;
+  onStop: () => void;
+  placeholder: string;
+}): ReactElement {
   const [text, setText] = useState('');
   const [refused, setRefused] = useState<string>();
   const id = useId();
@@ -29,7 +39,13 @@ export function Composer({ busy, onSend, onStop, placeholder }: { busy: boolean;
       setRefused(`Not sent: ${error instanceof Error ? error.message : String(error)}`);
     });
   };
-  const described = [length >= COUNT_FROM ? `${id}-count` : '', over > 0 ? `${id}-limit` : '', refused === undefined ? '' : `${id}-error`].filter(Boolean).join(' ');
+  const described = [
+    length >= COUNT_FROM ? `${id}-count` : '',
+    over > 0 ? `${id}-limit` : '',
+    refused === undefined ? '' : `${id}-error`,
+  ]
+    .filter(Boolean)
+    .join(' ');
   return (
     <form className="composer" onSubmit={submit}>
       <div className="composer-field">
@@ -60,11 +76,17 @@ export function Composer({ busy, onSend, onStop, placeholder }: { busy: boolean;
           </div>
           {over > 0 ? (
             <p id={`${id}-limit`} className="composer-note error" data-testid="composer-limit">
-              Messages can be at most {count(MESSAGE_LIMIT)} characters: remove {count(over)} to send this one.
+              Messages can be at most {count(MESSAGE_LIMIT)} characters: remove {count(over)} to send this
+              one.
             </p>
           ) : null}
           {length >= COUNT_FROM ? (
-            <p id={`${id}-count`} className="composer-count" data-testid="composer-count" data-over={over > 0}>
+            <p
+              id={`${id}-count`}
+              className="composer-count"
+              data-testid="composer-count"
+              data-over={over > 0}
+            >
               {count(length)} / {count(MESSAGE_LIMIT)}
             </p>
           ) : null}

@@ -42,12 +42,18 @@ export const PolicyPanel = memo(function PolicyPanel(): ReactElement {
           'Transfer budget: …'
         ) : (
           <>
-            Transfers today: <strong>{formatCents(budget.used)}</strong> of {formatCents(budget.max)} used · <strong>{formatCents(budget.left)}</strong> left
+            Transfers today: <strong>{formatCents(budget.used)}</strong> of {formatCents(budget.max)} used ·{' '}
+            <strong>{formatCents(budget.left)}</strong> left
           </>
         )}
       </p>
       <label className="manager-switch">
-        <input type="checkbox" data-testid="manager-switch" checked={role === 'manager'} onChange={(event) => actingAs.setState(event.currentTarget.checked ? 'manager' : 'holder', true)} />{' '}
+        <input
+          type="checkbox"
+          data-testid="manager-switch"
+          checked={role === 'manager'}
+          onChange={(event) => actingAs.setState(event.currentTarget.checked ? 'manager' : 'holder', true)}
+        />{' '}
         Approve as the manager
       </label>
     </section>

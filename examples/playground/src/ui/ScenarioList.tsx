@@ -2,7 +2,15 @@ import type { ReactElement } from 'react';
 import { SCENARIOS, type Scenario } from '../model/scenarios.ts';
 
 /** The scripted scenarios; picking one starts a fresh conversation with its prompt. */
-export function ScenarioList({ active, onPick, heading }: { active: string | undefined; onPick: (scenario: Scenario) => void; heading: string }): ReactElement {
+export function ScenarioList({
+  active,
+  onPick,
+  heading,
+}: {
+  active: string | undefined;
+  onPick: (scenario: Scenario) => void;
+  heading: string;
+}): ReactElement {
   return (
     <nav className="scenarios" aria-labelledby="scenarios-title">
       <h2 id="scenarios-title" className="panel-title">

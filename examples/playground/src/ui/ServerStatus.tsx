@@ -42,7 +42,13 @@ export function ServerStatus(): ReactElement {
  * The state is a polite live region, so that a change is announced once; how long ago the server
  * was last heard from sits beside it, out of the region, since it changes every second.
  */
-export function ServerStatusLine({ state, lastEventAt }: { state: ConnectionState; lastEventAt: number | undefined }): ReactElement {
+export function ServerStatusLine({
+  state,
+  lastEventAt,
+}: {
+  state: ConnectionState;
+  lastEventAt: number | undefined;
+}): ReactElement {
   const away = state === 'reconnecting' || state === 'offline';
   const now = useNow(away);
   return (
@@ -51,7 +57,9 @@ export function ServerStatusLine({ state, lastEventAt }: { state: ConnectionStat
       <span role="status" aria-live="polite">
         {SAID[state]}
       </span>
-      {away && lastEventAt !== undefined ? <span className="server-heard">(last heard {ago(lastEventAt, now)})</span> : null}
+      {away && lastEventAt !== undefined ? (
+        <span className="server-heard">(last heard {ago(lastEventAt, now)})</span>
+      ) : null}
     </p>
   );
 }

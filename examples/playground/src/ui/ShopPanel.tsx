@@ -62,9 +62,19 @@ export const ShopPanel = memo(function ShopPanel({ shop }: { shop: ShopStore }):
 
       <dl className="shop-facts">
         <dt>Orders</dt>
-        <dd>{state.orders.length === 0 ? 'none' : state.orders.map((order) => `${order.order_id} · ${formatCents(order.amount_cents)}`).join(', ')}</dd>
+        <dd>
+          {state.orders.length === 0
+            ? 'none'
+            : state.orders
+                .map((order) => `${order.order_id} · ${formatCents(order.amount_cents)}`)
+                .join(', ')}
+        </dd>
         <dt>Transfers</dt>
-        <dd>{state.transfers.length === 0 ? 'none' : state.transfers.map((sent) => `${formatCents(sent.amount_cents)} to ${sent.to}`).join(', ')}</dd>
+        <dd>
+          {state.transfers.length === 0
+            ? 'none'
+            : state.transfers.map((sent) => `${formatCents(sent.amount_cents)} to ${sent.to}`).join(', ')}
+        </dd>
         <dt>Coupons</dt>
         <dd>{state.coupons.length === 0 ? 'none' : state.coupons.join(', ')}</dd>
         <dt>Delivery</dt>

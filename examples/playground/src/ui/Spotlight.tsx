@@ -13,7 +13,10 @@ export function Spotlight({ view }: { view: PageViewStore }): ReactElement | nul
   return (
     <section className="spotlight" aria-labelledby="spotlight-title" data-testid="spotlight">
       <h2 id="spotlight-title" className="panel-title">
-        On your screen <span className="call-where" data-runs="page">set in your browser</span>
+        On your screen{' '}
+        <span className="call-where" data-runs="page">
+          set in your browser
+        </span>
       </h2>
       <p>
         <strong>{CATALOG[spotlight].name}</strong> {formatCents(CATALOG[spotlight].price_cents)}

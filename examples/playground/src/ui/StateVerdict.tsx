@@ -10,9 +10,24 @@ import type { VerdictStore } from '../chat/state-verdict.ts';
  */
 export function StateVerdict({ verdict }: { verdict: VerdictStore }): ReactElement {
   const { changes, last } = useStore(verdict);
-  const outcome = last === undefined ? 'idle' : last.status !== 'committed' ? 'unchanged' : last.writes === 'view' ? 'view' : 'changed';
+  const outcome =
+    last === undefined
+      ? 'idle'
+      : last.status !== 'committed'
+        ? 'unchanged'
+        : last.writes === 'view'
+          ? 'view'
+          : 'changed';
   return (
-    <div className="verdict" data-testid="state-verdict" data-verdict={outcome} data-changes={changes} role="status" aria-live="polite" aria-atomic="true">
+    <div
+      className="verdict"
+      data-testid="state-verdict"
+      data-verdict={outcome}
+      data-changes={changes}
+      role="status"
+      aria-live="polite"
+      aria-atomic="true"
+    >
       <span className="verdict-badge" aria-hidden="true">
         {outcome === 'changed' ? '●' : outcome === 'idle' ? '·' : '○'}
       </span>
@@ -29,7 +44,8 @@ export function StateVerdict({ verdict }: { verdict: VerdictStore }): ReactEleme
           </>
         ) : (
           <>
-            <strong>Unchanged</strong>: <code>{last.name || '(no name)'}</code> {last.status === 'failed' ? 'failed' : `was ${last.status}`}
+            <strong>Unchanged</strong>: <code>{last.name || '(no name)'}</code>{' '}
+            {last.status === 'failed' ? 'failed' : `was ${last.status}`}
             {last.code === undefined ? '' : ` (${last.code})`}.
           </>
         )}

@@ -30,7 +30,13 @@ export function ThemeSwitch(): ReactElement {
       <legend className="visually-hidden">Theme</legend>
       {(['system', 'light', 'dark'] as const).map((option) => (
         <label key={option}>
-          <input type="radio" name="theme" value={option} checked={theme === option} onChange={() => setTheme(option)} />
+          <input
+            type="radio"
+            name="theme"
+            value={option}
+            checked={theme === option}
+            onChange={() => setTheme(option)}
+          />
           <span>{option[0]?.toUpperCase() + option.slice(1)}</span>
         </label>
       ))}

@@ -33,7 +33,13 @@ function AmountEdit(): ReactElement {
             }}
           >
             <label>
-              Amount ($) <input name="amount" inputMode="decimal" defaultValue={(shown.amount_cents / 100).toFixed(2)} size={8} />
+              Amount ($){' '}
+              <input
+                name="amount"
+                inputMode="decimal"
+                defaultValue={(shown.amount_cents / 100).toFixed(2)}
+                size={8}
+              />
             </label>{' '}
             <button type="submit" data-action="approve-edited">
               Use this amount
@@ -81,9 +87,18 @@ export const ToolCallCard = memo(function ToolCallCard({
   const { call: live } = useToolCall(id);
   const call = live ?? ended;
   // While the arguments stream, the server's preview of them; then exactly what the model sent.
-  const args = sent ?? preview ?? (call?.status === 'pending' && call.preview !== undefined ? JSON.stringify(call.preview) : undefined);
+  const args =
+    sent ??
+    preview ??
+    (call?.status === 'pending' && call.preview !== undefined ? JSON.stringify(call.preview) : undefined);
   return (
-    <li className="call-card" data-testid="tool-call" data-call-id={id} data-model-id={modelId ?? id} data-runs={runs}>
+    <li
+      className="call-card"
+      data-testid="tool-call"
+      data-call-id={id}
+      data-model-id={modelId ?? id}
+      data-runs={runs}
+    >
       <div className="call-head">
         <code className="call-name">{name ?? (call?.name || 'tool call')}</code>
         <span className="call-where" data-runs={runs}>
@@ -107,7 +122,9 @@ export const ToolCallCard = memo(function ToolCallCard({
         </ToolCallStatusInput>
         <ToolCallStatusLabel />
         <ToolCallStatusActions />
-        <ToolCallStatusReason>{call?.reason?.code === 'truncated' ? streamCut(call.reason.message) : undefined}</ToolCallStatusReason>
+        <ToolCallStatusReason>
+          {call?.reason?.code === 'truncated' ? streamCut(call.reason.message) : undefined}
+        </ToolCallStatusReason>
         <ToolCallStatusApprovals className="call-approvals" />
         <ToolCallStatusChanges className="call-changes" />
         <ToolCallStatusRefusal className="call-refusal" />

@@ -13,7 +13,13 @@ import { ToolCallCard } from './ToolCallCard.tsx';
 /** Past this many calls in one turn, each call is shown as a compact chip. */
 const COMPACT_FROM = 12;
 
-export function Transcript({ conversation, empty }: { conversation: Conversation; empty: ReactElement }): ReactElement {
+export function Transcript({
+  conversation,
+  empty,
+}: {
+  conversation: Conversation;
+  empty: ReactElement;
+}): ReactElement {
   const entries = useStore(conversation.transcript, (state) => state.entries);
   const scroller = useRef<HTMLDivElement>(null);
   const onScroll = useFollowBottom(scroller, entries);
@@ -28,12 +34,29 @@ export function Transcript({ conversation, empty }: { conversation: Conversation
       data-testid="transcript"
       onScroll={onScroll}
     >
-      {entries.length === 0 ? empty : entries.map((entry) => <Entry key={entry.key} entry={entry} audit={conversation.audit} pageGate={conversation.pageGate} />)}
+      {entries.length === 0
+        ? empty
+        : entries.map((entry) => (
+            <Entry
+              key={entry.key}
+              entry={entry}
+              audit={conversation.audit}
+              pageGate={conversation.pageGate}
+            />
+          ))}
     </div>
   );
 }
 
-const Entry = memo(function Entry({ entry, audit, pageGate }: { entry: TranscriptEntry; audit: AuditFeed; pageGate: ToolGate }): ReactElement {
+const Entry = memo(function Entry({
+  entry,
+  audit,
+  pageGate,
+}: {
+  entry: TranscriptEntry;
+  audit: AuditFeed;
+  pageGate: ToolGate;
+}): ReactElement {
   switch (entry.kind) {
     case 'user':
       return (
@@ -78,11 +101,28 @@ const Entry = memo(function Entry({ entry, audit, pageGate }: { entry: Transcrip
               <ul className="call-list" aria-label="Tool calls">
                 {entry.callIds.map((id) =>
                   !PAGE_TOOL_NAMES.has(entry.names?.[id] ?? '') ? (
-                    <ToolCallCard key={id} id={id} name={entry.names?.[id]} modelId={entry.modelIds?.[id]} sent={entry.sent?.[id]} preview={entry.previews?.[id]} ended={entry.ended?.[id]} runs="server" />
+                    <ToolCallCard
+                      key={id}
+                      id={id}
+                      name={entry.names?.[id]}
+                      modelId={entry.modelIds?.[id]}
+                      sent={entry.sent?.[id]}
+                      preview={entry.previews?.[id]}
+                      ended={entry.ended?.[id]}
+                      runs="server"
+                    />
                   ) : (
                     // A page tool's call: its status comes from the browser's own gate.
                     <ToolGateProvider key={id} gate={pageGate}>
-                      <ToolCallCard id={id} name={entry.names?.[id]} modelId={entry.modelIds?.[id]} sent={entry.sent?.[id] ?? entry.pageCalls?.[id]?.arguments} preview={entry.previews?.[id]} ended={entry.ended?.[id] ?? entry.pageCalls?.[id]?.settled} runs="page" />
+                      <ToolCallCard
+                        id={id}
+                        name={entry.names?.[id]}
+                        modelId={entry.modelIds?.[id]}
+                        sent={entry.sent?.[id] ?? entry.pageCalls?.[id]?.arguments}
+                        preview={entry.previews?.[id]}
+                        ended={entry.ended?.[id] ?? entry.pageCalls?.[id]?.settled}
+                        runs="page"
+                      />
                     </ToolGateProvider>
                   ),
                 )}
@@ -94,7 +134,16 @@ const Entry = memo(function Entry({ entry, audit, pageGate }: { entry: Transcrip
   }
 });
 
-const ORDER = ['committed', 'rejected', 'cancelled', 'failed', 'awaiting_approval', 'executing', 'validated', 'pending'] as const;
+const ORDER = [
+  'committed',
+  'rejected',
+  'cancelled',
+  'failed',
+  'awaiting_approval',
+  'executing',
+  'validated',
+  'pending',
+] as const;
 
 /**
  * Counts a big turn's calls by status. It follows the audit feed, which moves once per frame,

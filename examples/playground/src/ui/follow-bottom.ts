@@ -6,7 +6,10 @@ import { useCallback, useEffect, useRef, type RefObject, type UIEvent } from 're
  * lays the page out anyway, so a burst of updates never forces a layout per update.
  * Returns the container's `onScroll` handler.
  */
-export function useFollowBottom(container: RefObject<HTMLElement | null>, content: unknown): (event: UIEvent<HTMLElement>) => void {
+export function useFollowBottom(
+  container: RefObject<HTMLElement | null>,
+  content: unknown,
+): (event: UIEvent<HTMLElement>) => void {
   const pinnedRef = useRef(true);
   // Where this hook last scrolled to: the scroll event that follows is ours, not the reader's,
   // even if more content has arrived in between.

@@ -41,7 +41,11 @@ export function latestData(messages: ChatHandle['messages'], id: string): Toolga
 function isData(data: unknown): data is ToolgateData {
   if (typeof data !== 'object' || data === null) return false;
   const record = (data as { record?: unknown }).record;
-  return typeof record === 'object' && record !== null && typeof (record as { status?: unknown }).status === 'string';
+  return (
+    typeof record === 'object' &&
+    record !== null &&
+    typeof (record as { status?: unknown }).status === 'string'
+  );
 }
 
 /** What `<ToolCallStatus>` shows for one call: its record, and the request about it. */
@@ -62,7 +66,11 @@ export function shownCall(chat: ChatHandle, part: ChatToolPart): Shown {
   const approvalId = part.state === 'approval-requested' ? part.approval?.id : undefined;
   let request: CallRequest | undefined;
   if (data?.refusal !== undefined) {
-    request = { action: data.refusal.action, state: 'refused', error: { code: data.refusal.code, message: data.refusal.message } };
+    request = {
+      action: data.refusal.action,
+      state: 'refused',
+      error: { code: data.refusal.code, message: data.refusal.message },
+    };
   } else if (record?.status === 'awaiting_approval' && part.state === 'approval-responded') {
     request = { action: part.approval?.approved === false ? 'deny' : 'approve', state: 'sending' };
   }

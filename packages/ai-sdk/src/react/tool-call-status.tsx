@@ -43,14 +43,23 @@ export interface ChatToolCallStatusProps extends Omit<CallStatusProps, 'id' | 'c
  * // in a tool part:
  * <ToolCallStatus part={part} chat={{ messages, addToolApprovalResponse }} />
  */
-export const ToolCallStatus = forwardRef<HTMLDivElement, ChatToolCallStatusProps>(function ToolCallStatus({ part, chat, children, ...props }, ref) {
+export const ToolCallStatus = forwardRef<HTMLDivElement, ChatToolCallStatusProps>(function ToolCallStatus(
+  { part, chat, children, ...props },
+  ref,
+) {
   const shown = shownCall(chat, part);
   const current = useRef({ shown, chat });
   current.current = { shown, chat };
   const [gate] = useState(() => chatGate(part.toolCallId, current));
   return (
     <ToolGateProvider gate={gate}>
-      <CallStatus {...props} {...(shown.record === undefined ? {} : { call: shown.record })} ref={ref} id={part.toolCallId} data-chat-state={part.state}>
+      <CallStatus
+        {...props}
+        {...(shown.record === undefined ? {} : { call: shown.record })}
+        ref={ref}
+        id={part.toolCallId}
+        data-chat-state={part.state}
+      >
         {children ?? (
           <>
             <ToolCallStatusLabel />
@@ -58,7 +67,9 @@ export const ToolCallStatus = forwardRef<HTMLDivElement, ChatToolCallStatusProps
             <ToolCallStatusInput />
             <ToolCallStatusReason />
             <ToolCallStatusRefusal />
-            {shown.approvalId !== undefined && shown.record?.status === 'awaiting_approval' && <ToolCallStatusActions />}
+            {shown.approvalId !== undefined && shown.record?.status === 'awaiting_approval' && (
+              <ToolCallStatusActions />
+            )}
           </>
         )}
       </CallStatus>
@@ -71,11 +82,16 @@ export const ToolCallStatus = forwardRef<HTMLDivElement, ChatToolCallStatusProps
  * and the three controls). It is read again on each render of its part, which is when useChat's
  * messages change; approving and denying answer through the chat.
  */
-function chatGate(id: string, current: { readonly current: { readonly shown: Shown; readonly chat: ChatHandle } }): ToolGate {
+function chatGate(
+  id: string,
+  current: { readonly current: { readonly shown: Shown; readonly chat: ChatHandle } },
+): ToolGate {
   const answer = (approved: boolean, reason?: string): boolean => {
     const { shown, chat } = current.current;
     if (shown.approvalId === undefined || shown.record?.status !== 'awaiting_approval') return false;
-    void chat.addToolApprovalResponse(reason === undefined ? { id: shown.approvalId, approved } : { id: shown.approvalId, approved, reason });
+    void chat.addToolApprovalResponse(
+      reason === undefined ? { id: shown.approvalId, approved } : { id: shown.approvalId, approved, reason },
+    );
     return true;
   };
   const reads = {

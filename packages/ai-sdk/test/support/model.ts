@@ -2,7 +2,8 @@ import { simulateReadableStream } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 
 /** A provider-level stream part, as a model hands it to `streamText`. */
-type ModelPart = Awaited<ReturnType<MockLanguageModelV3['doStream']>>['stream'] extends ReadableStream<infer P> ? P : never;
+type ModelPart =
+  Awaited<ReturnType<MockLanguageModelV3['doStream']>>['stream'] extends ReadableStream<infer P> ? P : never;
 /** What the model was sent: the AI SDK's provider-level prompt. */
 export type Prompt = Parameters<MockLanguageModelV3['doStream']>[0]['prompt'];
 
@@ -14,14 +15,23 @@ export interface ScriptedModel {
 }
 
 /** One answer of the scripted model: tool calls (with their input as the model wrote it), or text. */
-export type Turn = { readonly calls: readonly { readonly id: string; readonly name: string; readonly input: string }[] } | { readonly text: string };
+export type Turn =
+  | { readonly calls: readonly { readonly id: string; readonly name: string; readonly input: string }[] }
+  | { readonly text: string };
 
-const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 5, text: 5, reasoning: 0 } };
+const usage = {
+  inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 5, text: 5, reasoning: 0 },
+};
 
 function partsOf(turn: Turn): ModelPart[] {
   const parts: ModelPart[] = [{ type: 'stream-start', warnings: [] }];
   if ('text' in turn) {
-    parts.push({ type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: turn.text }, { type: 'text-end', id: 't' });
+    parts.push(
+      { type: 'text-start', id: 't' },
+      { type: 'text-delta', id: 't', delta: turn.text },
+      { type: 'text-end', id: 't' },
+    );
     parts.push({ type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage });
     return parts;
   }
@@ -45,13 +55,23 @@ export function scriptedModel(...turns: Turn[]): ScriptedModel {
     doStream: (options) => {
       prompts.push(options.prompt);
       const turn = turns.shift() ?? { text: 'Done.' };
-      return Promise.resolve({ stream: simulateReadableStream({ chunks: partsOf(turn), initialDelayInMs: null, chunkDelayInMs: null }) });
+      return Promise.resolve({
+        stream: simulateReadableStream({
+          chunks: partsOf(turn),
+          initialDelayInMs: null,
+          chunkDelayInMs: null,
+        }),
+      });
     },
   });
   /** The tool results the model was sent in its last prompt, as text. */
   const lastToolResults = (): string[] =>
     (prompts.at(-1) ?? []).flatMap((message) =>
-      message.role === 'tool' ? message.content.flatMap((part) => (part.type === 'tool-result' ? [JSON.stringify(part.output)] : [])) : [],
+      message.role === 'tool'
+        ? message.content.flatMap((part) =>
+            part.type === 'tool-result' ? [JSON.stringify(part.output)] : [],
+          )
+        : [],
     );
   return { model, prompts, lastToolResults };
 }

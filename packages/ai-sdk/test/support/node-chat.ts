@@ -1,4 +1,11 @@
-import { AbstractChat, DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses, type ChatState, type ChatStatus, type UIMessage } from 'ai';
+import {
+  AbstractChat,
+  DefaultChatTransport,
+  lastAssistantMessageIsCompleteWithApprovalResponses,
+  type ChatState,
+  type ChatStatus,
+  type UIMessage,
+} from 'ai';
 
 class PlainState implements ChatState<UIMessage> {
   status: ChatStatus = 'ready';
@@ -61,7 +68,9 @@ export class NodeChat extends AbstractChat<UIMessage> {
 
   /** The chat's tool parts, in order, across messages. */
   toolParts(): Record<string, unknown>[] {
-    return this.messages.flatMap((message) => message.parts.filter((part) => part.type.startsWith('tool-')) as Record<string, unknown>[]);
+    return this.messages.flatMap(
+      (message) => message.parts.filter((part) => part.type.startsWith('tool-')) as Record<string, unknown>[],
+    );
   }
 
   /** The latest `data-toolgate` record of each call, by call id. */
@@ -69,7 +78,8 @@ export class NodeChat extends AbstractChat<UIMessage> {
     const found = new Map<string, { status: string; reason?: { code: string; issues?: unknown[] } }>();
     for (const message of this.messages) {
       for (const part of message.parts) {
-        if (part.type === 'data-toolgate') found.set((part as { id: string }).id, (part as { data: { record: never } }).data.record);
+        if (part.type === 'data-toolgate')
+          found.set((part as { id: string }).id, (part as { data: { record: never } }).data.record);
       }
     }
     return found;
@@ -81,7 +91,8 @@ export class NodeChat extends AbstractChat<UIMessage> {
     for (const message of this.messages) {
       for (const part of message.parts) {
         const data = (part as { data?: { refusal?: { code: string } } }).data;
-        if (part.type === 'data-toolgate' && data?.refusal !== undefined) found.set((part as { id: string }).id, data.refusal);
+        if (part.type === 'data-toolgate' && data?.refusal !== undefined)
+          found.set((part as { id: string }).id, data.refusal);
       }
     }
     return found;

@@ -5,7 +5,11 @@ import { startChatServer, type ChatServer } from './chat-server.ts';
 import { freshStore, type Store } from './stores.ts';
 import { createTools, newEffects, type Effects } from './tools.ts';
 
-const open: { ledgers: Ledger[]; gates: ServerGate[]; servers: ChatServer[] } = { ledgers: [], gates: [], servers: [] };
+const open: { ledgers: Ledger[]; gates: ServerGate[]; servers: ChatServer[] } = {
+  ledgers: [],
+  gates: [],
+  servers: [],
+};
 
 afterEach(async () => {
   await Promise.all(open.servers.splice(0).map((server) => server.close()));

@@ -57,7 +57,9 @@ export async function freshStore(): Promise<Store> {
   const connectionString = await database;
   // One store at a time per file: each test starts from empty tables (every toolgate table, whatever migration made it).
   await withClient(connectionString, (client) =>
-    client.query(`do $$ declare t text; begin for t in select tablename from pg_tables where schemaname = current_schema() and tablename like 'toolgate\\_%' loop execute format('drop table if exists %I cascade', t); end loop; end $$`),
+    client.query(
+      `do $$ declare t text; begin for t in select tablename from pg_tables where schemaname = current_schema() and tablename like 'toolgate\\_%' loop execute format('drop table if exists %I cascade', t); end loop; end $$`,
+    ),
   );
   return { open: () => postgresLedger({ connectionString }) };
 }

@@ -25,7 +25,12 @@ export function createTools(effects: Effects) {
   const balance = defineTool({
     name: 'get_balance',
     description: 'The balance of an account, in cents.',
-    inputSchema: { type: 'object', properties: { account: { type: 'string' } }, required: ['account'], additionalProperties: false },
+    inputSchema: {
+      type: 'object',
+      properties: { account: { type: 'string' } },
+      required: ['account'],
+      additionalProperties: false,
+    },
     execute: ({ account }) => {
       effects.lookups.push(account);
       return { account, cents: 912_345 };

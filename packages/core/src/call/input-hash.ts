@@ -9,7 +9,8 @@ import canonicalize from 'canonicalize';
  */
 export function canonicalJson(value: unknown): string {
   const text = canonicalize(value);
-  if (text === undefined) throw new TypeError('canonicalJson: the value has no JSON form (undefined, a function or a symbol).');
+  if (text === undefined)
+    throw new TypeError('canonicalJson: the value has no JSON form (undefined, a function or a symbol).');
   return text;
 }
 

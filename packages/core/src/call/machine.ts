@@ -58,7 +58,16 @@ export const ALLOWED_TRANSITIONS: Readonly<
   pending: {
     pending: true,
     validated: true,
-    rejected: ['invalid_json', 'invalid_shape', 'unknown_tool', 'tool_unavailable', 'invalid_arguments', 'too_large', 'too_deep', 'truncated'],
+    rejected: [
+      'invalid_json',
+      'invalid_shape',
+      'unknown_tool',
+      'tool_unavailable',
+      'invalid_arguments',
+      'too_large',
+      'too_deep',
+      'truncated',
+    ],
     cancelled: ['user_cancelled'],
   },
   validated: {
@@ -91,32 +100,58 @@ export const ALLOWED_TRANSITIONS: Readonly<
  * const next = transition(call, { type: 'execute' }, Date.now());
  * if (!next) console.warn(`${call.status} cannot start executing`);
  */
-export function transition(
-  call: ToolCallRecord,
-  event: CallEvent,
-  at: number,
-): ToolCallRecord | undefined {
+export function transition(call: ToolCallRecord, event: CallEvent, at: number): ToolCallRecord | undefined {
   const to = TARGET[event.type];
   const edge = ALLOWED_TRANSITIONS[call.status][to];
   if (edge === undefined) return undefined;
   const given = 'reason' in event ? event.reason : undefined;
   if (edge !== true && (given === undefined || !edge.includes(given.code))) return undefined;
   const reason = given === undefined ? undefined : textReason(given);
-  if (event.type === 'preview') return record(call, 'pending', at, call.history, undefined, undefined, undefined, event.preview, call.repairs);
+  if (event.type === 'preview')
+    return record(
+      call,
+      'pending',
+      at,
+      call.history,
+      undefined,
+      undefined,
+      undefined,
+      event.preview,
+      call.repairs,
+    );
 
-  const step: Transition = Object.freeze(reason === undefined ? { status: to, at } : { status: to, at, reason });
+  const step: Transition = Object.freeze(
+    reason === undefined ? { status: to, at } : { status: to, at, reason },
+  );
   const history = Object.freeze([...call.history, step]);
   switch (event.type) {
     case 'validate': {
-      const repairs = event.repairs === undefined || event.repairs.length === 0 ? call.repairs : frozenRepairs(event.repairs);
+      const repairs =
+        event.repairs === undefined || event.repairs.length === 0
+          ? call.repairs
+          : frozenRepairs(event.repairs);
       return record(call, 'validated', at, history, event.input, undefined, undefined, undefined, repairs);
     }
     case 'execute':
-      if (event.edit === undefined) return record(call, to, at, history, call.input, undefined, undefined, undefined, call.repairs);
+      if (event.edit === undefined)
+        return record(call, to, at, history, call.input, undefined, undefined, undefined, call.repairs);
       // A person's edit: the input that runs is theirs, and the record keeps what the model proposed.
-      return Object.freeze({ ...record(call, to, at, history, event.edit.input, undefined, undefined, undefined, call.repairs), edit: event.edit.edit });
+      return Object.freeze({
+        ...record(call, to, at, history, event.edit.input, undefined, undefined, undefined, call.repairs),
+        edit: event.edit.edit,
+      });
     case 'commit':
-      return record(call, 'committed', at, history, call.input, event.output, undefined, undefined, call.repairs);
+      return record(
+        call,
+        'committed',
+        at,
+        history,
+        call.input,
+        event.output,
+        undefined,
+        undefined,
+        call.repairs,
+      );
     default:
       return record(call, to, at, history, call.input, undefined, reason, undefined, call.repairs);
   }
@@ -135,13 +170,26 @@ function textReason(reason: Reason): Reason {
 }
 
 function textIssue(issue: unknown): Issue {
-  const { path, message, keyword } = (typeof issue === 'object' && issue !== null ? issue : {}) as Partial<Record<keyof Issue, unknown>>;
-  const text = { path: typeof path === 'string' ? path : '', message: typeof message === 'string' ? message : textOf(message) };
+  const { path, message, keyword } = (typeof issue === 'object' && issue !== null ? issue : {}) as Partial<
+    Record<keyof Issue, unknown>
+  >;
+  const text = {
+    path: typeof path === 'string' ? path : '',
+    message: typeof message === 'string' ? message : textOf(message),
+  };
   return Object.freeze(typeof keyword === 'string' ? { ...text, keyword } : text);
 }
 
 function frozenRepairs(repairs: readonly Repair[]): readonly Repair[] {
-  return Object.freeze(repairs.map((repair) => Object.freeze({ kind: textOf(repair.kind), path: textOf(repair.path), message: textOf(repair.message) })));
+  return Object.freeze(
+    repairs.map((repair) =>
+      Object.freeze({
+        kind: textOf(repair.kind),
+        path: textOf(repair.path),
+        message: textOf(repair.message),
+      }),
+    ),
+  );
 }
 
 /**

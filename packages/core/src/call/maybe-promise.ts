@@ -15,10 +15,17 @@ export type MaybePromise<T> = T | PromiseLike<T>;
  * @example
  * after(tool.execute(input, ctx), (output) => finish(output), (error) => fail(error));
  */
-export function after<T>(value: MaybePromise<T>, then: (value: T) => void, fail: (error: unknown) => void): void {
+export function after<T>(
+  value: MaybePromise<T>,
+  then: (value: T) => void,
+  fail: (error: unknown) => void,
+): void {
   let thenMethod: unknown;
   try {
-    thenMethod = (typeof value === 'object' || typeof value === 'function') && value !== null ? (value as { then?: unknown }).then : undefined;
+    thenMethod =
+      (typeof value === 'object' || typeof value === 'function') && value !== null
+        ? (value as { then?: unknown }).then
+        : undefined;
   } catch (error) {
     fail(error);
     return;
@@ -57,7 +64,11 @@ export function after<T>(value: MaybePromise<T>, then: (value: T) => void, fail:
  * @example
  * attempt(() => scope.abandon?.(), done, report);
  */
-export function attempt<T>(fn: () => MaybePromise<T>, then: (value: T) => void, fail: (error: unknown) => void): void {
+export function attempt<T>(
+  fn: () => MaybePromise<T>,
+  then: (value: T) => void,
+  fail: (error: unknown) => void,
+): void {
   let value: MaybePromise<T>;
   try {
     value = fn();

@@ -13,7 +13,8 @@ import { messageOf } from './text.ts';
  */
 export function partialStateProblem(partial: unknown): string | undefined {
   try {
-    if (!isPlainObject(partial)) return `commit must return the partial next state as a plain object, not ${kindOf(partial)}`;
+    if (!isPlainObject(partial))
+      return `commit must return the partial next state as a plain object, not ${kindOf(partial)}`;
     if (typeof (partial as { then?: unknown }).then === 'function') {
       return 'commit must return the partial next state as a plain object, not a thenable (a `then` method): commit runs synchronously';
     }

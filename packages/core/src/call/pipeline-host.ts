@@ -40,7 +40,11 @@ export interface ExecutionScope {
    * Writes the verified output and makes the `committed` move (or a `failed` one when the write
    * is refused). Answers the record after the move, or `undefined` when the call had moved on.
    */
-  readonly commit: (call: ExecutingCall, output: unknown, note: MoveNote) => MaybePromise<ToolCallRecord | undefined>;
+  readonly commit: (
+    call: ExecutingCall,
+    output: unknown,
+    note: MoveNote,
+  ) => MaybePromise<ToolCallRecord | undefined>;
   /** The execution ended without a commit: give back what `open` took (a lease, a transaction). */
   readonly abandon?: () => MaybePromise<void>;
 }
@@ -62,7 +66,11 @@ export interface CallKeeper {
    * Prepares the execution of a call that has just moved to `executing`; `undefined` when the call
    * has moved on since (a listener cancelled it as it started), so the tool never starts.
    */
-  readonly open: (call: ExecutingCall, entry: ToolEntry, note: MoveNote) => MaybePromise<ExecutionScope | undefined>;
+  readonly open: (
+    call: ExecutingCall,
+    entry: ToolEntry,
+    note: MoveNote,
+  ) => MaybePromise<ExecutionScope | undefined>;
 }
 
 /**

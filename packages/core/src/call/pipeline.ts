@@ -24,7 +24,14 @@ export { compileEntry, type ToolEntry } from '../tool/tool-entry.ts';
  */
 export interface Pipeline {
   /** A pending call's arguments are in: read and validate them, then go on. */
-  readonly resolve: (id: string, name: string, raw: unknown, truncated: boolean, repairs: readonly Repair[], note: MoveNote) => void;
+  readonly resolve: (
+    id: string,
+    name: string,
+    raw: unknown,
+    truncated: boolean,
+    repairs: readonly Repair[],
+    note: MoveNote,
+  ) => void;
   /** A validated call: authorize it, then ask a person or run it. */
   readonly authorize: (call: ToolCallRecord, note: MoveNote) => void;
   /** Moves a validated or approved call to `executing` and runs it. */

@@ -47,7 +47,8 @@ export type RejectedCode =
  * @example
  * const code: CancelledCode = 'approval_denied';
  */
-export type CancelledCode = 'tool_cancelled' | 'user_cancelled' | 'approval_denied' | 'approval_expired' | 'timeout';
+export type CancelledCode =
+  'tool_cancelled' | 'user_cancelled' | 'approval_denied' | 'approval_expired' | 'timeout';
 
 /**
  * Why a call that ran did not commit.
@@ -110,14 +111,7 @@ export interface Transition {
  * const source: ProposalSource = 'anthropic';
  */
 export type ProposalSource =
-  | 'json'
-  | 'openai-chat'
-  | 'openai-responses'
-  | 'anthropic'
-  | 'gemini'
-  | 'mcp'
-  | 'ai-sdk'
-  | 'normalised';
+  'json' | 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini' | 'mcp' | 'ai-sdk' | 'normalised';
 
 /**
  * A change made to a model's arguments by an opt-in repair policy before validation.
@@ -295,12 +289,7 @@ export interface FailedCall<I> extends RecordBase {
  * }
  */
 export type ToolCallRecord<I = unknown, O = unknown> =
-  | PendingCall
-  | ActiveCall<I>
-  | CommittedCall<I, O>
-  | RejectedCall<I>
-  | CancelledCall<I>
-  | FailedCall<I>;
+  PendingCall | ActiveCall<I> | CommittedCall<I, O> | RejectedCall<I> | CancelledCall<I> | FailedCall<I>;
 
 /**
  * A record that has reached a terminal status.
@@ -309,10 +298,7 @@ export type ToolCallRecord<I = unknown, O = unknown> =
  * const settled = (call: ToolCallRecord): call is SettledCall => isTerminal(call.status);
  */
 export type SettledCall<I = unknown, O = unknown> =
-  | CommittedCall<I, O>
-  | RejectedCall<I>
-  | CancelledCall<I>
-  | FailedCall<I>;
+  CommittedCall<I, O> | RejectedCall<I> | CancelledCall<I> | FailedCall<I>;
 
 const TERMINAL: ReadonlySet<ToolCallStatus> = new Set(['committed', 'cancelled', 'rejected', 'failed']);
 

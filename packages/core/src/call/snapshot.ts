@@ -54,7 +54,13 @@ function freezeAndCopyTree(node: object, depth: number): unknown {
     const copied = freezeAndCopyTree(item, depth + 1);
     if (copied === TOO_BIG) return TOO_BIG;
     // Assigning `__proto__` would set the copy's prototype instead of the key's value.
-    if (key === '__proto__') Object.defineProperty(out, key, { value: copied, enumerable: true, writable: true, configurable: true });
+    if (key === '__proto__')
+      Object.defineProperty(out, key, {
+        value: copied,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     else out[key] = copied;
   }
   Object.freeze(node);
@@ -144,7 +150,13 @@ function copyGraph(value: object, freeze: boolean): unknown {
       if (typeof item !== 'object' || item === null || !Object.hasOwn(out, key)) continue;
       const copied = shallow(item);
       // Assigning `__proto__` would set the copy's prototype instead of the key's value.
-      if (key === '__proto__') Object.defineProperty(out, key, { value: copied, enumerable: true, writable: true, configurable: true });
+      if (key === '__proto__')
+        Object.defineProperty(out, key, {
+          value: copied,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       else out[key] = copied;
     }
   }
@@ -193,7 +205,13 @@ function copy(node: object, walk: Walk, depth: number): unknown {
     const copied = copy(item, walk, depth + 1);
     if (copied === TOO_BIG) return TOO_BIG;
     // Assigning `__proto__` would set the copy's prototype instead of the key's value.
-    if (key === '__proto__') Object.defineProperty(out, key, { value: copied, enumerable: true, writable: true, configurable: true });
+    if (key === '__proto__')
+      Object.defineProperty(out, key, {
+        value: copied,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     else out[key] = copied;
   }
   return walk.freeze ? Object.freeze(out) : out;

@@ -54,7 +54,11 @@ export interface AuditWriter extends AuditLog {
  * @example
  * const audit = createAuditLog(Infinity, console.error);
  */
-export function createAuditLog(limit: number, onError: (error: unknown) => void, delivery: Delivery = createDelivery()): AuditWriter {
+export function createAuditLog(
+  limit: number,
+  onError: (error: unknown) => void,
+  delivery: Delivery = createDelivery(),
+): AuditWriter {
   let events: AuditEvent[] = [];
   const listeners = createListeners<[AuditEvent]>(delivery, onError);
   return {
@@ -76,14 +80,30 @@ export function createAuditLog(limit: number, onError: (error: unknown) => void,
  * @example
  * audit.record(auditEvent(next, previous));
  */
-export function auditEvent(call: ToolCallRecord, from: ToolCallRecord | undefined, repairs?: readonly Repair[]): AuditEvent {
-  const event = { callId: call.id, name: call.name, from: from === undefined ? null : from.status, to: call.status, at: call.updatedAt };
+export function auditEvent(
+  call: ToolCallRecord,
+  from: ToolCallRecord | undefined,
+  repairs?: readonly Repair[],
+): AuditEvent {
+  const event = {
+    callId: call.id,
+    name: call.name,
+    from: from === undefined ? null : from.status,
+    to: call.status,
+    at: call.updatedAt,
+  };
   // The reason is the record's own, frozen; so is the event, so that no listener can rewrite the trail.
   const reason = call.history[call.history.length - 1]?.reason;
   if (reason === undefined && (repairs === undefined || repairs.length === 0)) return Object.freeze(event);
   return Object.freeze({
     ...event,
     ...(reason === undefined ? {} : { reason }),
-    ...(repairs === undefined || repairs.length === 0 ? {} : { repairs: Object.isFrozen(repairs) ? repairs : Object.freeze(repairs.map((repair) => Object.freeze({ ...repair }))) }),
+    ...(repairs === undefined || repairs.length === 0
+      ? {}
+      : {
+          repairs: Object.isFrozen(repairs)
+            ? repairs
+            : Object.freeze(repairs.map((repair) => Object.freeze({ ...repair }))),
+        }),
   });
 }

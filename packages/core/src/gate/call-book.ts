@@ -18,7 +18,11 @@ export interface CallBook {
   /** Any call this gate has seen: a call dropped by `retain` answers its stub, without input or output. */
   readonly lookup: (id: string) => ToolCallRecord | undefined;
   /** Keeps `next`, audits the move from `from`, and tells subscribers (now, or when the batch ends). */
-  readonly write: (next: ToolCallRecord, from: ToolCallRecord | undefined, repairs?: readonly Repair[]) => void;
+  readonly write: (
+    next: ToolCallRecord,
+    from: ToolCallRecord | undefined,
+    repairs?: readonly Repair[],
+  ) => void;
   /** Runs `operation`; every write inside it, however deep, is one update for subscribers. */
   readonly batch: <T>(operation: () => T) => T;
   readonly calls: ReadonlyStore<ToolCallsState>;
@@ -76,7 +80,11 @@ export function createCallBook(init: CallBookInit): CallBook {
       settledOrder.delete(oldId);
       const old = records.get(oldId);
       records.delete(oldId);
-      if (old !== undefined) evicted.set(oldId, Object.freeze({ ...old, input: undefined, output: undefined, evicted: true }) as SettledCall);
+      if (old !== undefined)
+        evicted.set(
+          oldId,
+          Object.freeze({ ...old, input: undefined, output: undefined, evicted: true }) as SettledCall,
+        );
       touch(oldId);
     }
   }

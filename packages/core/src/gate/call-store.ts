@@ -50,7 +50,11 @@ export interface CallStore {
  * @example
  * const store = createCallStore(new Map(), createDelivery(), console.error);
  */
-export function createCallStore(records: ReadonlyMap<string, ToolCallRecord>, delivery: Delivery, onError: (error: unknown) => void): CallStore {
+export function createCallStore(
+  records: ReadonlyMap<string, ToolCallRecord>,
+  delivery: Delivery,
+  onError: (error: unknown) => void,
+): CallStore {
   let version = 0;
   const initial: ToolCallsState = { records, version, changed: [] };
   let state = initial;

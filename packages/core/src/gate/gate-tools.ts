@@ -37,13 +37,19 @@ interface ToolSetVersion {
  * @example
  * const tools = createGateTools(options.tools, compileJson, options.store !== undefined);
  */
-export function createGateTools(first: unknown, compileJson: JsonSchemaCompiler, hasStore: boolean): GateTools {
+export function createGateTools(
+  first: unknown,
+  compileJson: JsonSchemaCompiler,
+  hasStore: boolean,
+): GateTools {
   const compiled = new WeakMap<ToolDefinition, ToolEntry>();
   function version(tools: unknown, where: string): ToolSetVersion {
     checkToolList(tools, where);
     for (const tool of tools) {
       if (tool.commit && !hasStore) {
-        throw new Error(`${where}: tool "${tool.name}" has a commit but the gate has no store; pass your Zustand store as \`store\`.`);
+        throw new Error(
+          `${where}: tool "${tool.name}" has a commit but the gate has no store; pass your Zustand store as \`store\`.`,
+        );
       }
     }
     return { tools, registry: createToolRegistry(tools, compileJson, where, compiled) };
@@ -55,7 +61,11 @@ export function createGateTools(first: unknown, compileJson: JsonSchemaCompiler,
     names: () => versions.current().registry.names,
     check: () => versions.current().registry.check(),
     // A copy: the app may change its own array later without changing the gate's tools.
-    replace: (tools, open) => versions.replace(version(Array.isArray(tools) ? [...(tools as unknown[])] : tools, 'gate.replaceTools'), open),
+    replace: (tools, open) =>
+      versions.replace(
+        version(Array.isArray(tools) ? [...(tools as unknown[])] : tools, 'gate.replaceTools'),
+        open,
+      ),
     release: versions.release,
   };
 }

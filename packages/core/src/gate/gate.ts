@@ -145,7 +145,13 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
     open.settle(call);
     tools.release(call.id);
   };
-  const book = createCallBook({ retain: options.retain?.settled ?? Infinity, audit, delivery, onError, onSettled });
+  const book = createCallBook({
+    retain: options.retain?.settled ?? Infinity,
+    audit,
+    delivery,
+    onError,
+    onSettled,
+  });
   const move = (id: string, event: CallEvent): ToolCallRecord | undefined => {
     const current = book.get(id);
     if (current === undefined) return undefined;
@@ -178,12 +184,14 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
     void pipeline.stop(id, new DOMException(message, 'AbortError'));
     return move(id, { type: 'cancel', reason: { code: 'user_cancelled', message } }) !== undefined;
   }
-  const watch = (id: string, signal: AbortSignal): void => open.watch(id, signal, () => cancelCall(id, 'The caller aborted this call.'));
+  const watch = (id: string, signal: AbortSignal): void =>
+    open.watch(id, signal, () => cancelCall(id, 'The caller aborted this call.'));
   const intake = createIntake({ book, limits, clock, generateId, pipeline, move, watch });
 
   function settled(id: string): Promise<SettledCall> {
     const call = book.lookup(id);
-    if (call === undefined) return Promise.reject(new Error(`gate.settled: no call with id "${id}" was proposed to this gate.`));
+    if (call === undefined)
+      return Promise.reject(new Error(`gate.settled: no call with id "${id}" was proposed to this gate.`));
     if (isTerminal(call.status)) return Promise.resolve(call as SettledCall);
     return open.wait(id);
   }
@@ -209,14 +217,20 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
         const message = reason === undefined ? 'a person denied this call' : textOf(reason);
         return move(id, { type: 'cancel', reason: { code: 'approval_denied', message } }) !== undefined;
       }),
-    cancel: (id, reason) => book.batch(() => cancelCall(id, reason === undefined ? 'the user cancelled this call' : textOf(reason))),
+    cancel: (id, reason) =>
+      book.batch(() =>
+        cancelCall(id, reason === undefined ? 'the user cancelled this call' : textOf(reason)),
+      ),
     calls: book.calls,
     subscribeCall: book.subscribeCall,
     toolResult(id, format) {
       const call = book.lookup(id);
-      if (call === undefined) throw new Error(`gate.toolResult: no call with id "${id}" was proposed to this gate.`);
+      if (call === undefined)
+        throw new Error(`gate.toolResult: no call with id "${id}" was proposed to this gate.`);
       if (!isTerminal(call.status)) {
-        throw new Error(`gate.toolResult: call "${id}" is ${call.status}; answer it once it has settled (await gate.settled(id)).`);
+        throw new Error(
+          `gate.toolResult: call "${id}" is ${call.status}; answer it once it has settled (await gate.settled(id)).`,
+        );
       }
       return toolResult(call as SettledCall, format);
     },

@@ -59,13 +59,25 @@ export const BROWSER: MoveNote = { actor: 'browser' };
 export function createIntake(init: IntakeInit): Intake {
   const { book, limits, clock, generateId, pipeline, move } = init;
 
-  function create(id: string | undefined, name: string, source: ProposalSource, turn: string | undefined): ToolCallRecord {
+  function create(
+    id: string | undefined,
+    name: string,
+    source: ProposalSource,
+    turn: string | undefined,
+  ): ToolCallRecord {
     let callId = id;
     if (callId === undefined) {
       do callId = generateId();
       while (book.lookup(callId) !== undefined);
     }
-    const record = createPending({ id: callId, name, source, generatedId: id === undefined, turn, at: clock.now() });
+    const record = createPending({
+      id: callId,
+      name,
+      source,
+      generatedId: id === undefined,
+      turn,
+      at: clock.now(),
+    });
     book.write(record, undefined);
     return record;
   }

@@ -64,7 +64,10 @@ interface Subscription<A extends readonly unknown[]> {
  * @example
  * const listeners = createListeners<[]>(createDelivery(), console.error);
  */
-export function createListeners<A extends readonly unknown[]>(delivery: Delivery, onError: (error: unknown) => void): Listeners<A> {
+export function createListeners<A extends readonly unknown[]>(
+  delivery: Delivery,
+  onError: (error: unknown) => void,
+): Listeners<A> {
   // A subscription per call of `subscribe`, so that subscribing one function twice is two subscriptions.
   const subscriptions = new Set<Subscription<A>>();
   return {

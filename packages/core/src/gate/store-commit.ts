@@ -15,7 +15,12 @@ import type { ToolDefinition } from '../tool/tool.ts';
  */
 export interface StoreCommit {
   /** Writes the output (when the tool has a `commit` and the gate a store) and moves the call to `committed`, or to `failed`. */
-  readonly commit: (id: string, tool: ToolDefinition, input: unknown, output: unknown) => ToolCallRecord | undefined;
+  readonly commit: (
+    id: string,
+    tool: ToolDefinition,
+    input: unknown,
+    output: unknown,
+  ) => ToolCallRecord | undefined;
   /** Whether this call's change is being written to the store now (a cancel must be refused). */
   readonly committing: (id: string) => boolean;
 }
@@ -47,9 +52,15 @@ export function createStoreCommit<S>(init: StoreCommitInit<S>): StoreCommit {
   // A stack, not one id: a store subscriber may approve another call whose sync tool commits
   // inside this write (and an array, as a Set would grow and shrink its table on every call).
   const committing: string[] = [];
-  const fail = (id: string, message: string) => move(id, { type: 'fail', reason: { code: 'commit_error', message } });
+  const fail = (id: string, message: string) =>
+    move(id, { type: 'fail', reason: { code: 'commit_error', message } });
 
-  function commit(id: string, tool: ToolDefinition, input: unknown, output: unknown): ToolCallRecord | undefined {
+  function commit(
+    id: string,
+    tool: ToolDefinition,
+    input: unknown,
+    output: unknown,
+  ): ToolCallRecord | undefined {
     if (tool.commit === undefined || store === undefined) return move(id, { type: 'commit', output });
     let partial: unknown;
     try {

@@ -25,11 +25,17 @@ const NO_REPAIRS: readonly Repair[] = Object.freeze([]);
  * readArguments('{"amount_cents":1250}', DEFAULT_LIMITS, []);
  * // { ok: true, value: { amount_cents: 1250 }, repairs: [] }
  */
-export function readArguments(raw: unknown, limits: Limits, allowed: readonly RepairKind[]): ArgumentsReading {
+export function readArguments(
+  raw: unknown,
+  limits: Limits,
+  allowed: readonly RepairKind[],
+): ArgumentsReading {
   if (raw === undefined) return { ok: true, value: {}, repairs: NO_REPAIRS };
   if (typeof raw === 'string') return readText(raw, limits, allowed);
   const copied = copyValue(raw, limits);
-  return copied.kind === 'ok' ? asObject(copied.value, NO_REPAIRS) : { ok: false, reason: problemReason(copied, limits) };
+  return copied.kind === 'ok'
+    ? asObject(copied.value, NO_REPAIRS)
+    : { ok: false, reason: problemReason(copied, limits) };
 }
 
 /**
@@ -47,10 +53,14 @@ export function problemReason(problem: ValueProblem, limits: Limits): Reason<Rej
     case 'proto_key':
       return protoKey(problem.path).reason;
     case 'not_finite':
-      return invalid('invalid_arguments', 'the arguments hold a number that is not finite (JSON numbers past ±1.8e308 read as Infinity)', {
-        path: problem.path,
-        message: `must be a finite number (got ${problem.found})`,
-      }).reason;
+      return invalid(
+        'invalid_arguments',
+        'the arguments hold a number that is not finite (JSON numbers past ±1.8e308 read as Infinity)',
+        {
+          path: problem.path,
+          message: `must be a finite number (got ${problem.found})`,
+        },
+      ).reason;
     case 'not_json':
       return invalid('invalid_arguments', 'the arguments hold a value JSON cannot carry', {
         path: problem.path,
@@ -83,10 +93,16 @@ function readText(text: string, limits: Limits, allowed: readonly RepairKind[]):
     const inner = parseOrUndefined(value);
     if (typeof inner === 'object' && inner !== null && !Array.isArray(inner)) {
       if (!allowed.includes('double_encoded')) {
-        return invalid('invalid_json', 'the arguments are double-encoded: a JSON string that contains the JSON object; send the object itself');
+        return invalid(
+          'invalid_json',
+          'the arguments are double-encoded: a JSON string that contains the JSON object; send the object itself',
+        );
       }
       value = inner;
-      repairs = [...repairs, { kind: 'double_encoded', path: '', message: 'decoded the JSON object inside the arguments string' }];
+      repairs = [
+        ...repairs,
+        { kind: 'double_encoded', path: '', message: 'decoded the JSON object inside the arguments string' },
+      ];
     }
   }
   // The parsed value is the one walk's input: depth, `__proto__` keys and numbers out of range
@@ -108,7 +124,11 @@ function salvage(
   const trimmed = text.trim();
   if (trimmed === '') {
     if (allowed.includes('empty_arguments')) {
-      return { ok: true, value: {}, repairs: [{ kind: 'empty_arguments', path: '', message: 'read empty arguments as {}' }] };
+      return {
+        ok: true,
+        value: {},
+        repairs: [{ kind: 'empty_arguments', path: '', message: 'read empty arguments as {}' }],
+      };
     }
     return invalid('invalid_json', 'the arguments are an empty string; a tool without arguments takes {}');
   }
@@ -134,7 +154,10 @@ function salvage(
             {
               kind: 'trailing_text',
               path: '',
-              message: fenced || onlyFence ? 'removed the code fence around the JSON' : `dropped ${rest.length} characters of text after the JSON`,
+              message:
+                fenced || onlyFence
+                  ? 'removed the code fence around the JSON'
+                  : `dropped ${rest.length} characters of text after the JSON`,
             },
           ],
         };

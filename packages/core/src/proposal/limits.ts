@@ -48,7 +48,10 @@ export function resolveLimits(limits: LimitsOption | undefined): Limits {
       `createToolGate: limits must be an object such as { maxArgumentChars: 262144, maxDepth: 64 } (got ${describeLimit(limits)}); leave it out for the defaults.`,
     );
   }
-  return Object.freeze({ maxArgumentChars: limitOf(limits, 'maxArgumentChars'), maxDepth: limitOf(limits, 'maxDepth') });
+  return Object.freeze({
+    maxArgumentChars: limitOf(limits, 'maxArgumentChars'),
+    maxDepth: limitOf(limits, 'maxDepth'),
+  });
 }
 
 function limitOf(limits: { readonly [K in keyof Limits]?: number | undefined }, key: keyof Limits): number {
@@ -195,7 +198,9 @@ const RECURSION_DEPTH = 200;
  */
 function walkParsed(root: unknown, maxDepth: number): ValueReading {
   if (typeof root !== 'object' || root === null) {
-    return typeof root === 'number' && root - root !== 0 ? { kind: 'not_finite', path: '', found: root } : { kind: 'ok', value: root };
+    return typeof root === 'number' && root - root !== 0
+      ? { kind: 'not_finite', path: '', found: root }
+      : { kind: 'ok', value: root };
   }
   if (maxDepth < 1) return { kind: 'too_deep' };
   if (maxDepth > RECURSION_DEPTH) return walkParsedDeep(root, maxDepth);
@@ -301,14 +306,23 @@ function walkParsedDeep(root: object, maxDepth: number): ValueReading {
 
 /** The JSON pointer of `key` in `container`, somewhere in the tree `root`; searched only when a problem is reported. */
 function pointerIn(root: object, container: object, key: string | number): string {
-  const stack: Frame[] = [{ source: root, array: Array.isArray(root), copy: undefined, depth: 0, parent: undefined, key: '' }];
+  const stack: Frame[] = [
+    { source: root, array: Array.isArray(root), copy: undefined, depth: 0, parent: undefined, key: '' },
+  ];
   for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) {
     if (frame.source === container) return pointerOf(frame, key);
     const source = frame.source as Readonly<Record<string, unknown>>;
     for (const k of frame.array ? (source as unknown as unknown[]).keys() : Object.keys(source)) {
       const item = source[k];
       if (typeof item === 'object' && item !== null) {
-        stack.push({ source: item, array: Array.isArray(item), copy: undefined, depth: frame.depth + 1, parent: frame, key: k });
+        stack.push({
+          source: item,
+          array: Array.isArray(item),
+          copy: undefined,
+          depth: frame.depth + 1,
+          parent: frame,
+          key: k,
+        });
       }
     }
   }
@@ -428,7 +442,11 @@ function open(walk: Walk, item: object, parent: Frame | undefined, key: string |
     const proto: unknown = Object.getPrototypeOf(item);
     if (proto !== Object.prototype && proto !== null) {
       const name = (item as { constructor?: { name?: unknown } }).constructor?.name;
-      found(walk, { kind: 'not_json', path: pointerOf(parent, key), found: typeof name === 'string' ? name : 'object' });
+      found(walk, {
+        kind: 'not_json',
+        path: pointerOf(parent, key),
+        found: typeof name === 'string' ? name : 'object',
+      });
       return undefined;
     }
   }

@@ -35,14 +35,19 @@ export interface WrappedCall {
 export function readParallelWrapper(
   raw: unknown,
   limits: Limits,
-): { readonly ok: true; readonly calls: readonly WrappedCall[] } | { readonly ok: false; readonly message: string } {
+):
+  | { readonly ok: true; readonly calls: readonly WrappedCall[] }
+  | { readonly ok: false; readonly message: string } {
   const read = readArguments(raw, limits, []);
   if (!read.ok) return { ok: false, message: read.reason.message };
   const uses = read.value['tool_uses'];
   if (!Array.isArray(uses) || uses.length === 0) return { ok: false, message: 'it has no "tool_uses" list' };
   const calls: WrappedCall[] = [];
   for (const [index, use] of uses.entries()) {
-    const recipient: unknown = typeof use === 'object' && use !== null ? (use as Record<string, unknown>)['recipient_name'] : undefined;
+    const recipient: unknown =
+      typeof use === 'object' && use !== null
+        ? (use as Record<string, unknown>)['recipient_name']
+        : undefined;
     if (typeof recipient !== 'string' || recipient === '') {
       return { ok: false, message: `tool_uses[${index}] has no "recipient_name"` };
     }
@@ -66,5 +71,8 @@ export function parallelWrapperReason(raw: unknown, limits: Limits): Reason<'inv
   const what = read.ok
     ? `the model wrapped ${read.calls.length} call${read.calls.length === 1 ? '' : 's'} (${read.calls.map((c) => c.name).join(', ')}) in it`
     : `the model wrapped its calls in it, and ${read.message}`;
-  return { code: 'invalid_shape', message: `"${PARALLEL_WRAPPER}" is not a tool: ${what}; send each as its own tool call` };
+  return {
+    code: 'invalid_shape',
+    message: `"${PARALLEL_WRAPPER}" is not a tool: ${what}; send each as its own tool call`,
+  };
 }

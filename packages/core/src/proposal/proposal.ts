@@ -68,7 +68,10 @@ function readJsonProposal(text: string, limits: Limits): ProposalReading {
     return {
       ok: false,
       source: 'json',
-      reason: { code: 'too_large', message: `the tool call is ${text.length} characters; the limit is ${limits.maxArgumentChars}` },
+      reason: {
+        code: 'too_large',
+        message: `the tool call is ${text.length} characters; the limit is ${limits.maxArgumentChars}`,
+      },
     };
   }
   let parsed: unknown;
@@ -88,7 +91,10 @@ function readJsonProposal(text: string, limits: Limits): ProposalReading {
     return {
       ok: false,
       source: 'json',
-      reason: { code: 'invalid_json', message: `the tool call is not valid JSON: ${(error as Error).message}` },
+      reason: {
+        code: 'invalid_json',
+        message: `the tool call is not valid JSON: ${(error as Error).message}`,
+      },
     };
   }
   if (!isObject(parsed)) return invalidShape(`the tool call JSON is not an object; ${SHAPES}`, 'json');
@@ -103,13 +109,27 @@ function readShape(call: Shape, wrapper: ProposalSource): ProposalReading {
   }
   switch (type) {
     case 'custom':
-      return invalidShape('custom (free-text) tools are not supported; define the tool with a JSON input schema', pick(wrapper, 'openai-chat'));
+      return invalidShape(
+        'custom (free-text) tools are not supported; define the tool with a JSON input schema',
+        pick(wrapper, 'openai-chat'),
+      );
     case 'function_call':
-      return make(call['call_id'], call['name'], call['arguments'], pick(wrapper, 'openai-responses'), call['status'] === 'incomplete');
+      return make(
+        call['call_id'],
+        call['name'],
+        call['arguments'],
+        pick(wrapper, 'openai-responses'),
+        call['status'] === 'incomplete',
+      );
     case 'tool_use':
       return make(call['id'], call['name'], call['input'], pick(wrapper, 'anthropic'));
     case 'tool-call':
-      return make(call['toolCallId'], call['toolName'], 'input' in call ? call['input'] : call['args'], pick(wrapper, 'ai-sdk'));
+      return make(
+        call['toolCallId'],
+        call['toolName'],
+        'input' in call ? call['input'] : call['args'],
+        pick(wrapper, 'ai-sdk'),
+      );
   }
   const gemini = call['functionCall'];
   if (isObject(gemini)) return make(gemini['id'], gemini['name'], gemini['args'], pick(wrapper, 'gemini'));
@@ -135,7 +155,13 @@ function readId(raw: unknown): string | undefined {
   return undefined;
 }
 
-function make(rawId: unknown, rawName: unknown, args: unknown, source: ProposalSource, truncated = false): ProposalReading {
+function make(
+  rawId: unknown,
+  rawName: unknown,
+  args: unknown,
+  source: ProposalSource,
+  truncated = false,
+): ProposalReading {
   const id = readId(rawId);
   if (rawId !== undefined && rawId !== null && id === undefined) {
     return invalidShape(`the call id must be a non-empty string (got ${typeof rawId})`, source);

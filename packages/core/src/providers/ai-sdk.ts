@@ -1,7 +1,20 @@
 import { outcomeText } from '../reply/outcome.ts';
 import type { SettledCall } from '../call/record.ts';
-import { STREAM_ERROR, outputCutOff, createCallAssembler, type StreamReaderOptions, type TurnReader, type StreamGate } from '../stream/stream.ts';
-import { answersOf, answerText, type ReplyOptions, type ReplySource, type TurnAnswer } from '../reply/turn.ts';
+import {
+  STREAM_ERROR,
+  outputCutOff,
+  createCallAssembler,
+  type StreamReaderOptions,
+  type TurnReader,
+  type StreamGate,
+} from '../stream/stream.ts';
+import {
+  answersOf,
+  answerText,
+  type ReplyOptions,
+  type ReplySource,
+  type TurnAnswer,
+} from '../reply/turn.ts';
 
 /**
  * A JSON value, as the AI SDK types it.
@@ -84,7 +97,13 @@ export interface AiSdkStreamPart {
 export type AiSdkAssistantPart =
   | { type: 'text'; text: string; providerOptions?: Record<string, Record<string, JsonValue>> }
   | { type: 'reasoning'; text: string; providerOptions?: Record<string, Record<string, JsonValue>> }
-  | { type: 'tool-call'; toolCallId: string; toolName: string; input: Record<string, unknown>; providerOptions?: Record<string, Record<string, JsonValue>> };
+  | {
+      type: 'tool-call';
+      toolCallId: string;
+      toolName: string;
+      input: Record<string, unknown>;
+      providerOptions?: Record<string, Record<string, JsonValue>>;
+    };
 
 /**
  * The assistant message of a streamed step, to put in `messages` before the step's reply.
@@ -132,9 +151,17 @@ export function readAiSdkStream(gate: StreamGate, options: StreamReaderOptions =
   /** A UI stream's step finished without saying why; its `finish` (or the next step) says. */
   let stepDone = false;
   /** The message's parts in the order they began; tool calls are read from the gate's calls. */
-  const parts = new Map<string, { kind: 'text' | 'reasoning' | 'tool-call'; text: string; name: string; meta: unknown }>();
+  const parts = new Map<
+    string,
+    { kind: 'text' | 'reasoning' | 'tool-call'; text: string; name: string; meta: unknown }
+  >();
 
-  function note(kind: 'text' | 'reasoning' | 'tool-call', id: string, part: Record<string, unknown>, text = ''): void {
+  function note(
+    kind: 'text' | 'reasoning' | 'tool-call',
+    id: string,
+    part: Record<string, unknown>,
+    text = '',
+  ): void {
     if (calls.ended()) return;
     const key = `${kind}:${id}`;
     let entry = parts.get(key);
@@ -165,7 +192,8 @@ export function readAiSdkStream(gate: StreamGate, options: StreamReaderOptions =
       case 'reasoning-delta': {
         // fullStream parts carry `text`; UI and provider-level parts carry `delta`.
         const text = part['text'] ?? part['delta'];
-        if (id !== undefined && typeof text === 'string') note(part['type'] === 'text-delta' ? 'text' : 'reasoning', id, part, text);
+        if (id !== undefined && typeof text === 'string')
+          note(part['type'] === 'text-delta' ? 'text' : 'reasoning', id, part, text);
         return;
       }
       case 'tool-input-start':
@@ -227,7 +255,13 @@ export function readAiSdkStream(gate: StreamGate, options: StreamReaderOptions =
       const extra = providerOptions === undefined ? {} : { providerOptions };
       if (entry.kind === 'tool-call') {
         const id = key.slice('tool-call:'.length);
-        content.push({ type: 'tool-call', toolCallId: id, toolName: entry.name, input: calls.input(id), ...extra });
+        content.push({
+          type: 'tool-call',
+          toolCallId: id,
+          toolName: entry.name,
+          input: calls.input(id),
+          ...extra,
+        });
       } else if (entry.text !== '') content.push({ type: entry.kind, text: entry.text, ...extra });
     }
     return { role: 'assistant', content };
@@ -263,7 +297,9 @@ export function aiSdkReply(
   options: ReplyOptions = {},
 ): ({ role: 'tool'; content: AiSdkToolResult[] } | { role: 'user'; content: string })[] {
   const content = answersOf(source, 'aiSdkReply').map(resultPart);
-  const messages: ({ role: 'tool'; content: AiSdkToolResult[] } | { role: 'user'; content: string })[] = [{ role: 'tool', content }];
+  const messages: ({ role: 'tool'; content: AiSdkToolResult[] } | { role: 'user'; content: string })[] = [
+    { role: 'tool', content },
+  ];
   if (options.notice !== undefined) messages.push({ role: 'user', content: options.notice });
   return messages;
 }

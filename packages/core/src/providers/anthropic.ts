@@ -1,7 +1,14 @@
 import { checkToolNames, toolJsonSchema } from '../schema/json-schema-export.ts';
 import { outcomeText } from '../reply/outcome.ts';
 import type { SettledCall } from '../call/record.ts';
-import { STREAM_ERROR, outputCutOff, createCallAssembler, type StreamReaderOptions, type TurnReader, type StreamGate } from '../stream/stream.ts';
+import {
+  STREAM_ERROR,
+  outputCutOff,
+  createCallAssembler,
+  type StreamReaderOptions,
+  type TurnReader,
+  type StreamGate,
+} from '../stream/stream.ts';
 import type { ToolDefinition } from '../tool/tool.ts';
 import { answerFailed, answersOf, answerText, type ReplyOptions, type ReplySource } from '../reply/turn.ts';
 
@@ -25,7 +32,11 @@ export interface AnthropicToolResult {
  * const reply = { role: 'user', content: calls.map(anthropicToolResult) };
  */
 export function anthropicToolResult(call: SettledCall): AnthropicToolResult {
-  const block: AnthropicToolResult = { type: 'tool_result', tool_use_id: call.id, content: outcomeText(call) };
+  const block: AnthropicToolResult = {
+    type: 'tool_result',
+    tool_use_id: call.id,
+    content: outcomeText(call),
+  };
   if (call.status !== 'committed') block.is_error = true;
   return block;
 }
@@ -117,7 +128,10 @@ interface Block {
  * await reader.read(await anthropic.messages.create({ model, max_tokens, messages, tools, stream: true }));
  * messages.push(reader.assistantMessage(), anthropicReply(await reader.settled()));
  */
-export function readAnthropicStream(gate: StreamGate, options: StreamReaderOptions = {}): AnthropicStreamReader {
+export function readAnthropicStream(
+  gate: StreamGate,
+  options: StreamReaderOptions = {},
+): AnthropicStreamReader {
   const calls = createCallAssembler(gate, 'anthropic', options);
   const startInputs = new Map<string, unknown>();
   const blocks = new Map<number, Block>();
@@ -192,15 +206,13 @@ export function readAnthropicStream(gate: StreamGate, options: StreamReaderOptio
         const reason = isRecord(delta) ? delta['stop_reason'] : undefined;
         if (typeof reason !== 'string') return;
         stop = reason;
-        calls.end(
-          CUT_STOP_REASONS.has(reason)
-            ? outputCutOff(`stop_reason "${reason}"`)
-            : undefined,
-        );
+        calls.end(CUT_STOP_REASONS.has(reason) ? outputCutOff(`stop_reason "${reason}"`) : undefined);
         return;
       }
       case 'message_stop':
-        calls.end('the message stopped without a stop_reason while this call was unfinished; nothing was run');
+        calls.end(
+          'the message stopped without a stop_reason while this call was unfinished; nothing was run',
+        );
         return;
       case 'error':
         stop = 'error';
@@ -222,11 +234,17 @@ export function readAnthropicStream(gate: StreamGate, options: StreamReaderOptio
           break;
         case 'tool_use': {
           const key = String(index);
-          content.push({ type: 'tool_use', id: calls.idOf(key) ?? '', name: typeof start['name'] === 'string' ? start['name'] : '', input: calls.input(key) });
+          content.push({
+            type: 'tool_use',
+            id: calls.idOf(key) ?? '',
+            name: typeof start['name'] === 'string' ? start['name'] : '',
+            input: calls.input(key),
+          });
           break;
         }
         case 'redacted_thinking':
-          if (typeof start['data'] === 'string') content.push({ type: 'redacted_thinking', data: start['data'] });
+          if (typeof start['data'] === 'string')
+            content.push({ type: 'redacted_thinking', data: start['data'] });
           break;
       }
     }
@@ -236,7 +254,8 @@ export function readAnthropicStream(gate: StreamGate, options: StreamReaderOptio
   return {
     ...calls.reader(
       push,
-      () => calls.end('the stream ended before the message stopped, with this call unfinished; nothing was run'),
+      () =>
+        calls.end('the stream ended before the message stopped, with this call unfinished; nothing was run'),
       () => stop,
     ),
     assistantMessage,
@@ -255,8 +274,15 @@ export function anthropicReply(
   source: ReplySource,
   options: ReplyOptions = {},
 ): { role: 'user'; content: (AnthropicToolResult | { type: 'text'; text: string })[] } {
-  const content: (AnthropicToolResult | { type: 'text'; text: string })[] = answersOf(source, 'anthropicReply').map((answer) => {
-    const block: AnthropicToolResult = { type: 'tool_result', tool_use_id: answer.id, content: answerText(answer) };
+  const content: (AnthropicToolResult | { type: 'text'; text: string })[] = answersOf(
+    source,
+    'anthropicReply',
+  ).map((answer) => {
+    const block: AnthropicToolResult = {
+      type: 'tool_result',
+      tool_use_id: answer.id,
+      content: answerText(answer),
+    };
     if (answerFailed(answer)) block.is_error = true;
     return block;
   });
@@ -288,10 +314,14 @@ export function anthropicTools(tools: readonly ToolDefinition[]): AnthropicTool[
   return tools.map((tool) => {
     const schema = toolJsonSchema(tool, 'anthropicTools');
     if (schema['type'] !== 'object') {
-      throw new Error(`anthropicTools: tool "${tool.name}" must take an object (its input schema has type ${JSON.stringify(schema['type'] ?? null)}).`);
+      throw new Error(
+        `anthropicTools: tool "${tool.name}" must take an object (its input schema has type ${JSON.stringify(schema['type'] ?? null)}).`,
+      );
     }
     const input_schema = { ...schema, type: 'object' as const };
-    return tool.description === undefined ? { name: tool.name, input_schema } : { name: tool.name, description: tool.description, input_schema };
+    return tool.description === undefined
+      ? { name: tool.name, input_schema }
+      : { name: tool.name, description: tool.description, input_schema };
   });
 }
 

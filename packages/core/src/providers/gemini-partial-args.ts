@@ -66,40 +66,56 @@ export function createPartialArgs(initial: Record<string, unknown>, limits: Limi
     if (typeof path !== 'string') return OK;
     const read = scalarOf(entry);
     if (read === ABSENT) return OK;
-    if (read === undefined) return unreadable(`the partialArgs entry for ${show(path)} has a value of the wrong type`);
+    if (read === undefined)
+      return unreadable(`the partialArgs entry for ${show(path)} has a value of the wrong type`);
     const steps = parsePath(path);
     if (steps === undefined || steps.length === 0) {
-      return unreadable(`the partialArgs path ${show(path)} is not a path to a place in the arguments ($, then .name, ['name'] or [index] steps)`);
+      return unreadable(
+        `the partialArgs path ${show(path)} is not a path to a place in the arguments ($, then .name, ['name'] or [index] steps)`,
+      );
     }
     let node: Record<string, unknown> | unknown[] = value;
     for (let i = 0; i < steps.length; i++) {
       const { key, end } = steps[i] as Step;
       if (Array.isArray(node) !== (typeof key === 'number')) {
-        const at = show(path.slice(0, (steps[i - 1]?.end ?? 1)));
-        return unreadable(`the partialArgs path ${show(path)} uses ${at}, ${Array.isArray(node) ? 'an array, as an object' : 'an object, as an array'}`);
+        const at = show(path.slice(0, steps[i - 1]?.end ?? 1));
+        return unreadable(
+          `the partialArgs path ${show(path)} uses ${at}, ${Array.isArray(node) ? 'an array, as an object' : 'an object, as an array'}`,
+        );
       }
       const current = childOf(node, key);
       if (typeof key === 'number' && current === ABSENT && key > (node as unknown[]).length) {
-        return unreadable(`the partialArgs path ${show(path)} skips array elements (index ${key} of an array of ${(node as unknown[]).length})`);
+        return unreadable(
+          `the partialArgs path ${show(path)} skips array elements (index ${key} of an array of ${(node as unknown[]).length})`,
+        );
       }
       if (i === steps.length - 1) return write(node, key, current, read, path);
       if (current === ABSENT) {
         // The container this step makes sits at depth i + 1; the gate refuses one at maxDepth.
-        const child: Record<string, unknown> | unknown[] = typeof (steps[i + 1] as Step).key === 'number' ? [] : {};
+        const child: Record<string, unknown> | unknown[] =
+          typeof (steps[i + 1] as Step).key === 'number' ? [] : {};
         add(node, key, child, 2);
         if (i + 1 >= limits.maxDepth) return { kind: 'too_deep' };
         node = child;
         continue;
       }
       if (typeof current !== 'object' || current === null) {
-        return unreadable(`the partialArgs path ${show(path)} steps into ${show(path.slice(0, end))}, which holds ${kindOf(current)}`);
+        return unreadable(
+          `the partialArgs path ${show(path)} steps into ${show(path.slice(0, end))}, which holds ${kindOf(current)}`,
+        );
       }
       node = current as Record<string, unknown> | unknown[];
     }
     return OK;
   }
 
-  function write(node: Record<string, unknown> | unknown[], key: string | number, current: unknown, next: unknown, path: string): PartialArgsStep {
+  function write(
+    node: Record<string, unknown> | unknown[],
+    key: string | number,
+    current: unknown,
+    next: unknown,
+    path: string,
+  ): PartialArgsStep {
     if (current === ABSENT) {
       add(node, key, next, jsonLength(next));
       return checkSize();
@@ -118,7 +134,12 @@ export function createPartialArgs(initial: Record<string, unknown>, limits: Limi
     return checkSize();
   }
 
-  function add(node: Record<string, unknown> | unknown[], key: string | number, child: unknown, cost: number): void {
+  function add(
+    node: Record<string, unknown> | unknown[],
+    key: string | number,
+    child: unknown,
+    cost: number,
+  ): void {
     // A comma is counted even before the first member: counting members would cost more than it saves.
     size += cost + 1 + (typeof key === 'string' ? jsonLength(key) + 1 : 0);
     set(node, key, child);
@@ -140,7 +161,8 @@ function unreadable(message: string): PartialArgsStep {
 
 /** The entry's value; `ABSENT` when it carries none, `undefined` when it carries one of the wrong type. */
 function scalarOf(entry: Record<string, unknown>): unknown {
-  if ('stringValue' in entry) return typeof entry['stringValue'] === 'string' ? entry['stringValue'] : undefined;
+  if ('stringValue' in entry)
+    return typeof entry['stringValue'] === 'string' ? entry['stringValue'] : undefined;
   if ('numberValue' in entry) {
     const number = entry['numberValue'];
     return typeof number === 'number' && Number.isFinite(number) ? number : undefined;
@@ -157,7 +179,8 @@ function childOf(node: Record<string, unknown> | unknown[], key: string | number
 
 /** Sets a key the way `JSON.parse` does: `__proto__` becomes an own property (which the gate refuses), never the prototype. */
 function set(node: Record<string, unknown> | unknown[], key: string | number, child: unknown): void {
-  if (key === '__proto__') Object.defineProperty(node, key, { value: child, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(node, key, { value: child, enumerable: true, writable: true, configurable: true });
   else (node as Record<string | number, unknown>)[key] = child;
 }
 

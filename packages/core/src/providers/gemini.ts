@@ -2,9 +2,22 @@ import { checkToolNames, toolJsonSchema } from '../schema/json-schema-export.ts'
 import { outcomeText } from '../reply/outcome.ts';
 import type { SettledCall } from '../call/record.ts';
 import { copyValue } from '../proposal/limits.ts';
-import { outputCutOff, createCallAssembler, type StreamReaderOptions, type TurnReader, type StreamGate } from '../stream/stream.ts';
+import {
+  outputCutOff,
+  createCallAssembler,
+  type StreamReaderOptions,
+  type TurnReader,
+  type StreamGate,
+} from '../stream/stream.ts';
 import type { ToolDefinition } from '../tool/tool.ts';
-import { answerFailed, answersOf, answerText, type ReplyOptions, type ReplySource, type TurnAnswer } from '../reply/turn.ts';
+import {
+  answerFailed,
+  answersOf,
+  answerText,
+  type ReplyOptions,
+  type ReplySource,
+  type TurnAnswer,
+} from '../reply/turn.ts';
 import { createPartialArgs, type PartialArgs } from './gemini-partial-args.ts';
 
 /**
@@ -29,9 +42,12 @@ export interface GeminiToolResult {
  * contents.push({ role: 'user', parts: calls.map(geminiToolResult) });
  */
 export function geminiToolResult(call: SettledCall): GeminiToolResult {
-  const response = call.status === 'committed' ? { output: call.output ?? null } : { error: outcomeText(call) };
+  const response =
+    call.status === 'committed' ? { output: call.output ?? null } : { error: outcomeText(call) };
   return {
-    functionResponse: call.generatedId ? { name: call.name, response } : { name: call.name, id: call.id, response },
+    functionResponse: call.generatedId
+      ? { name: call.name, response }
+      : { name: call.name, id: call.id, response },
   };
 }
 
@@ -127,7 +143,10 @@ interface Streaming {
  * await reader.read(await ai.models.generateContentStream({ model, contents, config }));
  * contents.push(reader.modelContent(), geminiReply(await reader.settled()));
  */
-export function readGeminiStream(gate: StreamGate, options: StreamReaderOptions & { readonly candidate?: number } = {}): GeminiStreamReader {
+export function readGeminiStream(
+  gate: StreamGate,
+  options: StreamReaderOptions & { readonly candidate?: number } = {},
+): GeminiStreamReader {
   const calls = createCallAssembler(gate, 'gemini', options);
   const wanted = options.candidate ?? 0;
   let count = 0;
@@ -153,7 +172,10 @@ export function readGeminiStream(gate: StreamGate, options: StreamReaderOptions 
       }
       streaming = undefined;
       parts.push({ part, joinable: false });
-      calls.provide(key, isRecord(call['args']) ? call['args'] : call['args'] === undefined ? {} : call['args']);
+      calls.provide(
+        key,
+        isRecord(call['args']) ? call['args'] : call['args'] === undefined ? {} : call['args'],
+      );
       calls.complete(key);
       return;
     }
@@ -169,7 +191,8 @@ export function readGeminiStream(gate: StreamGate, options: StreamReaderOptions 
   /** Starts building a streamed call from the `args` its opening part carried, if they are within the limits. */
   function open(key: string, args: unknown): Streaming {
     const initial = args === undefined ? { kind: 'ok' as const, value: {} } : copyValue(args, gate.limits);
-    if (initial.kind === 'ok' && isRecord(initial.value)) return { key, args: createPartialArgs(initial.value, gate.limits), stopped: false };
+    if (initial.kind === 'ok' && isRecord(initial.value))
+      return { key, args: createPartialArgs(initial.value, gate.limits), stopped: false };
     // The gate says what is wrong with them, in its own words.
     calls.closeWith(key, args);
     return { key, args: createPartialArgs({}, gate.limits), stopped: true };
@@ -207,9 +230,16 @@ export function readGeminiStream(gate: StreamGate, options: StreamReaderOptions 
 
   function keep(part: Record<string, unknown>): void {
     const text = part['text'];
-    const joinable = typeof text === 'string' && Object.keys(part).every((key) => key === 'text' || key === 'thought');
+    const joinable =
+      typeof text === 'string' && Object.keys(part).every((key) => key === 'text' || key === 'thought');
     const last = parts[parts.length - 1];
-    if (joinable && last !== undefined && 'joinable' in last && last.joinable && last.part.thought === part['thought']) {
+    if (
+      joinable &&
+      last !== undefined &&
+      'joinable' in last &&
+      last.joinable &&
+      last.part.thought === part['thought']
+    ) {
       last.part = { ...last.part, text: `${last.part.text ?? ''}${text}` };
       return;
     }
@@ -222,7 +252,11 @@ export function readGeminiStream(gate: StreamGate, options: StreamReaderOptions 
     const candidates = chunk['candidates'];
     if (!Array.isArray(candidates)) return;
     for (const candidate of candidates as unknown[]) {
-      if (!isRecord(candidate) || (typeof candidate['index'] === 'number' ? candidate['index'] : 0) !== wanted) continue;
+      if (
+        !isRecord(candidate) ||
+        (typeof candidate['index'] === 'number' ? candidate['index'] : 0) !== wanted
+      )
+        continue;
       const content = candidate['content'];
       const received = isRecord(content) ? content['parts'] : undefined;
       if (Array.isArray(received) && !calls.ended()) {
@@ -233,7 +267,11 @@ export function readGeminiStream(gate: StreamGate, options: StreamReaderOptions 
         }
       }
       const finishReason = candidate['finishReason'];
-      if (typeof finishReason === 'string' && finishReason !== '' && finishReason !== 'FINISH_REASON_UNSPECIFIED') {
+      if (
+        typeof finishReason === 'string' &&
+        finishReason !== '' &&
+        finishReason !== 'FINISH_REASON_UNSPECIFIED'
+      ) {
         stop = finishReason;
         calls.end(CUT.has(finishReason) ? outputCutOff(`finishReason "${finishReason}"`) : undefined);
       }
@@ -245,8 +283,14 @@ export function readGeminiStream(gate: StreamGate, options: StreamReaderOptions 
       role: 'model',
       parts: parts.map((entry) => {
         if (!('streamed' in entry)) return entry.part;
-        const { willContinue: _continues, partialArgs: _partial, ...call } = entry.part.functionCall as Record<string, unknown>;
-        const functionCall = { ...call, args: structuredClone(entry.streamed.args.value) } as NonNullable<GeminiPart['functionCall']>;
+        const {
+          willContinue: _continues,
+          partialArgs: _partial,
+          ...call
+        } = entry.part.functionCall as Record<string, unknown>;
+        const functionCall = { ...call, args: structuredClone(entry.streamed.args.value) } as NonNullable<
+          GeminiPart['functionCall']
+        >;
         return { ...entry.part, functionCall };
       }),
     };
@@ -255,7 +299,12 @@ export function readGeminiStream(gate: StreamGate, options: StreamReaderOptions 
   return {
     ...calls.reader(
       push,
-      () => calls.end(streaming === undefined ? undefined : 'the stream ended while this call was still streaming; nothing was run'),
+      () =>
+        calls.end(
+          streaming === undefined
+            ? undefined
+            : 'the stream ended while this call was still streaming; nothing was run',
+        ),
       () => stop,
     ),
     modelContent,
@@ -275,7 +324,9 @@ export function geminiReply(
   source: ReplySource,
   options: ReplyOptions = {},
 ): { role: 'user'; parts: (GeminiToolResult | { text: string })[] } {
-  const parts: (GeminiToolResult | { text: string })[] = answersOf(source, 'geminiReply').map(functionResponse);
+  const parts: (GeminiToolResult | { text: string })[] = answersOf(source, 'geminiReply').map(
+    functionResponse,
+  );
   if (options.notice !== undefined) parts.push({ text: options.notice });
   return { role: 'user', parts };
 }
@@ -284,9 +335,14 @@ function functionResponse(answer: TurnAnswer): GeminiToolResult {
   const [only] = answer.calls;
   let response: GeminiToolResult['functionResponse']['response'];
   if (answerFailed(answer)) response = { error: answerText(answer) };
-  else if (answer.calls.length === 1 && only?.status === 'committed') response = { output: only.output ?? null };
+  else if (answer.calls.length === 1 && only?.status === 'committed')
+    response = { output: only.output ?? null };
   else response = { output: answerText(answer) };
-  return { functionResponse: answer.generatedId ? { name: answer.name, response } : { name: answer.name, id: answer.id, response } };
+  return {
+    functionResponse: answer.generatedId
+      ? { name: answer.name, response }
+      : { name: answer.name, id: answer.id, response },
+  };
 }
 
 /**
@@ -312,7 +368,9 @@ export function geminiFunctionDeclarations(tools: readonly ToolDefinition[]): Ge
   checkToolNames(tools, GEMINI_TOOL_NAME, 'geminiFunctionDeclarations', 'Gemini');
   return tools.map((tool) => {
     const parametersJsonSchema = toolJsonSchema(tool, 'geminiFunctionDeclarations');
-    return tool.description === undefined ? { name: tool.name, parametersJsonSchema } : { name: tool.name, description: tool.description, parametersJsonSchema };
+    return tool.description === undefined
+      ? { name: tool.name, parametersJsonSchema }
+      : { name: tool.name, description: tool.description, parametersJsonSchema };
   });
 }
 

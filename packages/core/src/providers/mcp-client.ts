@@ -11,7 +11,9 @@ export interface McpToolInfo {
   readonly name: string;
   readonly description?: string | undefined;
   readonly inputSchema: { readonly type: 'object'; readonly [key: string]: unknown };
-  readonly annotations?: { readonly readOnlyHint?: boolean | undefined; readonly destructiveHint?: boolean | undefined } | undefined;
+  readonly annotations?:
+    | { readonly readOnlyHint?: boolean | undefined; readonly destructiveHint?: boolean | undefined }
+    | undefined;
 }
 
 /**
@@ -55,7 +57,10 @@ export interface McpClientLike {
  */
 export interface McpToolPolicy {
   readonly needsApproval?: boolean | ((input: Record<string, unknown>) => boolean);
-  readonly authorize?: (input: Record<string, unknown>, ctx: { readonly call: { readonly id: string; readonly name: string }; readonly state: unknown }) => boolean | string | PromiseLike<boolean | string>;
+  readonly authorize?: (
+    input: Record<string, unknown>,
+    ctx: { readonly call: { readonly id: string; readonly name: string }; readonly state: unknown },
+  ) => boolean | string | PromiseLike<boolean | string>;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the app's store state, as in defineTool
   readonly commit?: (state: any, output: unknown, input: Record<string, unknown>) => object;
   readonly timeoutMs?: number;
@@ -108,16 +113,24 @@ export class McpToolError extends Error {
  * await client.connect(transport);
  * const gate = createToolGate({ tools: [...appTools, ...(await mcpTools(client, { policy: { write_file: { needsApproval: true } } }))] });
  */
-export async function mcpTools(client: McpClientLike, options: McpToolsOptions = {}): Promise<ToolDefinition[]> {
+export async function mcpTools(
+  client: McpClientLike,
+  options: McpToolsOptions = {},
+): Promise<ToolDefinition[]> {
   const listed: McpToolInfo[] = [];
   let cursor: string | undefined;
   const seenCursors = new Set<string>();
   do {
-    const page = await client.listTools(cursor === undefined ? undefined : { cursor }, options.signal === undefined ? undefined : { signal: options.signal });
+    const page = await client.listTools(
+      cursor === undefined ? undefined : { cursor },
+      options.signal === undefined ? undefined : { signal: options.signal },
+    );
     listed.push(...page.tools);
     cursor = page.nextCursor;
     if (cursor !== undefined && seenCursors.has(cursor)) {
-      throw new Error(`mcpTools: the server returned the cursor "${cursor}" twice; its tools/list pagination loops.`);
+      throw new Error(
+        `mcpTools: the server returned the cursor "${cursor}" twice; its tools/list pagination loops.`,
+      );
     }
     if (cursor !== undefined) seenCursors.add(cursor);
   } while (cursor !== undefined);
@@ -136,7 +149,11 @@ export async function mcpTools(client: McpClientLike, options: McpToolsOptions =
         // The policy is typed for the arguments an MCP tool takes (an object); the gate validates them first.
         ...(policy as Partial<ToolConfig<JsonSchemaObject, unknown>>),
         execute: async (input, { signal }) => {
-          const result = await client.callTool({ name: info.name, arguments: input as Record<string, unknown> }, undefined, { signal });
+          const result = await client.callTool(
+            { name: info.name, arguments: input as Record<string, unknown> },
+            undefined,
+            { signal },
+          );
           if (result.isError === true) throw new McpToolError(info.name, result);
           return outputOf(result);
         },
@@ -159,5 +176,10 @@ function textOf(result: McpCallResult): string {
 }
 
 function isText(part: unknown): part is { type: 'text'; text: string } {
-  return typeof part === 'object' && part !== null && (part as { type?: unknown }).type === 'text' && typeof (part as { text?: unknown }).text === 'string';
+  return (
+    typeof part === 'object' &&
+    part !== null &&
+    (part as { type?: unknown }).type === 'text' &&
+    typeof (part as { text?: unknown }).text === 'string'
+  );
 }

@@ -65,9 +65,13 @@ export function mcpToolList(tools: readonly ToolDefinition[]): McpToolListEntry[
   return tools.map((tool) => {
     const schema = toolJsonSchema(tool, 'mcpToolList');
     if (schema['type'] !== 'object') {
-      throw new Error(`mcpToolList: tool "${tool.name}" must take an object (its input schema has type ${JSON.stringify(schema['type'] ?? null)}).`);
+      throw new Error(
+        `mcpToolList: tool "${tool.name}" must take an object (its input schema has type ${JSON.stringify(schema['type'] ?? null)}).`,
+      );
     }
     const inputSchema = { ...schema, type: 'object' as const };
-    return tool.description === undefined ? { name: tool.name, inputSchema } : { name: tool.name, description: tool.description, inputSchema };
+    return tool.description === undefined
+      ? { name: tool.name, inputSchema }
+      : { name: tool.name, description: tool.description, inputSchema };
   });
 }

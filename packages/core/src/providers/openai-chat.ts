@@ -2,7 +2,13 @@ import { checkToolNames, toolJsonSchema } from '../schema/json-schema-export.ts'
 import { openaiStrictSchema } from '../schema/openai-strict.ts';
 import { outcomeText } from '../reply/outcome.ts';
 import type { SettledCall } from '../call/record.ts';
-import { outputCutOff, createCallAssembler, type StreamReaderOptions, type TurnReader, type StreamGate } from '../stream/stream.ts';
+import {
+  outputCutOff,
+  createCallAssembler,
+  type StreamReaderOptions,
+  type TurnReader,
+  type StreamGate,
+} from '../stream/stream.ts';
 import type { ToolDefinition } from '../tool/tool.ts';
 import { answersOf, answerText, type ReplyOptions, type ReplySource } from '../reply/turn.ts';
 
@@ -45,18 +51,25 @@ export const OPENAI_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
  */
 export interface OpenAIChatChunk {
   readonly id?: string;
-  readonly choices?: readonly {
-    readonly index?: number;
-    readonly delta?: {
-      readonly content?: string | null;
-      readonly tool_calls?: readonly {
+  readonly choices?:
+    | readonly {
         readonly index?: number;
-        readonly id?: string | null;
-        readonly function?: { readonly name?: string | null; readonly arguments?: string | null } | null;
-      }[] | null;
-    } | null;
-    readonly finish_reason?: string | null;
-  }[] | null;
+        readonly delta?: {
+          readonly content?: string | null;
+          readonly tool_calls?:
+            | readonly {
+                readonly index?: number;
+                readonly id?: string | null;
+                readonly function?: {
+                  readonly name?: string | null;
+                  readonly arguments?: string | null;
+                } | null;
+              }[]
+            | null;
+        } | null;
+        readonly finish_reason?: string | null;
+      }[]
+    | null;
 }
 
 /**
@@ -96,7 +109,10 @@ export interface OpenAIChatStreamReader extends TurnReader<OpenAIChatChunk> {
  * const turn = await reader.settled();
  * messages.push(reader.assistantMessage(), ...openaiChatReply(turn));
  */
-export function readOpenAIChatStream(gate: StreamGate, options: StreamReaderOptions & { readonly choice?: number } = {}): OpenAIChatStreamReader {
+export function readOpenAIChatStream(
+  gate: StreamGate,
+  options: StreamReaderOptions & { readonly choice?: number } = {},
+): OpenAIChatStreamReader {
   const calls = createCallAssembler(gate, 'openai-chat', options);
   const wanted = options.choice ?? 0;
   const byIndex = new Map<number, string>();
@@ -115,7 +131,8 @@ export function readOpenAIChatStream(gate: StreamGate, options: StreamReaderOpti
       const current = byIndex.get(index);
       const currentId = current === undefined ? undefined : calls.idOf(current);
       // A new id at a used index is a new call (some gateways never increment the index).
-      if (current !== undefined && (id === undefined || currentId === undefined || currentId === id)) return current;
+      if (current !== undefined && (id === undefined || currentId === undefined || currentId === id))
+        return current;
       const key = `${index}#${++count}`;
       byIndex.set(index, key);
       return key;
@@ -127,15 +144,37 @@ export function readOpenAIChatStream(gate: StreamGate, options: StreamReaderOpti
   /** The shape of almost every chunk: one more argument fragment of a call already open. */
   function pushFragment(choices: unknown[]): boolean {
     const choice = choices[0] as Record<string, unknown> | null;
-    if (choices.length !== 1 || typeof choice !== 'object' || choice === null || choice['finish_reason'] != null) return false;
+    if (
+      choices.length !== 1 ||
+      typeof choice !== 'object' ||
+      choice === null ||
+      choice['finish_reason'] != null
+    )
+      return false;
     const delta = choice['delta'] as Record<string, unknown> | null | undefined;
-    const parts = typeof delta === 'object' && delta !== null && delta['content'] == null ? delta['tool_calls'] : undefined;
-    if (!Array.isArray(parts) || parts.length !== 1 || (typeof choice['index'] === 'number' ? choice['index'] : 0) !== wanted) return false;
+    const parts =
+      typeof delta === 'object' && delta !== null && delta['content'] == null
+        ? delta['tool_calls']
+        : undefined;
+    if (
+      !Array.isArray(parts) ||
+      parts.length !== 1 ||
+      (typeof choice['index'] === 'number' ? choice['index'] : 0) !== wanted
+    )
+      return false;
     const part = parts[0] as Record<string, unknown> | null;
-    if (typeof part !== 'object' || part === null || part['id'] != null || typeof part['index'] !== 'number') return false;
+    if (typeof part !== 'object' || part === null || part['id'] != null || typeof part['index'] !== 'number')
+      return false;
     const fn = part['function'] as Record<string, unknown> | null | undefined;
     const key = byIndex.get(part['index']);
-    if (typeof fn !== 'object' || fn === null || fn['name'] != null || typeof fn['arguments'] !== 'string' || key === undefined) return false;
+    if (
+      typeof fn !== 'object' ||
+      fn === null ||
+      fn['name'] != null ||
+      typeof fn['arguments'] !== 'string' ||
+      key === undefined
+    )
+      return false;
     calls.append(key, fn['arguments']);
     return true;
   }
@@ -153,7 +192,8 @@ export function readOpenAIChatStream(gate: StreamGate, options: StreamReaderOpti
     // lets arrays through, which is safe: reading a named property of an array gives undefined.
     for (let c = 0; c < choices.length; c++) {
       const choice: unknown = choices[c];
-      if (!isObject(choice) || (typeof choice['index'] === 'number' ? choice['index'] : 0) !== wanted) continue;
+      if (!isObject(choice) || (typeof choice['index'] === 'number' ? choice['index'] : 0) !== wanted)
+        continue;
       const delta = choice['delta'];
       if (isObject(delta)) {
         if (typeof delta['content'] === 'string') content += delta['content'];
@@ -199,15 +239,25 @@ export function readOpenAIChatStream(gate: StreamGate, options: StreamReaderOpti
   }
 
   return {
-    ...calls.reader(push, () => calls.end(), () => stop),
+    ...calls.reader(
+      push,
+      () => calls.end(),
+      () => stop,
+    ),
     assistantMessage() {
       const sent = calls.sent();
-      const message: OpenAIChatAssistantMessage = { role: 'assistant', content: content === '' ? null : content };
+      const message: OpenAIChatAssistantMessage = {
+        role: 'assistant',
+        content: content === '' ? null : content,
+      };
       if (sent.length > 0) {
         message.tool_calls = sent.map((call) => ({
           id: call.id,
           type: 'function',
-          function: { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments) },
+          function: {
+            name: call.name,
+            arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
+          },
         }));
       }
       return message;
@@ -271,11 +321,17 @@ export interface OpenAIToolsOptions {
  * @example
  * await openai.chat.completions.create({ model, messages, tools: openaiChatTools(gate.tools) });
  */
-export function openaiChatTools(tools: readonly ToolDefinition[], options: OpenAIToolsOptions = {}): OpenAIChatTool[] {
-  return openaiFunctions(tools, options, 'openaiChatTools').map(({ name, description, parameters, strict }) => ({
-    type: 'function',
-    function: description === undefined ? { name, parameters, strict } : { name, description, parameters, strict },
-  }));
+export function openaiChatTools(
+  tools: readonly ToolDefinition[],
+  options: OpenAIToolsOptions = {},
+): OpenAIChatTool[] {
+  return openaiFunctions(tools, options, 'openaiChatTools').map(
+    ({ name, description, parameters, strict }) => ({
+      type: 'function',
+      function:
+        description === undefined ? { name, parameters, strict } : { name, description, parameters, strict },
+    }),
+  );
 }
 
 /**
@@ -302,10 +358,14 @@ export function openaiFunctions(
         parameters = made.schema;
         strict = true;
       } else if (mode === true) {
-        throw new Error(`${who}: tool "${tool.name}" cannot be made strict:\n- ${made.problems.join('\n- ')}`);
+        throw new Error(
+          `${who}: tool "${tool.name}" cannot be made strict:\n- ${made.problems.join('\n- ')}`,
+        );
       }
     }
-    return tool.description === undefined ? { name: tool.name, parameters, strict } : { name: tool.name, description: tool.description, parameters, strict };
+    return tool.description === undefined
+      ? { name: tool.name, parameters, strict }
+      : { name: tool.name, description: tool.description, parameters, strict };
   });
 }
 

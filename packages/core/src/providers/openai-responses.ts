@@ -1,6 +1,11 @@
 import { outcomeText } from '../reply/outcome.ts';
 import type { SettledCall } from '../call/record.ts';
-import { createCallAssembler, type StreamReaderOptions, type TurnReader, type StreamGate } from '../stream/stream.ts';
+import {
+  createCallAssembler,
+  type StreamReaderOptions,
+  type TurnReader,
+  type StreamGate,
+} from '../stream/stream.ts';
 import type { ToolDefinition } from '../tool/tool.ts';
 import { answersOf, answerText, type ReplyOptions, type ReplySource } from '../reply/turn.ts';
 import { openaiFunctions, type OpenAIToolsOptions } from './openai-chat.ts';
@@ -68,7 +73,8 @@ export interface OpenAIResponsesFunctionCallItem {
  * @example
  * const items: OpenAIResponsesOutputItem[] = reader.outputItems();
  */
-export type OpenAIResponsesOutputItem = OpenAIResponsesFunctionCallItem | { type: string; id?: string; [key: string]: unknown };
+export type OpenAIResponsesOutputItem =
+  OpenAIResponsesFunctionCallItem | { type: string; id?: string; [key: string]: unknown };
 
 /**
  * What {@link readOpenAIResponsesStream} returns: a turn reader that also keeps the turn's output items.
@@ -99,7 +105,10 @@ export interface OpenAIResponsesStreamReader extends TurnReader<OpenAIResponsesE
  * await reader.read(await openai.responses.create({ model, input, tools, stream: true, store: false }));
  * input.push(...reader.outputItems(), ...openaiResponsesReply(await reader.settled()));
  */
-export function readOpenAIResponsesStream(gate: StreamGate, options: StreamReaderOptions = {}): OpenAIResponsesStreamReader {
+export function readOpenAIResponsesStream(
+  gate: StreamGate,
+  options: StreamReaderOptions = {},
+): OpenAIResponsesStreamReader {
   const calls = createCallAssembler(gate, 'openai-responses', options);
   let stop: string | undefined;
   /** Every output item seen, by output index: the latest the stream said about it. */
@@ -129,7 +138,10 @@ export function readOpenAIResponsesStream(gate: StreamGate, options: StreamReade
     }
     if (typeof args === 'string') calls.provide(key, args);
     if (item['status'] === 'incomplete') {
-      calls.cut(key, 'the provider marked this call incomplete (status "incomplete") before its arguments were done; nothing was run');
+      calls.cut(
+        key,
+        'the provider marked this call incomplete (status "incomplete") before its arguments were done; nothing was run',
+      );
     } else calls.complete(key);
   }
 
@@ -148,7 +160,11 @@ export function readOpenAIResponsesStream(gate: StreamGate, options: StreamReade
       case 'response.function_call_arguments.delta': {
         const key = event['item_id'];
         if (typeof key !== 'string' || typeof event['delta'] !== 'string') return;
-        if (!calls.has(key)) calls.start(key, typeof event['output_index'] === 'number' ? { position: event['output_index'] } : {});
+        if (!calls.has(key))
+          calls.start(
+            key,
+            typeof event['output_index'] === 'number' ? { position: event['output_index'] } : {},
+          );
         calls.append(key, event['delta']);
         return;
       }
@@ -170,9 +186,12 @@ export function readOpenAIResponsesStream(gate: StreamGate, options: StreamReade
       case 'response.incomplete': {
         const response = event['response'];
         const details = isRecord(response) ? response['incomplete_details'] : undefined;
-        const why = isRecord(details) && typeof details['reason'] === 'string' ? details['reason'] : 'incomplete';
+        const why =
+          isRecord(details) && typeof details['reason'] === 'string' ? details['reason'] : 'incomplete';
         stop = why;
-        calls.end(`the response stopped incomplete ("${why}") before this call's arguments were complete; nothing was run`);
+        calls.end(
+          `the response stopped incomplete ("${why}") before this call's arguments were complete; nothing was run`,
+        );
         return;
       }
       case 'response.failed':
@@ -199,7 +218,10 @@ export function readOpenAIResponsesStream(gate: StreamGate, options: StreamReade
   return {
     ...calls.reader(
       push,
-      () => calls.end('the stream ended before the response completed, with this call unfinished; nothing was run'),
+      () =>
+        calls.end(
+          'the stream ended before the response completed, with this call unfinished; nothing was run',
+        ),
       () => stop,
     ),
     outputItems,
@@ -224,7 +246,10 @@ export type OpenAIResponsesReplyItem = OpenAIResponsesToolResult | { role: 'user
  * @example
  * await openai.responses.create({ model, previous_response_id: response.id, input: openaiResponsesReply(turn) });
  */
-export function openaiResponsesReply(source: ReplySource, options: ReplyOptions = {}): OpenAIResponsesReplyItem[] {
+export function openaiResponsesReply(
+  source: ReplySource,
+  options: ReplyOptions = {},
+): OpenAIResponsesReplyItem[] {
   const items: OpenAIResponsesReplyItem[] = answersOf(source, 'openaiResponsesReply').map((answer) => ({
     type: 'function_call_output',
     call_id: answer.id,
@@ -254,7 +279,10 @@ export interface OpenAIResponsesTool {
  * @example
  * await openai.responses.create({ model, input, tools: openaiResponsesTools(gate.tools) });
  */
-export function openaiResponsesTools(tools: readonly ToolDefinition[], options: OpenAIToolsOptions = {}): OpenAIResponsesTool[] {
+export function openaiResponsesTools(
+  tools: readonly ToolDefinition[],
+  options: OpenAIToolsOptions = {},
+): OpenAIResponsesTool[] {
   return openaiFunctions(tools, options, 'openaiResponsesTools').map((fn) => ({ type: 'function', ...fn }));
 }
 

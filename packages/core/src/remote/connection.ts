@@ -17,7 +17,12 @@ import type { FeedState } from './event-feed.ts';
 export interface RemoteConnectionKeeper {
   readonly store: ReadonlyStore<RemoteConnection>;
   /** What the feed reports of itself (its `onState`). */
-  readonly feedState: (state: FeedState, error: RequestError | undefined, retryAt: number | undefined, failedAttempts: number) => void;
+  readonly feedState: (
+    state: FeedState,
+    error: RequestError | undefined,
+    retryAt: number | undefined,
+    failedAttempts: number,
+  ) => void;
   /** The feed delivered something now (its `onHeard`). */
   readonly heard: () => void;
   readonly live: () => boolean;
@@ -49,11 +54,25 @@ export interface RemoteConnectionInit {
  */
 export function createRemoteConnection(init: RemoteConnectionInit): RemoteConnectionKeeper {
   const { clock, offlineAfter, wake } = init;
-  const store = createStore<RemoteConnection>()(() => ({ state: 'connecting', error: undefined, retryAt: undefined, lastEventAt: undefined }));
-  const page = globalThis as { window?: EventTarget; document?: EventTarget & { visibilityState?: string }; navigator?: { onLine?: unknown } };
+  const store = createStore<RemoteConnection>()(() => ({
+    state: 'connecting',
+    error: undefined,
+    retryAt: undefined,
+    lastEventAt: undefined,
+  }));
+  const page = globalThis as {
+    window?: EventTarget;
+    document?: EventTarget & { visibilityState?: string };
+    navigator?: { onLine?: unknown };
+  };
   // The browser's word is trusted only when it says there is no network; `onLine: true` proves nothing.
   let browserOnline = page.navigator?.onLine !== false;
-  let feed: { state: FeedState; error: RequestError | undefined; retryAt: number | undefined; failedAttempts: number } = {
+  let feed: {
+    state: FeedState;
+    error: RequestError | undefined;
+    retryAt: number | undefined;
+    failedAttempts: number;
+  } = {
     state: 'connecting',
     error: undefined,
     retryAt: undefined,
@@ -82,7 +101,12 @@ export function createRemoteConnection(init: RemoteConnectionInit): RemoteConnec
   const onVisibility = () => {
     if (page.document?.visibilityState !== 'hidden') wake();
   };
-  const targets = init.events !== undefined ? [init.events] : [page.window, page.document].filter((target): target is EventTarget => typeof target?.addEventListener === 'function');
+  const targets =
+    init.events !== undefined
+      ? [init.events]
+      : [page.window, page.document].filter(
+          (target): target is EventTarget => typeof target?.addEventListener === 'function',
+        );
   for (const target of targets) {
     target.addEventListener('online', onOnline);
     target.addEventListener('offline', onOffline);

@@ -56,7 +56,8 @@ export interface DecisionsInit {
  */
 export const OFFLINE: RequestError = {
   code: 'offline',
-  message: 'the server cannot be reached right now, so the decision was not sent; try again once the connection is back',
+  message:
+    'the server cannot be reached right now, so the decision was not sent; try again once the connection is back',
 };
 
 const awaiting = (status: ToolCallStatus) => status === 'awaiting_approval';
@@ -81,7 +82,13 @@ export function createDecisions(init: DecisionsInit): Decisions {
 
   function sendable(id: string, allowed: (status: ToolCallStatus) => boolean): ToolCallRecord | undefined {
     const call = get(id);
-    if (inFlight.signal.aborted || call === undefined || !allowed(call.status) || requests.get(id)?.state === 'sending') return undefined;
+    if (
+      inFlight.signal.aborted ||
+      call === undefined ||
+      !allowed(call.status) ||
+      requests.get(id)?.state === 'sending'
+    )
+      return undefined;
     return call;
   }
 
@@ -107,7 +114,11 @@ export function createDecisions(init: DecisionsInit): Decisions {
     return true;
   }
 
-  async function post(id: string, action: CallAction, body: () => Promise<object> | object): Promise<{ error?: RequestError; waitsForOthers?: boolean }> {
+  async function post(
+    id: string,
+    action: CallAction,
+    body: () => Promise<object> | object,
+  ): Promise<{ error?: RequestError; waitsForOthers?: boolean }> {
     let payload: string;
     let sendHeaders: Headers;
     try {
@@ -119,7 +130,12 @@ export function createDecisions(init: DecisionsInit): Decisions {
     sendHeaders.set('Content-Type', 'application/json');
     let response: Response;
     try {
-      response = await init.fetch(`${base}/calls/${encodeURIComponent(id)}/${action}`, { method: 'POST', headers: sendHeaders, body: payload, signal: inFlight.signal });
+      response = await init.fetch(`${base}/calls/${encodeURIComponent(id)}/${action}`, {
+        method: 'POST',
+        headers: sendHeaders,
+        body: payload,
+        signal: inFlight.signal,
+      });
     } catch (error) {
       // The server may be gone: find out now rather than after the feed's backoff.
       if (!inFlight.signal.aborted) retryNow();
@@ -127,7 +143,8 @@ export function createDecisions(init: DecisionsInit): Decisions {
     }
     if (!response.ok) return { error: await serverError(response) };
     const answer: unknown = await response.json().catch(() => undefined);
-    const left = typeof answer === 'object' && answer !== null ? (answer as { left?: unknown }).left : undefined;
+    const left =
+      typeof answer === 'object' && answer !== null ? (answer as { left?: unknown }).left : undefined;
     return { waitsForOthers: typeof left === 'number' && left > 0 };
   }
 
@@ -137,7 +154,10 @@ export function createDecisions(init: DecisionsInit): Decisions {
       if (call === undefined) return false;
       const shown = call.input;
       // The hash is of what the person was shown; the edit is what they want to run instead.
-      const edited = typeof edit === 'object' && edit !== null && Object.hasOwn(edit, 'input') ? { input: edit.input } : {};
+      const edited =
+        typeof edit === 'object' && edit !== null && Object.hasOwn(edit, 'input')
+          ? { input: edit.input }
+          : {};
       return send(id, 'approve', async () => ({ inputHash: await inputHash(shown), ...edited }));
     },
     deny(id, reason) {

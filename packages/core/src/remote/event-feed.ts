@@ -54,7 +54,12 @@ export interface EventFeedOptions {
    * The feed's state changed. `failedAttempts` counts the attempts to open it that failed since it
    * was last live (the break of a live feed is not one of them).
    */
-  readonly onState: (state: FeedState, error: RequestError | undefined, retryAt: number | undefined, failedAttempts: number) => void;
+  readonly onState: (
+    state: FeedState,
+    error: RequestError | undefined,
+    retryAt: number | undefined,
+    failedAttempts: number,
+  ) => void;
   readonly onError: (error: unknown) => void;
 }
 
@@ -148,7 +153,10 @@ export function openEventFeed(options: EventFeedOptions): EventFeed {
         if (heard && !signal.aborted) options.onHeard();
         heard = false;
         if (tooLong) {
-          retry({ code: 'too_large', message: `a message of the feed is longer than ${options.maxMessageChars} characters` });
+          retry({
+            code: 'too_large',
+            message: `a message of the feed is longer than ${options.maxMessageChars} characters`,
+          });
           return;
         }
       }
@@ -165,7 +173,11 @@ export function openEventFeed(options: EventFeedOptions): EventFeed {
   function broken(signal: AbortSignal, error: RequestError): void {
     if (closed) return;
     if (signal.aborted && signal.reason !== IDLE) return;
-    retry(signal.reason === IDLE ? { code: 'idle', message: `nothing arrived on the feed for ${options.idleTimeoutMs} ms` } : error);
+    retry(
+      signal.reason === IDLE
+        ? { code: 'idle', message: `nothing arrived on the feed for ${options.idleTimeoutMs} ms` }
+        : error,
+    );
   }
 
   function deliver(message: EventSourceMessage): void {
@@ -239,12 +251,19 @@ type Opening =
   | { readonly kind: 'retry' | 'stop' | 'broken'; readonly error: RequestError };
 
 /** Asks for the stream, resuming after `after`: an answer that is not an event stream says whether to ask again. */
-async function openStream(options: EventFeedOptions, signal: AbortSignal, after: number | undefined): Promise<Opening> {
+async function openStream(
+  options: EventFeedOptions,
+  signal: AbortSignal,
+  after: number | undefined,
+): Promise<Opening> {
   let headers: Headers;
   try {
     headers = new Headers(await options.headers());
   } catch (error) {
-    return { kind: 'retry', error: { code: 'headers_failed', message: `the feed's headers could not be made: ${messageOf(error)}` } };
+    return {
+      kind: 'retry',
+      error: { code: 'headers_failed', message: `the feed's headers could not be made: ${messageOf(error)}` },
+    };
   }
   headers.set('Accept', 'text/event-stream');
   if (after !== undefined) headers.set('Last-Event-ID', String(after));
@@ -261,7 +280,13 @@ async function openStream(options: EventFeedOptions, signal: AbortSignal, after:
   const type = response.headers.get('Content-Type') ?? '';
   if (!type.toLowerCase().startsWith('text/event-stream') || response.body === null) {
     await response.body?.cancel().catch(() => {});
-    return { kind: 'stop', error: { code: 'bad_response', message: `the feed at ${options.url} answered ${type || 'no content type'}, not text/event-stream` } };
+    return {
+      kind: 'stop',
+      error: {
+        code: 'bad_response',
+        message: `the feed at ${options.url} answered ${type || 'no content type'}, not text/event-stream`,
+      },
+    };
   }
   return { kind: 'open', body: response.body };
 }

@@ -17,7 +17,11 @@ import { readMove, readSnapshot, type FeedMove, type FeedSnapshot, type WireRead
  */
 export interface FeedReader {
   /** Reads one message of the feed (`snapshot` and `move`; other kinds are for other readers). */
-  readonly receive: (message: { readonly event?: string | undefined; readonly id?: string | undefined; readonly data: string }) => void;
+  readonly receive: (message: {
+    readonly event?: string | undefined;
+    readonly id?: string | undefined;
+    readonly data: string;
+  }) => void;
   /** The last ledger event read, to resume after; `undefined` until the first snapshot. */
   readonly seq: () => number | undefined;
 }
@@ -72,13 +76,21 @@ export function createFeedReader(init: FeedReaderInit): FeedReader {
   function applyMove({ event, record }: FeedMove): void {
     if (seq !== undefined && event.seq <= seq) return; // sent again after a reconnect
     if (event.session !== session) {
-      onError(new Error(`toolgate remote: dropped event ${event.seq}: it is about session "${event.session}", not "${session}".`));
+      onError(
+        new Error(
+          `toolgate remote: dropped event ${event.seq}: it is about session "${event.session}", not "${session}".`,
+        ),
+      );
       return;
     }
     const current = mirror.get(record.id);
     const refusal = event.from === event.to && event.reason !== undefined;
     if (!refusal && current !== undefined && isTerminal(current.status) && current.status !== record.status) {
-      onError(new Error(`toolgate remote: dropped event ${event.seq}: call "${record.id}" is ${current.status}, and a settled call never moves again.`));
+      onError(
+        new Error(
+          `toolgate remote: dropped event ${event.seq}: call "${record.id}" is ${current.status}, and a settled call never moves again.`,
+        ),
+      );
       return;
     }
     seq = event.seq;
@@ -90,9 +102,18 @@ export function createFeedReader(init: FeedReaderInit): FeedReader {
     mirror.publish([record.id]);
   }
 
-  const drop = (problem: string, id: string | undefined) => onError(new Error(`toolgate remote: dropped a feed message${id ? ` (id ${id})` : ''}: ${problem}.`));
+  const drop = (problem: string, id: string | undefined) =>
+    onError(new Error(`toolgate remote: dropped a feed message${id ? ` (id ${id})` : ''}: ${problem}.`));
 
-  function receive({ event: name, id, data }: { readonly event?: string | undefined; readonly id?: string | undefined; readonly data: string }): void {
+  function receive({
+    event: name,
+    id,
+    data,
+  }: {
+    readonly event?: string | undefined;
+    readonly id?: string | undefined;
+    readonly data: string;
+  }): void {
     if (name !== 'snapshot' && name !== 'move') return;
     let parsed: unknown;
     try {
@@ -101,7 +122,8 @@ export function createFeedReader(init: FeedReaderInit): FeedReader {
       drop(`its ${name} data is not JSON`, id);
       return;
     }
-    const reading: WireReading<FeedSnapshot | FeedMove> = name === 'snapshot' ? readSnapshot(parsed) : readMove(parsed);
+    const reading: WireReading<FeedSnapshot | FeedMove> =
+      name === 'snapshot' ? readSnapshot(parsed) : readMove(parsed);
     if (!reading.ok) {
       drop(reading.problem, id);
       return;

@@ -54,7 +54,10 @@ export interface MirrorInit {
 export function createMirror(init: MirrorInit): Mirror {
   const records = new Map<string, ToolCallRecord>();
   const store = createCallStore(records, createDelivery(), init.onError);
-  const waiters = new Map<string, { resolve: (call: SettledCall) => void; reject: (error: Error) => void }[]>();
+  const waiters = new Map<
+    string,
+    { resolve: (call: SettledCall) => void; reject: (error: Error) => void }[]
+  >();
   let closed = false;
 
   function put(record: ToolCallRecord): void {
@@ -71,7 +74,10 @@ export function createMirror(init: MirrorInit): Mirror {
   function settled(id: string): Promise<SettledCall> {
     const call = records.get(id);
     if (call !== undefined && isTerminal(call.status)) return Promise.resolve(call as SettledCall);
-    if (closed) return Promise.reject(new Error(`gate.settled: the remote gate is closed, and call "${id}" has not settled.`));
+    if (closed)
+      return Promise.reject(
+        new Error(`gate.settled: the remote gate is closed, and call "${id}" has not settled.`),
+      );
     return new Promise((resolve, reject) => {
       let list = waiters.get(id);
       if (list === undefined) waiters.set(id, (list = []));
@@ -90,7 +96,8 @@ export function createMirror(init: MirrorInit): Mirror {
     close() {
       closed = true;
       for (const [id, list] of waiters) {
-        for (const { reject } of list) reject(new Error(`gate.settled: the remote gate was closed before call "${id}" settled.`));
+        for (const { reject } of list)
+          reject(new Error(`gate.settled: the remote gate was closed before call "${id}" settled.`));
       }
       waiters.clear();
     },

@@ -15,13 +15,16 @@ import { readProposal } from '../proposal/proposal.ts';
  * proposals.propose(toolCall).status; // 'rejected' until the server's record arrives
  */
 export interface RemoteProposals {
-  readonly propose: (input: unknown, options?: { readonly id?: string; readonly turn?: string }) => ToolCallRecord;
+  readonly propose: (
+    input: unknown,
+    options?: { readonly id?: string; readonly turn?: string },
+  ) => ToolCallRecord;
   /** `gate.stream.open`: the same answer for a streamed call. */
   readonly open: (init: StreamOpen) => ToolCallRecord;
 }
 
 const NOT_HERE =
-  'this page mirrors a server gate and proposes no calls: the server proposes them (serverGate.propose), and the page shows each one once the server\'s event feed has it';
+  "this page mirrors a server gate and proposes no calls: the server proposes them (serverGate.propose), and the page shows each one once the server's event feed has it";
 
 /**
  * Creates a remote gate's answers to proposals.
@@ -29,10 +32,18 @@ const NOT_HERE =
  * @example
  * const proposals = createRemoteProposals(systemClock, (id) => records.get(id));
  */
-export function createRemoteProposals(clock: Clock, get: (id: string) => ToolCallRecord | undefined): RemoteProposals {
+export function createRemoteProposals(
+  clock: Clock,
+  get: (id: string) => ToolCallRecord | undefined,
+): RemoteProposals {
   let localIds = 0;
 
-  function notProposedHere(id: string | undefined, name: string, source: ProposalSource, turn: string | undefined): RejectedCall<unknown> {
+  function notProposedHere(
+    id: string | undefined,
+    name: string,
+    source: ProposalSource,
+    turn: string | undefined,
+  ): RejectedCall<unknown> {
     const at = clock.now();
     const reason: Reason<'unauthorized'> = { code: 'unauthorized', message: NOT_HERE };
     return {
@@ -65,11 +76,17 @@ export function createRemoteProposals(clock: Clock, get: (id: string) => ToolCal
       } catch {
         reading = undefined; // a hostile object: still an answer, never a throw
       }
-      const id = options?.id ?? (reading === undefined ? undefined : reading.ok ? reading.proposal.id : reading.id);
+      const id =
+        options?.id ?? (reading === undefined ? undefined : reading.ok ? reading.proposal.id : reading.id);
       const known = id === undefined ? undefined : get(id);
       if (known !== undefined) return known;
       const name = reading === undefined ? '' : reading.ok ? reading.proposal.name : (reading.name ?? '');
-      return notProposedHere(id, name, reading?.ok ? reading.proposal.source : (reading?.source ?? 'normalised'), options?.turn);
+      return notProposedHere(
+        id,
+        name,
+        reading?.ok ? reading.proposal.source : (reading?.source ?? 'normalised'),
+        options?.turn,
+      );
     },
     open: (init) => get(init.id ?? '') ?? notProposedHere(init.id, init.name, init.source, init.turn),
   };

@@ -35,7 +35,9 @@ export function createRemoteTools(first: unknown, hasStore: boolean): RemoteTool
     checkToolList(tools, where);
     for (const tool of tools) {
       if (tool.commit && !hasStore) {
-        throw new Error(`${where}: tool "${tool.name}" has a commit but the gate has no store; pass your Zustand store as \`store\`.`);
+        throw new Error(
+          `${where}: tool "${tool.name}" has a commit but the gate has no store; pass your Zustand store as \`store\`.`,
+        );
       }
     }
     return { tools, byName: new Map(tools.map((tool) => [tool.name, tool])) };
@@ -45,7 +47,11 @@ export function createRemoteTools(first: unknown, hasStore: boolean): RemoteTool
     list: () => versions.current().tools,
     definition: (name, id) => versions.of(id).byName.get(name),
     // A copy: the app may change its own array later without changing the gate's tools.
-    replace: (tools, open) => versions.replace(version(Array.isArray(tools) ? [...(tools as unknown[])] : tools, 'gate.replaceTools'), open),
+    replace: (tools, open) =>
+      versions.replace(
+        version(Array.isArray(tools) ? [...(tools as unknown[])] : tools, 'gate.replaceTools'),
+        open,
+      ),
     release: versions.release,
   };
 }

@@ -1,4 +1,12 @@
-import type { Issue, ProposalSource, Reason, Repair, ToolCallRecord, ToolCallStatus, Transition } from '../call/record.ts';
+import type {
+  Issue,
+  ProposalSource,
+  Reason,
+  Repair,
+  ToolCallRecord,
+  ToolCallStatus,
+  Transition,
+} from '../call/record.ts';
 
 /**
  * One move in a server gate's ledger, as its event feed sends it. A refusal (a stale approval, a
@@ -52,7 +60,9 @@ export interface FeedMove {
  * const reading = readMove(JSON.parse(data));
  * if (!reading.ok) onError(new Error(reading.problem));
  */
-export type WireReading<T> = { readonly ok: true; readonly value: T; readonly problems: readonly string[] } | { readonly ok: false; readonly problem: string };
+export type WireReading<T> =
+  | { readonly ok: true; readonly value: T; readonly problems: readonly string[] }
+  | { readonly ok: false; readonly problem: string };
 
 const STATUSES: ReadonlySet<unknown> = new Set<ToolCallStatus>([
   'pending',
@@ -76,15 +86,24 @@ const SOURCES: ReadonlySet<unknown> = new Set<ProposalSource>([
 ]);
 const WITH_REASON: ReadonlySet<ToolCallStatus> = new Set<ToolCallStatus>(['rejected', 'cancelled', 'failed']);
 // A call has its validated input from `validated` on; rejected and cancelled calls may end before.
-const WITH_INPUT: ReadonlySet<ToolCallStatus> = new Set<ToolCallStatus>(['validated', 'awaiting_approval', 'executing', 'committed', 'failed']);
+const WITH_INPUT: ReadonlySet<ToolCallStatus> = new Set<ToolCallStatus>([
+  'validated',
+  'awaiting_approval',
+  'executing',
+  'committed',
+  'failed',
+]);
 
 type Fields = { readonly [key: string]: unknown };
-const isFields = (value: unknown): value is Fields => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isFields = (value: unknown): value is Fields =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const isStatus = (value: unknown): value is ToolCallStatus => STATUSES.has(value);
 const isTime = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
-const isSeq = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+const isSeq = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 const own = (fields: Fields, key: string): unknown => (Object.hasOwn(fields, key) ? fields[key] : undefined);
-const optionalString = (value: unknown): value is string | undefined | null => value === undefined || value === null || typeof value === 'string';
+const optionalString = (value: unknown): value is string | undefined | null =>
+  value === undefined || value === null || typeof value === 'string';
 
 /**
  * Reads a call record that came over the wire. The feed is not trusted to be well formed: the
@@ -118,7 +137,8 @@ export function readRecord(value: unknown): WireReading<ToolCallRecord> {
   }
   const history = readHistory(own(value, 'history'));
   if (history === undefined) return fail(`${where} has no readable history`);
-  if (history[history.length - 1]?.status !== status) return fail(`${where} is ${status} but its history ends elsewhere`);
+  if (history[history.length - 1]?.status !== status)
+    return fail(`${where} is ${status} but its history ends elsewhere`);
   const repairs = readRepairs(own(value, 'repairs'));
   if (repairs === false) return fail(`${where} has unreadable repairs`);
   let reason: Reason | undefined;
@@ -126,7 +146,8 @@ export function readRecord(value: unknown): WireReading<ToolCallRecord> {
     reason = readReason(own(value, 'reason'));
     if (reason === undefined) return fail(`${where} is ${status} without a reason { code, message }`);
   }
-  if (WITH_INPUT.has(status) && !evicted && !Object.hasOwn(value, 'input')) return fail(`${where} is ${status} without its input`);
+  if (WITH_INPUT.has(status) && !evicted && !Object.hasOwn(value, 'input'))
+    return fail(`${where} is ${status} without its input`);
   const record = {
     id,
     name,
@@ -168,13 +189,26 @@ export function readLedgerEvent(value: unknown): WireReading<LedgerEvent> {
   };
   const actor = own(value, 'actor') ?? null;
   if (!isSeq(seq) || seq === 0) return fail(`a ledger event has no sequence number (got ${describe(seq)})`);
-  if (typeof callId !== 'string' || callId === '' || typeof session !== 'string') return fail(`event ${seq} names no call or session`);
-  if ((from !== null && !isStatus(from)) || !isStatus(to)) return fail(`event ${seq} moves between unknown statuses ${describe(from)} → ${describe(to)}`);
-  if (!isTime(at) || (actor !== null && typeof actor !== 'string')) return fail(`event ${seq} has no time or an unreadable actor`);
+  if (typeof callId !== 'string' || callId === '' || typeof session !== 'string')
+    return fail(`event ${seq} names no call or session`);
+  if ((from !== null && !isStatus(from)) || !isStatus(to))
+    return fail(`event ${seq} moves between unknown statuses ${describe(from)} → ${describe(to)}`);
+  if (!isTime(at) || (actor !== null && typeof actor !== 'string'))
+    return fail(`event ${seq} has no time or an unreadable actor`);
   const rawReason = own(value, 'reason');
   const reason = rawReason === undefined || rawReason === null ? undefined : readReason(rawReason);
-  if (reason === undefined && rawReason !== undefined && rawReason !== null) return fail(`event ${seq} has an unreadable reason`);
-  const event: LedgerEvent = { seq, callId, session, from, to, actor, at, ...(reason === undefined ? {} : { reason: { code: reason.code, message: reason.message } }) };
+  if (reason === undefined && rawReason !== undefined && rawReason !== null)
+    return fail(`event ${seq} has an unreadable reason`);
+  const event: LedgerEvent = {
+    seq,
+    callId,
+    session,
+    from,
+    to,
+    actor,
+    at,
+    ...(reason === undefined ? {} : { reason: { code: reason.code, message: reason.message } }),
+  };
   return { ok: true, value: event, problems: [] };
 }
 
@@ -215,9 +249,11 @@ export function readMove(value: unknown): WireReading<FeedMove> {
   const record = readRecord(own(value, 'record'));
   if (!record.ok) return fail(`event ${event.value.seq}: ${record.problem}`);
   const { seq, callId, to, from } = event.value;
-  if (record.value.id !== callId) return fail(`event ${seq} is about call "${callId}" but carries call "${record.value.id}"`);
+  if (record.value.id !== callId)
+    return fail(`event ${seq} is about call "${callId}" but carries call "${record.value.id}"`);
   // A refusal leaves the call where it was; every other event names the status the record is in.
-  if (from !== to && record.value.status !== to) return fail(`event ${seq} moves call "${callId}" to ${to} but its record is ${record.value.status}`);
+  if (from !== to && record.value.status !== to)
+    return fail(`event ${seq} moves call "${callId}" to ${to} but its record is ${record.value.status}`);
   return { ok: true, value: { event: event.value, record: record.value }, problems: [] };
 }
 
@@ -255,7 +291,12 @@ function readReason(value: unknown): Reason | undefined {
     const path = own(issue, 'path');
     const text = own(issue, 'message');
     const keyword = own(issue, 'keyword');
-    if (typeof path !== 'string' || typeof text !== 'string' || (keyword !== undefined && typeof keyword !== 'string')) return undefined;
+    if (
+      typeof path !== 'string' ||
+      typeof text !== 'string' ||
+      (keyword !== undefined && typeof keyword !== 'string')
+    )
+      return undefined;
     issues.push(keyword === undefined ? { path, message: text } : { path, message: text, keyword });
   }
   // The server may send codes this version of the browser does not know yet; they are shown as sent.
@@ -279,7 +320,8 @@ function readRepairs(value: unknown): Repair[] | undefined | false {
 
 function describe(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  if (value === null || value === undefined || typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (value === null || value === undefined || typeof value === 'number' || typeof value === 'boolean')
+    return String(value);
   return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
 }
 

@@ -25,10 +25,18 @@ export type ContinuationStopCode = 'auto_turn_limit' | 'repeated_rejections';
  */
 export type ContinuationDecision =
   | { readonly action: 'send'; readonly autoTurns: number }
-  | { readonly action: 'wait'; readonly pending: readonly string[]; readonly awaitingApproval: readonly string[] }
+  | {
+      readonly action: 'wait';
+      readonly pending: readonly string[];
+      readonly awaitingApproval: readonly string[];
+    }
   | {
       readonly action: 'stop';
-      readonly reason: { readonly code: ContinuationStopCode; readonly message: string; readonly tool?: string };
+      readonly reason: {
+        readonly code: ContinuationStopCode;
+        readonly message: string;
+        readonly tool?: string;
+      };
       readonly notice: string;
     }
   | { readonly action: 'done' };
@@ -64,7 +72,10 @@ export interface ContinuationGuard {
   /** A person spoke (sent a message, approved, resumed): the counts start again. */
   readonly reset: () => void;
   /** The counts as they stand, for display. */
-  readonly counts: () => { readonly autoTurns: number; readonly rejections: Readonly<Record<string, number>> };
+  readonly counts: () => {
+    readonly autoTurns: number;
+    readonly rejections: Readonly<Record<string, number>>;
+  };
 }
 
 /**
@@ -84,22 +95,32 @@ export interface ContinuationGuard {
 export function createContinuationGuard(options: ContinuationGuardOptions = {}): ContinuationGuard {
   const maxAutoTurns = options.maxAutoTurns ?? 3;
   const maxRejections = options.maxRejectionsPerTool ?? 2;
-  for (const [name, value] of [['maxAutoTurns', maxAutoTurns], ['maxRejectionsPerTool', maxRejections]] as const) {
-    if (!Number.isInteger(value) || value < 1) throw new TypeError(`createContinuationGuard: \`${name}\` must be a positive integer (got ${String(value)}).`);
+  for (const [name, value] of [
+    ['maxAutoTurns', maxAutoTurns],
+    ['maxRejectionsPerTool', maxRejections],
+  ] as const) {
+    if (!Number.isInteger(value) || value < 1)
+      throw new TypeError(
+        `createContinuationGuard: \`${name}\` must be a positive integer (got ${String(value)}).`,
+      );
   }
   let autoTurns = 0;
   let rejections = new Map<string, number>();
   let decided = new WeakMap<object, ContinuationDecision>();
 
   function decide(turn: SettledTurn | readonly ToolCallRecord[]): ContinuationDecision {
-    const calls: readonly ToolCallRecord[] = isRecordList(turn) ? turn : turn.answers.flatMap((answer) => answer.calls);
+    const calls: readonly ToolCallRecord[] = isRecordList(turn)
+      ? turn
+      : turn.answers.flatMap((answer) => answer.calls);
     if (calls.length === 0) return { action: 'done' };
     const pending = calls.filter((call) => !isTerminal(call.status));
     if (pending.length > 0) {
       return {
         action: 'wait',
         pending: pending.map((call) => call.id),
-        awaitingApproval: pending.filter((call) => call.status === 'awaiting_approval').map((call) => call.id),
+        awaitingApproval: pending
+          .filter((call) => call.status === 'awaiting_approval')
+          .map((call) => call.id),
       };
     }
     const known = decided.get(turn);

@@ -31,7 +31,9 @@ function statusText(call: SettledCall): string {
     case 'cancelled': {
       const { reason } = call;
       return `The call to ${tool} was cancelled (${reason.code}): ${reason.message}. Nothing was changed.${
-        reason.code === 'approval_denied' || reason.code === 'user_cancelled' ? ' Do not retry it unless the user asks.' : ''
+        reason.code === 'approval_denied' || reason.code === 'user_cancelled'
+          ? ' Do not retry it unless the user asks.'
+          : ''
       }`;
     }
     case 'failed':
@@ -40,7 +42,9 @@ function statusText(call: SettledCall): string {
       // The server's own reason already says so; the model is told it once.
       return call.reason.code === 'interrupted'
         ? `Error: the call to ${tool} failed (interrupted): ${call.reason.message}${
-            /may or may not have taken effect/i.test(call.reason.message) ? '' : '. It may or may not have taken effect'
+            /may or may not have taken effect/i.test(call.reason.message)
+              ? ''
+              : '. It may or may not have taken effect'
           }. Check before calling ${tool} again.`
         : `Error: the call to ${tool} failed (${call.reason.code}): ${call.reason.message}. Nothing was changed.`;
   }
@@ -65,8 +69,11 @@ const REJECTED_NEXT = {
  * changed, so that the model neither assumes its own input ran nor proposes the original again.
  */
 function editText(name: string, edit: InputEdit): string {
-  const shown = (value: unknown) => (value === undefined ? '(absent)' : (JSON.stringify(value) ?? textOf(value)));
-  const lines = edit.changes.map((change) => `- ${change.path || '(input)'}: ${shown(change.from)} → ${shown(change.to)}`);
+  const shown = (value: unknown) =>
+    value === undefined ? '(absent)' : (JSON.stringify(value) ?? textOf(value));
+  const lines = edit.changes.map(
+    (change) => `- ${change.path || '(input)'}: ${shown(change.from)} → ${shown(change.to)}`,
+  );
   return `A person (${edit.by}) changed the input of "${name || '(no name)'}" before approving it; it ran with their values, not yours:\n${lines.join('\n')}\nDo not call it again with the original values.`;
 }
 

@@ -50,7 +50,10 @@ const WRITERS: { readonly [F in ToolResultFormat]: (call: SettledCall) => ToolRe
  */
 export function toolResult<F extends ToolResultFormat>(call: SettledCall, format: F): ToolResultFormats[F] {
   // Own keys only: `constructor` or `__proto__` are unknown formats, not Object's.
-  const writer = typeof format === 'string' && Object.hasOwn(WRITERS, format) ? (WRITERS[format] as (call: SettledCall) => ToolResultFormats[F]) : undefined;
+  const writer =
+    typeof format === 'string' && Object.hasOwn(WRITERS, format)
+      ? (WRITERS[format] as (call: SettledCall) => ToolResultFormats[F])
+      : undefined;
   if (writer === undefined) {
     const named = typeof format === 'string' ? `"${format}"` : textOf(format);
     throw new Error(`toolResult: unknown format ${named}; use one of ${Object.keys(WRITERS).join(', ')}.`);

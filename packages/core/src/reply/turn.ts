@@ -70,7 +70,9 @@ export function answersOf(source: ReplySource, who = 'reply'): readonly TurnAnsw
     for (const call of answer.calls) {
       const status: string = call.status;
       if (!isTerminal(call.status)) {
-        throw new Error(`${who}: call "${call.id}" is ${status}; answer a turn once every call has settled (await reader.settled()).`);
+        throw new Error(
+          `${who}: call "${call.id}" is ${status}; answer a turn once every call has settled (await reader.settled()).`,
+        );
       }
     }
     if (seen.has(answer.id)) continue;

@@ -40,7 +40,9 @@ export interface AjvError {
  */
 export function ajvIssues(errors: readonly AjvError[]): Issue[] {
   // No single item had to match `contains`: what each item failed is not the issue.
-  const summarised = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf' || e.keyword === 'contains').map((e) => e.schemaPath + '/');
+  const summarised = errors
+    .filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf' || e.keyword === 'contains')
+    .map((e) => e.schemaPath + '/');
   const issues: Issue[] = [];
   for (const error of errors) {
     if (error.keyword === 'if') continue;
@@ -51,7 +53,8 @@ export function ajvIssues(errors: readonly AjvError[]): Issue[] {
     issues.push(
       toIssue({
         keyword: error.keyword,
-        path: typeof child === 'string' ? `${error.instancePath}/${escapePointer(child)}` : error.instancePath,
+        path:
+          typeof child === 'string' ? `${error.instancePath}/${escapePointer(child)}` : error.instancePath,
         expected: dependency ? params['property'] : error.schema,
         data: error.data,
         fallback: error.message ?? error.keyword,

@@ -22,7 +22,8 @@ export function createAjvJsonSchema(options: JsonSchemaCompilerOptions = {}): Js
   const make = (dialect: JsonSchemaDialect, ajvOptions: Options): AnyAjv => {
     const ajv = dialect === 'draft-07' ? new AjvDraft07(ajvOptions) : new Ajv2020(ajvOptions);
     addFormats(ajv);
-    for (const [uri, schema] of Object.entries(known)) ajv.addSchema(schema as AnySchema, uri, undefined, false);
+    for (const [uri, schema] of Object.entries(known))
+      ajv.addSchema(schema as AnySchema, uri, undefined, false);
     return ajv;
   };
   // One Ajv per dialect checks schemas against their meta-schema (compiling that once); each tool
@@ -37,11 +38,18 @@ export function createAjvJsonSchema(options: JsonSchemaCompilerOptions = {}): Js
     const dialect = jsonSchemaDialect(schema, known);
     let checker = checkers.get(dialect);
     if (checker === undefined) checkers.set(dialect, (checker = make(dialect, { ...AJV_OPTIONS })));
-    const meta = typeof schema.$schema === 'string' && Object.hasOwn(known, schema.$schema) ? schema.$schema : META_SCHEMA[dialect];
-    if (!checker.validate(meta, schema)) throw new Error(`schema is invalid: ${checker.errorsText(checker.errors)}`);
+    const meta =
+      typeof schema.$schema === 'string' && Object.hasOwn(known, schema.$schema)
+        ? schema.$schema
+        : META_SCHEMA[dialect];
+    if (!checker.validate(meta, schema))
+      throw new Error(`schema is invalid: ${checker.errorsText(checker.errors)}`);
     const ajv = make(dialect, { ...AJV_OPTIONS, validateSchema: false });
-    const validate = ajv.compile((dialect === 'draft-07' ? draft07RefsAlone(schema) : schema) as SchemaObject);
-    check = (value) => (validate(value) ? { ok: true, value } : { ok: false, issues: ajvIssues(validate.errors ?? []) });
+    const validate = ajv.compile(
+      (dialect === 'draft-07' ? draft07RefsAlone(schema) : schema) as SchemaObject,
+    );
+    check = (value) =>
+      validate(value) ? { ok: true, value } : { ok: false, issues: ajvIssues(validate.errors ?? []) };
     // A boolean schema (`true`) from untyped code cannot be a WeakMap key; it compiles in no time.
     if (typeof schema === 'object') compiled.set(schema, check);
     return check;

@@ -1,6 +1,13 @@
 import { dereference, validate, type OutputUnit, type Schema, type SchemaDraft } from '@cfworker/json-schema';
 import type { Issue } from '../call/record.ts';
-import { escapePointer, toIssue, valueAt, type JsonSchemaCompiler, type JsonSchemaCompilerOptions, type ValidationResult } from './schema.ts';
+import {
+  escapePointer,
+  toIssue,
+  valueAt,
+  type JsonSchemaCompiler,
+  type JsonSchemaCompilerOptions,
+  type ValidationResult,
+} from './schema.ts';
 import { draft07RefsAlone, jsonSchemaDialect } from './dialect.ts';
 
 // Keywords that only say "something below me failed"; the failure below is reported on its own.
@@ -23,7 +30,14 @@ const WRAPPERS = new Set([
 ]);
 
 // Keywords whose value maps names to schemas.
-const NAME_MAPS = new Set(['properties', 'patternProperties', 'definitions', '$defs', 'dependentSchemas', 'dependencies']);
+const NAME_MAPS = new Set([
+  'properties',
+  'patternProperties',
+  'definitions',
+  '$defs',
+  'dependentSchemas',
+  'dependencies',
+]);
 
 type Lookup = Record<string, Schema | boolean>;
 
@@ -45,16 +59,20 @@ export function createCfworkerJsonSchema(options: JsonSchemaCompilerOptions = {}
     const lookup = dereference(root) as Lookup;
     const own = Object.values(lookup);
     // As the library's own `Validator.addSchema` registers a schema under a URI.
-    for (const [uri, extra] of Object.entries(known)) dereference(typeof extra === 'boolean' ? extra : { ...(extra as Schema), $id: uri }, lookup);
+    for (const [uri, extra] of Object.entries(known))
+      dereference(typeof extra === 'boolean' ? extra : { ...(extra as Schema), $id: uri }, lookup);
     // The library resolves a `$ref` only when a value reaches it; one that can never resolve is a
     // schema that does not compile, and says so when the gate is created.
     for (const node of own) {
       const ref = typeof node === 'object' ? node.__absolute_ref__ : undefined;
-      if (ref !== undefined && lookup[ref] === undefined) throw new Error(`can't resolve reference ${String((node as Schema).$ref)} (${ref})`);
+      if (ref !== undefined && lookup[ref] === undefined)
+        throw new Error(`can't resolve reference ${String((node as Schema).$ref)} (${ref})`);
     }
     return (value): ValidationResult => {
       const result = validate(value, root, draft, lookup, false);
-      return result.valid ? { ok: true, value } : { ok: false, issues: toIssues(result.errors, root, lookup, value) };
+      return result.valid
+        ? { ok: true, value }
+        : { ok: false, issues: toIssues(result.errors, root, lookup, value) };
     };
   };
 }
@@ -74,7 +92,9 @@ export const cfworkerJsonSchema: JsonSchemaCompiler = createCfworkerJsonSchema()
 function toIssues(errors: readonly OutputUnit[], root: Schema, lookup: Lookup, value: unknown): Issue[] {
   // A failed `anyOf`, `oneOf` or `contains` is one issue: what each branch or item failed says
   // nothing a person can act on (no single item had to match `contains`).
-  const summarised = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf' || e.keyword === 'contains').map((e) => e.keywordLocation + '/');
+  const summarised = errors
+    .filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf' || e.keyword === 'contains')
+    .map((e) => e.keywordLocation + '/');
   const issues: Issue[] = [];
   for (const error of errors) {
     if (WRAPPERS.has(error.keyword)) continue;
@@ -86,7 +106,12 @@ function toIssues(errors: readonly OutputUnit[], root: Schema, lookup: Lookup, v
     const data = valueAt(value, path);
     let expected = at.keyword === keyword && at.parent !== undefined ? at.parent[keyword] : undefined;
     if (keyword === 'required' || keyword === 'dependentRequired' || keyword === 'dependencies') {
-      const missing = missingKey(error.error, keyword === 'required' ? { '': expected } : at.parent?.[keyword === 'dependencies' ? 'dependencies' : 'dependentRequired']);
+      const missing = missingKey(
+        error.error,
+        keyword === 'required'
+          ? { '': expected }
+          : at.parent?.[keyword === 'dependencies' ? 'dependencies' : 'dependentRequired'],
+      );
       // A schema-valued dependency failed: its own failures are reported below it.
       if (missing === undefined && keyword === 'dependencies') continue;
       if (missing !== undefined) path += '/' + escapePointer(missing.name);
@@ -108,7 +133,11 @@ function missingKey(message: string, groups: unknown): { name: string; when: str
     if (!Array.isArray(names)) continue;
     for (const name of names as unknown[]) {
       if (typeof name !== 'string') continue;
-      if (message === `Instance does not have required property "${name}".` || message === `Instance has "${key}" but does not have "${name}".`) return { name, when: key };
+      if (
+        message === `Instance does not have required property "${name}".` ||
+        message === `Instance has "${key}" but does not have "${name}".`
+      )
+        return { name, when: key };
     }
   }
   return undefined;
@@ -118,7 +147,11 @@ function missingKey(message: string, groups: unknown): { name: string; when: str
  * The schema object a keyword location ends in, following `$ref`s as the validator did, so that a
  * check reached through `$ref` is worded with what that check expects.
  */
-function schemaAt(root: Schema, lookup: Lookup, location: string): { parent?: Record<string, unknown>; keyword?: string } {
+function schemaAt(
+  root: Schema,
+  lookup: Lookup,
+  location: string,
+): { parent?: Record<string, unknown>; keyword?: string } {
   const segments = location
     .replace(/^#/, '')
     .split('/')
@@ -134,9 +167,12 @@ function schemaAt(root: Schema, lookup: Lookup, location: string): { parent?: Re
     // `$ref` is not a reference.
     const isName: boolean = named;
     named = !isName && NAME_MAPS.has(segment);
-    if (!isName && segment === '$ref' && !Array.isArray(node)) node = lookup[schema.__absolute_ref__ ?? String(schema.$ref)];
+    if (!isName && segment === '$ref' && !Array.isArray(node))
+      node = lookup[schema.__absolute_ref__ ?? String(schema.$ref)];
     else if (segment === '$recursiveRef') return {};
     else node = Object.hasOwn(node, segment) ? (node as Record<string, unknown>)[segment] : undefined;
   }
-  return typeof node === 'object' && node !== null && keyword !== undefined ? { parent: node as Record<string, unknown>, keyword } : {};
+  return typeof node === 'object' && node !== null && keyword !== undefined
+    ? { parent: node as Record<string, unknown>, keyword }
+    : {};
 }

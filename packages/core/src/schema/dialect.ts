@@ -39,16 +39,24 @@ function dialectNamed(uri: string): JsonSchemaDialect | undefined {
  * jsonSchemaDialect({ type: 'object' }); // '2020-12'
  * jsonSchemaDialect({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' }); // 'draft-07'
  */
-export function jsonSchemaDialect(schema: unknown, known: Readonly<Record<string, unknown>> = {}): JsonSchemaDialect {
+export function jsonSchemaDialect(
+  schema: unknown,
+  known: Readonly<Record<string, unknown>> = {},
+): JsonSchemaDialect {
   const seen = new Set<string>();
   let node = schema;
   for (;;) {
-    const uri = typeof node === 'object' && node !== null ? (node as { $schema?: unknown }).$schema : undefined;
+    const uri =
+      typeof node === 'object' && node !== null ? (node as { $schema?: unknown }).$schema : undefined;
     if (uri === undefined) return '2020-12';
     if (typeof uri !== 'string') throw new Error(`$schema must be a string (got ${JSON.stringify(uri)}).`);
     const dialect = dialectNamed(uri);
     if (dialect !== undefined) return dialect;
-    const meta = Object.hasOwn(known, uri) ? known[uri] : Object.hasOwn(known, uri.replace(/#$/, '')) ? known[uri.replace(/#$/, '')] : undefined;
+    const meta = Object.hasOwn(known, uri)
+      ? known[uri]
+      : Object.hasOwn(known, uri.replace(/#$/, ''))
+        ? known[uri.replace(/#$/, '')]
+        : undefined;
     if (meta === undefined || seen.has(uri)) {
       throw new Error(
         `$schema "${uri}" is not a dialect toolgate reads; use JSON Schema draft 2020-12 (the default, without $schema) or draft-07 ("http://json-schema.org/draft-07/schema#").`,
@@ -60,11 +68,31 @@ export function jsonSchemaDialect(schema: unknown, known: Readonly<Record<string
 }
 
 // Where a draft-07 schema keeps subschemas: one, a list of them, or a map of them.
-const ONE = new Set(['additionalItems', 'items', 'contains', 'additionalProperties', 'propertyNames', 'not', 'if', 'then', 'else']);
+const ONE = new Set([
+  'additionalItems',
+  'items',
+  'contains',
+  'additionalProperties',
+  'propertyNames',
+  'not',
+  'if',
+  'then',
+  'else',
+]);
 const LIST = new Set(['items', 'allOf', 'anyOf', 'oneOf']);
 const MAP = new Set(['properties', 'patternProperties', 'definitions', '$defs', 'dependencies']);
 // Keywords a $ref keeps beside it: they describe, or hold schemas that pointers may reach.
-const BESIDE_REF = new Set(['title', 'description', '$comment', 'default', 'examples', 'readOnly', 'writeOnly', 'definitions', '$defs']);
+const BESIDE_REF = new Set([
+  'title',
+  'description',
+  '$comment',
+  'default',
+  'examples',
+  'readOnly',
+  'writeOnly',
+  'definitions',
+  '$defs',
+]);
 // Keywords that mean something in 2020-12 but nothing in draft-07, which ignores them.
 const LATER = new Set([
   'prefixItems',
@@ -93,18 +121,28 @@ function isNode(value: unknown): value is Node {
  * the object, a function that copies one of its keyword values (descending into subschemas), and
  * the schema resource (the root, or the nearest subschema with an `$id`) its pointers start from.
  */
-function copyDraft07(schema: unknown, rewrite: (node: Node, copy: (key: string, value: unknown) => unknown, resource: Node) => Node): unknown {
+function copyDraft07(
+  schema: unknown,
+  rewrite: (node: Node, copy: (key: string, value: unknown) => unknown, resource: Node) => Node,
+): unknown {
   const visit = (node: unknown, resource: Node): unknown => {
     if (!isNode(node)) return node;
     const id = node['$id'];
-    const here = typeof id === 'string' && !id.startsWith('#') && typeof node['$ref'] !== 'string' ? node : resource;
+    const here =
+      typeof id === 'string' && !id.startsWith('#') && typeof node['$ref'] !== 'string' ? node : resource;
     return rewrite(
       node,
       (key, value) => {
-        if (Array.isArray(value)) return LIST.has(key) ? value.map((item: unknown) => visit(item, here)) : (value as unknown[]);
+        if (Array.isArray(value))
+          return LIST.has(key) ? value.map((item: unknown) => visit(item, here)) : (value as unknown[]);
         if (ONE.has(key)) return visit(value, here);
         if (MAP.has(key) && isNode(value)) {
-          return Object.fromEntries(Object.entries(value).map(([name, child]) => [name, Array.isArray(child) ? child : visit(child, here)]));
+          return Object.fromEntries(
+            Object.entries(value).map(([name, child]) => [
+              name,
+              Array.isArray(child) ? child : visit(child, here),
+            ]),
+          );
         }
         return value;
       },
@@ -146,9 +184,18 @@ export function draft07RefsAlone(schema: JsonSchemaObject): JsonSchemaObject {
  * jsonSchemaAs2020({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'array', items: [{ type: 'number' }], additionalItems: false });
  * // { type: 'array', prefixItems: [{ type: 'number' }], items: false }
  */
-export function jsonSchemaAs2020(schema: JsonSchemaObject, known?: Readonly<Record<string, unknown>>): JsonSchemaObject;
-export function jsonSchemaAs2020(schema: JsonSchemaObject | boolean, known?: Readonly<Record<string, unknown>>): JsonSchemaObject | boolean;
-export function jsonSchemaAs2020(schema: JsonSchemaObject | boolean, known: Readonly<Record<string, unknown>> = {}): JsonSchemaObject | boolean {
+export function jsonSchemaAs2020(
+  schema: JsonSchemaObject,
+  known?: Readonly<Record<string, unknown>>,
+): JsonSchemaObject;
+export function jsonSchemaAs2020(
+  schema: JsonSchemaObject | boolean,
+  known?: Readonly<Record<string, unknown>>,
+): JsonSchemaObject | boolean;
+export function jsonSchemaAs2020(
+  schema: JsonSchemaObject | boolean,
+  known: Readonly<Record<string, unknown>> = {},
+): JsonSchemaObject | boolean {
   if (typeof schema === 'boolean') return schema;
   const { $schema: _dialect, ...rest } = schema;
   if (jsonSchemaDialect(schema, known) === '2020-12') return rest;
@@ -217,7 +264,12 @@ function movedPointer(root: Node, pointer: string): string {
       else if (segment === 'additionalItems' && tuple) moved.push('items');
       else if (segment === 'definitions' && !('$defs' in node)) moved.push('$defs');
       else moved.push(segment);
-      kind = ONE.has(segment) && !Array.isArray(next) ? 'schema' : MAP.has(segment) || LIST.has(segment) ? 'container' : 'value';
+      kind =
+        ONE.has(segment) && !Array.isArray(next)
+          ? 'schema'
+          : MAP.has(segment) || LIST.has(segment)
+            ? 'container'
+            : 'value';
     } else {
       moved.push(segment);
       kind = kind === 'container' ? 'schema' : 'value';

@@ -31,7 +31,10 @@ function exportSchema(schema: ToolSchema, where: string): Record<string, unknown
     try {
       json = converter.input({ target: 'draft-2020-12' });
     } catch (error) {
-      throw new Error(`${where}: its schema could not be turned into JSON Schema: ${(error as Error).message}`, { cause: error });
+      throw new Error(
+        `${where}: its schema could not be turned into JSON Schema: ${(error as Error).message}`,
+        { cause: error },
+      );
     }
   } else json = schema;
   try {
@@ -48,13 +51,21 @@ function exportSchema(schema: ToolSchema, where: string): Record<string, unknown
  * @example
  * checkToolNames(gate.tools, /^[a-zA-Z0-9_-]{1,64}$/, 'openaiChatTools', 'OpenAI');
  */
-export function checkToolNames(tools: readonly ToolDefinition[], rule: RegExp, who: string, provider: string): void {
+export function checkToolNames(
+  tools: readonly ToolDefinition[],
+  rule: RegExp,
+  who: string,
+  provider: string,
+): void {
   const seen = new Set<string>();
   for (const tool of tools) {
     if (!rule.test(tool.name)) {
-      throw new Error(`${who}: tool name "${tool.name}" is not allowed by ${provider}, which requires ${String(rule)}; rename the tool.`);
+      throw new Error(
+        `${who}: tool name "${tool.name}" is not allowed by ${provider}, which requires ${String(rule)}; rename the tool.`,
+      );
     }
-    if (seen.has(tool.name)) throw new Error(`${who}: two tools are named "${tool.name}"; tool names must be unique.`);
+    if (seen.has(tool.name))
+      throw new Error(`${who}: two tools are named "${tool.name}"; tool names must be unique.`);
     seen.add(tool.name);
   }
 }

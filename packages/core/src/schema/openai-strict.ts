@@ -61,7 +61,8 @@ export function openaiStrictSchema(given: Record<string, unknown>): OpenAIStrict
   } catch (error) {
     return { ok: false, problems: [`(root) ${(error as Error).message}`] };
   }
-  if (schema['type'] !== 'object') problems.push(`(root) must be type "object" (got ${JSON.stringify(schema['type'] ?? null)})`);
+  if (schema['type'] !== 'object')
+    problems.push(`(root) must be type "object" (got ${JSON.stringify(schema['type'] ?? null)})`);
   if ('anyOf' in schema) problems.push('(root) must not be anyOf');
   const strict = visit(schema, '', problems) as Record<string, unknown>;
   return problems.length === 0 ? { ok: true, schema: strict } : { ok: false, problems };
@@ -80,14 +81,19 @@ function visit(node: unknown, path: string, problems: string[]): unknown {
   if (isObject) {
     const properties = schema['properties'];
     if (typeof properties !== 'object' || properties === null || Object.keys(properties).length === 0) {
-      if (!('$ref' in schema)) problems.push(`${at} is an object with no "properties"; strict mode cannot describe a free-form object`);
+      if (!('$ref' in schema))
+        problems.push(
+          `${at} is an object with no "properties"; strict mode cannot describe a free-form object`,
+        );
     } else {
       const required = Array.isArray(schema['required']) ? (schema['required'] as unknown[]) : [];
       const copied: Record<string, unknown> = {};
       for (const [key, value] of Object.entries(properties)) {
         const child = `${path}/properties/${escapePointer(key)}`;
         if (!required.includes(key)) {
-          problems.push(`${child} is optional: strict mode needs every property in "required" (make it required with a "null" type, or export with strict: false)`);
+          problems.push(
+            `${child} is optional: strict mode needs every property in "required" (make it required with a "null" type, or export with strict: false)`,
+          );
         }
         copied[key] = visit(value, child, problems);
       }
@@ -95,19 +101,24 @@ function visit(node: unknown, path: string, problems: string[]): unknown {
     }
     const additional = schema['additionalProperties'];
     if (additional === undefined) out['additionalProperties'] = false;
-    else if (additional !== false) problems.push(`${at} allows additional properties; strict mode needs "additionalProperties": false`);
+    else if (additional !== false)
+      problems.push(`${at} allows additional properties; strict mode needs "additionalProperties": false`);
   }
   const items = schema['items'];
-  if (Array.isArray(items)) problems.push(`${at} uses tuple-form "items", which strict mode does not support`);
+  if (Array.isArray(items))
+    problems.push(`${at} uses tuple-form "items", which strict mode does not support`);
   else if (items !== undefined) out['items'] = visit(items, `${path}/items`, problems);
   if (Array.isArray(schema['anyOf'])) {
-    out['anyOf'] = (schema['anyOf'] as unknown[]).map((branch, index) => visit(branch, `${path}/anyOf/${index}`, problems));
+    out['anyOf'] = (schema['anyOf'] as unknown[]).map((branch, index) =>
+      visit(branch, `${path}/anyOf/${index}`, problems),
+    );
   }
   for (const defs of ['$defs', 'definitions'] as const) {
     const group = schema[defs];
     if (typeof group === 'object' && group !== null) {
       const copied: Record<string, unknown> = {};
-      for (const [key, value] of Object.entries(group)) copied[key] = visit(value, `${path}/${defs}/${escapePointer(key)}`, problems);
+      for (const [key, value] of Object.entries(group))
+        copied[key] = visit(value, `${path}/${defs}/${escapePointer(key)}`, problems);
       out[defs] = copied;
     }
   }

@@ -24,12 +24,30 @@ export interface PrecompiledValidator {
  * import * as validators from './validators.generated.js';
  * const gate = createToolGate({ tools, jsonSchema: precompiledJsonSchema(validators) });
  */
-export function precompiledJsonSchema(validators: Readonly<Record<string, PrecompiledValidator>>): JsonSchemaCompiler {
+export function precompiledJsonSchema(
+  validators: Readonly<Record<string, PrecompiledValidator>>,
+): JsonSchemaCompiler {
   return (schema) => {
     // `true` and `false` need no generated code (only untyped callers pass them).
-    if (typeof schema === 'boolean') return (value): ValidationResult => (schema ? { ok: true, value } : { ok: false, issues: [toIssue({ keyword: 'false', path: '', expected: false, data: value, fallback: 'boolean schema is false' })] });
+    if (typeof schema === 'boolean')
+      return (value): ValidationResult =>
+        schema
+          ? { ok: true, value }
+          : {
+              ok: false,
+              issues: [
+                toIssue({
+                  keyword: 'false',
+                  path: '',
+                  expected: false,
+                  data: value,
+                  fallback: 'boolean schema is false',
+                }),
+              ],
+            };
     const id = typeof schema.$id === 'string' ? schema.$id : undefined;
-    const validate = id === undefined ? undefined : Object.hasOwn(validators, id) ? validators[id] : undefined;
+    const validate =
+      id === undefined ? undefined : Object.hasOwn(validators, id) ? validators[id] : undefined;
     if (validate === undefined) {
       const known = Object.keys(validators).join(', ') || 'none';
       throw new Error(
@@ -38,6 +56,7 @@ export function precompiledJsonSchema(validators: Readonly<Record<string, Precom
           : `precompiledJsonSchema: no generated validator for schema "${id}" (have: ${known}); regenerate the validators.`,
       );
     }
-    return (value): ValidationResult => (validate(value) ? { ok: true, value } : { ok: false, issues: ajvIssues(validate.errors ?? []) });
+    return (value): ValidationResult =>
+      validate(value) ? { ok: true, value } : { ok: false, issues: ajvIssues(validate.errors ?? []) };
   };
 }

@@ -10,8 +10,7 @@ import type { JsonSchemaObject, ToolSchema } from './tool-schema.ts';
  * const result: ValidationResult = { ok: false, issues: [{ path: '/q', message: 'is required', keyword: 'required' }] };
  */
 export type ValidationResult =
-  | { readonly ok: true; readonly value: unknown }
-  | { readonly ok: false; readonly issues: readonly Issue[] };
+  { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly issues: readonly Issue[] };
 
 /**
  * A compiled check for one schema. Standard Schemas may answer asynchronously.
@@ -77,8 +76,12 @@ export function compileSchema(schema: ToolSchema, compileJson: JsonSchemaCompile
  */
 export function standardValidate(schema: StandardSchemaV1): Validate {
   const standard: unknown = schema['~standard'];
-  const validate: unknown = typeof standard === 'object' && standard !== null ? (standard as { validate?: unknown }).validate : undefined;
-  if (typeof validate !== 'function') throw new TypeError('its `~standard` property has no `validate` function');
+  const validate: unknown =
+    typeof standard === 'object' && standard !== null
+      ? (standard as { validate?: unknown }).validate
+      : undefined;
+  if (typeof validate !== 'function')
+    throw new TypeError('its `~standard` property has no `validate` function');
   return (value) => {
     const result: unknown = validate.call(standard, value);
     // A Promise made in another realm (an iframe, a vm context) is not `instanceof Promise` here.
@@ -87,7 +90,11 @@ export function standardValidate(schema: StandardSchemaV1): Validate {
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }
 
 function fromStandard(result: unknown): ValidationResult {
@@ -95,14 +102,17 @@ function fromStandard(result: unknown): ValidationResult {
   const { issues } = result as { issues?: unknown };
   if (issues === undefined) {
     if (!('value' in result)) return refused('the validator answered neither a value nor issues');
-    return { ok: true, value: (result).value };
+    return { ok: true, value: result.value };
   }
   if (!Array.isArray(issues)) return refused('the validator answered issues that are not a list');
   if (issues.length === 0) return refused('the validator refused the value without saying why');
   return {
     ok: false,
     issues: issues.map((issue: unknown) => {
-      const { path, message } = (typeof issue === 'object' && issue !== null ? issue : {}) as { path?: unknown; message?: unknown };
+      const { path, message } = (typeof issue === 'object' && issue !== null ? issue : {}) as {
+        path?: unknown;
+        message?: unknown;
+      };
       return { path: pathOf(path), message: typeof message === 'string' ? message : textOf(message) };
     }),
   };
@@ -205,7 +215,14 @@ export interface SchemaViolation {
   readonly fallback: string;
 }
 
-const NO_GOT = new Set(['required', 'dependentRequired', 'dependencies', 'additionalProperties', 'unevaluatedProperties', 'false']);
+const NO_GOT = new Set([
+  'required',
+  'dependentRequired',
+  'dependencies',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'false',
+]);
 
 /**
  * Words a JSON Schema violation the same way whichever validator found it, saying what was
@@ -261,14 +278,21 @@ function wording(keyword: string, expected: unknown): string | undefined {
     case 'dependentRequired':
     case 'dependencies':
       // `expected` is the key whose presence requires this one.
-      return typeof expected === 'string' ? `is required when ${JSON.stringify(expected)} is present` : undefined;
+      return typeof expected === 'string'
+        ? `is required when ${JSON.stringify(expected)} is present`
+        : undefined;
     case 'anyOf':
     case 'oneOf':
-      return list && `must match ${keyword === 'oneOf' ? 'exactly' : 'at least'} one of: ${list.map(describeSchema).join('; ')}`;
+      return (
+        list &&
+        `must match ${keyword === 'oneOf' ? 'exactly' : 'at least'} one of: ${list.map(describeSchema).join('; ')}`
+      );
   }
   const template = Object.hasOwn(WORDING, keyword) ? WORDING[keyword] : undefined;
   if (template === undefined || !template.includes('#')) return template;
-  return typeof expected === 'number' || typeof expected === 'string' ? template.replace('#', String(expected)) : undefined;
+  return typeof expected === 'number' || typeof expected === 'string'
+    ? template.replace('#', String(expected))
+    : undefined;
 }
 
 function describeSchema(schema: unknown): string {
@@ -277,7 +301,11 @@ function describeSchema(schema: unknown): string {
   if ('const' in s) return JSON.stringify(s['const']);
   if (Array.isArray(s['enum'])) return s['enum'].map((v) => JSON.stringify(v)).join(' | ');
   if (typeof s['$ref'] === 'string') return s['$ref'].split('/').pop() ?? s['$ref'];
-  const type = Array.isArray(s['type']) ? s['type'].join(' or ') : typeof s['type'] === 'string' ? s['type'] : 'a value';
+  const type = Array.isArray(s['type'])
+    ? s['type'].join(' or ')
+    : typeof s['type'] === 'string'
+      ? s['type']
+      : 'a value';
   if (type === 'object' && typeof s['properties'] === 'object' && s['properties'] !== null) {
     return `object with ${Object.keys(s['properties']).join(', ')}`;
   }

@@ -37,7 +37,10 @@ export function close(turn: StreamTurn, slot: Slot, raw: unknown = argumentsOf(s
   shut(turn, slot);
   const name = slot.name;
   if (name === undefined) {
-    const record = gate.propose({ id: slot.providerId, arguments: raw }, turn.id === undefined ? {} : { turn: turn.id });
+    const record = gate.propose(
+      { id: slot.providerId, arguments: raw },
+      turn.id === undefined ? {} : { turn: turn.id },
+    );
     slot.callIds = [record.id];
     slot.generatedId = record.generatedId;
     return;
@@ -53,7 +56,8 @@ function unwrap(turn: StreamTurn, slot: Slot, raw: unknown): boolean {
   const read = readParallelWrapper(raw, gate.limits);
   if (!read.ok) return false;
   const tools = new Map(gate.tools.map((tool) => [tool.name, tool]));
-  if (!read.calls.every((call) => tools.get(call.name)?.repair?.includes('parallel_wrapper') === true)) return false;
+  if (!read.calls.every((call) => tools.get(call.name)?.repair?.includes('parallel_wrapper') === true))
+    return false;
   const wrapperId = slot.providerId ?? `${PARALLEL_WRAPPER}@${slot.position}`;
   slot.providerId = wrapperId;
   slot.callIds = read.calls.map((call, index) => {

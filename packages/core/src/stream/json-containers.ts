@@ -92,6 +92,7 @@ export function createJsonContainers(maxDepth: number): JsonContainers {
 
 /** Sets a key the way `JSON.parse` does: `__proto__` becomes an own property, never the prototype. */
 function setKey(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
 }

@@ -43,7 +43,7 @@ export function createJsonString(): JsonString {
     const n = fragment.length;
     // indexOf jumps from quote to quote natively; a quote after an odd run of backslashes is escaped.
     let end = -1;
-    for (let j = from; ; ) {
+    for (let j = from; ;) {
       const q = fragment.indexOf('"', j);
       if (q === -1) break;
       let k = q - 1;

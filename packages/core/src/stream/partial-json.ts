@@ -97,7 +97,11 @@ export function createPartialJson(options: { readonly maxDepth?: number } = {}):
     cached: undefined,
     fresh: true,
   };
-  return { push: (fragment) => push(reader, fragment), preview: () => preview(reader), state: () => reader.state };
+  return {
+    push: (fragment) => push(reader, fragment),
+    preview: () => preview(reader),
+    state: () => reader.state,
+  };
 }
 
 function push(r: Reader, fragment: string): void {

@@ -162,5 +162,7 @@ export function inputAsRead(raw: unknown, maxDepth: number): Record<string, unkn
     json.push(raw);
     value = json.preview();
   }
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
 }

@@ -32,12 +32,27 @@ export interface StreamTurn {
  * @example
  * const turn = createStreamTurn(gate, 'openai-chat', createPreviews(gate, clock, 50), undefined);
  */
-export function createStreamTurn(gate: StreamGate, source: ProposalSource, previews: Previews, id: string | undefined): StreamTurn {
+export function createStreamTurn(
+  gate: StreamGate,
+  source: ProposalSource,
+  previews: Previews,
+  id: string | undefined,
+): StreamTurn {
   let resolveOver!: () => void;
   const over = new Promise<void>((resolve) => {
     resolveOver = resolve;
   });
-  return { gate, source, previews, slots: new Map(), id, idFixed: id !== undefined, finished: false, over, resolveOver };
+  return {
+    gate,
+    source,
+    previews,
+    slots: new Map(),
+    id,
+    idFixed: id !== undefined,
+    finished: false,
+    over,
+    resolveOver,
+  };
 }
 
 /**

@@ -45,7 +45,14 @@ export interface StreamReaderOptions {
  */
 export interface CallAssembler {
   /** Creates or updates the call at `key`; it opens in the gate once it has a name. */
-  readonly start: (key: string, init: { readonly id?: string | undefined; readonly name?: string | undefined; readonly position?: number }) => void;
+  readonly start: (
+    key: string,
+    init: {
+      readonly id?: string | undefined;
+      readonly name?: string | undefined;
+      readonly position?: number;
+    },
+  ) => void;
   readonly has: (key: string) => boolean;
   /** The provider's id for the call at `key`, once known. */
   readonly idOf: (key: string) => string | undefined;
@@ -92,7 +99,11 @@ export interface CallAssembler {
   readonly abort: (reason?: string) => void;
   readonly ended: () => boolean;
   readonly setTurn: (turn: string) => void;
-  readonly reader: <E>(push: (event: E) => void, end: () => void, stopReason: () => string | undefined) => TurnReader<E>;
+  readonly reader: <E>(
+    push: (event: E) => void,
+    end: () => void,
+    stopReason: () => string | undefined,
+  ) => TurnReader<E>;
 }
 
 /**
@@ -105,7 +116,11 @@ export interface CallAssembler {
  * calls.start('1', { id: 'toolu_1', name: 'write_file', position: 1 });
  * calls.append('1', '{"path":"a.md"');
  */
-export function createCallAssembler(gate: StreamGate, source: ProposalSource, options: StreamReaderOptions = {}): CallAssembler {
+export function createCallAssembler(
+  gate: StreamGate,
+  source: ProposalSource,
+  options: StreamReaderOptions = {},
+): CallAssembler {
   const previews = createPreviews(gate, options.clock ?? systemClock, options.previewIntervalMs ?? 50);
   const turn = createStreamTurn(gate, source, previews, options.turn);
   const { slots } = turn;
@@ -147,7 +162,14 @@ export function createCallAssembler(gate: StreamGate, source: ProposalSource, op
     else signal.addEventListener('abort', onAbort, { once: true });
   }
 
-  function start(key: string, init: { readonly id?: string | undefined; readonly name?: string | undefined; readonly position?: number }): void {
+  function start(
+    key: string,
+    init: {
+      readonly id?: string | undefined;
+      readonly name?: string | undefined;
+      readonly position?: number;
+    },
+  ): void {
     if (turn.finished) return;
     let slot = slots.get(key);
     if (slot === undefined) {
@@ -156,7 +178,8 @@ export function createCallAssembler(gate: StreamGate, source: ProposalSource, op
     }
     latest = slot;
     if (init.position !== undefined) slot.position = init.position;
-    if (slot.providerId === undefined && typeof init.id === 'string' && init.id !== '') slot.providerId = init.id;
+    if (slot.providerId === undefined && typeof init.id === 'string' && init.id !== '')
+      slot.providerId = init.id;
     if (slot.name === undefined && typeof init.name === 'string' && init.name !== '') slot.name = init.name;
     if (slot.phase === 'naming' && slot.name !== undefined && slot.name !== PARALLEL_WRAPPER) {
       openInGate(turn, slot, slot.name);
@@ -227,7 +250,12 @@ export function createCallAssembler(gate: StreamGate, source: ProposalSource, op
       const slot = slots.get(key);
       return slot === undefined ? {} : inputAsRead(argumentsOf(slot), maxDepth);
     },
-    sent: () => inOrder(turn).map((slot) => ({ id: slot.providerId ?? slot.callIds[0] ?? '', name: slot.name ?? '', arguments: argumentsOf(slot) })),
+    sent: () =>
+      inOrder(turn).map((slot) => ({
+        id: slot.providerId ?? slot.callIds[0] ?? '',
+        name: slot.name ?? '',
+        arguments: argumentsOf(slot),
+      })),
     end: (cut) =>
       over(() => {
         for (const slot of inOrder(turn)) {

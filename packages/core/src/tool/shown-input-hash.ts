@@ -13,7 +13,10 @@ import type { ToolDefinition } from './tool.ts';
  * const hash = await shownInputHash(transfer, part.input);
  * await serverGate.approve(part.toolCallId, { principal, inputHash: hash });
  */
-export async function shownInputHash(tool: Pick<ToolDefinition, 'inputSchema'> | undefined, input: unknown): Promise<string> {
+export async function shownInputHash(
+  tool: Pick<ToolDefinition, 'inputSchema'> | undefined,
+  input: unknown,
+): Promise<string> {
   const schema = tool?.inputSchema;
   if (schema !== undefined && isStandardSchema(schema)) {
     try {

@@ -33,10 +33,16 @@ export function compileEntry(tool: ToolDefinition, compileJson: JsonSchemaCompil
   try {
     const validateInput = compileSchema(tool.inputSchema, compileJson);
     part = 'output';
-    const validateOutput = tool.outputSchema === undefined ? undefined : compileSchema(tool.outputSchema, compileJson);
+    const validateOutput =
+      tool.outputSchema === undefined ? undefined : compileSchema(tool.outputSchema, compileJson);
     return { tool, validateInput, validateOutput };
   } catch (error) {
     const problem = `the ${part} schema of tool "${tool.name}" does not compile: ${messageOf(error)}`;
-    return { tool, validateInput: () => ({ ok: false, issues: [{ path: '', message: problem }] }), validateOutput: undefined, problem };
+    return {
+      tool,
+      validateInput: () => ({ ok: false, issues: [{ path: '', message: problem }] }),
+      validateOutput: undefined,
+      problem,
+    };
   }
 }

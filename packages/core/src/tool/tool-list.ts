@@ -9,13 +9,19 @@ import type { ToolDefinition } from './tool.ts';
  * checkToolList(next, 'gate.replaceTools'); // throws: tools[1] is not a tool …
  */
 export function checkToolList(tools: unknown, where: string): asserts tools is readonly ToolDefinition[] {
-  if (!Array.isArray(tools)) throw new TypeError(`${where}: pass the tools as an array of defineTool(...) results (got ${kindOf(tools)}).`);
+  if (!Array.isArray(tools))
+    throw new TypeError(
+      `${where}: pass the tools as an array of defineTool(...) results (got ${kindOf(tools)}).`,
+    );
   const names = new Set<string>();
   tools.forEach((tool: unknown, index) => {
     if (!isTool(tool)) {
-      throw new TypeError(`${where}: tools[${index}] is not a tool (got ${kindOf(tool)}); make each tool with defineTool({ name, inputSchema, execute }).`);
+      throw new TypeError(
+        `${where}: tools[${index}] is not a tool (got ${kindOf(tool)}); make each tool with defineTool({ name, inputSchema, execute }).`,
+      );
     }
-    if (names.has(tool.name)) throw new Error(`${where}: two tools are named "${tool.name}"; tool names must be unique.`);
+    if (names.has(tool.name))
+      throw new Error(`${where}: two tools are named "${tool.name}"; tool names must be unique.`);
     names.add(tool.name);
   });
 }
@@ -23,7 +29,13 @@ export function checkToolList(tools: unknown, where: string): asserts tools is r
 function isTool(value: unknown): value is ToolDefinition {
   if (typeof value !== 'object' || value === null) return false;
   const { name, execute, inputSchema } = value as Partial<ToolDefinition>;
-  return typeof name === 'string' && name !== '' && typeof execute === 'function' && typeof inputSchema === 'object' && inputSchema !== null;
+  return (
+    typeof name === 'string' &&
+    name !== '' &&
+    typeof execute === 'function' &&
+    typeof inputSchema === 'object' &&
+    inputSchema !== null
+  );
 }
 
 function kindOf(value: unknown): string {
@@ -31,5 +43,7 @@ function kindOf(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   if (typeof value !== 'object') return typeof value;
   const name = (value as { name?: unknown }).name;
-  return typeof name === 'string' ? `an object named "${name}" without an inputSchema object or an execute function` : 'an object';
+  return typeof name === 'string'
+    ? `an object named "${name}" without an inputSchema object or an execute function`
+    : 'an object';
 }

@@ -179,7 +179,10 @@ export interface ToolConfig<Schema extends ToolSchema, O, S = any, N extends str
   readonly execute: (input: InferSchema<Schema>, ctx: ToolContext) => MaybePromise<O | Cancel>;
   readonly commit?: (state: S, output: O, input: InferSchema<Schema>) => Partial<S>;
   readonly needsApproval?: boolean | ((input: InferSchema<Schema>) => MaybePromise<boolean>);
-  readonly authorize?: (input: InferSchema<Schema>, ctx: AuthorizeContext<S>) => MaybePromise<boolean | string>;
+  readonly authorize?: (
+    input: InferSchema<Schema>,
+    ctx: AuthorizeContext<S>,
+  ) => MaybePromise<boolean | string>;
   readonly timeoutMs?: number;
   readonly repair?: readonly RepairKind[];
   readonly idempotent?: boolean;
@@ -209,7 +212,8 @@ export interface ToolConfig<Schema extends ToolSchema, O, S = any, N extends str
 export function defineTool<const Schema extends ToolSchema, O, S = any, const N extends string = string>(
   config: ToolConfig<Schema, O, S, N>,
 ): ToolDefinition<InferSchema<Schema>, O, S, N> {
-  const where = typeof config.name === 'string' && config.name !== '' ? `defineTool("${config.name}")` : 'defineTool';
+  const where =
+    typeof config.name === 'string' && config.name !== '' ? `defineTool("${config.name}")` : 'defineTool';
   if (typeof config.name !== 'string' || config.name === '') {
     throw new TypeError(`${where}: \`name\` must be a non-empty string.`);
   }
@@ -217,7 +221,9 @@ export function defineTool<const Schema extends ToolSchema, O, S = any, const N 
     throw new TypeError(`${where}: \`execute\` must be a function.`);
   }
   if (typeof config.inputSchema !== 'object' || config.inputSchema === null) {
-    throw new TypeError(`${where}: \`inputSchema\` must be a Standard Schema (Zod, Valibot) or a JSON Schema object.`);
+    throw new TypeError(
+      `${where}: \`inputSchema\` must be a Standard Schema (Zod, Valibot) or a JSON Schema object.`,
+    );
   }
   if (config.commit !== undefined && typeof config.commit !== 'function') {
     throw new TypeError(`${where}: \`commit\` must be a function that returns the partial next state.`);
@@ -226,9 +232,12 @@ export function defineTool<const Schema extends ToolSchema, O, S = any, const N 
     throw new TypeError(`${where}: \`timeoutMs\` must be a positive number of milliseconds.`);
   }
   if (config.approvals !== undefined && !(Number.isInteger(config.approvals) && config.approvals >= 1)) {
-    throw new TypeError(`${where}: \`approvals\` must be a whole number of approvers, 1 or more (got ${String(config.approvals)}).`);
+    throw new TypeError(
+      `${where}: \`approvals\` must be a whole number of approvers, 1 or more (got ${String(config.approvals)}).`,
+    );
   }
-  if (config.approvals !== undefined && config.approvals > 1 && config.needsApproval === undefined) return Object.freeze({ ...config, needsApproval: true });
+  if (config.approvals !== undefined && config.approvals > 1 && config.needsApproval === undefined)
+    return Object.freeze({ ...config, needsApproval: true });
   return Object.freeze({ ...config });
 }
 

@@ -2,7 +2,12 @@
 import { describe, expect, it, vi } from 'vitest';
 import { defineTool, type ToolDefinition } from '../../src/index.ts';
 import { createPending, transition } from '../../src/call/machine.ts';
-import type { CallKeeper, ExecutingCall, ExecutionScope, PipelineHost } from '../../src/call/pipeline-host.ts';
+import type {
+  CallKeeper,
+  ExecutingCall,
+  ExecutionScope,
+  PipelineHost,
+} from '../../src/call/pipeline-host.ts';
 import type { ToolCallRecord } from '../../src/call/record.ts';
 import { createExecution } from '../../src/call/steps/execution.ts';
 import { createMoves } from '../../src/call/steps/moves.ts';
@@ -14,7 +19,10 @@ import { createFakeClock } from '../support/clock.ts';
 
 const note = { actor: 'user_42' };
 
-function harness(tool: ToolDefinition, open: (scope: ExecutionScope) => ExecutionScope | Promise<ExecutionScope> = (scope) => scope) {
+function harness(
+  tool: ToolDefinition,
+  open: (scope: ExecutionScope) => ExecutionScope | Promise<ExecutionScope> = (scope) => scope,
+) {
   const records = new Map<string, ToolCallRecord>();
   const order: string[] = [];
   const move: CallKeeper['move'] = (id, event) => {
@@ -26,14 +34,32 @@ function harness(tool: ToolDefinition, open: (scope: ExecutionScope) => Executio
     }
     return next;
   };
-  const keeper: CallKeeper = { move, open: () => open({ commit: (call, output) => move(call.id, { type: 'commit', output }, note) }) };
+  const keeper: CallKeeper = {
+    move,
+    open: () => open({ commit: (call, output) => move(call.id, { type: 'commit', output }, note) }),
+  };
   const clock = createFakeClock();
   const entry = compileEntry(tool, ajvJsonSchema);
-  const host: PipelineHost = { limits: DEFAULT_LIMITS, clock, onError: vi.fn(), entry: () => entry, toolNames: () => [tool.name], keeper, state: () => undefined };
+  const host: PipelineHost = {
+    limits: DEFAULT_LIMITS,
+    clock,
+    onError: vi.fn(),
+    entry: () => entry,
+    toolNames: () => [tool.name],
+    keeper,
+    state: () => undefined,
+  };
   const inputs = createToolInputs();
   const execution = createExecution(host, createMoves(keeper, host.onError), inputs);
   const executing = (id: string): ExecutingCall => {
-    let call: ToolCallRecord | undefined = createPending({ id, name: tool.name, source: 'json', generatedId: false, turn: undefined, at: 0 });
+    let call: ToolCallRecord | undefined = createPending({
+      id,
+      name: tool.name,
+      source: 'json',
+      generatedId: false,
+      turn: undefined,
+      at: 0,
+    });
     call = transition(call, { type: 'validate', input: inputs.keep({}, true) }, 0);
     call = call && transition(call, { type: 'execute' }, 0);
     records.set(id, call as ToolCallRecord);
@@ -45,7 +71,9 @@ function harness(tool: ToolDefinition, open: (scope: ExecutionScope) => Executio
 describe('the runs of tools', () => {
   it('run a call’s tool once, however often they are asked', () => {
     const execute = vi.fn(() => new Promise(() => {}));
-    const { execution, executing } = harness(defineTool({ name: 't', inputSchema: { type: 'object' }, execute }));
+    const { execution, executing } = harness(
+      defineTool({ name: 't', inputSchema: { type: 'object' }, execute }),
+    );
     const call = executing('a');
     execution.run(call, note);
     execution.run(call, note);
@@ -77,7 +105,10 @@ describe('the runs of tools', () => {
     clock.advance(1);
     expect((signal?.reason as DOMException).name).toBe('TimeoutError');
     await vi.waitFor(() => expect(records.get('a')?.status).toBe('cancelled'));
-    expect(records.get('a')?.reason).toEqual({ code: 'timeout', message: 'the tool did not finish within 100 ms' });
+    expect(records.get('a')?.reason).toEqual({
+      code: 'timeout',
+      message: 'the tool did not finish within 100 ms',
+    });
     finish('late');
     await Promise.resolve();
     expect(order).toEqual(['abandoned', 'cancelled']);
@@ -88,8 +119,9 @@ describe('the runs of tools', () => {
     const execute = vi.fn(() => 'done');
     let opened: () => void = () => {};
     const abandon = vi.fn();
-    const { execution, executing, records } = harness(defineTool({ name: 't', inputSchema: { type: 'object' }, execute }), (scope) =>
-      new Promise<ExecutionScope>((resolve) => (opened = () => resolve({ ...scope, abandon }))),
+    const { execution, executing, records } = harness(
+      defineTool({ name: 't', inputSchema: { type: 'object' }, execute }),
+      (scope) => new Promise<ExecutionScope>((resolve) => (opened = () => resolve({ ...scope, abandon }))),
     );
     execution.run(executing('a'), note);
     expect(execution.running('a')).toBe(true);
@@ -117,7 +149,9 @@ describe('the runs of tools', () => {
 
   it('commit a verified output as a frozen copy the tool can no longer change', () => {
     const made = { total: 12 };
-    const { execution, executing, records } = harness(defineTool({ name: 't', inputSchema: { type: 'object' }, execute: () => made }));
+    const { execution, executing, records } = harness(
+      defineTool({ name: 't', inputSchema: { type: 'object' }, execute: () => made }),
+    );
     execution.run(executing('a'), note);
     made.total = 13;
     const call = records.get('a');

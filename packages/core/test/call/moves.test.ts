@@ -30,7 +30,14 @@ describe('moves', () => {
     expect(events).toEqual([
       { type: 'reject', reason: { code: 'unknown_tool', message: 'no such tool' } },
       { type: 'fail', reason: { code: 'tool_error', message: 'it threw' } },
-      { type: 'fail', reason: { code: 'output_invalid', message: 'bad output', issues: [{ path: '/x', message: 'must be a number' }] } },
+      {
+        type: 'fail',
+        reason: {
+          code: 'output_invalid',
+          message: 'bad output',
+          issues: [{ path: '/x', message: 'must be a number' }],
+        },
+      },
       { type: 'cancel', reason: { code: 'timeout', message: 'too slow' } },
     ]);
   });

@@ -23,7 +23,11 @@ describe('a run', () => {
   it('gives the tool a context: the call, an idempotency key (the id unless the keeper gives one), the run’s signal', () => {
     const run = new Run();
     const plain = new RunContext(run, 'c1', 'charge', undefined);
-    expect(plain).toMatchObject({ call: { id: 'c1', name: 'charge' }, idempotencyKey: 'c1', transaction: undefined });
+    expect(plain).toMatchObject({
+      call: { id: 'c1', name: 'charge' },
+      idempotencyKey: 'c1',
+      transaction: undefined,
+    });
     const given = new RunContext(run, 'c1', 'charge', { idempotencyKey: 'k-9', transaction: 'tx' });
     expect(given).toMatchObject({ idempotencyKey: 'k-9', transaction: 'tx' });
     run.abort(new DOMException('stop', 'AbortError'));

@@ -62,7 +62,14 @@ describe('tool inputs', () => {
   it('pass values that are not objects through, and throw for one that cannot be read', () => {
     const inputs = createToolInputs();
     expect(inputs.take(inputs.keep('text', true))).toBe('text');
-    const hostile = new Proxy({}, { ownKeys: () => { throw new Error('revoked'); } });
+    const hostile = new Proxy(
+      {},
+      {
+        ownKeys: () => {
+          throw new Error('revoked');
+        },
+      },
+    );
     expect(() => inputs.keep(hostile, false)).toThrow('revoked');
   });
 });

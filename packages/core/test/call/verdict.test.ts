@@ -22,16 +22,23 @@ describe('a validator’s answer', () => {
   ])('is a refusal when it is %s', (_name, answer) => {
     expect(verdict(() => answer)).toEqual({
       ok: false,
-      issues: [{ path: '', message: 'the validator answered neither { ok: true, value } nor { ok: false, issues }' }],
+      issues: [
+        { path: '', message: 'the validator answered neither { ok: true, value } nor { ok: false, issues }' },
+      ],
     });
   });
 
   it('is a refusal that says so when it refuses without issues', () => {
-    expect(verdict(() => ({ ok: false, issues: [] }))).toEqual({ ok: false, issues: [{ path: '', message: 'the validator refused the value without saying why' }] });
+    expect(verdict(() => ({ ok: false, issues: [] }))).toEqual({
+      ok: false,
+      issues: [{ path: '', message: 'the validator refused the value without saying why' }],
+    });
   });
 
   it('keeps issues as text: a path that is not a string is the root, a message that is not a string is its text', () => {
-    expect(verdict(() => ({ ok: false, issues: [{ path: 3, message: { why: 'odd' }, keyword: 'type' }, null] }))).toEqual({
+    expect(
+      verdict(() => ({ ok: false, issues: [{ path: 3, message: { why: 'odd' }, keyword: 'type' }, null] })),
+    ).toEqual({
       ok: false,
       issues: [
         { path: '', message: '{"why":"odd"}', keyword: 'type' },
@@ -41,12 +48,26 @@ describe('a validator’s answer', () => {
   });
 
   it('is a refusal when the validator throws, rejects, or its answer cannot be read', async () => {
-    expect(verdict(() => {
-      throw new Error('boom');
-    })).toEqual({ ok: false, issues: [{ path: '', message: 'the validator threw: boom' }] });
-    const hostile = new Proxy({}, { get: () => { throw new Error('revoked'); } });
-    expect(verdict(() => hostile)).toEqual({ ok: false, issues: [{ path: '', message: 'the validator threw: revoked' }] });
-    const rejected = await new Promise<ValidationResult>((resolve) => check(() => Promise.reject(new Error('later')), 1, resolve));
+    expect(
+      verdict(() => {
+        throw new Error('boom');
+      }),
+    ).toEqual({ ok: false, issues: [{ path: '', message: 'the validator threw: boom' }] });
+    const hostile = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('revoked');
+        },
+      },
+    );
+    expect(verdict(() => hostile)).toEqual({
+      ok: false,
+      issues: [{ path: '', message: 'the validator threw: revoked' }],
+    });
+    const rejected = await new Promise<ValidationResult>((resolve) =>
+      check(() => Promise.reject(new Error('later')), 1, resolve),
+    );
     expect(rejected).toEqual({ ok: false, issues: [{ path: '', message: 'the validator threw: later' }] });
   });
 

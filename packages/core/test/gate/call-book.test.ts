@@ -13,7 +13,14 @@ function bookOf(retain = Infinity) {
   const settled: SettledCall[] = [];
   const book = createCallBook({ retain, audit, delivery, onError, onSettled: (call) => settled.push(call) });
   const open = (id: string): ToolCallRecord => {
-    const record = createPending({ id, name: 'charge', source: 'normalised', generatedId: false, turn: undefined, at: 1 });
+    const record = createPending({
+      id,
+      name: 'charge',
+      source: 'normalised',
+      generatedId: false,
+      turn: undefined,
+      at: 1,
+    });
     book.write(record, undefined);
     return record;
   };
@@ -43,7 +50,13 @@ describe('call book', () => {
       open('b');
     });
     expect(updates).toEqual([['a', 'b']]);
-    expect(audit.export().map((event) => `${event.callId}:${event.to}`)).toEqual(['a:pending', 'a:validated', 'a:executing', 'a:committed', 'b:pending']);
+    expect(audit.export().map((event) => `${event.callId}:${event.to}`)).toEqual([
+      'a:pending',
+      'a:validated',
+      'a:executing',
+      'a:committed',
+      'b:pending',
+    ]);
   });
 
   it('publishes each write at once outside a batch, and nested batches publish when the outer one ends', () => {
@@ -78,7 +91,13 @@ describe('call book', () => {
     book.calls.subscribe((state) => updates.push(state.changed));
     commit('b');
     expect(book.get('a')).toBeUndefined();
-    expect(book.lookup('a')).toMatchObject({ id: 'a', status: 'committed', input: undefined, output: undefined, evicted: true });
+    expect(book.lookup('a')).toMatchObject({
+      id: 'a',
+      status: 'committed',
+      input: undefined,
+      output: undefined,
+      evicted: true,
+    });
     expect(Object.isFrozen(book.lookup('a'))).toBe(true);
     expect([...book.calls.getState().records.keys()]).toEqual(['b']);
     expect(updates.at(-1)).toEqual(['a', 'b']);

@@ -10,7 +10,10 @@ interface Cart {
   readonly items: readonly string[];
 }
 
-function commitOf(commit: (state: Cart, output: string) => unknown, store = createStore<Cart>(() => ({ items: [] }))) {
+function commitOf(
+  commit: (state: Cart, output: string) => unknown,
+  store = createStore<Cart>(() => ({ items: [] })),
+) {
   const moves: CallEvent[] = [];
   let status: ToolCallStatus = 'executing';
   const onError = vi.fn();
@@ -31,7 +34,9 @@ function commitOf(commit: (state: Cart, output: string) => unknown, store = crea
 
 describe('store commit', () => {
   it('writes the partial state with one setState, then commits the call with its output', () => {
-    const { storeCommit, store, moves, tool } = commitOf((state, output) => ({ items: [...state.items, output] }));
+    const { storeCommit, store, moves, tool } = commitOf((state, output) => ({
+      items: [...state.items, output],
+    }));
     const writes = vi.fn();
     store.subscribe(writes);
     expect(storeCommit.commit('a', tool, {}, 'sku')?.status).toBe('committed');
@@ -42,7 +47,11 @@ describe('store commit', () => {
 
   it('commits without a store write when the tool has no commit', () => {
     const { storeCommit, moves } = commitOf(() => ({}));
-    const plain = defineTool({ name: 'look', inputSchema: { type: 'object' }, execute: () => 1 }) as unknown as ToolDefinition;
+    const plain = defineTool({
+      name: 'look',
+      inputSchema: { type: 'object' },
+      execute: () => 1,
+    }) as unknown as ToolDefinition;
     storeCommit.commit('a', plain, {}, 1);
     expect(moves).toEqual([{ type: 'commit', output: 1 }]);
   });
@@ -52,16 +61,25 @@ describe('store commit', () => {
     ['a Map', () => new Map(), 'not a Map'],
     ['a number', () => 3, 'not a number'],
     ['null', () => null, 'not null'],
-    ['a throw', () => { throw new Error('no stock'); }, 'commit threw: no stock'],
-  ])('fails the call with commit_error when commit answers %s, and leaves the store as it was', (_what, answer, message) => {
-    const { storeCommit, store, moves, tool } = commitOf(answer);
-    const before = store.getState();
-    expect(storeCommit.commit('a', tool, {}, 'sku')?.status).toBe('failed');
-    expect(store.getState()).toBe(before);
-    expect(moves).toHaveLength(1);
-    expect(moves[0]).toMatchObject({ type: 'fail', reason: { code: 'commit_error' } });
-    expect((moves[0] as { reason: { message: string } }).reason.message).toContain(message);
-  });
+    [
+      'a throw',
+      () => {
+        throw new Error('no stock');
+      },
+      'commit threw: no stock',
+    ],
+  ])(
+    'fails the call with commit_error when commit answers %s, and leaves the store as it was',
+    (_what, answer, message) => {
+      const { storeCommit, store, moves, tool } = commitOf(answer);
+      const before = store.getState();
+      expect(storeCommit.commit('a', tool, {}, 'sku')?.status).toBe('failed');
+      expect(store.getState()).toBe(before);
+      expect(moves).toHaveLength(1);
+      expect(moves[0]).toMatchObject({ type: 'fail', reason: { code: 'commit_error' } });
+      expect((moves[0] as { reason: { message: string } }).reason.message).toContain(message);
+    },
+  );
 
   it('fails the call when the store refuses the write', () => {
     const store = createStore<Cart>(() => ({ items: [] }));
@@ -70,7 +88,9 @@ describe('store commit', () => {
     };
     const { storeCommit, moves, tool } = commitOf(() => ({ items: ['x'] }), store);
     storeCommit.commit('a', tool, {}, 'sku');
-    expect(moves).toEqual([{ type: 'fail', reason: { code: 'commit_error', message: 'the store refused the write: read-only' } }]);
+    expect(moves).toEqual([
+      { type: 'fail', reason: { code: 'commit_error', message: 'the store refused the write: read-only' } },
+    ]);
   });
 
   it('commits, and reports the error, when a store subscriber throws after the write went in', () => {

@@ -1,18 +1,44 @@
-import { DefaultChatTransport, jsonSchema, simulateReadableStream, streamText, tool, type ModelMessage, type ToolSet, type UIMessage } from 'ai';
+import {
+  DefaultChatTransport,
+  jsonSchema,
+  simulateReadableStream,
+  streamText,
+  tool,
+  type ModelMessage,
+  type ToolSet,
+  type UIMessage,
+} from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aiSdkReply, createToolGate, readAiSdkStream, toolJsonSchema, type ToolDefinition } from '../../src/index.ts';
+import {
+  aiSdkReply,
+  createToolGate,
+  readAiSdkStream,
+  toolJsonSchema,
+  type ToolDefinition,
+} from '../../src/index.ts';
 import { readByHand } from './support/by-hand.ts';
 import { fragments } from './support/openai-chunks.ts';
 import { createWorkspace, getWeather, listTickets, writeFile } from './support/tools.ts';
 import { startUiStreamServer, type UiStreamServer } from './support/ui-stream-server.ts';
 
 /** A provider-level stream part, as a model hands it to `streamText`. */
-type ModelPart = Awaited<ReturnType<MockLanguageModelV3['doStream']>>['stream'] extends ReadableStream<infer P> ? P : never;
+type ModelPart =
+  Awaited<ReturnType<MockLanguageModelV3['doStream']>>['stream'] extends ReadableStream<infer P> ? P : never;
 
-const usage = { inputTokens: { total: 12, noCache: 12, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 30, text: 30, reasoning: 0 } };
-const finish = (unified: 'tool-calls' | 'length' | 'stop', raw: string = unified): ModelPart => ({ type: 'finish', finishReason: { unified, raw }, usage });
-const start: ModelPart[] = [{ type: 'stream-start', warnings: [] }, { type: 'response-metadata', id: 'resp_1', modelId: 'mock', timestamp: new Date(0) }];
+const usage = {
+  inputTokens: { total: 12, noCache: 12, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 30, text: 30, reasoning: 0 },
+};
+const finish = (unified: 'tool-calls' | 'length' | 'stop', raw: string = unified): ModelPart => ({
+  type: 'finish',
+  finishReason: { unified, raw },
+  usage,
+});
+const start: ModelPart[] = [
+  { type: 'stream-start', warnings: [] },
+  { type: 'response-metadata', id: 'resp_1', modelId: 'mock', timestamp: new Date(0) },
+];
 
 const text = (id: string, value: string): ModelPart[] => [
   { type: 'text-start', id },
@@ -24,20 +50,28 @@ const text = (id: string, value: string): ModelPart[] => [
 const toolCall = (id: string, toolName: string, input: string, { end = true } = {}): ModelPart[] => [
   { type: 'tool-input-start', id, toolName },
   ...fragments(input, 5).map((delta): ModelPart => ({ type: 'tool-input-delta', id, delta })),
-  ...(end ? ([{ type: 'tool-input-end', id }, { type: 'tool-call', toolCallId: id, toolName, input }] satisfies ModelPart[]) : []),
+  ...(end
+    ? ([
+        { type: 'tool-input-end', id },
+        { type: 'tool-call', toolCallId: id, toolName, input },
+      ] satisfies ModelPart[])
+    : []),
 ];
 
 /** A model whose every call streams the next list of parts. */
 function mockModel(...turns: ModelPart[][]): MockLanguageModelV3 {
   return new MockLanguageModelV3({
-    doStream: turns.map((chunks) => ({ stream: simulateReadableStream({ chunks, initialDelayInMs: null, chunkDelayInMs: null }) })),
+    doStream: turns.map((chunks) => ({
+      stream: simulateReadableStream({ chunks, initialDelayInMs: null, chunkDelayInMs: null }),
+    })),
   });
 }
 
 /** The gate's tools as `streamText` tools without `execute`: the gate runs them, not the SDK. */
 function sdkTools(tools: readonly ToolDefinition[]): ToolSet {
   const set: ToolSet = {};
-  for (const definition of tools) set[definition.name] = tool({ inputSchema: jsonSchema(toolJsonSchema(definition, 'test')) });
+  for (const definition of tools)
+    set[definition.name] = tool({ inputSchema: jsonSchema(toolJsonSchema(definition, 'test')) });
   return set;
 }
 
@@ -50,7 +84,13 @@ function setup(tools = [getWeather(), writeFile(), listTickets()]) {
 describe('streamText fullStream, from the real ai package', () => {
   it('checks each call at tool-input-end from its own deltas, and commits both', async () => {
     const { gate, store, tools, reader } = setup();
-    const model = mockModel([...start, ...text('t1', 'Checking both.'), ...toolCall('call_L', 'get_weather', '{"location":"Lima"}'), ...toolCall('call_Q', 'get_weather', '{"location":"Quito"}'), finish('tool-calls')]);
+    const model = mockModel([
+      ...start,
+      ...text('t1', 'Checking both.'),
+      ...toolCall('call_L', 'get_weather', '{"location":"Lima"}'),
+      ...toolCall('call_Q', 'get_weather', '{"location":"Quito"}'),
+      finish('tool-calls'),
+    ]);
     await reader.read(streamText({ model, tools: sdkTools(tools), prompt: 'Go.' }).fullStream);
     const turn = await reader.settled();
     expect(turn.answers.map((answer) => [answer.id, answer.calls[0]?.status])).toEqual([
@@ -79,15 +119,25 @@ describe('streamText fullStream, from the real ai package', () => {
 
   it('takes the input of a call that streamed none from its tool-call part', async () => {
     const { gate, tools, reader } = setup();
-    const model = mockModel([...start, { type: 'tool-call', toolCallId: 'call_N', toolName: 'list_open_tickets', input: '{}' }, finish('tool-calls')]);
+    const model = mockModel([
+      ...start,
+      { type: 'tool-call', toolCallId: 'call_N', toolName: 'list_open_tickets', input: '{}' },
+      finish('tool-calls'),
+    ]);
     await reader.read(streamText({ model, tools: sdkTools(tools), prompt: 'Go.' }).fullStream);
     expect(gate.get('call_N')).toMatchObject({ status: 'committed', input: {} });
   });
 
   it('runs nothing of a call the model was still writing when the model reports an error part', async () => {
     const { gate, tools, reader } = setup();
-    const model = mockModel([...start, ...toolCall('call_W', 'get_weather', '{"location":"Lima"}', { end: false }), { type: 'error', error: { type: 'overloaded_error' } }]);
-    await reader.read(streamText({ model, tools: sdkTools(tools), prompt: 'Go.', onError: () => undefined }).fullStream);
+    const model = mockModel([
+      ...start,
+      ...toolCall('call_W', 'get_weather', '{"location":"Lima"}', { end: false }),
+      { type: 'error', error: { type: 'overloaded_error' } },
+    ]);
+    await reader.read(
+      streamText({ model, tools: sdkTools(tools), prompt: 'Go.', onError: () => undefined }).fullStream,
+    );
     expect(gate.get('call_W')).toMatchObject({ status: 'rejected', reason: { code: 'truncated' } });
     expect(reader.stopReason()).toBe('error');
   });
@@ -107,10 +157,15 @@ describe('streamText fullStream, from the real ai package', () => {
         }),
       },
     });
-    const error = await readByHand(reader, streamText({ model, tools: sdkTools(tools), prompt: 'Go.', onError: () => undefined }).fullStream);
+    const error = await readByHand(
+      reader,
+      streamText({ model, tools: sdkTools(tools), prompt: 'Go.', onError: () => undefined }).fullStream,
+    );
     expect((error as Error).message).toBe('upstream reset');
     expect(gate.get('call_W')).toMatchObject({ status: 'rejected', reason: { code: 'truncated' } });
-    expect(gate.get('call_W')?.reason?.message).toBe('the stream broke off before this call was complete (upstream reset); nothing was run');
+    expect(gate.get('call_W')?.reason?.message).toBe(
+      'the stream broke off before this call was complete (upstream reset); nothing was run',
+    );
     expect(store.getState().weather).toEqual([]);
   });
 
@@ -130,12 +185,20 @@ describe('streamText fullStream, from the real ai package', () => {
         }),
       },
     });
-    for await (const part of streamText({ model, tools: sdkTools(tools), prompt: 'Go.', abortSignal: controller.signal }).fullStream) {
+    for await (const part of streamText({
+      model,
+      tools: sdkTools(tools),
+      prompt: 'Go.',
+      abortSignal: controller.signal,
+    }).fullStream) {
       reader.push(part);
       if (part.type === 'tool-input-delta') controller.abort();
     }
     reader.end();
-    expect(gate.get('call_W')).toMatchObject({ status: 'cancelled', reason: { code: 'user_cancelled', message: 'the stream was aborted' } });
+    expect(gate.get('call_W')).toMatchObject({
+      status: 'cancelled',
+      reason: { code: 'user_cancelled', message: 'the stream was aborted' },
+    });
     expect(store.getState().weather).toEqual([]);
   });
 });
@@ -143,7 +206,12 @@ describe('streamText fullStream, from the real ai package', () => {
 describe('the UI message stream a useChat client reads, from the real ai package', () => {
   it('reads toolCallId, inputTextDelta and tool-input-available, and previews the input as it streams', async () => {
     const { gate, tools, reader } = setup();
-    const model = mockModel([...start, ...text('t1', 'Checking Lima.'), ...toolCall('call_U', 'get_weather', '{"location":"Lima"}'), finish('tool-calls')]);
+    const model = mockModel([
+      ...start,
+      ...text('t1', 'Checking Lima.'),
+      ...toolCall('call_U', 'get_weather', '{"location":"Lima"}'),
+      finish('tool-calls'),
+    ]);
     const previews: unknown[] = [];
     gate.calls.subscribe((state) => {
       const call = state.records.get('call_U');
@@ -164,7 +232,11 @@ describe('the UI message stream a useChat client reads, from the real ai package
 
   it('rejects a call cut off by "length" as truncated, though the UI finish-step carries no reason', async () => {
     const { gate, tools, reader } = setup();
-    const model = mockModel([...start, ...toolCall('call_F', 'write_file', '{"path":"a.md","content":"half a sen', { end: false }), finish('length')]);
+    const model = mockModel([
+      ...start,
+      ...toolCall('call_F', 'write_file', '{"path":"a.md","content":"half a sen', { end: false }),
+      finish('length'),
+    ]);
     await reader.read(streamText({ model, tools: sdkTools(tools), prompt: 'Go.' }).toUIMessageStream());
     expect(gate.get('call_F')).toMatchObject({ status: 'rejected', reason: { code: 'truncated' } });
     expect(reader.stopReason()).toBe('length');
@@ -179,30 +251,54 @@ describe('the UI message stream a useChat client reads, from the real ai package
 
     const messages: UIMessage[] = [{ id: 'm1', role: 'user', parts: [{ type: 'text', text: 'Go.' }] }];
     const send = () =>
-      new DefaultChatTransport({ api: `${server.url}/api/chat` }).sendMessages({ trigger: 'submit-message', chatId: 'c1', messageId: undefined, messages, abortSignal: undefined });
+      new DefaultChatTransport({ api: `${server.url}/api/chat` }).sendMessages({
+        trigger: 'submit-message',
+        chatId: 'c1',
+        messageId: undefined,
+        messages,
+        abortSignal: undefined,
+      });
 
     it('commits the calls the model finished', async () => {
       const { store, tools, reader } = setup();
-      const model = mockModel([...start, ...toolCall('call_W', 'get_weather', '{"location":"Lima"}'), finish('tool-calls')]);
-      server.enqueue(() => streamText({ model, tools: sdkTools(tools), prompt: 'Go.' }).toUIMessageStreamResponse());
+      const model = mockModel([
+        ...start,
+        ...toolCall('call_W', 'get_weather', '{"location":"Lima"}'),
+        finish('tool-calls'),
+      ]);
+      server.enqueue(() =>
+        streamText({ model, tools: sdkTools(tools), prompt: 'Go.' }).toUIMessageStreamResponse(),
+      );
       await reader.read(await send());
       expect(store.getState().weather).toEqual(['Lima']);
     });
 
     it('fails the turn by hand when the connection drops: a call whose input looks whole does not run', async () => {
       const { gate, store, tools, reader } = setup();
-      const model = mockModel([...start, ...toolCall('call_A', 'get_weather', '{"location":"Lima"}'), ...toolCall('call_B', 'get_weather', '{"location":"Cusco"}'), finish('tool-calls')]);
+      const model = mockModel([
+        ...start,
+        ...toolCall('call_A', 'get_weather', '{"location":"Lima"}'),
+        ...toolCall('call_B', 'get_weather', '{"location":"Cusco"}'),
+        finish('tool-calls'),
+      ]);
       // start, start-step, call_A (start, 4 deltas, available), call_B (start, 4 deltas): the rest never arrives.
-      server.enqueue(() => streamText({ model, tools: sdkTools(tools), prompt: 'Go.' }).toUIMessageStreamResponse(), { cutAfter: 2 + 6 + 5 });
+      server.enqueue(
+        () => streamText({ model, tools: sdkTools(tools), prompt: 'Go.' }).toUIMessageStreamResponse(),
+        { cutAfter: 2 + 6 + 5 },
+      );
       const error = await readByHand(reader, await send());
 
       expect(error).toBeInstanceOf(Error);
       const turn = await reader.settled();
-      expect(turn.answers.map((answer) => [answer.id, answer.calls[0]?.status, answer.calls[0]?.reason?.code])).toEqual([
+      expect(
+        turn.answers.map((answer) => [answer.id, answer.calls[0]?.status, answer.calls[0]?.reason?.code]),
+      ).toEqual([
         ['call_A', 'committed', undefined],
         ['call_B', 'rejected', 'truncated'],
       ]);
-      expect(gate.get('call_B')?.reason?.message).toContain('the stream broke off before this call was complete');
+      expect(gate.get('call_B')?.reason?.message).toContain(
+        'the stream broke off before this call was complete',
+      );
       expect(store.getState().weather).toEqual(['Lima']);
     });
   });
@@ -226,7 +322,11 @@ describe('the assistant message and the reply, sent back through streamText', ()
     const reply = aiSdkReply(await reader.settled());
 
     const second = mockModel([...start, ...text('t2', 'Lima is 18°C.'), finish('stop')]);
-    const messages: ModelMessage[] = [{ role: 'user', content: 'Weather?' }, reader.assistantMessage(), ...reply];
+    const messages: ModelMessage[] = [
+      { role: 'user', content: 'Weather?' },
+      reader.assistantMessage(),
+      ...reply,
+    ];
     const result = streamText({ model: second, tools: sdkTools(tools), messages });
     await result.consumeStream();
 
@@ -243,8 +343,21 @@ describe('the assistant message and the reply, sent back through streamText', ()
     expect(prompt?.[2]).toMatchObject({
       role: 'tool',
       content: [
-        { type: 'tool-result', toolCallId: 'call_L', toolName: 'get_weather', output: { type: 'json', value: { location: 'Lima', temperature: 18 } } },
-        { type: 'tool-result', toolCallId: 'call_X', toolName: 'get_weather', output: { type: 'error-text', value: expect.stringMatching(/rejected \(invalid_arguments\)/) as string } },
+        {
+          type: 'tool-result',
+          toolCallId: 'call_L',
+          toolName: 'get_weather',
+          output: { type: 'json', value: { location: 'Lima', temperature: 18 } },
+        },
+        {
+          type: 'tool-result',
+          toolCallId: 'call_X',
+          toolName: 'get_weather',
+          output: {
+            type: 'error-text',
+            value: expect.stringMatching(/rejected \(invalid_arguments\)/) as string,
+          },
+        },
       ],
     });
     expect(await result.text).toBe('Lima is 18°C.');
@@ -254,14 +367,21 @@ describe('the assistant message and the reply, sent back through streamText', ()
 describe('provider-level (LanguageModelV3) parts read directly', () => {
   it('keeps the streamed text the source of truth over a tool-call part that says otherwise', () => {
     const { gate, reader } = setup();
-    const parts: ModelPart[] = [...toolCall('call_L', 'get_weather', '{"location":"Lima"}').slice(0, -1), { type: 'tool-call', toolCallId: 'call_L', toolName: 'get_weather', input: '{"location":"Quito"}' }];
+    const parts: ModelPart[] = [
+      ...toolCall('call_L', 'get_weather', '{"location":"Lima"}').slice(0, -1),
+      { type: 'tool-call', toolCallId: 'call_L', toolName: 'get_weather', input: '{"location":"Quito"}' },
+    ];
     for (const part of parts) reader.push(part);
     expect(gate.get('call_L')).toMatchObject({ status: 'committed', input: { location: 'Lima' } });
   });
 
   it('reads a { unified, raw } finish reason', () => {
     const { gate, reader } = setup();
-    for (const part of [...toolCall('call_F', 'write_file', '{"path":"a.md","content":"half', { end: false }), finish('length', 'max_tokens')]) reader.push(part);
+    for (const part of [
+      ...toolCall('call_F', 'write_file', '{"path":"a.md","content":"half', { end: false }),
+      finish('length', 'max_tokens'),
+    ])
+      reader.push(part);
     expect(gate.get('call_F')).toMatchObject({ status: 'rejected', reason: { code: 'truncated' } });
     expect(reader.stopReason()).toBe('length');
   });

@@ -19,7 +19,8 @@ afterAll(() => server.close());
 
 type Event = { type: string } & Record<string, unknown>;
 
-const sse = (events: readonly Event[]): SseEvent[] => events.map((event) => ({ event: event.type, data: event }));
+const sse = (events: readonly Event[]): SseEvent[] =>
+  events.map((event) => ({ event: event.type, data: event }));
 
 const messageStart: Event = {
   type: 'message_start',
@@ -35,10 +36,20 @@ const messageStart: Event = {
   },
 };
 
-function toolUse(index: number, id: string, name: string, input: string, size = 8): { start: Event; deltas: Event[]; stop: Event } {
+function toolUse(
+  index: number,
+  id: string,
+  name: string,
+  input: string,
+  size = 8,
+): { start: Event; deltas: Event[]; stop: Event } {
   return {
     start: { type: 'content_block_start', index, content_block: { type: 'tool_use', id, name, input: {} } },
-    deltas: ['', ...fragments(input, size)].map((partial_json) => ({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json } })),
+    deltas: ['', ...fragments(input, size)].map((partial_json) => ({
+      type: 'content_block_delta',
+      index,
+      delta: { type: 'input_json_delta', partial_json },
+    })),
     stop: { type: 'content_block_stop', index },
   };
 }
@@ -54,7 +65,11 @@ const end = (stop_reason: string): Event[] => [
   { type: 'message_stop' },
 ];
 
-const params = { model: 'claude-sonnet-5-5', max_tokens: 1024, messages: [{ role: 'user' as const, content: 'Go.' }] };
+const params = {
+  model: 'claude-sonnet-5-5',
+  max_tokens: 1024,
+  messages: [{ role: 'user' as const, content: 'Go.' }],
+};
 
 async function turn(events: readonly Event[], tools: ToolDefinition[]) {
   const store = createWorkspace();
@@ -69,9 +84,22 @@ describe('Anthropic Messages stream, through @anthropic-ai/sdk', () => {
   it('reads parallel tool_use blocks after a text block, with interleaved input_json_delta fragments, keyed by block index', async () => {
     const a = toolUse(1, 'toolu_A', 'get_weather', '{"location": "Vienna, Austria"}');
     const b = toolUse(2, 'toolu_B', 'get_weather', '{"location": "Prague, Czechia", "unit": "celsius"}');
-    const deltas = b.deltas.flatMap((delta, i) => [...(a.deltas[i] === undefined ? [] : [a.deltas[i]]), delta]);
+    const deltas = b.deltas.flatMap((delta, i) => [
+      ...(a.deltas[i] === undefined ? [] : [a.deltas[i]]),
+      delta,
+    ]);
     const { gate, store, settled, reader } = await turn(
-      [messageStart, ...text(0, 'Checking both cities.'), a.start, b.start, { type: 'ping' }, ...deltas, a.stop, b.stop, ...end('tool_use')],
+      [
+        messageStart,
+        ...text(0, 'Checking both cities.'),
+        a.start,
+        b.start,
+        { type: 'ping' },
+        ...deltas,
+        a.stop,
+        b.stop,
+        ...end('tool_use'),
+      ],
       [getWeather()],
     );
     expect(settled.turn).toBe('msg_01');
@@ -97,14 +125,24 @@ describe('Anthropic Messages stream, through @anthropic-ai/sdk', () => {
 
   it('reads a tool without arguments (an empty input buffer) as its start input {}', async () => {
     const block = toolUse(0, 'toolu_N', 'list_open_tickets', '');
-    const { gate } = await turn([messageStart, block.start, ...block.deltas, block.stop, ...end('tool_use')], [listTickets()]);
+    const { gate } = await turn(
+      [messageStart, block.start, ...block.deltas, block.stop, ...end('tool_use')],
+      [listTickets()],
+    );
     expect(gate.get('toolu_N')).toMatchObject({ status: 'committed', input: {} });
   });
 
   it("rejects a write cut by max_tokens as truncated, where the SDK's finalMessage() silently drops the cut key", async () => {
     const cut = '{"path": "src/app.ts", "content": "import express from \'express\';\\nconst app = exp';
     const block = toolUse(1, 'toolu_W', 'write_file', cut);
-    const events = [messageStart, ...text(0, 'Writing it.'), block.start, ...block.deltas, block.stop, ...end('max_tokens')];
+    const events = [
+      messageStart,
+      ...text(0, 'Writing it.'),
+      block.start,
+      ...block.deltas,
+      block.stop,
+      ...end('max_tokens'),
+    ];
 
     server.enqueue(sse(events));
     const store = createWorkspace();
@@ -133,7 +171,10 @@ describe('Anthropic Messages stream, through @anthropic-ai/sdk', () => {
       const block = toolUse(0, 'toolu_D', defect.name, defect.args);
       const events = [messageStart, block.start, ...block.deltas, block.stop, ...end('tool_use')];
       const plain = await turn(events, [defect.tool()]);
-      expect(plain.gate.get('toolu_D')).toMatchObject({ status: 'rejected', reason: { code: defect.reason.code } });
+      expect(plain.gate.get('toolu_D')).toMatchObject({
+        status: 'rejected',
+        reason: { code: defect.reason.code },
+      });
       expect(plain.gate.get('toolu_D')?.reason?.message).toMatch(defect.reason.message);
       if (defect.repaired !== undefined) {
         const repaired = await turn(events, [defect.tool([defect.repair])]);
@@ -150,18 +191,39 @@ describe('Anthropic Messages stream, through @anthropic-ai/sdk', () => {
     const stop = toolUse(2, 'toolu_STOP', 'get_time', '{"timezone":"UTC"}');
     const store = createWorkspace();
     const gate = createToolGate({ tools: [getWeather(), slow], store });
-    server.enqueue(sse([messageStart, ...[ok, bad, stop].flatMap((b) => [b.start, ...b.deltas, b.stop]), ...end('tool_use')]));
+    server.enqueue(
+      sse([
+        messageStart,
+        ...[ok, bad, stop].flatMap((b) => [b.start, ...b.deltas, b.stop]),
+        ...end('tool_use'),
+      ]),
+    );
     const reader = readAnthropicStream(gate);
     const sdkStream = client.messages.stream(params);
     await reader.read(sdkStream);
     gate.cancel('toolu_STOP', 'the user stopped it');
     const reply = anthropicReply(await reader.settled(), { notice: 'Stop calling tools now.' });
 
-    const messages: MessageParam[] = [...params.messages, { role: 'assistant', content: (await sdkStream.finalMessage()).content }, reply];
-    server.enqueueJson({ id: 'msg_02', type: 'message', role: 'assistant', model: 'claude', content: [], stop_reason: 'end_turn', usage: {} });
+    const messages: MessageParam[] = [
+      ...params.messages,
+      { role: 'assistant', content: (await sdkStream.finalMessage()).content },
+      reply,
+    ];
+    server.enqueueJson({
+      id: 'msg_02',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude',
+      content: [],
+      stop_reason: 'end_turn',
+      usage: {},
+    });
     await client.messages.create({ ...params, messages });
 
-    const sent = server.requests.at(-1)?.body.messages as { role: string; content: { type: string; tool_use_id?: string; id?: string; is_error?: boolean; content?: string }[] }[];
+    const sent = server.requests.at(-1)?.body.messages as {
+      role: string;
+      content: { type: string; tool_use_id?: string; id?: string; is_error?: boolean; content?: string }[];
+    }[];
     const asked = sent[1]?.content.filter((b) => b.type === 'tool_use').map((b) => b.id);
     const answer = sent[2]?.content ?? [];
     expect(answer.filter((b) => b.type === 'tool_result').map((b) => b.tool_use_id)).toEqual(asked);
@@ -177,7 +239,16 @@ describe('an Anthropic stream read by hand, when the connection drops', () => {
     const gate = createToolGate({ tools: [getWeather()], store });
     const a = toolUse(0, 'toolu_A', 'get_weather', '{"location":"Vienna"}');
     const b = toolUse(1, 'toolu_B', 'get_weather', '{"location":"Prague"}');
-    const events = sse([messageStart, a.start, ...a.deltas, a.stop, b.start, ...b.deltas, b.stop, ...end('tool_use')]);
+    const events = sse([
+      messageStart,
+      a.start,
+      ...a.deltas,
+      a.stop,
+      b.start,
+      ...b.deltas,
+      b.stop,
+      ...end('tool_use'),
+    ]);
     // Block B's input all arrives; its content_block_stop, and what follows, never do.
     server.enqueue(events, { cutAfter: events.length - 3 });
     const reader = readAnthropicStream(gate);
@@ -185,13 +256,21 @@ describe('an Anthropic stream read by hand, when the connection drops', () => {
 
     expect(error).toBeInstanceOf(Error);
     const turn = await reader.settled();
-    expect(turn.answers.map((answer) => [answer.id, answer.calls[0]?.status, answer.calls[0]?.reason?.code])).toEqual([
+    expect(
+      turn.answers.map((answer) => [answer.id, answer.calls[0]?.status, answer.calls[0]?.reason?.code]),
+    ).toEqual([
       ['toolu_A', 'committed', undefined],
       ['toolu_B', 'rejected', 'truncated'],
     ]);
-    expect(gate.get('toolu_B')?.reason?.message).toContain('the stream broke off before this call was complete');
+    expect(gate.get('toolu_B')?.reason?.message).toContain(
+      'the stream broke off before this call was complete',
+    );
     expect(store.getState().weather).toEqual(['Vienna']);
-    expect(anthropicReply(turn).content.map((block) => 'tool_use_id' in block && [block.tool_use_id, block.is_error ?? false])).toEqual([
+    expect(
+      anthropicReply(turn).content.map(
+        (block) => 'tool_use_id' in block && [block.tool_use_id, block.is_error ?? false],
+      ),
+    ).toEqual([
       ['toolu_A', false],
       ['toolu_B', true],
     ]);
@@ -201,10 +280,26 @@ describe('an Anthropic stream read by hand, when the connection drops', () => {
 describe('the assistant message, sent back through @anthropic-ai/sdk', () => {
   it('gives thinking with its signature, text, and each tool_use with its input as read, cut-off ones included', async () => {
     const thinking: Event[] = [
-      { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } },
-      { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'Weather first, ' } },
-      { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'then the file.' } },
-      { type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: 'EqQBCgIYAhIM1gbcDa9GJwZA' } },
+      {
+        type: 'content_block_start',
+        index: 0,
+        content_block: { type: 'thinking', thinking: '', signature: '' },
+      },
+      {
+        type: 'content_block_delta',
+        index: 0,
+        delta: { type: 'thinking_delta', thinking: 'Weather first, ' },
+      },
+      {
+        type: 'content_block_delta',
+        index: 0,
+        delta: { type: 'thinking_delta', thinking: 'then the file.' },
+      },
+      {
+        type: 'content_block_delta',
+        index: 0,
+        delta: { type: 'signature_delta', signature: 'EqQBCgIYAhIM1gbcDa9GJwZA' },
+      },
       { type: 'content_block_stop', index: 0 },
     ];
     const empty: Event[] = [
@@ -216,29 +311,63 @@ describe('the assistant message, sent back through @anthropic-ai/sdk', () => {
     const store = createWorkspace();
     const gate = createToolGate({ tools: [getWeather(), writeFile()], store });
     server.enqueue(
-      sse([messageStart, ...thinking, ...text(1, 'On it.'), weather.start, ...weather.deltas, weather.stop, file.start, ...file.deltas, file.stop, ...empty, ...end('max_tokens')]),
+      sse([
+        messageStart,
+        ...thinking,
+        ...text(1, 'On it.'),
+        weather.start,
+        ...weather.deltas,
+        weather.stop,
+        file.start,
+        ...file.deltas,
+        file.stop,
+        ...empty,
+        ...end('max_tokens'),
+      ]),
     );
     const reader = readAnthropicStream(gate);
     await reader.read(client.messages.stream(params));
     const reply = anthropicReply(await reader.settled());
 
     const messages: MessageParam[] = [...params.messages, reader.assistantMessage(), reply];
-    server.enqueueJson({ id: 'msg_02', type: 'message', role: 'assistant', model: 'claude', content: [], stop_reason: 'end_turn', usage: {} });
+    server.enqueueJson({
+      id: 'msg_02',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude',
+      content: [],
+      stop_reason: 'end_turn',
+      usage: {},
+    });
     await client.messages.create({ ...params, messages });
 
     const sent = server.requests.at(-1)?.body.messages as { role: string; content: unknown }[];
     expect(sent[1]).toEqual({
       role: 'assistant',
       content: [
-        { type: 'thinking', thinking: 'Weather first, then the file.', signature: 'EqQBCgIYAhIM1gbcDa9GJwZA' },
+        {
+          type: 'thinking',
+          thinking: 'Weather first, then the file.',
+          signature: 'EqQBCgIYAhIM1gbcDa9GJwZA',
+        },
         { type: 'text', text: 'On it.' },
         { type: 'tool_use', id: 'toolu_W', name: 'get_weather', input: { location: 'Graz' } },
-        { type: 'tool_use', id: 'toolu_F', name: 'write_file', input: { path: 'a.md', content: 'Login fails on Saf' } },
+        {
+          type: 'tool_use',
+          id: 'toolu_F',
+          name: 'write_file',
+          input: { path: 'a.md', content: 'Login fails on Saf' },
+        },
       ],
     });
     expect(sent[2]?.content).toEqual([
       { type: 'tool_result', tool_use_id: 'toolu_W', content: '{"location":"Graz","temperature":18}' },
-      { type: 'tool_result', tool_use_id: 'toolu_F', content: expect.stringMatching(/rejected \(truncated\)/) as string, is_error: true },
+      {
+        type: 'tool_result',
+        tool_use_id: 'toolu_F',
+        content: expect.stringMatching(/rejected \(truncated\)/) as string,
+        is_error: true,
+      },
     ]);
   });
 });

@@ -27,7 +27,14 @@ const strictable = defineTool({
     properties: {
       location: { type: 'string' },
       unit: { type: ['string', 'null'], enum: ['celsius', 'fahrenheit', null] },
-      days: { type: 'array', items: { type: 'object', properties: { date: { type: 'string', format: 'date' } }, required: ['date'] } },
+      days: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: { date: { type: 'string', format: 'date' } },
+          required: ['date'],
+        },
+      },
     },
     required: ['location', 'unit', 'days'],
   },
@@ -50,7 +57,12 @@ describe('tool definitions out', () => {
             unit: { type: ['string', 'null'], enum: ['celsius', 'fahrenheit', null] },
             days: {
               type: 'array',
-              items: { type: 'object', properties: { date: { type: 'string', format: 'date' } }, required: ['date'], additionalProperties: false },
+              items: {
+                type: 'object',
+                properties: { date: { type: 'string', format: 'date' } },
+                required: ['date'],
+                additionalProperties: false,
+              },
             },
           },
           required: ['location', 'unit', 'days'],
@@ -68,26 +80,52 @@ describe('tool definitions out', () => {
         '- /properties/limit is optional: strict mode needs every property in "required" (make it required with a "null" type, or export with strict: false)\n' +
         '- /properties/include_archived is optional',
     );
-    expect(openaiStrictSchema({ type: 'object', properties: { a: { allOf: [{ type: 'string' }] } }, required: ['a'], additionalProperties: true })).toEqual({
+    expect(
+      openaiStrictSchema({
+        type: 'object',
+        properties: { a: { allOf: [{ type: 'string' }] } },
+        required: ['a'],
+        additionalProperties: true,
+      }),
+    ).toEqual({
       ok: false,
-      problems: ['/properties/a uses "allOf", which strict mode does not support', '(root) allows additional properties; strict mode needs "additionalProperties": false'],
+      problems: [
+        '/properties/a uses "allOf", which strict mode does not support',
+        '(root) allows additional properties; strict mode needs "additionalProperties": false',
+      ],
     });
-    expect(openaiStrictSchema({ type: 'object', properties: { meta: { type: 'object' } }, required: ['meta'] })).toMatchObject({
+    expect(
+      openaiStrictSchema({ type: 'object', properties: { meta: { type: 'object' } }, required: ['meta'] }),
+    ).toMatchObject({
       ok: false,
-      problems: ['/properties/meta is an object with no "properties"; strict mode cannot describe a free-form object'],
+      problems: [
+        '/properties/meta is an object with no "properties"; strict mode cannot describe a free-form object',
+      ],
     });
   });
 
   it('exports flat Responses function tools', () => {
     const tools: FunctionTool[] = openaiResponsesTools([strictable], { strict: false });
-    expect(tools[0]).toMatchObject({ type: 'function', name: 'get_forecast', strict: false, parameters: { required: ['location', 'unit', 'days'] } });
+    expect(tools[0]).toMatchObject({
+      type: 'function',
+      name: 'get_forecast',
+      strict: false,
+      parameters: { required: ['location', 'unit', 'days'] },
+    });
     expect(tools[0]?.parameters).not.toHaveProperty('additionalProperties');
   });
 
   it('exports Anthropic tools and Gemini function declarations', () => {
     const anthropic: AnthropicSdkTool[] = anthropicTools([getWeather()]);
-    expect(anthropic[0]).toMatchObject({ name: 'get_weather', description: 'Current weather for a city.', input_schema: { type: 'object', required: ['location'] } });
-    expect(geminiFunctionDeclarations([getWeather()])[0]).toMatchObject({ name: 'get_weather', parametersJsonSchema: { type: 'object' } });
+    expect(anthropic[0]).toMatchObject({
+      name: 'get_weather',
+      description: 'Current weather for a city.',
+      input_schema: { type: 'object', required: ['location'] },
+    });
+    expect(geminiFunctionDeclarations([getWeather()])[0]).toMatchObject({
+      name: 'get_weather',
+      parametersJsonSchema: { type: 'object' },
+    });
   });
 
   it('exports MCP tools/list entries that pass the SDK schema', () => {
@@ -95,7 +133,7 @@ describe('tool definitions out', () => {
     expect(tools.map((tool) => tool.name)).toEqual(['get_weather', 'search_docs']);
   });
 
-  it("exports a Zod tool through its Standard JSON Schema, without the $schema key", () => {
+  it('exports a Zod tool through its Standard JSON Schema, without the $schema key', () => {
     const tool = defineTool({ name: 'search', inputSchema: z.object({ q: z.string() }), execute: () => 1 });
     expect(openaiChatTools([tool])[0]?.function.parameters).toEqual({
       type: 'object',
@@ -107,12 +145,16 @@ describe('tool definitions out', () => {
 
   it('throws, naming the tool, for a Standard Schema that cannot describe itself as JSON Schema', () => {
     const tool = defineTool({ name: 'search', inputSchema: v.object({ q: v.string() }), execute: () => 1 });
-    expect(() => anthropicTools([tool])).toThrow('anthropicTools: tool "search" has a Standard Schema that cannot produce a JSON Schema');
+    expect(() => anthropicTools([tool])).toThrow(
+      'anthropicTools: tool "search" has a Standard Schema that cannot produce a JSON Schema',
+    );
   });
 
   it("enforces each provider's name rules", () => {
     const dotted = defineTool({ name: 'files.read', inputSchema: { type: 'object' }, execute: () => 1 });
-    expect(() => openaiChatTools([dotted])).toThrow('openaiChatTools: tool name "files.read" is not allowed by OpenAI, which requires /^[a-zA-Z0-9_-]{1,64}$/; rename the tool.');
+    expect(() => openaiChatTools([dotted])).toThrow(
+      'openaiChatTools: tool name "files.read" is not allowed by OpenAI, which requires /^[a-zA-Z0-9_-]{1,64}$/; rename the tool.',
+    );
     expect(() => anthropicTools([dotted])).toThrow('is not allowed by Anthropic');
     expect(geminiFunctionDeclarations([dotted])[0]?.name).toBe('files.read');
     expect(mcpToolList([dotted])[0]?.name).toBe('files.read');
@@ -133,7 +175,12 @@ const plot = defineTool({
     $schema: DRAFT_07,
     type: 'object',
     properties: {
-      at: { type: 'array', items: [{ type: 'string' }, { type: 'number' }], additionalItems: false, minItems: 2 },
+      at: {
+        type: 'array',
+        items: [{ type: 'string' }, { type: 'number' }],
+        additionalItems: false,
+        minItems: 2,
+      },
       style: { $ref: '#/definitions/style', description: 'How to draw it.' },
       label: { type: 'string' },
       font: { type: 'string' },
@@ -166,7 +213,9 @@ describe('draft-07 tool schemas out', () => {
     expect(geminiFunctionDeclarations([plot])[0]?.parametersJsonSchema).toEqual(plotAs2020);
     expect(mcpToolList([plot])[0]?.inputSchema).toEqual(plotAs2020);
     expect(openaiResponsesTools([plot], { strict: false })[0]?.parameters).toEqual(plotAs2020);
-    expect(ListToolsResultSchema.parse({ tools: mcpToolList([plot]) }).tools[0]?.inputSchema).toEqual(plotAs2020);
+    expect(ListToolsResultSchema.parse({ tools: mcpToolList([plot]) }).tools[0]?.inputSchema).toEqual(
+      plotAs2020,
+    );
   });
 
   it('describes to the model exactly the values the gate accepts', async () => {
@@ -181,7 +230,12 @@ describe('draft-07 tool schemas out', () => {
       { at: ['x', 1], style: 'dot', label: 'A' },
       { at: ['x', 1], style: 'dot', label: 'A', font: 'serif' },
     ];
-    const verdicts = await Promise.all(values.map(async (value) => [described(value), (await gate.run({ name: 'plot', arguments: value })).status === 'committed']));
+    const verdicts = await Promise.all(
+      values.map(async (value) => [
+        described(value),
+        (await gate.run({ name: 'plot', arguments: value })).status === 'committed',
+      ]),
+    );
     expect(verdicts.map(([model]) => model)).toEqual([true, false, false, false, false, false, true]);
     expect(verdicts.map(([, gated]) => gated)).toEqual(verdicts.map(([model]) => model));
   });
@@ -196,17 +250,39 @@ describe('draft-07 tool schemas out', () => {
         '/properties/font is optional: strict mode needs every property in "required" (make it required with a "null" type, or export with strict: false)',
       ],
     });
-    const shared = { $schema: DRAFT_07, type: 'object', properties: { style: { $ref: '#/definitions/style' } }, required: ['style'], definitions: { style: { enum: ['dot', 'cross'] } } };
+    const shared = {
+      $schema: DRAFT_07,
+      type: 'object',
+      properties: { style: { $ref: '#/definitions/style' } },
+      required: ['style'],
+      definitions: { style: { enum: ['dot', 'cross'] } },
+    };
     expect(openaiStrictSchema(shared)).toEqual({
       ok: true,
-      schema: { type: 'object', properties: { style: { $ref: '#/$defs/style' } }, required: ['style'], additionalProperties: false, $defs: { style: { enum: ['dot', 'cross'] } } },
+      schema: {
+        type: 'object',
+        properties: { style: { $ref: '#/$defs/style' } },
+        required: ['style'],
+        additionalProperties: false,
+        $defs: { style: { enum: ['dot', 'cross'] } },
+      },
     });
   });
 
   it('refuses a $schema no path reads, naming the tool, in the exports and in the gate', () => {
-    const old = defineTool({ name: 'old', inputSchema: { $schema: 'http://json-schema.org/draft-04/schema#', type: 'object' }, execute: () => 1 });
-    const said = '$schema "http://json-schema.org/draft-04/schema#" is not a dialect toolgate reads; use JSON Schema draft 2020-12';
+    const old = defineTool({
+      name: 'old',
+      inputSchema: { $schema: 'http://json-schema.org/draft-04/schema#', type: 'object' },
+      execute: () => 1,
+    });
+    const said =
+      '$schema "http://json-schema.org/draft-04/schema#" is not a dialect toolgate reads; use JSON Schema draft 2020-12';
     expect(() => anthropicTools([old])).toThrow(`anthropicTools: tool "old": ${said}`);
-    expect(createToolGate({ tools: [old] }).check()).toEqual([{ tool: 'old', message: expect.stringContaining(`the input schema of tool "old" does not compile: ${said}`) }]);
+    expect(createToolGate({ tools: [old] }).check()).toEqual([
+      {
+        tool: 'old',
+        message: expect.stringContaining(`the input schema of tool "old" does not compile: ${said}`),
+      },
+    ]);
   });
 });

@@ -1,25 +1,52 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createToolGate, defineTool, geminiReply, isTerminal, readGeminiStream, type GeminiChunk, type Limits, type ToolDefinition } from '../../src/index.ts';
+import {
+  createToolGate,
+  defineTool,
+  geminiReply,
+  isTerminal,
+  readGeminiStream,
+  type GeminiChunk,
+  type Limits,
+  type ToolDefinition,
+} from '../../src/index.ts';
 import { depthOf, readByHand } from './support/by-hand.ts';
 import { createWorkspace, getTime, getWeather, searchDocs, writeFile } from './support/tools.ts';
 
-const part = (functionCall: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ functionCall, ...extra });
+const part = (functionCall: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  functionCall,
+  ...extra,
+});
 const chunk = (parts: unknown[], finishReason?: string): GeminiChunk => ({
   responseId: 'resp_g1',
-  candidates: [{ index: 0, content: { role: 'model', parts } as never, ...(finishReason === undefined ? {} : { finishReason }) }],
+  candidates: [
+    {
+      index: 0,
+      content: { role: 'model', parts } as never,
+      ...(finishReason === undefined ? {} : { finishReason }),
+    },
+  ],
 });
 
 function setup(tools: ToolDefinition[] = [getWeather(), getTime(), writeFile()]) {
   const store = createWorkspace();
-  const gate = createToolGate({ tools, store, generateId: ((n) => () => `gen_${++n}`)(0) });
+  const gate = createToolGate({
+    tools,
+    store,
+    generateId: (
+      (n) => () =>
+        `gen_${++n}`
+    )(0),
+  });
   return { store, gate, reader: readGeminiStream(gate, { previewIntervalMs: 0 }) };
 }
 
 describe('Gemini stream', () => {
   it('checks whole functionCall parts as they arrive, across chunks, and makes ids it never sends back', async () => {
     const { gate, store, reader } = setup();
-    reader.push(chunk([part({ name: 'get_weather', args: { location: 'Tokyo' } }, { thoughtSignature: 'EpQC' })]));
+    reader.push(
+      chunk([part({ name: 'get_weather', args: { location: 'Tokyo' } }, { thoughtSignature: 'EpQC' })]),
+    );
     expect(gate.get('gen_1')).toMatchObject({ status: 'committed', generatedId: true, turn: 'resp_g1' });
     reader.push(chunk([part({ id: 'fc-2', name: 'get_weather', args: { location: 'Kyoto' } })]));
     reader.push(chunk([{ text: '' }], 'STOP'));
@@ -27,30 +54,67 @@ describe('Gemini stream', () => {
     expect(store.getState().weather).toEqual(['Tokyo', 'Kyoto']);
     const reply = geminiReply(turn);
     expect(reply.parts).toEqual([
-      { functionResponse: { name: 'get_weather', response: { output: { location: 'Tokyo', temperature: 18 } } } },
-      { functionResponse: { name: 'get_weather', id: 'fc-2', response: { output: { location: 'Kyoto', temperature: 18 } } } },
+      {
+        functionResponse: {
+          name: 'get_weather',
+          response: { output: { location: 'Tokyo', temperature: 18 } },
+        },
+      },
+      {
+        functionResponse: {
+          name: 'get_weather',
+          id: 'fc-2',
+          response: { output: { location: 'Kyoto', temperature: 18 } },
+        },
+      },
     ]);
   });
 
-  it("builds a Vertex call from partialArgs by JSON path, previews it, and checks it at the empty functionCall", async () => {
+  it('builds a Vertex call from partialArgs by JSON path, previews it, and checks it at the empty functionCall', async () => {
     const { gate, store, reader } = setup();
     reader.push(chunk([part({ name: 'write_file', willContinue: true })]));
     expect(gate.get('gen_1')?.status).toBe('pending');
-    reader.push(chunk([part({ partialArgs: [{ jsonPath: '$.path', stringValue: 'notes/', willContinue: true }], willContinue: true })]));
-    reader.push(chunk([part({ partialArgs: [{ jsonPath: '$.path', stringValue: 'a.md' }], willContinue: true })]));
-    reader.push(chunk([part({ partialArgs: [{ jsonPath: '$.content', stringValue: 'Casa ', willContinue: true }], willContinue: true })]));
-    expect(gate.get('gen_1')).toMatchObject({ status: 'pending', preview: { path: 'notes/a.md', content: 'Casa ' } });
+    reader.push(
+      chunk([
+        part({
+          partialArgs: [{ jsonPath: '$.path', stringValue: 'notes/', willContinue: true }],
+          willContinue: true,
+        }),
+      ]),
+    );
+    reader.push(
+      chunk([part({ partialArgs: [{ jsonPath: '$.path', stringValue: 'a.md' }], willContinue: true })]),
+    );
+    reader.push(
+      chunk([
+        part({
+          partialArgs: [{ jsonPath: '$.content', stringValue: 'Casa ', willContinue: true }],
+          willContinue: true,
+        }),
+      ]),
+    );
+    expect(gate.get('gen_1')).toMatchObject({
+      status: 'pending',
+      preview: { path: 'notes/a.md', content: 'Casa ' },
+    });
     reader.push(chunk([part({ willContinue: true })]));
-    reader.push(chunk([part({ partialArgs: [{ jsonPath: '$.content', stringValue: 'Lucio' }], willContinue: true })]));
+    reader.push(
+      chunk([part({ partialArgs: [{ jsonPath: '$.content', stringValue: 'Lucio' }], willContinue: true })]),
+    );
     reader.push(chunk([part({})]));
-    expect(gate.get('gen_1')).toMatchObject({ status: 'committed', input: { path: 'notes/a.md', content: 'Casa Lucio' } });
+    expect(gate.get('gen_1')).toMatchObject({
+      status: 'committed',
+      input: { path: 'notes/a.md', content: 'Casa Lucio' },
+    });
     expect(store.getState().files).toEqual({ 'notes/a.md': 'Casa Lucio' });
   });
 
   it('rejects a Vertex call still streaming at MAX_TOKENS as truncated', async () => {
     const { gate, store, reader } = setup();
     reader.push(chunk([part({ name: 'write_file', willContinue: true })]));
-    reader.push(chunk([part({ partialArgs: [{ jsonPath: '$.path', stringValue: 'a.md' }], willContinue: true })]));
+    reader.push(
+      chunk([part({ partialArgs: [{ jsonPath: '$.path', stringValue: 'a.md' }], willContinue: true })]),
+    );
     reader.push(chunk([], 'MAX_TOKENS'));
     expect(gate.get('gen_1')).toMatchObject({ status: 'rejected', reason: { code: 'truncated' } });
     expect(reader.stopReason()).toBe('MAX_TOKENS');
@@ -65,18 +129,35 @@ describe('Gemini stream', () => {
   });
 
   it('rejects wrong value types by default, and repairs them for a tool that opted in', async () => {
-    const bad = part({ name: 'search_docs', args: { query: 'orders', limit: '25', tags: '["open", "pending"]' } });
+    const bad = part({
+      name: 'search_docs',
+      args: { query: 'orders', limit: '25', tags: '["open", "pending"]' },
+    });
     const plain = setup([searchDocs()]);
     plain.reader.push(chunk([bad], 'STOP'));
-    expect(plain.gate.get('gen_1')).toMatchObject({ status: 'rejected', reason: { code: 'invalid_arguments' } });
+    expect(plain.gate.get('gen_1')).toMatchObject({
+      status: 'rejected',
+      reason: { code: 'invalid_arguments' },
+    });
     expect(geminiReply(await plain.reader.settled()).parts[0]).toMatchObject({
-      functionResponse: { name: 'search_docs', response: { error: expect.stringMatching(/\/limit: must be integer[\s\S]*\/tags: must be array/) as string } },
+      functionResponse: {
+        name: 'search_docs',
+        response: {
+          error: expect.stringMatching(/\/limit: must be integer[\s\S]*\/tags: must be array/) as string,
+        },
+      },
     });
 
     const repaired = setup([searchDocs(['string_scalars', 'stringified_json'])]);
     repaired.reader.push(chunk([bad], 'STOP'));
-    expect(repaired.gate.get('gen_1')).toMatchObject({ status: 'committed', input: { query: 'orders', limit: 25, tags: ['open', 'pending'] } });
-    expect(repaired.gate.get('gen_1')?.repairs?.map((r) => r.kind)).toEqual(['string_scalars', 'stringified_json']);
+    expect(repaired.gate.get('gen_1')).toMatchObject({
+      status: 'committed',
+      input: { query: 'orders', limit: 25, tags: ['open', 'pending'] },
+    });
+    expect(repaired.gate.get('gen_1')?.repairs?.map((r) => r.kind)).toEqual([
+      'string_scalars',
+      'stringified_json',
+    ]);
   });
 });
 
@@ -85,7 +166,15 @@ const anything = defineTool({ name: 'record', inputSchema: { type: 'object' }, e
 
 function vertex(limits: Partial<Limits> = {}, name = 'record') {
   const store = createWorkspace();
-  const gate = createToolGate({ tools: [anything], store, limits, generateId: ((n) => () => `gen_${++n}`)(0) });
+  const gate = createToolGate({
+    tools: [anything],
+    store,
+    limits,
+    generateId: (
+      (n) => () =>
+        `gen_${++n}`
+    )(0),
+  });
   const previews: unknown[] = [];
   gate.calls.subscribe((state) => {
     const call = state.records.get('gen_1');
@@ -93,7 +182,8 @@ function vertex(limits: Partial<Limits> = {}, name = 'record') {
   });
   const reader = readGeminiStream(gate, { previewIntervalMs: 0 });
   reader.push(chunk([part({ name, willContinue: true })]));
-  const send = (...partialArgs: Record<string, unknown>[]) => reader.push(chunk([part({ partialArgs, willContinue: true })]));
+  const send = (...partialArgs: Record<string, unknown>[]) =>
+    reader.push(chunk([part({ partialArgs, willContinue: true })]));
   return { gate, reader, previews, send };
 }
 
@@ -103,7 +193,9 @@ describe('Vertex partialArgs a model or a proxy got wrong', () => {
     send({ jsonPath: '$.a[0]', stringValue: 'x' });
     expect(() => send({ jsonPath: '$.a.length', numberValue: -1 })).not.toThrow();
     expect(gate.get('gen_1')).toMatchObject({ status: 'rejected', reason: { code: 'invalid_shape' } });
-    expect(gate.get('gen_1')?.reason?.message).toContain('the partialArgs path "$.a.length" uses "$.a", an array, as an object');
+    expect(gate.get('gen_1')?.reason?.message).toContain(
+      'the partialArgs path "$.a.length" uses "$.a", an array, as an object',
+    );
     reader.push(chunk([part({})], 'STOP'));
     expect(gate.get('gen_1')?.status).toBe('rejected');
   });
@@ -113,7 +205,9 @@ describe('Vertex partialArgs a model or a proxy got wrong', () => {
     send({ jsonPath: '$.a[0]', stringValue: 'x' });
     send({ jsonPath: '$.a[4294967294]', stringValue: 'y' });
     expect(gate.get('gen_1')).toMatchObject({ status: 'rejected', reason: { code: 'invalid_shape' } });
-    expect(gate.get('gen_1')?.reason?.message).toContain('skips array elements (index 4294967294 of an array of 1)');
+    expect(gate.get('gen_1')?.reason?.message).toContain(
+      'skips array elements (index 4294967294 of an array of 1)',
+    );
     expect(previews).toEqual([{ a: ['x'] }]);
   });
 
@@ -122,7 +216,9 @@ describe('Vertex partialArgs a model or a proxy got wrong', () => {
       const { gate, send } = vertex();
       send({ jsonPath, stringValue: 'x' });
       expect(gate.get('gen_1')).toMatchObject({ status: 'rejected', reason: { code: 'invalid_shape' } });
-      expect(gate.get('gen_1')?.reason?.message).toContain(`the partialArgs path ${JSON.stringify(jsonPath)} is not a path`);
+      expect(gate.get('gen_1')?.reason?.message).toContain(
+        `the partialArgs path ${JSON.stringify(jsonPath)} is not a path`,
+      );
     }
   });
 
@@ -147,7 +243,10 @@ describe('Vertex partialArgs a model or a proxy got wrong', () => {
     send({ jsonPath: '$.__proto__.polluted', boolValue: true });
     send({ jsonPath: "$['constructor']", stringValue: 'x' });
     reader.push(chunk([part({})], 'STOP'));
-    expect(gate.get('gen_1')).toMatchObject({ status: 'rejected', reason: { code: 'invalid_arguments', issues: [{ path: '/__proto__' }] } });
+    expect(gate.get('gen_1')).toMatchObject({
+      status: 'rejected',
+      reason: { code: 'invalid_arguments', issues: [{ path: '/__proto__' }] },
+    });
     expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
   });
 
@@ -161,27 +260,50 @@ describe('Vertex partialArgs a model or a proxy got wrong', () => {
     const { gate, send } = vertex();
     send({ jsonPath: '$.n', numberValue: 'NaN' });
     expect(gate.get('gen_1')).toMatchObject({ status: 'rejected', reason: { code: 'invalid_shape' } });
-    expect(gate.get('gen_1')?.reason?.message).toContain('the partialArgs entry for "$.n" has a value of the wrong type');
+    expect(gate.get('gen_1')?.reason?.message).toContain(
+      'the partialArgs entry for "$.n" has a value of the wrong type',
+    );
   });
 
   it('builds quoted names and whole arrays, and commits them', () => {
     const { gate, reader, send } = vertex();
     send({ jsonPath: "$['a.b']", stringValue: 'dotted' }, { jsonPath: '$["say \\"hi\\""]', boolValue: true });
-    send({ jsonPath: '$.guests[0].name', stringValue: 'Ana' }, { jsonPath: '$.guests[1].name', stringValue: 'Bo' });
-    send({ jsonPath: '$.guests[1].name', stringValue: 'b' }, { jsonPath: '$.size', numberValue: 2 }, { jsonPath: '$.note', nullValue: 'NULL_VALUE' });
+    send(
+      { jsonPath: '$.guests[0].name', stringValue: 'Ana' },
+      { jsonPath: '$.guests[1].name', stringValue: 'Bo' },
+    );
+    send(
+      { jsonPath: '$.guests[1].name', stringValue: 'b' },
+      { jsonPath: '$.size', numberValue: 2 },
+      { jsonPath: '$.note', nullValue: 'NULL_VALUE' },
+    );
     reader.push(chunk([part({})], 'STOP'));
     expect(gate.get('gen_1')).toMatchObject({
       status: 'committed',
-      input: { 'a.b': 'dotted', 'say "hi"': true, guests: [{ name: 'Ana' }, { name: 'Bob' }], size: 2, note: null },
+      input: {
+        'a.b': 'dotted',
+        'say "hi"': true,
+        guests: [{ name: 'Ana' }, { name: 'Bob' }],
+        size: 2,
+        note: null,
+      },
     });
   });
 
   const limits = { maxArgumentChars: 2_000, maxDepth: 8 };
-  const key = fc.oneof(fc.constantFrom('a', 'b', '__proto__', 'constructor', 'length', 'toString', 'prototype'), fc.string({ maxLength: 4 }));
+  const key = fc.oneof(
+    fc.constantFrom('a', 'b', '__proto__', 'constructor', 'length', 'toString', 'prototype'),
+    fc.string({ maxLength: 4 }),
+  );
   const step = fc.oneof(
     key.map((name) => `.${name}`),
     key.map((name) => `['${name}']`),
-    fc.oneof(fc.integer({ min: 0, max: 3 }), fc.constantFrom(-1, 1.5, 4_294_967_294, 4_294_967_295, 2 ** 53, 1e21)).map((index) => `[${index}]`),
+    fc
+      .oneof(
+        fc.integer({ min: 0, max: 3 }),
+        fc.constantFrom(-1, 1.5, 4_294_967_294, 4_294_967_295, 2 ** 53, 1e21),
+      )
+      .map((index) => `[${index}]`),
     fc.constantFrom('.', '[', ']', "['", '[-0]', '[01]', '[ 1]'),
   );
   const jsonPath = fc.oneof(
@@ -199,22 +321,31 @@ describe('Vertex partialArgs a model or a proxy got wrong', () => {
     fc.anything().map((anyValue) => ({ stringValue: anyValue })),
     fc.constant({}),
   );
-  const entry = fc.tuple(jsonPath, value).map(([path, given]) => ({ jsonPath: path, ...given, willContinue: true }));
+  const entry = fc
+    .tuple(jsonPath, value)
+    .map(([path, given]) => ({ jsonPath: path, ...given, willContinue: true }));
 
   it('never throws, never previews past the limits, and settles every call, whatever the entries say', () => {
     fc.assert(
-      fc.property(fc.constantFrom('record', 'multi_tool_use.parallel'), fc.array(fc.array(entry, { minLength: 1, maxLength: 4 }), { maxLength: 10 }), (name, chunks) => {
-        const { gate, reader, previews, send } = vertex(limits, name);
-        for (const entries of chunks) send(...entries);
-        reader.push(chunk([part({})], 'STOP'));
-        const call = gate.get('gen_1');
-        expect(call !== undefined && isTerminal(call.status)).toBe(true);
-        if (call?.status === 'rejected') expect(['invalid_shape', 'too_large', 'too_deep', 'invalid_arguments']).toContain(call.reason.code);
-        for (const preview of previews) {
-          expect(depthOf(preview)).toBeLessThanOrEqual(limits.maxDepth);
-          expect(JSON.stringify(preview).length).toBeLessThanOrEqual(limits.maxArgumentChars);
-        }
-      }),
+      fc.property(
+        fc.constantFrom('record', 'multi_tool_use.parallel'),
+        fc.array(fc.array(entry, { minLength: 1, maxLength: 4 }), { maxLength: 10 }),
+        (name, chunks) => {
+          const { gate, reader, previews, send } = vertex(limits, name);
+          for (const entries of chunks) send(...entries);
+          reader.push(chunk([part({})], 'STOP'));
+          const call = gate.get('gen_1');
+          expect(call !== undefined && isTerminal(call.status)).toBe(true);
+          if (call?.status === 'rejected')
+            expect(['invalid_shape', 'too_large', 'too_deep', 'invalid_arguments']).toContain(
+              call.reason.code,
+            );
+          for (const preview of previews) {
+            expect(depthOf(preview)).toBeLessThanOrEqual(limits.maxDepth);
+            expect(JSON.stringify(preview).length).toBeLessThanOrEqual(limits.maxArgumentChars);
+          }
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -227,7 +358,15 @@ describe('a Gemini stream read by hand', () => {
     async function* broken(): AsyncGenerator<GeminiChunk> {
       yield chunk([part({ name: 'get_weather', args: { location: 'Oslo' } })]);
       yield chunk([part({ name: 'write_file', willContinue: true })]);
-      yield chunk([part({ partialArgs: [{ jsonPath: '$.path', stringValue: 'a.md' }, { jsonPath: '$.content', stringValue: 'Hi' }], willContinue: true })]);
+      yield chunk([
+        part({
+          partialArgs: [
+            { jsonPath: '$.path', stringValue: 'a.md' },
+            { jsonPath: '$.content', stringValue: 'Hi' },
+          ],
+          willContinue: true,
+        }),
+      ]);
       await Promise.resolve();
       throw new TypeError('fetch failed');
     }
@@ -238,7 +377,9 @@ describe('a Gemini stream read by hand', () => {
       ['committed', undefined],
       ['rejected', 'truncated'],
     ]);
-    expect(gate.get('gen_2')?.reason?.message).toBe('the stream broke off before this call was complete (fetch failed); nothing was run');
+    expect(gate.get('gen_2')?.reason?.message).toBe(
+      'the stream broke off before this call was complete (fetch failed); nothing was run',
+    );
     expect(store.getState()).toEqual({ files: {}, weather: ['Oslo'] });
   });
 });
@@ -246,12 +387,31 @@ describe('a Gemini stream read by hand', () => {
 describe("the model's content, to send back", () => {
   it('keeps every part with its thought signature, joins plain text deltas, and builds streamed calls whole', async () => {
     const { reader } = setup();
-    reader.push(chunk([{ text: 'Let me ', thought: true }, { text: 'think.', thought: true }]));
+    reader.push(
+      chunk([
+        { text: 'Let me ', thought: true },
+        { text: 'think.', thought: true },
+      ]),
+    );
     reader.push(chunk([{ text: 'Booking ' }, { text: 'it.' }]));
-    reader.push(chunk([part({ name: 'get_weather', args: { location: 'Rome' } }, { thoughtSignature: 'sig-1' })]));
+    reader.push(
+      chunk([part({ name: 'get_weather', args: { location: 'Rome' } }, { thoughtSignature: 'sig-1' })]),
+    );
     reader.push(chunk([part({ name: 'write_file', willContinue: true }, { thoughtSignature: 'sig-2' })]));
-    reader.push(chunk([part({ partialArgs: [{ jsonPath: '$.path', stringValue: 'a.md' }, { jsonPath: '$.content', stringValue: 'Ca', willContinue: true }], willContinue: true })]));
-    reader.push(chunk([part({ partialArgs: [{ jsonPath: '$.content', stringValue: 'sa' }], willContinue: true })]));
+    reader.push(
+      chunk([
+        part({
+          partialArgs: [
+            { jsonPath: '$.path', stringValue: 'a.md' },
+            { jsonPath: '$.content', stringValue: 'Ca', willContinue: true },
+          ],
+          willContinue: true,
+        }),
+      ]),
+    );
+    reader.push(
+      chunk([part({ partialArgs: [{ jsonPath: '$.content', stringValue: 'sa' }], willContinue: true })]),
+    );
     reader.push(chunk([part({})]));
     reader.push(chunk([{ text: '', thoughtSignature: 'sig-3' }], 'STOP'));
     reader.push(chunk([{ text: 'after the end' }]));
@@ -262,7 +422,10 @@ describe("the model's content, to send back", () => {
         { text: 'Let me think.', thought: true },
         { text: 'Booking it.' },
         { functionCall: { name: 'get_weather', args: { location: 'Rome' } }, thoughtSignature: 'sig-1' },
-        { functionCall: { name: 'write_file', args: { path: 'a.md', content: 'Casa' } }, thoughtSignature: 'sig-2' },
+        {
+          functionCall: { name: 'write_file', args: { path: 'a.md', content: 'Casa' } },
+          thoughtSignature: 'sig-2',
+        },
         { text: '', thoughtSignature: 'sig-3' },
       ],
     });

@@ -4,7 +4,14 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createServer } from '@modelcontextprotocol/server-everything/dist/server/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createToolGate, mcpToolList, mcpToolResult, mcpTools, openaiChatTools, type McpClientLike } from '../../src/index.ts';
+import {
+  createToolGate,
+  mcpToolList,
+  mcpToolResult,
+  mcpTools,
+  openaiChatTools,
+  type McpClientLike,
+} from '../../src/index.ts';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -54,7 +61,9 @@ describe('MCP tools through the gate', () => {
   it("lists server-everything's tools as gate tools validated against the server's own schemas", async () => {
     const client = await everything();
     const tools = await mcpTools(client);
-    expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['echo', 'get-sum', 'trigger-long-running-operation']));
+    expect(tools.map((tool) => tool.name)).toEqual(
+      expect.arrayContaining(['echo', 'get-sum', 'trigger-long-running-operation']),
+    );
     expect(openaiChatTools(tools.filter((t) => t.name === 'get-sum'))[0]?.function).toMatchObject({
       name: 'get-sum',
       parameters: { type: 'object', required: ['a', 'b'] },
@@ -67,8 +76,15 @@ describe('MCP tools through the gate', () => {
     const gate = createToolGate({ tools: await mcpTools(client) });
     const call = await gate.run({ id: 'c1', name: 'get-sum', arguments: '{"a":2,"b":3}' });
     expect(call).toMatchObject({ status: 'committed', output: 'The sum of 2 and 3 is 5.' });
-    const structured = await gate.run({ id: 'c2', name: 'get-structured-content', arguments: { location: 'Chicago' } });
-    expect(structured).toMatchObject({ status: 'committed', output: { temperature: expect.any(Number) as number } });
+    const structured = await gate.run({
+      id: 'c2',
+      name: 'get-structured-content',
+      arguments: { location: 'Chicago' },
+    });
+    expect(structured).toMatchObject({
+      status: 'committed',
+      output: { temperature: expect.any(Number) as number },
+    });
   });
 
   it('rejects invalid values before anything reaches the server', async () => {
@@ -83,7 +99,10 @@ describe('MCP tools through the gate', () => {
     };
     const gate = createToolGate({ tools: await mcpTools(watched) });
     const call = await gate.run({ id: 'c1', name: 'get-sum', arguments: '{"a":"2","b":3}' });
-    expect(call).toMatchObject({ status: 'rejected', reason: { code: 'invalid_arguments', issues: [{ path: '/a' }] } });
+    expect(call).toMatchObject({
+      status: 'rejected',
+      reason: { code: 'invalid_arguments', issues: [{ path: '/a' }] },
+    });
     const unknown = await gate.run({ id: 'c2', name: 'get_sum', arguments: '{}' });
     expect(unknown).toMatchObject({ status: 'rejected', reason: { code: 'unknown_tool' } });
     expect(sent).toEqual([]);
@@ -105,13 +124,18 @@ describe('MCP tools through the gate', () => {
     await running;
     expect(gate.get('s1')?.status).toBe('executing');
     gate.cancel('s1', 'the user stopped the export');
-    expect(await gate.settled('s1')).toMatchObject({ status: 'cancelled', reason: { code: 'user_cancelled' } });
+    expect(await gate.settled('s1')).toMatchObject({
+      status: 'cancelled',
+      reason: { code: 'user_cancelled' },
+    });
     await expect(serverSawAbort).resolves.toBeDefined();
   });
 
   it('adds app policy a server cannot express: approval before the call is sent', async () => {
     const client = await everything();
-    const gate = createToolGate({ tools: await mcpTools(client, { prefix: 'demo_', policy: { echo: { needsApproval: true } } }) });
+    const gate = createToolGate({
+      tools: await mcpTools(client, { prefix: 'demo_', policy: { echo: { needsApproval: true } } }),
+    });
     const call = gate.propose({ id: 'e1', name: 'demo_echo', arguments: { message: 'hi' } });
     expect(call.status).toBe('awaiting_approval');
     gate.approve('e1');
@@ -122,7 +146,11 @@ describe('MCP tools through the gate', () => {
     const client = await everything();
     const tools = await mcpTools(client, { filter: (tool) => tool.name === 'echo' });
     expect(mcpToolList(tools)).toEqual([
-      { name: 'echo', description: 'Echoes back the input string', inputSchema: expect.objectContaining({ type: 'object', required: ['message'] }) as unknown },
+      {
+        name: 'echo',
+        description: 'Echoes back the input string',
+        inputSchema: expect.objectContaining({ type: 'object', required: ['message'] }) as unknown,
+      },
     ]);
   });
 });

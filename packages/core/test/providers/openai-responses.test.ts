@@ -1,7 +1,12 @@
 import OpenAI from 'openai';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createToolGate, openaiResponsesReply, readOpenAIResponsesStream, type ToolDefinition } from '../../src/index.ts';
+import {
+  createToolGate,
+  openaiResponsesReply,
+  readOpenAIResponsesStream,
+  type ToolDefinition,
+} from '../../src/index.ts';
 import { readByHand } from './support/by-hand.ts';
 import { DEFECTS, WRAPPER } from './support/defects.ts';
 import { fragments } from './support/openai-chunks.ts';
@@ -24,20 +29,49 @@ function sse(events: readonly Event[]): SseEvent[] {
   return events.map((event, sequence_number) => ({ event: event.type, data: { ...event, sequence_number } }));
 }
 
-const created: Event = { type: 'response.created', response: { id: 'resp_1', object: 'response', status: 'in_progress', output: [] } };
-const completed: Event = { type: 'response.completed', response: { id: 'resp_1', object: 'response', status: 'completed' } };
+const created: Event = {
+  type: 'response.created',
+  response: { id: 'resp_1', object: 'response', status: 'in_progress', output: [] },
+};
+const completed: Event = {
+  type: 'response.completed',
+  response: { id: 'resp_1', object: 'response', status: 'completed' },
+};
 
 function item(id: string, callId: string, name: string, args: string, status = 'completed') {
   return { id, type: 'function_call', status, arguments: args, call_id: callId, name };
 }
 
 /** A function_call item streamed the documented way: added, deltas, arguments.done, output_item.done. */
-function call(outputIndex: number, id: string, callId: string, name: string, args: string, size = 6): { added: Event[]; deltas: Event[]; done: Event[] } {
+function call(
+  outputIndex: number,
+  id: string,
+  callId: string,
+  name: string,
+  args: string,
+  size = 6,
+): { added: Event[]; deltas: Event[]; done: Event[] } {
   return {
-    added: [{ type: 'response.output_item.added', output_index: outputIndex, item: item(id, callId, name, '', 'in_progress') }],
-    deltas: fragments(args, size).map((delta) => ({ type: 'response.function_call_arguments.delta', item_id: id, output_index: outputIndex, delta })),
+    added: [
+      {
+        type: 'response.output_item.added',
+        output_index: outputIndex,
+        item: item(id, callId, name, '', 'in_progress'),
+      },
+    ],
+    deltas: fragments(args, size).map((delta) => ({
+      type: 'response.function_call_arguments.delta',
+      item_id: id,
+      output_index: outputIndex,
+      delta,
+    })),
     done: [
-      { type: 'response.function_call_arguments.done', item_id: id, output_index: outputIndex, arguments: args },
+      {
+        type: 'response.function_call_arguments.done',
+        item_id: id,
+        output_index: outputIndex,
+        arguments: args,
+      },
       { type: 'response.output_item.done', output_index: outputIndex, item: item(id, callId, name, args) },
     ],
   };
@@ -56,12 +90,23 @@ describe('OpenAI Responses stream, through the openai SDK', () => {
   it('keys interleaved parallel calls by item_id after a reasoning item, and commits both', async () => {
     const a = call(1, 'fc_1', 'call_A', 'get_weather', '{"location":"Lisbon"}');
     const b = call(2, 'fc_2', 'call_B', 'get_weather', '{"location":"Porto"}');
-    const deltas = a.deltas.flatMap((delta, i) => [delta, ...(b.deltas[i] === undefined ? [] : [b.deltas[i]])]);
+    const deltas = a.deltas.flatMap((delta, i) => [
+      delta,
+      ...(b.deltas[i] === undefined ? [] : [b.deltas[i]]),
+    ]);
     const { gate, store, settled, reader } = await turn(
       [
         created,
-        { type: 'response.output_item.added', output_index: 0, item: { id: 'rs_0', type: 'reasoning', summary: [] } },
-        { type: 'response.output_item.done', output_index: 0, item: { id: 'rs_0', type: 'reasoning', summary: [] } },
+        {
+          type: 'response.output_item.added',
+          output_index: 0,
+          item: { id: 'rs_0', type: 'reasoning', summary: [] },
+        },
+        {
+          type: 'response.output_item.done',
+          output_index: 0,
+          item: { id: 'rs_0', type: 'reasoning', summary: [] },
+        },
         ...a.added,
         ...b.added,
         ...deltas,
@@ -89,8 +134,20 @@ describe('OpenAI Responses stream, through the openai SDK', () => {
         created,
         ...c.added,
         ...c.deltas,
-        { type: 'response.output_item.done', output_index: 0, item: item('fc_1', 'call_F', 'write_file', cut, 'incomplete') },
-        { type: 'response.incomplete', response: { id: 'resp_1', object: 'response', status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } } },
+        {
+          type: 'response.output_item.done',
+          output_index: 0,
+          item: item('fc_1', 'call_F', 'write_file', cut, 'incomplete'),
+        },
+        {
+          type: 'response.incomplete',
+          response: {
+            id: 'resp_1',
+            object: 'response',
+            status: 'incomplete',
+            incomplete_details: { reason: 'max_output_tokens' },
+          },
+        },
       ],
       [writeFile(['trailing_text'])],
     );
@@ -123,7 +180,10 @@ describe('OpenAI Responses stream, through the openai SDK', () => {
       const c = call(0, 'fc_1', 'call_D', defect.name, defect.args);
       const events = [created, ...c.added, ...c.deltas, ...c.done, completed];
       const plain = await turn(events, [defect.tool()]);
-      expect(plain.gate.get('call_D')).toMatchObject({ status: 'rejected', reason: { code: defect.reason.code } });
+      expect(plain.gate.get('call_D')).toMatchObject({
+        status: 'rejected',
+        reason: { code: defect.reason.code },
+      });
       expect(plain.gate.get('call_D')?.reason?.message).toMatch(defect.reason.message);
       if (defect.repaired !== undefined) {
         const repaired = await turn(events, [defect.tool([defect.repair])]);
@@ -137,7 +197,10 @@ describe('OpenAI Responses stream, through the openai SDK', () => {
     const c = call(0, 'fc_W', 'call_Wrap', 'multi_tool_use.parallel', WRAPPER);
     const events = [created, ...c.added, ...c.deltas, ...c.done, completed];
     const plain = await turn(events, [getWeather(), getTime()]);
-    expect(plain.gate.get('call_Wrap')).toMatchObject({ status: 'rejected', reason: { code: 'invalid_shape' } });
+    expect(plain.gate.get('call_Wrap')).toMatchObject({
+      status: 'rejected',
+      reason: { code: 'invalid_shape' },
+    });
 
     const unwrapped = await turn(events, [getWeather(['parallel_wrapper']), getTime(['parallel_wrapper'])]);
     expect(unwrapped.store.getState().weather).toEqual(['Rome']);
@@ -152,7 +215,9 @@ describe('OpenAI Responses stream, through the openai SDK', () => {
     const stop = call(2, 'fc_3', 'call_STOP', 'get_time', '{"timezone":"UTC"}');
     const store = createWorkspace();
     const gate = createToolGate({ tools: [getWeather(), slow], store });
-    server.enqueue(sse([created, ...[ok, bad, stop].flatMap((c) => [...c.added, ...c.deltas, ...c.done]), completed]));
+    server.enqueue(
+      sse([created, ...[ok, bad, stop].flatMap((c) => [...c.added, ...c.deltas, ...c.done]), completed]),
+    );
     const reader = readOpenAIResponsesStream(gate);
     await reader.read(await client.responses.create({ model: 'gpt-5', input: 'Go.', stream: true }));
     gate.cancel('call_STOP');
@@ -161,10 +226,21 @@ describe('OpenAI Responses stream, through the openai SDK', () => {
     const input: ResponseInputItem[] = reply;
     server.enqueueJson({ id: 'resp_2', object: 'response', status: 'completed', output: [] });
     await client.responses.create({ model: 'gpt-5', previous_response_id: 'resp_1', input });
-    const sent = server.requests.at(-1)?.body.input as { type?: string; call_id?: string; output?: string; role?: string }[];
-    expect(sent.filter((entry) => entry.type === 'function_call_output').map((entry) => entry.call_id)).toEqual(['call_OK', 'call_BAD', 'call_STOP']);
-    expect(sent.find((entry) => entry.call_id === 'call_BAD')?.output).toMatch(/invalid_arguments[\s\S]*location/);
-    expect(sent.find((entry) => entry.call_id === 'call_STOP')?.output).toMatch(/cancelled \(user_cancelled\)/);
+    const sent = server.requests.at(-1)?.body.input as {
+      type?: string;
+      call_id?: string;
+      output?: string;
+      role?: string;
+    }[];
+    expect(
+      sent.filter((entry) => entry.type === 'function_call_output').map((entry) => entry.call_id),
+    ).toEqual(['call_OK', 'call_BAD', 'call_STOP']);
+    expect(sent.find((entry) => entry.call_id === 'call_BAD')?.output).toMatch(
+      /invalid_arguments[\s\S]*location/,
+    );
+    expect(sent.find((entry) => entry.call_id === 'call_STOP')?.output).toMatch(
+      /cancelled \(user_cancelled\)/,
+    );
     expect(sent.at(-1)).toEqual({ role: 'user', content: 'Stop here.' });
   });
 });
@@ -175,19 +251,35 @@ describe('an OpenAI Responses stream read by hand, when the connection drops', (
     const gate = createToolGate({ tools: [getWeather()], store });
     const a = call(0, 'fc_1', 'call_A', 'get_weather', '{"location":"Lisbon"}');
     const b = call(1, 'fc_2', 'call_B', 'get_weather', '{"location":"Porto"}');
-    const events = sse([created, ...a.added, ...a.deltas, ...a.done, ...b.added, ...b.deltas, ...b.done, completed]);
+    const events = sse([
+      created,
+      ...a.added,
+      ...a.deltas,
+      ...a.done,
+      ...b.added,
+      ...b.deltas,
+      ...b.done,
+      completed,
+    ]);
     // Call B's arguments all arrive; its arguments.done, and what follows, never do.
     server.enqueue(events, { cutAfter: events.length - 3 });
     const reader = readOpenAIResponsesStream(gate);
-    const error = await readByHand(reader, await client.responses.create({ model: 'gpt-5', input: 'Go.', stream: true }));
+    const error = await readByHand(
+      reader,
+      await client.responses.create({ model: 'gpt-5', input: 'Go.', stream: true }),
+    );
 
     expect(error).toBeInstanceOf(Error);
     const turn = await reader.settled();
-    expect(turn.answers.map((answer) => [answer.id, answer.calls[0]?.status, answer.calls[0]?.reason?.code])).toEqual([
+    expect(
+      turn.answers.map((answer) => [answer.id, answer.calls[0]?.status, answer.calls[0]?.reason?.code]),
+    ).toEqual([
       ['call_A', 'committed', undefined],
       ['call_B', 'rejected', 'truncated'],
     ]);
-    expect(gate.get('call_B')?.reason?.message).toContain('the stream broke off before this call was complete');
+    expect(gate.get('call_B')?.reason?.message).toContain(
+      'the stream broke off before this call was complete',
+    );
     expect(store.getState().weather).toEqual(['Lisbon']);
     expect(reader.outputItems()).toEqual([
       item('fc_1', 'call_A', 'get_weather', '{"location":"Lisbon"}'),
@@ -198,7 +290,12 @@ describe('an OpenAI Responses stream read by hand, when the connection drops', (
 
 describe('the output items, sent back with store: false through the openai SDK', () => {
   it('gives every item the stream carried, as the API sent it, and the API gets them before the outputs', async () => {
-    const reasoning = { id: 'rs_0', type: 'reasoning', summary: [{ type: 'summary_text', text: 'Both cities.' }], encrypted_content: 'gAAAAB…' };
+    const reasoning = {
+      id: 'rs_0',
+      type: 'reasoning',
+      summary: [{ type: 'summary_text', text: 'Both cities.' }],
+      encrypted_content: 'gAAAAB…',
+    };
     const message = {
       id: 'msg_1',
       type: 'message',
@@ -213,10 +310,24 @@ describe('the output items, sent back with store: false through the openai SDK',
     server.enqueue(
       sse([
         created,
-        { type: 'response.output_item.added', output_index: 0, item: { ...reasoning, summary: [], encrypted_content: null } },
+        {
+          type: 'response.output_item.added',
+          output_index: 0,
+          item: { ...reasoning, summary: [], encrypted_content: null },
+        },
         { type: 'response.output_item.done', output_index: 0, item: reasoning },
-        { type: 'response.output_item.added', output_index: 1, item: { ...message, status: 'in_progress', content: [] } },
-        { type: 'response.output_text.delta', item_id: 'msg_1', output_index: 1, content_index: 0, delta: 'Checking both.' },
+        {
+          type: 'response.output_item.added',
+          output_index: 1,
+          item: { ...message, status: 'in_progress', content: [] },
+        },
+        {
+          type: 'response.output_text.delta',
+          item_id: 'msg_1',
+          output_index: 1,
+          content_index: 0,
+          delta: 'Checking both.',
+        },
         { type: 'response.output_item.done', output_index: 1, item: message },
         ...a.added,
         ...a.deltas,
@@ -228,12 +339,18 @@ describe('the output items, sent back with store: false through the openai SDK',
       ]),
     );
     const reader = readOpenAIResponsesStream(gate);
-    await reader.read(await client.responses.create({ model: 'gpt-5', input: 'Go.', stream: true, store: false }));
+    await reader.read(
+      await client.responses.create({ model: 'gpt-5', input: 'Go.', stream: true, store: false }),
+    );
     const reply = openaiResponsesReply(await reader.settled());
 
     server.enqueueJson({ id: 'resp_2', object: 'response', status: 'completed', output: [] });
     // Items other than function calls are typed loosely (as the API sent them), so the SDK's type is asserted.
-    const input = [{ role: 'user' as const, content: 'Go.' }, ...reader.outputItems(), ...reply] as ResponseInputItem[];
+    const input = [
+      { role: 'user' as const, content: 'Go.' },
+      ...reader.outputItems(),
+      ...reply,
+    ] as ResponseInputItem[];
     await client.responses.create({ model: 'gpt-5', store: false, input });
 
     const sent = server.requests.at(-1)?.body.input as Record<string, unknown>[];
@@ -244,7 +361,11 @@ describe('the output items, sent back with store: false through the openai SDK',
       item('fc_1', 'call_A', 'get_weather', '{"location":"Lisbon"}'),
       item('fc_2', 'call_B', 'get_weather', '{"location":["Porto"]}'),
       { type: 'function_call_output', call_id: 'call_A', output: '{"location":"Lisbon","temperature":18}' },
-      { type: 'function_call_output', call_id: 'call_B', output: expect.stringMatching(/rejected \(invalid_arguments\)/) as string },
+      {
+        type: 'function_call_output',
+        call_id: 'call_B',
+        output: expect.stringMatching(/rejected \(invalid_arguments\)/) as string,
+      },
     ]);
   });
 });

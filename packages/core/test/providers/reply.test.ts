@@ -21,7 +21,10 @@ import { createWorkspace, getTime, getWeather } from './support/tools.ts';
  */
 interface GenAiContent {
   role?: string;
-  parts?: { text?: string; functionResponse?: { id?: string; name?: string; response?: Record<string, unknown> } }[];
+  parts?: {
+    text?: string;
+    functionResponse?: { id?: string; name?: string; response?: Record<string, unknown> };
+  }[];
 }
 type AiSdkModelMessage =
   | { role: 'user'; content: string }
@@ -31,7 +34,10 @@ type AiSdkModelMessage =
         type: 'tool-result';
         toolCallId: string;
         toolName: string;
-        output: { type: 'text' | 'error-text'; value: string } | { type: 'json'; value: unknown } | { type: 'execution-denied'; reason?: string };
+        output:
+          | { type: 'text' | 'error-text'; value: string }
+          | { type: 'json'; value: unknown }
+          | { type: 'execution-denied'; reason?: string };
       }[];
     };
 
@@ -69,7 +75,11 @@ describe('the reply to a mixed turn, per provider', () => {
   it('Gemini: one functionResponse part per call, { output } or { error }', async () => {
     const reply: GenAiContent = geminiReply(await mixedTurn());
     expect(reply.parts?.map((p) => p.functionResponse?.id)).toEqual(ids);
-    expect(reply.parts?.map((p) => Object.keys(p.functionResponse?.response ?? {}))).toEqual([['output'], ['error'], ['error']]);
+    expect(reply.parts?.map((p) => Object.keys(p.functionResponse?.response ?? {}))).toEqual([
+      ['output'],
+      ['error'],
+      ['error'],
+    ]);
   });
 
   it('AI SDK: one tool-result part per call in one tool message', async () => {
@@ -90,8 +100,12 @@ describe('the reply to a mixed turn, per provider', () => {
   it('answers each id once even when a call is listed twice, and refuses a turn that has not settled', async () => {
     const calls = await mixedTurn();
     expect(openaiChatReply([...calls, calls[0] as SettledCall])).toHaveLength(3);
-    const gate = createToolGate({ tools: [{ ...getTime(), execute: () => new Promise<string>(() => undefined) }] });
+    const gate = createToolGate({
+      tools: [{ ...getTime(), execute: () => new Promise<string>(() => undefined) }],
+    });
     const running = gate.propose({ id: 'r1', name: 'get_time', arguments: '{"timezone":"UTC"}' });
-    expect(() => openaiChatReply([running as SettledCall])).toThrow('openaiChatReply: call "r1" is executing; answer a turn once every call has settled');
+    expect(() => openaiChatReply([running as SettledCall])).toThrow(
+      'openaiChatReply: call "r1" is executing; answer a turn once every call has settled',
+    );
   });
 });

@@ -21,7 +21,12 @@ function connectionOf(offlineAfter = 3) {
 describe('remote connection', () => {
   it('is connecting, then what the feed says; after offlineAfter failed attempts in a row it is offline, and live again once the feed is', () => {
     const { connection, clock, state, seen } = connectionOf(3);
-    expect(state()).toEqual({ state: 'connecting', error: undefined, retryAt: undefined, lastEventAt: undefined });
+    expect(state()).toEqual({
+      state: 'connecting',
+      error: undefined,
+      retryAt: undefined,
+      lastEventAt: undefined,
+    });
     connection.feedState('live', undefined, undefined, 0);
     expect(connection.live()).toBe(true);
     // The break of a live feed is not a failed attempt; the attempts after it are.
@@ -30,7 +35,12 @@ describe('remote connection', () => {
     connection.feedState('reconnecting', down, clock.now() + 2000, 2);
     expect(state()).toMatchObject({ state: 'reconnecting', retryAt: clock.now() + 2000 });
     connection.feedState('reconnecting', down, clock.now() + 4000, 3);
-    expect(state()).toEqual({ state: 'offline', error: down, retryAt: clock.now() + 4000, lastEventAt: undefined });
+    expect(state()).toEqual({
+      state: 'offline',
+      error: down,
+      retryAt: clock.now() + 4000,
+      lastEventAt: undefined,
+    });
     expect(connection.live()).toBe(false);
     connection.feedState('live', undefined, undefined, 0);
     expect(seen).toEqual(['live', 'reconnecting', 'reconnecting', 'reconnecting', 'offline', 'live']);
@@ -66,7 +76,7 @@ describe('remote connection', () => {
     expect(state()).toMatchObject({ state: 'closed', error: forbidden });
   });
 
-  it('keeps when the feed last delivered something, on the gate\'s clock, through every state', () => {
+  it("keeps when the feed last delivered something, on the gate's clock, through every state", () => {
     const { connection, clock, state } = connectionOf();
     connection.feedState('live', undefined, undefined, 0);
     const started = clock.now();

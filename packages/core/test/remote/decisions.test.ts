@@ -50,8 +50,19 @@ function decisionsOf(status: ToolCallStatus = 'awaiting_approval', options: { li
     records.set('c1', wireRecord('c1', 'charge', input, to));
     decisions.moved('c1');
   };
-  const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
-  return { decisions, sent, fetch, retryNow, published, answered, move, json, setLive: (next: boolean) => (live = next) };
+  const json = (status: number, body: unknown) =>
+    new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+  return {
+    decisions,
+    sent,
+    fetch,
+    retryNow,
+    published,
+    answered,
+    move,
+    json,
+    setLive: (next: boolean) => (live = next),
+  };
 }
 
 describe('remote decisions', () => {
@@ -77,19 +88,28 @@ describe('remote decisions', () => {
     const { decisions, sent, json } = decisionsOf();
     decisions.approve('c1', { input: { amount_cents: 1000, currency: 'USD' } });
     await vi.waitFor(() => expect(sent).toHaveLength(1));
-    expect(sent[0]?.body).toEqual({ inputHash: await inputHash(input), input: { amount_cents: 1000, currency: 'USD' } });
+    expect(sent[0]?.body).toEqual({
+      inputHash: await inputHash(input),
+      input: { amount_cents: 1000, currency: 'USD' },
+    });
     sent[0]?.answer(json(200, { ok: true, left: 1 }));
     await vi.waitFor(() => expect(decisions.requestOf('c1')).toBeUndefined());
   });
 
-  it('a refusal shows the server\'s code and words, and the person can decide again', async () => {
+  it("a refusal shows the server's code and words, and the person can decide again", async () => {
     const { decisions, sent, answered, json } = decisionsOf();
     decisions.deny('c1', 'not this one');
     await vi.waitFor(() => expect(sent).toHaveLength(1));
     expect(sent[0]?.body).toEqual({ reason: 'not this one' });
-    sent[0]?.answer(json(409, { error: { code: 'expired', message: 'the approval expired; the call was cancelled' } }));
+    sent[0]?.answer(
+      json(409, { error: { code: 'expired', message: 'the approval expired; the call was cancelled' } }),
+    );
     await answered();
-    expect(decisions.requestOf('c1')).toEqual({ action: 'deny', state: 'refused', error: { code: 'expired', message: 'the approval expired; the call was cancelled' } });
+    expect(decisions.requestOf('c1')).toEqual({
+      action: 'deny',
+      state: 'refused',
+      error: { code: 'expired', message: 'the approval expired; the call was cancelled' },
+    });
     expect(decisions.approve('c1')).toBe(true);
   });
 
@@ -99,14 +119,22 @@ describe('remote decisions', () => {
     await vi.waitFor(() => expect(sent).toHaveLength(1));
     sent[0]?.answer(new TypeError('fetch failed'));
     await answered();
-    expect(decisions.requestOf('c1')).toEqual({ action: 'cancel', state: 'refused', error: { code: 'network_error', message: 'no answer from the server: fetch failed' } });
+    expect(decisions.requestOf('c1')).toEqual({
+      action: 'cancel',
+      state: 'refused',
+      error: { code: 'network_error', message: 'no answer from the server: fetch failed' },
+    });
     expect(retryNow).toHaveBeenCalledTimes(1);
   });
 
   it('while the feed is not live nothing is sent: the decision is refused offline at once, and the feed is asked to reopen', () => {
     const { decisions, fetch, retryNow, published } = decisionsOf('awaiting_approval', { live: false });
     expect(decisions.approve('c1')).toBe(true);
-    expect(decisions.requestOf('c1')).toEqual({ action: 'approve', state: 'refused', error: { code: 'offline', message: expect.stringContaining('was not sent') } });
+    expect(decisions.requestOf('c1')).toEqual({
+      action: 'approve',
+      state: 'refused',
+      error: { code: 'offline', message: expect.stringContaining('was not sent') },
+    });
     expect(published).toEqual(['c1']);
     expect(fetch).not.toHaveBeenCalled();
     expect(retryNow).toHaveBeenCalledTimes(1);

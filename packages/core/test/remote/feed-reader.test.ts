@@ -17,16 +17,32 @@ function readerOf(session = 'chat_1') {
   const known: string[] = [];
   const onError = vi.fn();
   const audit = createAuditLog(Infinity, onError);
-  const liveCommit = { commit: (record: ToolCallRecord) => void committed.push(record.id), known: (id: string) => void known.push(id) };
+  const liveCommit = {
+    commit: (record: ToolCallRecord) => void committed.push(record.id),
+    known: (id: string) => void known.push(id),
+  };
   const reader = createFeedReader({ session, mirror, liveCommit, audit, onError });
   const updates: (readonly string[])[] = [];
   mirror.calls.subscribe((state) => updates.push(state.changed));
-  const snapshot = (seq: number, calls: ToolCallRecord[]) => reader.receive({ event: 'snapshot', id: String(seq), data: JSON.stringify({ seq, calls }) });
+  const snapshot = (seq: number, calls: ToolCallRecord[]) =>
+    reader.receive({ event: 'snapshot', id: String(seq), data: JSON.stringify({ seq, calls }) });
   const move = (seq: number, record: ToolCallRecord, from: ToolCallStatus | null, extra: object = {}) =>
     reader.receive({
       event: 'move',
       id: String(seq),
-      data: JSON.stringify({ event: { seq, callId: record.id, session: 'chat_1', from, to: record.status, actor: 'u', at: 5, ...extra }, record }),
+      data: JSON.stringify({
+        event: {
+          seq,
+          callId: record.id,
+          session: 'chat_1',
+          from,
+          to: record.status,
+          actor: 'u',
+          at: 5,
+          ...extra,
+        },
+        record,
+      }),
     });
   const messages = () => onError.mock.calls.map(([error]) => (error as Error).message);
   return { reader, mirror, audit, committed, known, updates, snapshot, move, messages };
@@ -36,7 +52,10 @@ describe('remote feed reader', () => {
   it('takes the first snapshot as the page found things: a committed call is known, never committed into the store', () => {
     const { reader, mirror, committed, known, updates, snapshot } = readerOf();
     expect(reader.seq()).toBeUndefined();
-    snapshot(4, [wireRecord('c1', 'charge', input, 'committed', { output: input }), wireRecord('c2', 'charge', input, 'awaiting_approval')]);
+    snapshot(4, [
+      wireRecord('c1', 'charge', input, 'committed', { output: input }),
+      wireRecord('c2', 'charge', input, 'awaiting_approval'),
+    ]);
     expect(reader.seq()).toBe(4);
     expect(known).toEqual(['c1']);
     expect(committed).toEqual([]);
@@ -46,7 +65,10 @@ describe('remote feed reader', () => {
 
   it('a later snapshot (a server that could not resume) replaces the calls, commits those that committed meanwhile, and an older one is ignored', () => {
     const { reader, mirror, committed, updates, snapshot } = readerOf();
-    snapshot(4, [wireRecord('c1', 'charge', input, 'executing'), wireRecord('gone', 'charge', input, 'awaiting_approval')]);
+    snapshot(4, [
+      wireRecord('c1', 'charge', input, 'executing'),
+      wireRecord('gone', 'charge', input, 'awaiting_approval'),
+    ]);
     snapshot(9, [wireRecord('c1', 'charge', input, 'committed', { output: input })]);
     expect(committed).toEqual(['c1']);
     expect(mirror.get('gone')).toBeUndefined();
@@ -65,7 +87,9 @@ describe('remote feed reader', () => {
     move(1, wireRecord('c1', 'charge', input, 'executing'), 'awaiting_approval');
     expect(committed).toEqual(['c1']);
     expect(mirror.get('c1')?.status).toBe('committed');
-    expect(audit.export()).toEqual([{ callId: 'c1', name: 'charge', from: 'executing', to: 'committed', at: 5 }]);
+    expect(audit.export()).toEqual([
+      { callId: 'c1', name: 'charge', from: 'executing', to: 'committed', at: 5 },
+    ]);
     expect(reader.seq()).toBe(2);
   });
 
@@ -73,20 +97,60 @@ describe('remote feed reader', () => {
     const { mirror, audit, snapshot, move } = readerOf();
     const waiting = wireRecord('c1', 'charge', input, 'awaiting_approval');
     snapshot(1, [waiting]);
-    move(2, { ...waiting, input: { amount_cents: 1, currency: 'USD' } } as ToolCallRecord, 'awaiting_approval', { reason: { code: 'stale', message: 'no' } });
+    move(
+      2,
+      { ...waiting, input: { amount_cents: 1, currency: 'USD' } } as ToolCallRecord,
+      'awaiting_approval',
+      { reason: { code: 'stale', message: 'no' } },
+    );
     expect(mirror.get('c1')).toEqual(waiting);
     const edited = { ...waiting, input: { amount_cents: 1000, currency: 'USD' } } as ToolCallRecord;
-    move(3, edited, 'awaiting_approval', { reason: { code: 'edited', message: 'a person changed the input' } });
+    move(3, edited, 'awaiting_approval', {
+      reason: { code: 'edited', message: 'a person changed the input' },
+    });
     expect(mirror.get('c1')?.input).toEqual({ amount_cents: 1000, currency: 'USD' });
     expect(audit.export().map((event) => event.reason?.code)).toEqual(['stale', 'edited']);
   });
 
   it('drops and reports what it cannot trust, and reads the next good message', () => {
     const { reader, mirror, audit, committed, snapshot, move, messages } = readerOf();
-    snapshot(1, [wireRecord('c1', 'charge', input, 'cancelled'), wireRecord('c2', 'charge', input, 'executing')]);
+    snapshot(1, [
+      wireRecord('c1', 'charge', input, 'cancelled'),
+      wireRecord('c2', 'charge', input, 'executing'),
+    ]);
     move(2, wireRecord('c1', 'charge', input, 'committed', { output: input }), 'cancelled');
-    reader.receive({ event: 'move', id: '3', data: JSON.stringify({ event: { seq: 3, callId: 'c2', session: 'chat_2', from: 'executing', to: 'failed', actor: 'u', at: 5 }, record: wireRecord('c2', 'charge', input, 'failed') }) });
-    reader.receive({ event: 'move', id: '9', data: JSON.stringify({ event: { seq: 4, callId: 'c2', session: 'chat_1', from: 'executing', to: 'failed', actor: 'u', at: 5 }, record: wireRecord('c2', 'charge', input, 'failed') }) });
+    reader.receive({
+      event: 'move',
+      id: '3',
+      data: JSON.stringify({
+        event: {
+          seq: 3,
+          callId: 'c2',
+          session: 'chat_2',
+          from: 'executing',
+          to: 'failed',
+          actor: 'u',
+          at: 5,
+        },
+        record: wireRecord('c2', 'charge', input, 'failed'),
+      }),
+    });
+    reader.receive({
+      event: 'move',
+      id: '9',
+      data: JSON.stringify({
+        event: {
+          seq: 4,
+          callId: 'c2',
+          session: 'chat_1',
+          from: 'executing',
+          to: 'failed',
+          actor: 'u',
+          at: 5,
+        },
+        record: wireRecord('c2', 'charge', input, 'failed'),
+      }),
+    });
     reader.receive({ event: 'move', id: '5', data: '{oops' });
     reader.receive({ event: 'heartbeat-of-another-kind', id: '6', data: '{oops' });
     expect(messages()).toEqual([

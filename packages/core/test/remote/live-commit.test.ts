@@ -15,20 +15,28 @@ function liveCommitOf(commit?: (state: Cart, output: string) => unknown) {
     name: 'add',
     inputSchema: { type: 'object' },
     execute: () => 'sku',
-    ...(commit === undefined ? {} : { commit: (state: Cart, output: string) => commit(state, output) as Partial<Cart> }),
+    ...(commit === undefined
+      ? {}
+      : { commit: (state: Cart, output: string) => commit(state, output) as Partial<Cart> }),
   }) as unknown as ToolDefinition;
   const onError = vi.fn();
   const writes = vi.fn();
   store.subscribe(writes);
-  const liveCommit = createLiveCommit({ store, tools: { definition: (name) => (name === 'add' ? tool : undefined) }, onError });
+  const liveCommit = createLiveCommit({
+    store,
+    tools: { definition: (name) => (name === 'add' ? tool : undefined) },
+    onError,
+  });
   const committed = (id: string, output = 'sku') => wireRecord(id, 'add', {}, 'committed', { output });
   const messages = () => onError.mock.calls.map(([error]) => (error as Error).message);
   return { liveCommit, store, writes, onError, committed, messages };
 }
 
 describe('remote live commit', () => {
-  it('writes a committed call through its tool\'s commit in one setState, once per call id', () => {
-    const { liveCommit, store, writes, committed } = liveCommitOf((state, output) => ({ items: [...state.items, output] }));
+  it("writes a committed call through its tool's commit in one setState, once per call id", () => {
+    const { liveCommit, store, writes, committed } = liveCommitOf((state, output) => ({
+      items: [...state.items, output],
+    }));
     liveCommit.commit(committed('c1', 'mug'));
     liveCommit.commit(committed('c1', 'mug'));
     liveCommit.commit(committed('c2', 'pen'));
@@ -37,7 +45,9 @@ describe('remote live commit', () => {
   });
 
   it('never writes a call marked known (the page loaded it), nor one of a tool without commit or unknown here', () => {
-    const { liveCommit, writes, committed } = liveCommitOf((state, output) => ({ items: [...state.items, output] }));
+    const { liveCommit, writes, committed } = liveCommitOf((state, output) => ({
+      items: [...state.items, output],
+    }));
     liveCommit.known('c1');
     liveCommit.commit(committed('c1'));
     liveCommit.commit(wireRecord('c2', 'elsewhere', {}, 'committed', { output: 'x' }));
@@ -58,7 +68,9 @@ describe('remote live commit', () => {
     liveCommit.commit(committed('c2'));
     liveCommit.commit(committed('c3'));
     expect(writes).not.toHaveBeenCalled();
-    expect(messages()[0]).toMatch(/^toolgate remote: call "c1" \(add\) committed on the server, but its commit must return the partial next state as a plain object/);
+    expect(messages()[0]).toMatch(
+      /^toolgate remote: call "c1" \(add\) committed on the server, but its commit must return the partial next state as a plain object/,
+    );
     expect(messages()[1]).toContain('not a Promise');
     expect(messages()[2]).toBe(
       'toolgate remote: call "c3" (add) committed on the server, but its commit threw here: read-only; the record stays committed as the server says, and the app\'s store was not changed.',
@@ -66,7 +78,9 @@ describe('remote live commit', () => {
   });
 
   it('keeps a write a store subscriber threw after, and reports the subscriber', () => {
-    const { liveCommit, store, committed, onError } = liveCommitOf((state, output) => ({ items: [...state.items, output] }));
+    const { liveCommit, store, committed, onError } = liveCommitOf((state, output) => ({
+      items: [...state.items, output],
+    }));
     store.subscribe(() => {
       throw new Error('a broken subscriber');
     });

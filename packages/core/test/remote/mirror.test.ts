@@ -41,8 +41,12 @@ describe('remote mirror', () => {
     mirror.put(wireRecord('running', 'charge', input, 'failed'));
     await expect(running).resolves.toMatchObject({ id: 'running', status: 'failed' });
     mirror.close();
-    await expect(never).resolves.toBe('gate.settled: the remote gate was closed before call "unknown" settled.');
-    await expect(mirror.settled('later')).rejects.toThrow('gate.settled: the remote gate is closed, and call "later" has not settled.');
+    await expect(never).resolves.toBe(
+      'gate.settled: the remote gate was closed before call "unknown" settled.',
+    );
+    await expect(mirror.settled('later')).rejects.toThrow(
+      'gate.settled: the remote gate is closed, and call "later" has not settled.',
+    );
     await expect(mirror.settled('done')).resolves.toMatchObject({ status: 'cancelled' });
   });
 

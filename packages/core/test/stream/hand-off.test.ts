@@ -7,7 +7,12 @@ import { createSlot } from '../../src/stream/slot.ts';
 import { createStreamTurn, finish } from '../../src/stream/stream-turn.ts';
 import { createFakeClock } from '../support/clock.ts';
 
-const search = defineTool({ name: 'search', inputSchema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] }, repair: ['parallel_wrapper'], execute: () => 'found' });
+const search = defineTool({
+  name: 'search',
+  inputSchema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+  repair: ['parallel_wrapper'],
+  execute: () => 'found',
+});
 
 function setup() {
   const gate = createToolGate({ tools: [search] });
@@ -21,7 +26,11 @@ describe('handing streamed calls to the gate', () => {
     const slot = createSlot('0', 0, 0, 64);
     slot.providerId = 'call_9';
     close(turn, slot, '{}');
-    expect(gate.get('call_9')).toMatchObject({ status: 'rejected', turn: 'resp_1', reason: { code: 'invalid_shape' } });
+    expect(gate.get('call_9')).toMatchObject({
+      status: 'rejected',
+      turn: 'resp_1',
+      reason: { code: 'invalid_shape' },
+    });
     expect(slot.phase).toBe('closed');
   });
 
@@ -29,9 +38,18 @@ describe('handing streamed calls to the gate', () => {
     const { gate, turn } = setup();
     const slot = createSlot('0', 0, 2, 64);
     slot.name = 'multi_tool_use.parallel';
-    close(turn, slot, { tool_uses: [{ recipient_name: 'functions.search', parameters: { q: 'a' } }, { recipient_name: 'functions.search', parameters: { q: 'b' } }] });
+    close(turn, slot, {
+      tool_uses: [
+        { recipient_name: 'functions.search', parameters: { q: 'a' } },
+        { recipient_name: 'functions.search', parameters: { q: 'b' } },
+      ],
+    });
     expect(slot.callIds).toEqual(['multi_tool_use.parallel@2#1', 'multi_tool_use.parallel@2#2']);
-    expect(gate.get('multi_tool_use.parallel@2#2')).toMatchObject({ status: 'committed', input: { q: 'b' }, repairs: [{ kind: 'parallel_wrapper' }] });
+    expect(gate.get('multi_tool_use.parallel@2#2')).toMatchObject({
+      status: 'committed',
+      input: { q: 'b' },
+      repairs: [{ kind: 'parallel_wrapper' }],
+    });
   });
 
   it('opens a call before truncating or cancelling it, and does nothing to a call already closed', () => {
@@ -40,7 +58,10 @@ describe('handing streamed calls to the gate', () => {
     cut.providerId = 'c1';
     cut.name = 'search';
     truncate(turn, cut, 'cut off');
-    expect(gate.get('c1')).toMatchObject({ status: 'rejected', reason: { code: 'truncated', message: 'cut off' } });
+    expect(gate.get('c1')).toMatchObject({
+      status: 'rejected',
+      reason: { code: 'truncated', message: 'cut off' },
+    });
     const cancel = vi.spyOn(gate, 'cancel');
     cancelOpen(turn, cut, 'stopped');
     expect(cancel).not.toHaveBeenCalled();
@@ -48,7 +69,10 @@ describe('handing streamed calls to the gate', () => {
     stopped.providerId = 'c2';
     stopped.name = 'search';
     cancelOpen(turn, stopped, 'stopped');
-    expect(gate.get('c2')).toMatchObject({ status: 'cancelled', reason: { code: 'user_cancelled', message: 'stopped' } });
+    expect(gate.get('c2')).toMatchObject({
+      status: 'cancelled',
+      reason: { code: 'user_cancelled', message: 'stopped' },
+    });
   });
 
   it('ends a turn once', async () => {

@@ -7,7 +7,9 @@ import { createFakeClock } from '../support/clock.ts';
 
 function setup() {
   const published: unknown[] = [];
-  const gate = { stream: { preview: (_id: string, value: unknown) => published.push(value) } } as unknown as StreamGate;
+  const gate = {
+    stream: { preview: (_id: string, value: unknown) => published.push(value) },
+  } as unknown as StreamGate;
   const clock = createFakeClock();
   const previews = createPreviews(gate, clock, 50);
   const slot = createSlot('k', 0, 0, 64);

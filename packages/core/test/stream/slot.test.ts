@@ -1,6 +1,15 @@
 /** One streamed call's arguments as they arrive: fragments, what is read of them, what the provider gives whole. */
 import { describe, expect, it } from 'vitest';
-import { argumentsOf, createSlot, inputAsRead, isWhole, provideWhole, rawOf, readJson, type Slot } from '../../src/stream/slot.ts';
+import {
+  argumentsOf,
+  createSlot,
+  inputAsRead,
+  isWhole,
+  provideWhole,
+  rawOf,
+  readJson,
+  type Slot,
+} from '../../src/stream/slot.ts';
 
 function fed(...fragments: string[]): Slot {
   const slot = createSlot('k', 0, 0, 64);

@@ -1,11 +1,26 @@
 /** `reader.stopped()`: the turn's records once each call has ended or waits for a person, never waiting for that person. */
 import { describe, expect, it } from 'vitest';
-import { createToolGate, defineTool, readAnthropicStream, readOpenAIChatStream, type AnthropicStreamEvent, type OpenAIChatChunk } from '../../src/index.ts';
+import {
+  createToolGate,
+  defineTool,
+  readAnthropicStream,
+  readOpenAIChatStream,
+  type AnthropicStreamEvent,
+  type OpenAIChatChunk,
+} from '../../src/index.ts';
 
-const schema = { type: 'object', properties: { to: { type: 'string' } }, required: ['to'], additionalProperties: false } as const;
+const schema = {
+  type: 'object',
+  properties: { to: { type: 'string' } },
+  required: ['to'],
+  additionalProperties: false,
+} as const;
 
 /** A tool whose run ends when the test says so. */
-function heldTool(name: string, options: { needsApproval?: boolean; authorize?: () => Promise<boolean> } = {}) {
+function heldTool(
+  name: string,
+  options: { needsApproval?: boolean; authorize?: () => Promise<boolean> } = {},
+) {
   const runs: { to: string; finish: (output: string) => void }[] = [];
   const tool = defineTool({
     name,
@@ -22,9 +37,18 @@ function heldTool(name: string, options: { needsApproval?: boolean; authorize?: 
 
 const call = (index: number, id: string, name: string, args: string): OpenAIChatChunk => ({
   id: 'chatcmpl-T',
-  choices: [{ index: 0, delta: { tool_calls: [{ index, id, function: { name, arguments: args } }] }, finish_reason: null }],
+  choices: [
+    {
+      index: 0,
+      delta: { tool_calls: [{ index, id, function: { name, arguments: args } }] },
+      finish_reason: null,
+    },
+  ],
 });
-const finish: OpenAIChatChunk = { id: 'chatcmpl-T', choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] };
+const finish: OpenAIChatChunk = {
+  id: 'chatcmpl-T',
+  choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }],
+};
 
 /** Which of two promises is done after every pending job has run. */
 async function isDone(promise: Promise<unknown>): Promise<boolean> {
@@ -42,7 +66,12 @@ describe('reader.stopped() on a browser gate', () => {
     const mail = heldTool('send_mail', { needsApproval: true });
     const gate = createToolGate({ tools: [mail.tool] });
     const reader = readOpenAIChatStream(gate);
-    await reader.read([call(0, 'call_mail', 'send_mail', '{"to":"ana"}'), call(1, 'call_bad', 'nope', '{}'), call(2, 'call_args', 'send_mail', '{"to":1}'), finish]);
+    await reader.read([
+      call(0, 'call_mail', 'send_mail', '{"to":"ana"}'),
+      call(1, 'call_bad', 'nope', '{}'),
+      call(2, 'call_args', 'send_mail', '{"to":1}'),
+      finish,
+    ]);
     const records = await reader.stopped();
     expect(records.map((record) => [record.id, record.status, record.reason?.code])).toEqual([
       ['call_mail', 'awaiting_approval', undefined],
@@ -83,7 +112,10 @@ describe('reader.stopped() on a browser gate', () => {
 
   it('resolves once an authorization that takes its time leads to a person', async () => {
     let allow!: (yes: boolean) => void;
-    const mail = heldTool('send_mail', { needsApproval: true, authorize: () => new Promise<boolean>((resolve) => (allow = resolve)) });
+    const mail = heldTool('send_mail', {
+      needsApproval: true,
+      authorize: () => new Promise<boolean>((resolve) => (allow = resolve)),
+    });
     const gate = createToolGate({ tools: [mail.tool] });
     const reader = readOpenAIChatStream(gate);
     await reader.read([call(0, 'call_mail', 'send_mail', '{"to":"ana"}'), finish]);
@@ -101,15 +133,25 @@ describe('reader.stopped() on a browser gate', () => {
     gate.propose({ id: 'toolu_1', name: 'send_mail', arguments: { to: 'ana' } });
     expect(gate.deny('toolu_1')).toBe(true);
     const events: AnthropicStreamEvent[] = [
-      { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_1', name: 'send_mail', input: {} } },
-      { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"to":"ana"}' } },
+      {
+        type: 'content_block_start',
+        index: 0,
+        content_block: { type: 'tool_use', id: 'toolu_1', name: 'send_mail', input: {} },
+      },
+      {
+        type: 'content_block_delta',
+        index: 0,
+        delta: { type: 'input_json_delta', partial_json: '{"to":"ana"}' },
+      },
       { type: 'content_block_stop', index: 0 },
       { type: 'message_delta', delta: { stop_reason: 'tool_use' } },
       { type: 'message_stop' },
     ];
     const reader = readAnthropicStream(gate);
     await reader.read(events);
-    expect((await reader.stopped()).map((record) => [record.id, record.status, record.reason?.code])).toEqual([['toolu_1', 'cancelled', 'approval_denied']]);
+    expect((await reader.stopped()).map((record) => [record.id, record.status, record.reason?.code])).toEqual(
+      [['toolu_1', 'cancelled', 'approval_denied']],
+    );
     const empty = readOpenAIChatStream(gate);
     await empty.read([finish]);
     expect(await empty.stopped()).toEqual([]);

@@ -26,7 +26,8 @@ export function createFakeClock(start = 1_767_225_600_000): FakeClock {
       const until = now + ms;
       for (;;) {
         let first: [number, { at: number; callback: () => void }] | undefined;
-        for (const entry of timers) if (entry[1].at <= until && (!first || entry[1].at < first[1].at)) first = entry;
+        for (const entry of timers)
+          if (entry[1].at <= until && (!first || entry[1].at < first[1].at)) first = entry;
         if (!first) break;
         timers.delete(first[0]);
         now = first[1].at;

@@ -44,7 +44,11 @@ export interface LoopbackServer {
   /** Creates a call already in `status` (one event, from `null`), as a server gate that ran its first steps. */
   readonly call: (id: string, name: string, input: unknown, status?: ToolCallStatus) => WireEvent;
   /** Moves a call; `output` for committed, `reason` for cancelled/failed/rejected. */
-  readonly moveTo: (id: string, to: ToolCallStatus, extra?: { output?: unknown; reason?: { code: string; message: string }; actor?: string }) => WireEvent;
+  readonly moveTo: (
+    id: string,
+    to: ToolCallStatus,
+    extra?: { output?: unknown; reason?: { code: string; message: string }; actor?: string },
+  ) => WireEvent;
   /** A refusal: an event with `from === to` and the refusal's code; the call does not move. */
   readonly refuse: (id: string, code: string, message: string, actor?: string) => WireEvent;
   /** Writes text to every open feed as it is (for malformed messages). */
@@ -93,8 +97,11 @@ export function wireRecord(
   extra: { output?: unknown; reason?: { code: string; message: string }; at?: number } = {},
 ): ToolCallRecord {
   const at = extra.at ?? 1_767_225_600_000;
-  const reason = TERMINAL.has(status) && status !== 'committed' ? (extra.reason ?? REASONS[status]) : undefined;
-  const history: Transition[] = PATHS[status].map((step) => (step === status && reason ? { status: step, at, reason } : { status: step, at })) as Transition[];
+  const reason =
+    TERMINAL.has(status) && status !== 'committed' ? (extra.reason ?? REASONS[status]) : undefined;
+  const history: Transition[] = PATHS[status].map((step) =>
+    step === status && reason ? { status: step, at, reason } : { status: step, at },
+  ) as Transition[];
   return {
     id,
     name,
@@ -114,7 +121,9 @@ export function wireRecord(
   } as ToolCallRecord;
 }
 
-export async function startLoopbackServer(options: { session?: string; token?: string; base?: string } = {}): Promise<LoopbackServer> {
+export async function startLoopbackServer(
+  options: { session?: string; token?: string; base?: string } = {},
+): Promise<LoopbackServer> {
   const session = options.session ?? 'chat_1';
   const base = options.base ?? '/api/toolgate';
   const records = new Map<string, ToolCallRecord>();
@@ -139,15 +148,34 @@ export async function startLoopbackServer(options: { session?: string; token?: s
     res.write(`id: ${id}\nevent: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
   }
 
-  function append(record: ToolCallRecord, from: ToolCallStatus | null, to: ToolCallStatus, actor: string | null, reason?: { code: string; message: string }): WireEvent {
-    const event: WireEvent = { seq: events.length + 1, callId: record.id, session, from, to, actor, at: ++clock, ...(reason ? { reason } : {}) };
+  function append(
+    record: ToolCallRecord,
+    from: ToolCallStatus | null,
+    to: ToolCallStatus,
+    actor: string | null,
+    reason?: { code: string; message: string },
+  ): WireEvent {
+    const event: WireEvent = {
+      seq: events.length + 1,
+      callId: record.id,
+      session,
+      from,
+      to,
+      actor,
+      at: ++clock,
+      ...(reason ? { reason } : {}),
+    };
     events.push(event);
     moves.push({ event, record });
     for (const res of open) sse(res, 'move', event.seq, { event, record });
     return event;
   }
 
-  function moveTo(id: string, to: ToolCallStatus, extra: { output?: unknown; reason?: { code: string; message: string }; actor?: string } = {}): WireEvent {
+  function moveTo(
+    id: string,
+    to: ToolCallStatus,
+    extra: { output?: unknown; reason?: { code: string; message: string }; actor?: string } = {},
+  ): WireEvent {
     const current = records.get(id);
     if (current === undefined) throw new Error(`no call ${id}`);
     const at = clock + 1;
@@ -168,7 +196,8 @@ export async function startLoopbackServer(options: { session?: string; token?: s
     res.writeHead(status, { 'Content-Type': 'application/json' });
     res.end(JSON.stringify(body));
   }
-  const error = (res: ServerResponse, status: number, code: string, message: string) => json(res, status, { error: { code, message } });
+  const error = (res: ServerResponse, status: number, code: string, message: string) =>
+    json(res, status, { error: { code, message } });
 
   async function readBody(req: IncomingMessage): Promise<string> {
     let text = '';
@@ -185,7 +214,12 @@ export async function startLoopbackServer(options: { session?: string; token?: s
     } catch {
       // kept as text; answered 400 below
     }
-    const headers = Object.fromEntries(Object.entries(req.headers).map(([key, value]) => [key, Array.isArray(value) ? value.join(', ') : value]));
+    const headers = Object.fromEntries(
+      Object.entries(req.headers).map(([key, value]) => [
+        key,
+        Array.isArray(value) ? value.join(', ') : value,
+      ]),
+    );
     requests.push({ method: req.method ?? '', path, headers, body });
     changed();
     if (!path.startsWith(`${base}/`)) return error(res, 404, 'not_found', 'no such route');
@@ -224,18 +258,28 @@ export async function startLoopbackServer(options: { session?: string; token?: s
     if (resume) {
       const after = replay ?? Number(last);
       replay = undefined;
-      for (const { event, record } of moves) if (event.seq > after) sse(res, 'move', event.seq, { event, record });
+      for (const { event, record } of moves)
+        if (event.seq > after) sse(res, 'move', event.seq, { event, record });
     } else {
       sse(res, 'snapshot', events.length, { seq: events.length, calls: [...records.values()] });
     }
     changed();
   }
 
-  async function decide(req: IncomingMessage, res: ServerResponse, id: string, action: string, text: string, body: unknown): Promise<void> {
+  async function decide(
+    req: IncomingMessage,
+    res: ServerResponse,
+    id: string,
+    action: string,
+    text: string,
+    body: unknown,
+  ): Promise<void> {
     const refusal = postRefusals.shift();
     if (refusal !== undefined) return error(res, refusal.status, refusal.code, refusal.message);
-    if (!(req.headers['content-type'] ?? '').startsWith('application/json')) return error(res, 415, 'unsupported_media_type', 'send JSON');
-    if (typeof body !== 'object' || body === null || text === '') return error(res, 400, 'bad_request', 'the body must be a JSON object');
+    if (!(req.headers['content-type'] ?? '').startsWith('application/json'))
+      return error(res, 415, 'unsupported_media_type', 'send JSON');
+    if (typeof body !== 'object' || body === null || text === '')
+      return error(res, 400, 'bad_request', 'the body must be a JSON object');
     const call = records.get(id);
     if (call === undefined) return error(res, 404, 'not_found', `no call ${id}`);
     const actor = 'user_1';
@@ -243,7 +287,8 @@ export async function startLoopbackServer(options: { session?: string; token?: s
     const reason = typeof fields.reason === 'string' ? fields.reason : undefined;
     if (action === 'approve' || action === 'deny') {
       if (TERMINAL.has(call.status)) return error(res, 409, 'settled', `call ${id} has settled`);
-      if (call.status !== 'awaiting_approval') return error(res, 409, 'not_awaiting', `call ${id} is not awaiting approval`);
+      if (call.status !== 'awaiting_approval')
+        return error(res, 409, 'not_awaiting', `call ${id} is not awaiting approval`);
       if (action === 'approve') {
         if (fields.inputHash !== (await inputHash(call.input))) {
           refuse(id, 'stale', 'the approval names other arguments than the call has', actor);
@@ -251,13 +296,19 @@ export async function startLoopbackServer(options: { session?: string; token?: s
         }
         moveTo(id, 'executing', { actor });
       } else {
-        moveTo(id, 'cancelled', { actor, reason: { code: 'approval_denied', message: reason ?? 'a person denied this call' } });
+        moveTo(id, 'cancelled', {
+          actor,
+          reason: { code: 'approval_denied', message: reason ?? 'a person denied this call' },
+        });
       }
       return json(res, 200, { ok: true });
     }
     if (action === 'cancel') {
       if (TERMINAL.has(call.status)) return error(res, 409, 'settled', `call ${id} has settled`);
-      moveTo(id, 'cancelled', { actor, reason: { code: 'user_cancelled', message: reason ?? 'the user cancelled this call' } });
+      moveTo(id, 'cancelled', {
+        actor,
+        reason: { code: 'user_cancelled', message: reason ?? 'the user cancelled this call' },
+      });
       return json(res, 200, { ok: true });
     }
     return error(res, 404, 'not_found', 'no such action');

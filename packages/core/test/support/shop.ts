@@ -41,7 +41,9 @@ export function chargeTool(execute?: (input: { amount_cents: number; currency: '
 export const args = (value: unknown) => JSON.stringify(value);
 
 /** Counts `setState` calls on a store, and keeps the state before each. */
-export function watchStore<S>(store: { subscribe: (listener: (state: S, previous: S) => void) => () => void }) {
+export function watchStore<S>(store: {
+  subscribe: (listener: (state: S, previous: S) => void) => () => void;
+}) {
   const updates: S[] = [];
   store.subscribe((state) => updates.push(state));
   return updates;

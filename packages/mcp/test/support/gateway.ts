@@ -7,7 +7,11 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ElicitRequestSchema,
+  type ElicitRequest,
+  type ElicitResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, inject } from 'vitest';
 import type { StdioUpstream } from '../../src/index.ts';
 
@@ -53,7 +57,11 @@ export interface RunningGateway {
 
 /** The test upstream as a stdio upstream of the config, logging into `dir`. */
 export function testUpstream(dir: string, env: Record<string, string> = {}): StdioUpstream {
-  return { command: process.execPath, args: [UPSTREAM], env: { UPSTREAM_LOG: join(dir, 'upstream.log'), ...env } };
+  return {
+    command: process.execPath,
+    args: [UPSTREAM],
+    env: { UPSTREAM_LOG: join(dir, 'upstream.log'), ...env },
+  };
 }
 
 /** Starts `toolgate-mcp --config <file>` as a child process and connects the SDK's Client to it. */
@@ -62,7 +70,10 @@ export async function startGateway(start: GatewayStart): Promise<RunningGateway>
   const configFile = join(dir, 'toolgate.json');
   writeFileSync(configFile, JSON.stringify({ ledger: 'ledger.db', ...start.config }, null, 2));
   const bin = inject('gatewayBin');
-  const client = new Client({ name: 'toolgate-test', version: '1.0.0' }, { capabilities: start.elicit === undefined ? {} : { elicitation: {} } });
+  const client = new Client(
+    { name: 'toolgate-test', version: '1.0.0' },
+    { capabilities: start.elicit === undefined ? {} : { elicitation: {} } },
+  );
   if (start.elicit !== undefined) {
     const elicit = start.elicit;
     client.setRequestHandler(ElicitRequestSchema, (request) => elicit(request));
@@ -72,12 +83,16 @@ export async function startGateway(start: GatewayStart): Promise<RunningGateway>
   let stop: () => Promise<void>;
   let approvalUrl: string;
   if (start.http === true) {
-    const child = spawn(process.execPath, [bin, '--config', configFile, '--http', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [bin, '--config', configFile, '--http', '0'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const lines = createInterface({ input: child.stderr });
     const found = { approval: '', mcp: '' };
     await new Promise<void>((resolve, reject) => {
-      child.once('exit', (code) => reject(new Error(`the gateway exited (${code}) before it served HTTP:\n${stderr}`)));
+      child.once('exit', (code) =>
+        reject(new Error(`the gateway exited (${code}) before it served HTTP:\n${stderr}`)),
+      );
       lines.on('line', (line) => {
         found.approval ||= /approve calls at (\S+)/.exec(line)?.[1] ?? '';
         found.mcp ||= /Streamable HTTP\) at (\S+)/.exec(line)?.[1] ?? '';
@@ -92,7 +107,11 @@ export async function startGateway(start: GatewayStart): Promise<RunningGateway>
       await ended(child);
     };
   } else {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [bin, '--config', configFile], stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [bin, '--config', configFile],
+      stderr: 'pipe',
+    });
     transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     await client.connect(transport);
     approvalUrl = await waitFor(() => /approve calls at (\S+)/.exec(stderr)?.[1]);
@@ -131,7 +150,10 @@ function ended(child: ChildProcess): Promise<void> {
  * Polls `read` until it answers a value: for what another process writes (a log line, stderr),
  * where there is no event to await.
  */
-export async function waitFor<T>(read: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
+export async function waitFor<T>(
+  read: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 30_000,
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();

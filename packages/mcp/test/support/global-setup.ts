@@ -12,7 +12,9 @@ declare module 'vitest' {
 
 const packageRoot = fileURLToPath(new URL('../..', import.meta.url));
 // Inside the package, so the bundle's dependencies (the SDK, the database drivers) resolve from its node_modules.
-const outDir = fileURLToPath(new URL(`../../node_modules/.cache/toolgate-mcp-test-${process.pid}/`, import.meta.url));
+const outDir = fileURLToPath(
+  new URL(`../../node_modules/.cache/toolgate-mcp-test-${process.pid}/`, import.meta.url),
+);
 
 /**
  * Bundles `src/bin.ts` (with the workspace packages it imports) and builds the approval page next
@@ -34,7 +36,11 @@ export default async function setup(project: TestProject): Promise<() => void> {
     },
     ssr: { noExternal: [/^@toolgate\//] },
   });
-  await build({ configFile: fileURLToPath(new URL('../../page/vite.config.ts', import.meta.url)), logLevel: 'warn', build: { outDir: `${outDir}page/`, emptyOutDir: true } });
+  await build({
+    configFile: fileURLToPath(new URL('../../page/vite.config.ts', import.meta.url)),
+    logLevel: 'warn',
+    build: { outDir: `${outDir}page/`, emptyOutDir: true },
+  });
   project.provide('gatewayBin', `${outDir}bin.mjs`);
   return () => rmSync(outDir, { recursive: true, force: true });
 }

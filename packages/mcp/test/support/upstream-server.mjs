@@ -17,13 +17,21 @@ const note = (line) => LOG && appendFileSync(LOG, `${line}\n`);
 
 function makeServer() {
   const tools = [...TOOLS];
-  const server = new Server({ name: 'test-upstream', version: '1.0.0' }, { capabilities: { tools: { listChanged: true }, logging: {} } });
+  const server = new Server(
+    { name: 'test-upstream', version: '1.0.0' },
+    { capabilities: { tools: { listChanged: true }, logging: {} } },
+  );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args = {} } = request.params;
     const token = request.params._meta?.progressToken;
     const progress = (progress, total, message) =>
-      token === undefined ? Promise.resolve() : extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } });
+      token === undefined
+        ? Promise.resolve()
+        : extra.sendNotification({
+            method: 'notifications/progress',
+            params: { progressToken: token, progress, total, message },
+          });
     switch (name) {
       case 'echo':
         return { content: [{ type: 'text', text: `echo: ${args.text}` }] };
@@ -36,9 +44,23 @@ function makeServer() {
             { type: 'text', text: 'one of each', annotations: { audience: ['user'], priority: 0.5 } },
             { type: 'image', data: PNG, mimeType: 'image/png' },
             { type: 'audio', data: WAV, mimeType: 'audio/wav', _meta: { seconds: 0 } },
-            { type: 'resource_link', uri: 'file:///notes/a.txt', name: 'a.txt', title: 'Note A', mimeType: 'text/plain', description: 'a note', size: 12 },
-            { type: 'resource', resource: { uri: 'file:///notes/b.txt', mimeType: 'text/plain', text: 'note b' } },
-            { type: 'resource', resource: { uri: 'file:///notes/c.bin', mimeType: 'application/octet-stream', blob: 'AAEC' } },
+            {
+              type: 'resource_link',
+              uri: 'file:///notes/a.txt',
+              name: 'a.txt',
+              title: 'Note A',
+              mimeType: 'text/plain',
+              description: 'a note',
+              size: 12,
+            },
+            {
+              type: 'resource',
+              resource: { uri: 'file:///notes/b.txt', mimeType: 'text/plain', text: 'note b' },
+            },
+            {
+              type: 'resource',
+              resource: { uri: 'file:///notes/c.bin', mimeType: 'application/octet-stream', blob: 'AAEC' },
+            },
           ],
           structuredContent: { kinds: ['text', 'image', 'audio', 'resource_link', 'resource'], count: 6 },
           _meta: { 'example.com/trace': 'abc' },
@@ -54,7 +76,8 @@ function makeServer() {
         });
       }
       case 'progress':
-        for (let step = 1; step <= args.steps; step++) await progress(step, args.steps, `step ${step} of ${args.steps}`);
+        for (let step = 1; step <= args.steps; step++)
+          await progress(step, args.steps, `step ${step} of ${args.steps}`);
         return { content: [{ type: 'text', text: `done in ${args.steps} steps` }] };
       case 'crash':
         note('crash');
@@ -64,7 +87,10 @@ function makeServer() {
         return { content: [{ type: 'text', text: 'x'.repeat(Math.round(args.mb * 1024 * 1024)) }] };
       case 'garbage':
         if (args.kind === 'not_json') process.stdout.write('{"jsonrpc":"2.0","id": this is not json\n');
-        else process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: extra.requestId, result: { content: 'not a list' } })}\n`);
+        else
+          process.stdout.write(
+            `${JSON.stringify({ jsonrpc: '2.0', id: extra.requestId, result: { content: 'not a list' } })}\n`,
+          );
         return new Promise(() => undefined);
       case 'flood':
         for (let i = 0; i < args.n; i++) {
@@ -100,7 +126,10 @@ if (http === -1) {
     const id = req.headers['mcp-session-id'];
     let transport = typeof id === 'string' ? transports.get(id) : undefined;
     if (transport === undefined) {
-      transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (sid) => transports.set(sid, transport) });
+      transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (sid) => transports.set(sid, transport),
+      });
       await makeServer().connect(transport);
     }
     await transport.handleRequest(req, res);

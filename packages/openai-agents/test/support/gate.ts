@@ -15,8 +15,10 @@ afterEach(async () => {
 let files = 0;
 
 /** A payments gate over a SQLite file (or a gate of the given tools); `payments` is what really ran. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any tools
-export async function paymentsGate(options: { clock?: Clock; approvalTtlMs?: number; tools?: readonly ToolDefinition<any, any, any>[] } = {}) {
+export async function paymentsGate(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any tools
+  options: { clock?: Clock; approvalTtlMs?: number; tools?: readonly ToolDefinition<any, any, any>[] } = {},
+) {
   const payments: { to: string; amount_cents: number }[] = [];
   const pay = defineTool({
     name: 'pay',

@@ -1,6 +1,8 @@
 import { Usage, type Model, type ModelRequest, type ModelResponse } from '@openai/agents';
 
-type Turn = { readonly call: { readonly id: string; readonly name: string; readonly arguments: string } } | { readonly text: string };
+type Turn =
+  | { readonly call: { readonly id: string; readonly name: string; readonly arguments: string } }
+  | { readonly text: string };
 
 /**
  * A model that plays a script, one turn per model call, and keeps every request (what the agent
@@ -14,8 +16,23 @@ export function scriptedModel(...turns: Turn[]) {
       const turn = turns.shift() ?? { text: 'Done.' };
       const output: ModelResponse['output'] =
         'call' in turn
-          ? [{ type: 'function_call', callId: turn.call.id, name: turn.call.name, arguments: turn.call.arguments, status: 'completed' }]
-          : [{ type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: turn.text }] }];
+          ? [
+              {
+                type: 'function_call',
+                callId: turn.call.id,
+                name: turn.call.name,
+                arguments: turn.call.arguments,
+                status: 'completed',
+              },
+            ]
+          : [
+              {
+                type: 'message',
+                role: 'assistant',
+                status: 'completed',
+                content: [{ type: 'output_text', text: turn.text }],
+              },
+            ];
       return Promise.resolve({ usage: new Usage(), output, responseId: `resp_${requests.length}` });
     },
     getStreamedResponse(): AsyncIterable<never> {

@@ -15,9 +15,23 @@ type Db = Kysely<LedgerDatabase> | Transaction<LedgerDatabase>;
  * const trail = await trailRecord(trx, 'call_1');
  */
 export async function trailRecord(db: Db, id: string): Promise<string | undefined> {
-  const pending = await db.selectFrom('toolgate_pending').select('record').where('call_id', '=', id).where('record', 'is not', null).orderBy('id', 'desc').limit(1).executeTakeFirst();
+  const pending = await db
+    .selectFrom('toolgate_pending')
+    .select('record')
+    .where('call_id', '=', id)
+    .where('record', 'is not', null)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
   if (pending?.record != null) return pending.record;
-  const chained = await db.selectFrom('toolgate_events').select('record').where('call_id', '=', id).where('record', 'is not', null).orderBy('seq', 'desc').limit(1).executeTakeFirst();
+  const chained = await db
+    .selectFrom('toolgate_events')
+    .select('record')
+    .where('call_id', '=', id)
+    .where('record', 'is not', null)
+    .orderBy('seq', 'desc')
+    .limit(1)
+    .executeTakeFirst();
   return chained?.record ?? undefined;
 }
 
@@ -33,14 +47,22 @@ export async function trailRecord(db: Db, id: string): Promise<string | undefine
  * const tampered = await tampering(trx, row, approval.input_hash);
  * if (tampered !== undefined) return refuse(tampered);
  */
-export async function tampering(trx: Db, row: CallsTable, approvalHash?: string): Promise<string | undefined> {
+export async function tampering(
+  trx: Db,
+  row: CallsTable,
+  approvalHash?: string,
+): Promise<string | undefined> {
   const trail = await trailRecord(trx, row.id);
-  if (trail !== row.record) return `the call's stored record is not the one its last event in the audit trail holds: the toolgate_calls row was changed outside the gate`;
+  if (trail !== row.record)
+    return `the call's stored record is not the one its last event in the audit trail holds: the toolgate_calls row was changed outside the gate`;
   const input = canonicalJson(readRecord(row.record).input);
-  if (row.input !== null && row.input !== input) return `the call's stored input is not the input its record holds: the toolgate_calls row was changed outside the gate`;
+  if (row.input !== null && row.input !== input)
+    return `the call's stored input is not the input its record holds: the toolgate_calls row was changed outside the gate`;
   const hash = createHash('sha256').update(input).digest('hex');
-  if (approvalHash !== undefined && approvalHash !== hash) return `the approval's hash is not the hash of the input the audit trail holds: the toolgate_approvals row was changed outside the gate`;
-  if (row.input_hash !== null && row.input_hash !== hash) return `the call's stored input hash is not the hash of its input: the toolgate_calls row was changed outside the gate`;
+  if (approvalHash !== undefined && approvalHash !== hash)
+    return `the approval's hash is not the hash of the input the audit trail holds: the toolgate_approvals row was changed outside the gate`;
+  if (row.input_hash !== null && row.input_hash !== hash)
+    return `the call's stored input hash is not the hash of its input: the toolgate_calls row was changed outside the gate`;
   return undefined;
 }
 
@@ -53,7 +75,9 @@ export async function tampering(trx: Db, row: CallsTable, approvalHash?: string)
  * const changed = await firstChangedCall(db);
  * if (changed) console.error(`call ${changed.id} was changed (its last event is ${changed.seq})`);
  */
-export async function firstChangedCall(db: Kysely<LedgerDatabase>): Promise<{ readonly id: string; readonly seq: number } | undefined> {
+export async function firstChangedCall(
+  db: Kysely<LedgerDatabase>,
+): Promise<{ readonly id: string; readonly seq: number } | undefined> {
   const last = db
     .selectFrom('toolgate_events')
     .select((eb) => ['call_id', eb.fn.max('seq').as('last')])
@@ -66,7 +90,16 @@ export async function firstChangedCall(db: Kysely<LedgerDatabase>): Promise<{ re
     .innerJoin('toolgate_events', 'toolgate_events.seq', 'last.last')
     .select(['toolgate_calls.id as id', 'toolgate_events.seq as seq'])
     .whereRef('toolgate_events.record', '<>', 'toolgate_calls.record')
-    .where((eb) => eb.not(eb.exists(eb.selectFrom('toolgate_pending').select('toolgate_pending.id').whereRef('toolgate_pending.call_id', '=', 'toolgate_calls.id'))))
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('toolgate_pending')
+            .select('toolgate_pending.id')
+            .whereRef('toolgate_pending.call_id', '=', 'toolgate_calls.id'),
+        ),
+      ),
+    )
     .orderBy('toolgate_events.seq')
     .limit(1)
     .executeTakeFirst();

@@ -39,7 +39,10 @@ export function fileGuard(path: string): FileGuard {
   const file = statSync(path);
   const sides = new Map<string, Stats>();
   let gone = false;
-  const moved = () => Object.assign(new Error(`${path} is no longer the file the ledger opened`), { code: 'SQLITE_READONLY_DBMOVED' });
+  const moved = () =>
+    Object.assign(new Error(`${path} is no longer the file the ledger opened`), {
+      code: 'SQLITE_READONLY_DBMOVED',
+    });
 
   const setAside = () => {
     for (const [name, opened] of sides) {

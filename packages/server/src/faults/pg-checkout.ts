@@ -15,7 +15,11 @@ type Callback = (error: Error | undefined, client: PostgresLedgerClient | undefi
  * const client = await checkout(pool, onError, 10_000);
  * try { await client.query({ text: 'select 1' }); } finally { client.removeListener('error', onError); client.release(); }
  */
-export function checkout(pool: PostgresLedgerPool, listener: (error: Error) => void, timeoutMs?: number): Promise<PostgresLedgerClient> {
+export function checkout(
+  pool: PostgresLedgerPool,
+  listener: (error: Error) => void,
+  timeoutMs?: number,
+): Promise<PostgresLedgerClient> {
   return new Promise((resolve, reject) => {
     let answered = false;
     // A pool whose connections are made through a network that went silent may never answer:
@@ -26,7 +30,11 @@ export function checkout(pool: PostgresLedgerPool, listener: (error: Error) => v
         : setTimeout(() => {
             if (answered) return;
             answered = true;
-            reject(Object.assign(new Error(`no PostgreSQL connection within ${timeoutMs} ms`), { code: 'ETIMEDOUT' }));
+            reject(
+              Object.assign(new Error(`no PostgreSQL connection within ${timeoutMs} ms`), {
+                code: 'ETIMEDOUT',
+              }),
+            );
           }, timeoutMs);
     deadline?.unref();
     const callback: Callback = (error, client) => {
@@ -52,5 +60,7 @@ export function checkout(pool: PostgresLedgerPool, listener: (error: Error) => v
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+  return (
+    typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function'
+  );
 }

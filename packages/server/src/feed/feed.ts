@@ -91,8 +91,14 @@ export function createTail(ledger: Ledger, onError: (error: unknown) => void): T
   function woken(committed: Committed | undefined): void {
     if (typeof committed === 'object') {
       const first = committed[0]?.event.seq;
-      if (!pumping && last !== undefined && first === last + 1 && !closed && listeners.size > 0) return deliver(committed);
-      if (first !== undefined && last !== undefined && (committed[committed.length - 1]?.event.seq ?? first) <= last) return;
+      if (!pumping && last !== undefined && first === last + 1 && !closed && listeners.size > 0)
+        return deliver(committed);
+      if (
+        first !== undefined &&
+        last !== undefined &&
+        (committed[committed.length - 1]?.event.seq ?? first) <= last
+      )
+        return;
     } else if (typeof committed === 'number' && last !== undefined && committed <= last) return;
     void pump();
   }

@@ -34,7 +34,12 @@ export const FEED_BACKLOG = 32;
  * @example
  * for await (const move of openSessionFeed(source, 'chat_1', 0, () => undefined)) send(move);
  */
-export function openSessionFeed(source: SessionFeedSource, session: string, after: number | undefined, onClose: () => void): PushFeed<LedgerMove> {
+export function openSessionFeed(
+  source: SessionFeedSource,
+  session: string,
+  after: number | undefined,
+  onClose: () => void,
+): PushFeed<LedgerMove> {
   const { ledger, tail, visible } = source;
   let stop: (() => void) | undefined = undefined;
   const feed = pushFeed<LedgerMove>(() => {
@@ -135,7 +140,9 @@ export function eventsOf(source: AsyncIterableIterator<LedgerMove>): AsyncIterab
   const iterator: AsyncIterableIterator<LedgerEvent> = {
     next: async () => {
       const result = await source.next();
-      return result.done === true ? { value: undefined, done: true } : { value: result.value.event, done: false };
+      return result.done === true
+        ? { value: undefined, done: true }
+        : { value: result.value.event, done: false };
     },
     return: async () => {
       await source.return?.();

@@ -8,8 +8,15 @@
 export function proposalSignal(where: string, signal: AbortSignal | undefined): AbortSignal | undefined {
   if (signal === undefined) return undefined;
   const candidate = signal as unknown as Partial<AbortSignal> | null;
-  if (typeof candidate !== 'object' || candidate === null || typeof candidate.aborted !== 'boolean' || typeof candidate.addEventListener !== 'function') {
-    throw new TypeError(`${where}: \`signal\` must be an AbortSignal (from an AbortController, or request.signal).`);
+  if (
+    typeof candidate !== 'object' ||
+    candidate === null ||
+    typeof candidate.aborted !== 'boolean' ||
+    typeof candidate.addEventListener !== 'function'
+  ) {
+    throw new TypeError(
+      `${where}: \`signal\` must be an AbortSignal (from an AbortController, or request.signal).`,
+    );
   }
   return signal;
 }
@@ -23,6 +30,11 @@ export function proposalSignal(where: string, signal: AbortSignal | undefined): 
  */
 export function abortMessage(signal: AbortSignal): string {
   const reason: unknown = signal.reason;
-  const said = typeof reason === 'string' ? reason : reason instanceof Error && reason.name !== 'AbortError' ? reason.message : '';
+  const said =
+    typeof reason === 'string'
+      ? reason
+      : reason instanceof Error && reason.name !== 'AbortError'
+        ? reason.message
+        : '';
   return said.trim() === '' ? 'the request that proposed this call was aborted' : said.slice(0, 2000);
 }

@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { ajvJsonSchema, createPipeline, isTerminal, toolResult, type Pipeline, type SettledCall, type ToolDefinition } from '@toolgate/core';
+import {
+  ajvJsonSchema,
+  createPipeline,
+  isTerminal,
+  toolResult,
+  type Pipeline,
+  type SettledCall,
+  type ToolDefinition,
+} from '@toolgate/core';
 import { createTail, type Tail } from '../feed/feed.ts';
 import { eventsOf, openSessionFeed } from '../feed/session-feed.ts';
 import { createLedgerKeeper } from '../keeper/ledger-keeper.ts';
@@ -29,7 +37,9 @@ import { createWaiters } from './waiters.ts';
  * messages.push(await gate.toolResult(call.id, 'openai-chat'));
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own input and output
-export function createServerGate<const Tools extends readonly ToolDefinition<any, any, any>[]>(options: ServerGateOptions & { readonly tools: Tools }): ServerGate<Tools> {
+export function createServerGate<const Tools extends readonly ToolDefinition<any, any, any>[]>(
+  options: ServerGateOptions & { readonly tools: Tools },
+): ServerGate<Tools> {
   const parts = assemble(options);
   const { ledger, settings, keeper, follower, sessions, life, tail } = parts;
   const feeds = new Set<{ return: () => unknown }>();
@@ -51,7 +61,8 @@ export function createServerGate<const Tools extends readonly ToolDefinition<any
     feeds.add(feed);
     return feed;
   };
-  const propose: ServerGate['propose'] = (input, proposeOptions) => proposeReading(parts, readInput(input, settings.limits), checkProposeOptions(proposeOptions));
+  const propose: ServerGate['propose'] = (input, proposeOptions) =>
+    proposeReading(parts, readInput(input, settings.limits), checkProposeOptions(proposeOptions));
   const get = async (id: string, scope?: ReadScope) => {
     const principal = scopedPrincipal('serverGate.get', scope);
     const found = await keeper.read(id);
@@ -64,7 +75,8 @@ export function createServerGate<const Tools extends readonly ToolDefinition<any
     return follower.settled(id);
   };
 
-  const turns = options.onTurnSettled === undefined ? undefined : keepTurns(parts, tail, options.onTurnSettled);
+  const turns =
+    options.onTurnSettled === undefined ? undefined : keepTurns(parts, tail, options.onTurnSettled);
   let stopSweeping: (() => void) | undefined;
   if (options.recover !== false) {
     void recover(parts).then(undefined, settings.onError);
@@ -89,12 +101,26 @@ export function createServerGate<const Tools extends readonly ToolDefinition<any
     events: (session, feedOptions) => eventsOf(moves(session, feedOptions)),
     moves,
     async toolResult(id, format, scope) {
-      const call = await get(id, scope === undefined ? undefined : { principal: scopedPrincipal('serverGate.toolResult', scope) as string });
-      if (call === undefined) throw new Error(`serverGate.toolResult: no call with id "${id}" is in the ledger.`);
-      if (!isTerminal(call.status)) throw new Error(`serverGate.toolResult: call "${id}" is ${call.status}; answer it once it has settled (await serverGate.settled(id)).`);
+      const call = await get(
+        id,
+        scope === undefined
+          ? undefined
+          : { principal: scopedPrincipal('serverGate.toolResult', scope) as string },
+      );
+      if (call === undefined)
+        throw new Error(`serverGate.toolResult: no call with id "${id}" is in the ledger.`);
+      if (!isTerminal(call.status))
+        throw new Error(
+          `serverGate.toolResult: call "${id}" is ${call.status}; answer it once it has settled (await serverGate.settled(id)).`,
+        );
       return toolResult(call as SettledCall, format);
     },
-    turn: (turnOptions) => openTurn(parts, turnOptions, { settled: follower.settled, cancel: (id, decision) => cancel(parts, id, decision), closed: turns?.closed }),
+    turn: (turnOptions) =>
+      openTurn(parts, turnOptions, {
+        settled: follower.settled,
+        cancel: (id, decision) => cancel(parts, id, decision),
+        closed: turns?.closed,
+      }),
     async recover() {
       const recovered = await recover(parts);
       await turns?.sweep();
@@ -140,11 +166,15 @@ function assemble(options: ServerGateOptions): GateParts & { readonly tail: Tail
     newKey: () => randomUUID(),
     endingRetryMs: settings.endingRetryMs,
     // Without budgets nothing is counted, and nothing is given back.
-    policy: { admit, release: budgets.length === 0 ? () => Promise.resolve() : (trx, id) => release(trx, id, ledger.dialect) },
+    policy: {
+      admit,
+      release: budgets.length === 0 ? () => Promise.resolve() : (trx, id) => release(trx, id, ledger.dialect),
+    },
     transactional: (name, id) => tools.entry(name, id)?.tool.transactional === true,
     onMoveFailed: (id, error) => waiters.failed(id, error) || settings.onError(error),
     onTaken: (id) => waiters.taken(id),
-    onLeaseLost: (id) => void pipeline.stop(id, new DOMException('This process lost its claim on the call.', 'AbortError')),
+    onLeaseLost: (id) =>
+      void pipeline.stop(id, new DOMException('This process lost its claim on the call.', 'AbortError')),
   });
   keeper.onMoved((call) => {
     if (call.status === 'pending' || call.status === 'validated') return;
@@ -155,10 +185,39 @@ function assemble(options: ServerGateOptions): GateParts & { readonly tail: Tail
     }
     waiters.rested(call);
   });
-  const pipeline: Pipeline = createPipeline({ limits: settings.limits, clock: settings.clock, onError: settings.onError, entry: tools.entry, toolNames: tools.names, keeper, state: () => undefined });
+  const pipeline: Pipeline = createPipeline({
+    limits: settings.limits,
+    clock: settings.clock,
+    onError: settings.onError,
+    entry: tools.entry,
+    toolNames: tools.names,
+    keeper,
+    state: () => undefined,
+  });
   const tail = createTail(ledger, settings.onError);
-  const follower = createFollower({ ledger, tail, keeper, pipeline, waiters, ended: tools.unpin, onError: settings.onError });
+  const follower = createFollower({
+    ledger,
+    tail,
+    keeper,
+    pipeline,
+    waiters,
+    ended: tools.unpin,
+    onError: settings.onError,
+  });
   const sessions = createSessions(ledger, settings);
   const policy = { ledger, keeper, clock: settings.clock, budgets, approvalsOf };
-  return { options, settings, ledger, tools, keeper, pipeline, waiters, follower, sessions, policy, life: { closed: false }, tail };
+  return {
+    options,
+    settings,
+    ledger,
+    tools,
+    keeper,
+    pipeline,
+    waiters,
+    follower,
+    sessions,
+    policy,
+    life: { closed: false },
+    tail,
+  };
 }

@@ -18,7 +18,16 @@ import type { Issue } from '@toolgate/core';
  * @example
  * const code: DecisionCode = 'stale';
  */
-export type DecisionCode = 'not_found' | 'forbidden' | 'stale' | 'expired' | 'not_awaiting' | 'settled' | 'invalid_edit' | 'already_approved' | 'tampered';
+export type DecisionCode =
+  | 'not_found'
+  | 'forbidden'
+  | 'stale'
+  | 'expired'
+  | 'not_awaiting'
+  | 'settled'
+  | 'invalid_edit'
+  | 'already_approved'
+  | 'tampered';
 
 /**
  * What `approve`, `deny` and `cancel` answer: done, or refused with a code and a sentence. Every
@@ -34,7 +43,12 @@ export type Decision =
       /** On a call that needs several approvers: how many must still approve before it runs (0: it runs). */
       readonly left?: number;
     }
-  | { readonly ok: false; readonly code: DecisionCode; readonly message: string; readonly issues?: readonly Issue[] };
+  | {
+      readonly ok: false;
+      readonly code: DecisionCode;
+      readonly message: string;
+      readonly issues?: readonly Issue[];
+    };
 
 /**
  * Codes of refusal events in the audit trail: the decision codes, and `id_conflict` for a
@@ -63,7 +77,11 @@ const WHY: Readonly<Record<DecisionCode, string>> = {
  * @example
  * return refused('settled');
  */
-export function refused(code: DecisionCode, message: string = WHY[code], issues?: readonly Issue[]): Decision {
+export function refused(
+  code: DecisionCode,
+  message: string = WHY[code],
+  issues?: readonly Issue[],
+): Decision {
   return issues === undefined ? { ok: false, code, message } : { ok: false, code, message, issues };
 }
 

@@ -17,11 +17,18 @@ import { textOf } from './settings.ts';
 type Trx = Transaction<LedgerDatabase>;
 
 /** Reads a call for a decision and checks that the principal may see it. */
-async function forDecision(parts: GateParts, id: string, principal: unknown): Promise<{ row: CallsTable; info: CallInfo } | Decision> {
+async function forDecision(
+  parts: GateParts,
+  id: string,
+  principal: unknown,
+): Promise<{ row: CallsTable; info: CallInfo } | Decision> {
   const { ledger } = parts;
-  if (typeof principal !== 'string' || principal === '') return refused('forbidden', 'no principal: only an authenticated user can decide a call');
+  if (typeof principal !== 'string' || principal === '')
+    return refused('forbidden', 'no principal: only an authenticated user can decide a call');
   if (!storable(id)) return refused('not_found');
-  const row = await ledger.read((db) => db.selectFrom('toolgate_calls').selectAll().where('id', '=', id).executeTakeFirst());
+  const row = await ledger.read((db) =>
+    db.selectFrom('toolgate_calls').selectAll().where('id', '=', id).executeTakeFirst(),
+  );
   if (row === undefined) return refused('not_found');
   if (!(await parts.sessions.mayView(principal, row.session, row.owner))) {
     await audit(parts, id, principal, 'forbidden', `"${principal}" may not see session "${row.session}"`);
@@ -30,7 +37,13 @@ async function forDecision(parts: GateParts, id: string, principal: unknown): Pr
   return { row, info: { record: readRecord(row.record), session: row.session, owner: row.owner } };
 }
 
-async function audit(parts: GateParts, id: string, principal: string, code: RefusalCode, message: string): Promise<void> {
+async function audit(
+  parts: GateParts,
+  id: string,
+  principal: string,
+  code: RefusalCode,
+  message: string,
+): Promise<void> {
   const { ledger, keeper } = parts;
   await ledger.transaction(async (trx) => {
     const row = await keeper.lock(trx, id);
@@ -49,14 +62,24 @@ async function mayDecide(parts: GateParts, principal: string, info: CallInfo): P
 }
 
 /** Refuses inside the transaction that found the reason, so the refusal is in the audit trail. */
-async function refuseIn(parts: GateParts, trx: Trx, row: CallsTable, principal: string, decision: Decision & { ok: false }): Promise<Decision> {
+async function refuseIn(
+  parts: GateParts,
+  trx: Trx,
+  row: CallsTable,
+  principal: string,
+  decision: Decision & { ok: false },
+): Promise<Decision> {
   const { keeper } = parts;
   await keeper.refuse(trx, row, principal, decision.code, decision.message);
   return decision;
 }
 
 function notAwaiting(status: string): Decision & { ok: false } {
-  return (isTerminal(status as ToolCallRecord['status']) ? refused('settled') : refused('not_awaiting', `the call is ${status}, not waiting for approval`)) as Decision & { ok: false };
+  return (
+    isTerminal(status as ToolCallRecord['status'])
+      ? refused('settled')
+      : refused('not_awaiting', `the call is ${status}, not waiting for approval`)
+  ) as Decision & { ok: false };
 }
 
 /**
@@ -66,11 +89,29 @@ function notAwaiting(status: string): Decision & { ok: false } {
  * @example
  * await ledger.transaction(async (trx) => expire(parts, trx, await keeper.lock(trx, id), 'toolgate:expiry'));
  */
-export async function expire(parts: GateParts, trx: Trx, row: CallsTable, actor: string): Promise<ToolCallRecord | undefined> {
+export async function expire(
+  parts: GateParts,
+  trx: Trx,
+  row: CallsTable,
+  actor: string,
+): Promise<ToolCallRecord | undefined> {
   const { keeper } = parts;
   const { clock } = parts.settings;
-  await trx.updateTable('toolgate_approvals').set({ decision: 'expired', decided_at: clock.now() }).where('call_id', '=', row.id).where('decision', 'is', null).execute();
-  return keeper.moveIn(trx, row, { type: 'cancel', reason: { code: 'approval_expired', message: 'nobody approved this call in time' } } as never, actor);
+  await trx
+    .updateTable('toolgate_approvals')
+    .set({ decision: 'expired', decided_at: clock.now() })
+    .where('call_id', '=', row.id)
+    .where('decision', 'is', null)
+    .execute();
+  return keeper.moveIn(
+    trx,
+    row,
+    {
+      type: 'cancel',
+      reason: { code: 'approval_expired', message: 'nobody approved this call in time' },
+    } as never,
+    actor,
+  );
 }
 
 /**
@@ -108,38 +149,68 @@ export async function approve(parts: GateParts, id: string, request: ApproveRequ
   let edit: Extract<CheckedEdit, { ok: true }> | undefined;
   if (request.input !== undefined || request.name !== undefined) {
     const { record } = found.info;
-    const checked = await checkEdit(parts.tools.entry(record.name, id), record, { input: request.input ?? record.input, name: request.name }, parts.settings.limits);
+    const checked = await checkEdit(
+      parts.tools.entry(record.name, id),
+      record,
+      { input: request.input ?? record.input, name: request.name },
+      parts.settings.limits,
+    );
     if (!checked.ok) {
       await audit(parts, id, principal, 'invalid_edit', checked.message);
       return refused('invalid_edit', checked.message, checked.issues);
     }
     // An edit that changes nothing is a plain approval.
-    if (checked.changes.length > 0 || canonicalJson(checked.input) !== canonicalJson(record.input)) edit = checked;
+    if (checked.changes.length > 0 || canonicalJson(checked.input) !== canonicalJson(record.input))
+      edit = checked;
   }
   const outcome = await keeper.exclusive(id, () =>
     ledger.transaction(async (trx): Promise<ApprovalOutcome> => {
       const row = await keeper.lock(trx, id);
       if (row === undefined) return { decision: refused('not_found') };
-      if (row.status !== 'awaiting_approval') return { decision: await refuseIn(parts, trx, row, principal, notAwaiting(row.status)) };
-      const approval = await trx.selectFrom('toolgate_approvals').selectAll().where('call_id', '=', id).executeTakeFirst();
-      if (approval === undefined || approval.decision !== null) return { decision: await refuseIn(parts, trx, row, principal, notAwaiting(row.status)) };
+      if (row.status !== 'awaiting_approval')
+        return { decision: await refuseIn(parts, trx, row, principal, notAwaiting(row.status)) };
+      const approval = await trx
+        .selectFrom('toolgate_approvals')
+        .selectAll()
+        .where('call_id', '=', id)
+        .executeTakeFirst();
+      if (approval === undefined || approval.decision !== null)
+        return { decision: await refuseIn(parts, trx, row, principal, notAwaiting(row.status)) };
       if (clock.now() >= approval.expires_at) {
         await keeper.refuse(trx, row, principal, 'expired', 'the approval came after it had expired');
         await expire(parts, trx, row, principal);
         return { decision: refused('expired') };
       }
       if (typeof inputHash !== 'string' || inputHash !== approval.input_hash) {
-        return { decision: await refuseIn(parts, trx, row, principal, refused('stale') as Decision & { ok: false }) };
+        return {
+          decision: await refuseIn(parts, trx, row, principal, refused('stale') as Decision & { ok: false }),
+        };
       }
       // The edit was checked against the record read before this transaction: it must still be the one held.
-      if (edit !== undefined && row.record !== found.row.record) return { decision: await refuseIn(parts, trx, row, principal, refused('stale') as Decision & { ok: false }) };
+      if (edit !== undefined && row.record !== found.row.record)
+        return {
+          decision: await refuseIn(parts, trx, row, principal, refused('stale') as Decision & { ok: false }),
+        };
       // What runs is what the audit trail covers: a row changed behind the gate's back is refused.
       const tampered = await tampering(trx, row, approval.input_hash);
       if (tampered !== undefined) {
         parts.settings.onError(new Error(`toolgate: call "${id}" was not run: ${tampered}`));
-        return { decision: await refuseIn(parts, trx, row, principal, refused('tampered', `${tampered}; it was not run`) as Decision & { ok: false }) };
+        return {
+          decision: await refuseIn(
+            parts,
+            trx,
+            row,
+            principal,
+            refused('tampered', `${tampered}; it was not run`) as Decision & { ok: false },
+          ),
+        };
       }
-      return decideApproval(parts.policy, trx, { row, approval, principal, ...(edit === undefined ? {} : { edit }) });
+      return decideApproval(parts.policy, trx, {
+        row,
+        approval,
+        principal,
+        ...(edit === undefined ? {} : { edit }),
+      });
     }),
   );
   if (outcome.started !== undefined) {
@@ -155,7 +226,11 @@ export async function approve(parts: GateParts, id: string, request: ApproveRequ
  * @example
  * const decision = await deny(parts, 'call_1', { principal: 'user_42', reason: 'wrong account' });
  */
-export async function deny(parts: GateParts, id: string, { principal, reason }: { readonly principal: string; readonly reason?: string }): Promise<Decision> {
+export async function deny(
+  parts: GateParts,
+  id: string,
+  { principal, reason }: { readonly principal: string; readonly reason?: string },
+): Promise<Decision> {
   const { ledger, keeper } = parts;
   const { clock } = parts.settings;
   const found = await forDecision(parts, id, principal);
@@ -168,8 +243,13 @@ export async function deny(parts: GateParts, id: string, { principal, reason }: 
     ledger.transaction(async (trx) => {
       const row = await keeper.lock(trx, id);
       if (row === undefined) return refused('not_found');
-      if (row.status !== 'awaiting_approval') return refuseIn(parts, trx, row, principal, notAwaiting(row.status));
-      const approval = await trx.selectFrom('toolgate_approvals').selectAll().where('call_id', '=', id).executeTakeFirst();
+      if (row.status !== 'awaiting_approval')
+        return refuseIn(parts, trx, row, principal, notAwaiting(row.status));
+      const approval = await trx
+        .selectFrom('toolgate_approvals')
+        .selectAll()
+        .where('call_id', '=', id)
+        .executeTakeFirst();
       if (approval !== undefined && approval.decision === null && clock.now() >= approval.expires_at) {
         await keeper.refuse(trx, row, principal, 'expired', 'the denial came after the approval had expired');
         await expire(parts, trx, row, principal);
@@ -181,7 +261,15 @@ export async function deny(parts: GateParts, id: string, { principal, reason }: 
         .where('call_id', '=', id)
         .where('decision', 'is', null)
         .execute();
-      const next = await keeper.moveIn(trx, row, { type: 'cancel', reason: { code: 'approval_denied', message: textOf(reason, 'a person denied this call') } }, principal);
+      const next = await keeper.moveIn(
+        trx,
+        row,
+        {
+          type: 'cancel',
+          reason: { code: 'approval_denied', message: textOf(reason, 'a person denied this call') },
+        },
+        principal,
+      );
       return next === undefined ? refused('not_awaiting') : ({ ok: true } as const);
     }),
   );
@@ -194,38 +282,64 @@ export async function deny(parts: GateParts, id: string, { principal, reason }: 
  * @example
  * const decision = await cancel(parts, 'call_1', { principal: 'user_42' });
  */
-export async function cancel(parts: GateParts, id: string, { principal, reason }: { readonly principal: string; readonly reason?: string }): Promise<Decision> {
+export async function cancel(
+  parts: GateParts,
+  id: string,
+  { principal, reason }: { readonly principal: string; readonly reason?: string },
+): Promise<Decision> {
   const { ledger, keeper, pipeline } = parts;
   const { clock } = parts.settings;
   const message = textOf(reason, 'the user cancelled this call');
   const draft = keeper.drafts.get(id);
   if (draft !== undefined) {
     if (!(await parts.sessions.mayView(principal, draft.session, draft.owner))) return refused('not_found');
-    const next = await keeper.move(id, { type: 'cancel', reason: { code: 'user_cancelled', message } }, { actor: principal });
+    const next = await keeper.move(
+      id,
+      { type: 'cancel', reason: { code: 'user_cancelled', message } },
+      { actor: principal },
+    );
     if (next !== undefined) return { ok: true };
   }
   const claim = keeper.claims.get(id);
-  if (claim !== undefined && pipeline.running(id) && (await parts.sessions.mayView(principal, claim.session, claim.owner))) {
+  if (
+    claim !== undefined &&
+    pipeline.running(id) &&
+    (await parts.sessions.mayView(principal, claim.session, claim.owner))
+  ) {
     // Stop the tool here first, before reading the call: its result is dropped, and a transaction
     // it holds is rolled back (on SQLite, that transaction holds the only connection).
     await pipeline.stop(id, new DOMException(message, 'AbortError'));
   }
   const found = await forDecision(parts, id, principal);
   if ('ok' in found) return found;
-  return keeper.exclusive(id, () =>
-    ledger.transaction(async (trx) => {
-      const row = await keeper.lock(trx, id);
-      if (row === undefined) return refused('not_found');
-      if (isTerminal(row.status)) return refuseIn(parts, trx, row, principal, refused('settled') as Decision & { ok: false });
-      if (row.status === 'awaiting_approval') {
-        await trx.updateTable('toolgate_approvals').set({ decision: 'cancelled', approver: principal, decided_at: clock.now() }).where('call_id', '=', id).where('decision', 'is', null).execute();
-      }
-      const next = await keeper.moveIn(trx, row, { type: 'cancel', reason: { code: 'user_cancelled', message } }, principal);
-      if (next === undefined) return refuseIn(parts, trx, row, principal, refused('settled') as Decision & { ok: false });
-      return { ok: true } as const;
-    }),
-  ).then((decision) => {
-    if (decision.ok) keeper.release(id);
-    return decision;
-  });
+  return keeper
+    .exclusive(id, () =>
+      ledger.transaction(async (trx) => {
+        const row = await keeper.lock(trx, id);
+        if (row === undefined) return refused('not_found');
+        if (isTerminal(row.status))
+          return refuseIn(parts, trx, row, principal, refused('settled') as Decision & { ok: false });
+        if (row.status === 'awaiting_approval') {
+          await trx
+            .updateTable('toolgate_approvals')
+            .set({ decision: 'cancelled', approver: principal, decided_at: clock.now() })
+            .where('call_id', '=', id)
+            .where('decision', 'is', null)
+            .execute();
+        }
+        const next = await keeper.moveIn(
+          trx,
+          row,
+          { type: 'cancel', reason: { code: 'user_cancelled', message } },
+          principal,
+        );
+        if (next === undefined)
+          return refuseIn(parts, trx, row, principal, refused('settled') as Decision & { ok: false });
+        return { ok: true } as const;
+      }),
+    )
+    .then((decision) => {
+      if (decision.ok) keeper.release(id);
+      return decision;
+    });
 }

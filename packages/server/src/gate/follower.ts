@@ -63,9 +63,12 @@ export function createFollower(parts: FollowerParts): Follower {
     const claim = keeper.claims.get(id);
     if (claim === undefined) return;
     ledger
-      .read((db) => db.selectFrom('toolgate_calls').select(['status', 'fence']).where('id', '=', id).executeTakeFirst())
+      .read((db) =>
+        db.selectFrom('toolgate_calls').select(['status', 'fence']).where('id', '=', id).executeTakeFirst(),
+      )
       .then((row) => {
-        if (keeper.claims.get(id) !== claim || (row?.status === 'executing' && row.fence === claim.fence)) return;
+        if (keeper.claims.get(id) !== claim || (row?.status === 'executing' && row.fence === claim.fence))
+          return;
         stopRun(id, 'Another process has taken this call over, or it ended elsewhere.');
       })
       .catch(onError);
@@ -90,7 +93,12 @@ export function createFollower(parts: FollowerParts): Follower {
         const { record } = move;
         parts.ended(record.id);
         // This process's own ending needs no stop: the run is the one that ended it.
-        if (pipeline.running(record.id) && keeper.claims.has(record.id) && event.from === 'executing' && !keeper.ending(record.id)) {
+        if (
+          pipeline.running(record.id) &&
+          keeper.claims.has(record.id) &&
+          event.from === 'executing' &&
+          !keeper.ending(record.id)
+        ) {
           stopRun(record.id, record.reason?.message ?? 'The call ended elsewhere.');
         }
         waiters.settle(record as SettledCall);
@@ -99,9 +107,12 @@ export function createFollower(parts: FollowerParts): Follower {
     stopFollowing = subscription.stop;
     following = subscription.from;
     live = false;
-    void following.then(() => {
-      if (stopFollowing === subscription.stop) live = true;
-    }, () => undefined);
+    void following.then(
+      () => {
+        if (stopFollowing === subscription.stop) live = true;
+      },
+      () => undefined,
+    );
     // A tail that could not start (the ledger was out of reach) is let go: the next waiter starts it again.
     following.catch(() => stopFollowing === subscription.stop && unfollow());
   };

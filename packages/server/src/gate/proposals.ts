@@ -27,7 +27,15 @@ import type { ServerProposeOptions } from './server-gate.ts';
  * @example
  * const reading: Reading = { ok: false, reason: truncatedReason('the stream ended'), id: 'call_1', name: 'transfer', source: 'openai-chat' };
  */
-export type Reading = ProposalReading | { readonly ok: false; readonly reason: Reason<RejectedCode>; readonly id?: string; readonly name?: string; readonly source: ProposalSource };
+export type Reading =
+  | ProposalReading
+  | {
+      readonly ok: false;
+      readonly reason: Reason<RejectedCode>;
+      readonly id?: string;
+      readonly name?: string;
+      readonly source: ProposalSource;
+    };
 
 /**
  * Reads a model's proposal; input that cannot be read at all is an `invalid_shape` reading, never a throw.
@@ -39,7 +47,11 @@ export function readInput(input: unknown, limits: Limits): ProposalReading {
   try {
     return readProposal(input, limits);
   } catch (error) {
-    return { ok: false, source: 'normalised', reason: { code: 'invalid_shape', message: `the proposal could not be read: ${messageOf(error)}` } };
+    return {
+      ok: false,
+      source: 'normalised',
+      reason: { code: 'invalid_shape', message: `the proposal could not be read: ${messageOf(error)}` },
+    };
   }
 }
 
@@ -63,18 +75,32 @@ export async function submit(
   const id = proposeOptions.id ?? said ?? settings.generateId();
   // Model input the ledger cannot hold is refused as model input: an id it cannot key is answered
   // and not stored; a name it cannot hold is stored as shown, and rejected.
-  if (!storable(id)) return localRejection(id, proposed, { code: 'invalid_shape', message: 'the call id holds a NUL character, which no call id may hold' }, settings.clock.now());
+  if (!storable(id))
+    return localRejection(
+      id,
+      proposed,
+      { code: 'invalid_shape', message: 'the call id holds a NUL character, which no call id may hold' },
+      settings.clock.now(),
+    );
   const reading = storableName(proposed, id);
   const proposalHash = hashProposal(reading, settings.limits);
 
   // A known id is answered without a second check: a draft beside a stored call of the same id
   // would take the moves (a commit, a cancel) meant for the stored one.
   const known = await keeper.read(id);
-  const unauthorized = () => localRejection(id, reading, { code: 'unauthorized', message: `"${principal}" may not propose calls in session "${session}"` }, settings.clock.now());
+  const unauthorized = () =>
+    localRejection(
+      id,
+      reading,
+      { code: 'unauthorized', message: `"${principal}" may not propose calls in session "${session}"` },
+      settings.clock.now(),
+    );
   if (known !== undefined) {
     // Answered exactly as a new id in that session would be: the refusal shows nothing of the call.
     if (!(await sessions.mayView(principal, session, await sessions.owner(session)))) return unauthorized();
-    const record = known.draft ? ((await waiters.untilResting(id).catch(() => undefined)) ?? known.record) : known.record;
+    const record = known.draft
+      ? ((await waiters.untilResting(id).catch(() => undefined)) ?? known.record)
+      : known.record;
     return answerKnown(parts, id, record, proposalHash, session, principal, reading);
   }
 
@@ -82,13 +108,40 @@ export async function submit(
   if (!(await sessions.mayView(principal, session, owner))) return unauthorized();
   const name = reading.ok ? reading.proposal.name : (reading.name ?? '');
   const source = reading.ok ? reading.proposal.source : reading.source;
-  const record = createPending({ id, name, source, generatedId: how.generated ?? (proposeOptions.id === undefined && said === undefined), turn: proposeOptions.turn, at: settings.clock.now() });
-  if (keeper.drafts.has(id)) return answerKnown(parts, id, (await waiters.untilResting(id).catch(() => undefined)) ?? record, proposalHash, session, principal, reading);
+  const record = createPending({
+    id,
+    name,
+    source,
+    generatedId: how.generated ?? (proposeOptions.id === undefined && said === undefined),
+    turn: proposeOptions.turn,
+    at: settings.clock.now(),
+  });
+  if (keeper.drafts.has(id))
+    return answerKnown(
+      parts,
+      id,
+      (await waiters.untilResting(id).catch(() => undefined)) ?? record,
+      proposalHash,
+      session,
+      principal,
+      reading,
+    );
   parts.tools.pin(id);
-  keeper.draft({ record, session, owner, proposalHash, moves: [{ from: undefined, to: record, actor: principal }] });
+  keeper.draft({
+    record,
+    session,
+    owner,
+    proposalHash,
+    moves: [{ from: undefined, to: record, actor: principal }],
+  });
   const rest = waiters.untilResting(id);
   const note: MoveNote = { actor: principal };
-  if (how.signal?.aborted === true) void keeper.move(id, { type: 'cancel', reason: { code: 'user_cancelled', message: abortMessage(how.signal) } }, note);
+  if (how.signal?.aborted === true)
+    void keeper.move(
+      id,
+      { type: 'cancel', reason: { code: 'user_cancelled', message: abortMessage(how.signal) } },
+      note,
+    );
   else if (!reading.ok) pipeline.reject(id, reading.reason, note);
   else pipeline.resolve(id, name, reading.proposal.arguments, reading.proposal.truncated === true, [], note);
   const call = await rest;
@@ -105,7 +158,11 @@ export async function submit(
  * @example
  * const call = await proposeReading(parts, readInput(input, limits), { session, principal, signal: request.signal });
  */
-export async function proposeReading(parts: GateParts, reading: Reading, proposeOptions: ServerProposeOptions): Promise<ToolCallRecord> {
+export async function proposeReading(
+  parts: GateParts,
+  reading: Reading,
+  proposeOptions: ServerProposeOptions,
+): Promise<ToolCallRecord> {
   const signal = proposalSignal('serverGate.propose', proposeOptions.signal);
   if (signal === undefined) return submit(parts, reading, proposeOptions);
   const said = reading.ok ? reading.proposal.id : reading.id;
@@ -116,7 +173,8 @@ export async function proposeReading(parts: GateParts, reading: Reading, propose
   const onAbort = () => {
     cancelling ??= (async () => {
       const now = parts.waiters.recent(id) ?? (await parts.keeper.read(id))?.record;
-      if (now === undefined || !isTerminal(now.status)) await cancel(parts, id, { principal, reason: abortMessage(signal) });
+      if (now === undefined || !isTerminal(now.status))
+        await cancel(parts, id, { principal, reason: abortMessage(signal) });
     })().catch(parts.settings.onError);
   };
   const detach = () => signal.removeEventListener('abort', onAbort);
@@ -124,7 +182,12 @@ export async function proposeReading(parts: GateParts, reading: Reading, propose
   signal.addEventListener('abort', onAbort, { once: true });
   let call: ToolCallRecord;
   try {
-    call = await submit(parts, reading, { ...proposeOptions, id }, { generated: proposeOptions.id === undefined && said === undefined, signal });
+    call = await submit(
+      parts,
+      reading,
+      { ...proposeOptions, id },
+      { generated: proposeOptions.id === undefined && said === undefined, signal },
+    );
   } catch (error) {
     detach();
     throw error;
@@ -144,9 +207,19 @@ export async function proposeReading(parts: GateParts, reading: Reading, propose
 }
 
 /** The same id again: the same call, or a refusal when it carries other arguments. */
-async function answerKnown(parts: GateParts, id: string, record: ToolCallRecord, proposalHash: string, session: string, principal: string, reading: Reading): Promise<ToolCallRecord> {
+async function answerKnown(
+  parts: GateParts,
+  id: string,
+  record: ToolCallRecord,
+  proposalHash: string,
+  session: string,
+  principal: string,
+  reading: Reading,
+): Promise<ToolCallRecord> {
   const { ledger, keeper } = parts;
-  const stored = await ledger.read((db) => db.selectFrom('toolgate_calls').selectAll().where('id', '=', id).executeTakeFirst());
+  const stored = await ledger.read((db) =>
+    db.selectFrom('toolgate_calls').selectAll().where('id', '=', id).executeTakeFirst(),
+  );
   if (stored === undefined) return record;
   if (stored.proposal_hash === proposalHash && stored.session === session) return readRecord(stored.record);
   const message =
@@ -159,7 +232,10 @@ async function answerKnown(parts: GateParts, id: string, record: ToolCallRecord,
   });
   // Of a call in another session the refusal shows only what the proposal itself said.
   const at = parts.settings.clock.now();
-  const shown = stored.session === session ? readRecord(stored.record) : localRejection(id, reading, { code: 'unauthorized', message }, at);
+  const shown =
+    stored.session === session
+      ? readRecord(stored.record)
+      : localRejection(id, reading, { code: 'unauthorized', message }, at);
   return conflictRecord(shown, message, at);
 }
 
@@ -167,15 +243,34 @@ async function answerKnown(parts: GateParts, id: string, record: ToolCallRecord,
 function storableName(reading: Reading, id: string): Reading {
   const name = reading.ok ? reading.proposal.name : reading.name;
   if (name === undefined || storable(name)) return reading;
-  const reason = { code: 'invalid_shape', message: 'the tool name holds a NUL character, which no tool name may hold' } as const;
-  return { ok: false, reason, id, name: printable(name), source: reading.ok ? reading.proposal.source : reading.source };
+  const reason = {
+    code: 'invalid_shape',
+    message: 'the tool name holds a NUL character, which no tool name may hold',
+  } as const;
+  return {
+    ok: false,
+    reason,
+    id,
+    name: printable(name),
+    source: reading.ok ? reading.proposal.source : reading.source,
+  };
 }
 
-function localRejection(id: string, reading: Reading, reason: { code: 'unauthorized' | 'invalid_shape'; message: string }, at: number): ToolCallRecord {
+function localRejection(
+  id: string,
+  reading: Reading,
+  reason: { code: 'unauthorized' | 'invalid_shape'; message: string },
+  at: number,
+): ToolCallRecord {
   const name = printable(reading.ok ? reading.proposal.name : (reading.name ?? ''));
   const source = reading.ok ? reading.proposal.source : reading.source;
   const pending = createPending({ id, name, source, generatedId: false, turn: undefined, at });
-  return { ...pending, status: 'rejected', reason, history: [...pending.history, { status: 'rejected', at, reason }] } as ToolCallRecord;
+  return {
+    ...pending,
+    status: 'rejected',
+    reason,
+    history: [...pending.history, { status: 'rejected', at, reason }],
+  } as ToolCallRecord;
 }
 
 /**
@@ -189,7 +284,11 @@ export function hashProposal(reading: Reading, limits: Limits): string {
   if (!reading.ok) said = `unreadable:${reading.reason.code}:${reading.name ?? ''}`;
   else {
     const args = reading.proposal.arguments;
-    if (typeof args === 'string') said = args.length > limits.maxArgumentChars ? `too_large:${args.length}:${args.slice(0, 1024)}` : canonicalText(args, limits);
+    if (typeof args === 'string')
+      said =
+        args.length > limits.maxArgumentChars
+          ? `too_large:${args.length}:${args.slice(0, 1024)}`
+          : canonicalText(args, limits);
     else if (args === undefined) said = '';
     else {
       const copied = copyValue(args, limits);
@@ -216,6 +315,18 @@ function canonicalText(text: string, limits: Limits): string {
 
 function conflictRecord(original: ToolCallRecord, message: string, at: number): ToolCallRecord {
   const reason = { code: 'id_conflict', message } as const;
-  const pending = createPending({ id: original.id, name: original.name, source: original.source, generatedId: false, turn: original.turn, at });
-  return { ...pending, status: 'rejected', reason, history: [...pending.history, { status: 'rejected', at, reason }] } as unknown as ToolCallRecord;
+  const pending = createPending({
+    id: original.id,
+    name: original.name,
+    source: original.source,
+    generatedId: false,
+    turn: original.turn,
+    at,
+  });
+  return {
+    ...pending,
+    status: 'rejected',
+    reason,
+    history: [...pending.history, { status: 'rejected', at, reason }],
+  } as unknown as ToolCallRecord;
 }

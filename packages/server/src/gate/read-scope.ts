@@ -19,9 +19,12 @@ export interface ReadScope {
  */
 export function scopedPrincipal(where: string, scope: ReadScope | undefined): string | undefined {
   if (scope === undefined) return undefined;
-  const principal = typeof scope === 'object' && scope !== null ? (scope as { principal?: unknown }).principal : undefined;
+  const principal =
+    typeof scope === 'object' && scope !== null ? (scope as { principal?: unknown }).principal : undefined;
   if (typeof principal !== 'string' || principal === '') {
-    throw new TypeError(`${where}: \`principal\` must be a non-empty string (the authenticated user asking); leave the options out only in trusted server code.`);
+    throw new TypeError(
+      `${where}: \`principal\` must be a non-empty string (the authenticated user asking); leave the options out only in trusted server code.`,
+    );
   }
   return principal;
 }

@@ -24,7 +24,12 @@ export async function recover(parts: GateParts): Promise<Recovery> {
   const interrupted: string[] = [];
   const expired: string[] = [];
   const stale = await ledger.read((db) =>
-    db.selectFrom('toolgate_calls').selectAll().where('status', 'in', ['pending', 'validated', 'executing']).where('lease_expires_at', '<', now).execute(),
+    db
+      .selectFrom('toolgate_calls')
+      .selectAll()
+      .where('status', 'in', ['pending', 'validated', 'executing'])
+      .where('lease_expires_at', '<', now)
+      .execute(),
   );
   for (const found of stale) {
     // A gate closed meanwhile takes nothing over: it would run a tool after close() returned.
@@ -34,7 +39,14 @@ export async function recover(parts: GateParts): Promise<Recovery> {
     if (outcome === 'rerun') rerun.push(found.id);
     else if (outcome === 'interrupted') interrupted.push(found.id);
   }
-  const waiting = await ledger.read((db) => db.selectFrom('toolgate_approvals').select('call_id').where('decision', 'is', null).where('expires_at', '<=', now).execute());
+  const waiting = await ledger.read((db) =>
+    db
+      .selectFrom('toolgate_approvals')
+      .select('call_id')
+      .where('decision', 'is', null)
+      .where('expires_at', '<=', now)
+      .execute(),
+  );
   for (const { call_id: id } of waiting) {
     if (life.closed) break;
     const next = await keeper.exclusive(id, () =>
@@ -53,12 +65,20 @@ async function reclaim(parts: GateParts, found: CallsTable): Promise<'rerun' | '
   const { ledger, keeper, settings, tools } = parts;
   const { clock } = settings;
   const tool = tools.entry(found.tool, found.id)?.tool;
-  const again = tool !== undefined && found.status === 'executing' && (tool.idempotent === true || tool.transactional === true);
+  const again =
+    tool !== undefined &&
+    found.status === 'executing' &&
+    (tool.idempotent === true || tool.transactional === true);
   const result = await keeper.exclusive(found.id, () =>
     ledger.transaction(async (trx) => {
       const locked = await keeper.lock(trx, found.id);
       // Someone else recovered it, or its process came back and renewed its lease.
-      if (locked === undefined || locked.version !== found.version || (locked.lease_expires_at ?? 0) >= clock.now()) return undefined;
+      if (
+        locked === undefined ||
+        locked.version !== found.version ||
+        (locked.lease_expires_at ?? 0) >= clock.now()
+      )
+        return undefined;
       // What runs again, and what the trail records next, is what the chain covers: a row edited
       // behind the gate's back is not run again but ended from the record its last event holds.
       const row = await untampered(parts, trx, locked);
@@ -67,19 +87,42 @@ async function reclaim(parts: GateParts, found: CallsTable): Promise<'rerun' | '
         const fence = row.fence + 1;
         await trx
           .updateTable('toolgate_calls')
-          .set({ lease_owner: settings.instance, lease_expires_at: clock.now() + settings.leaseMs, fence, version: row.version + 1 })
+          .set({
+            lease_owner: settings.instance,
+            lease_expires_at: clock.now() + settings.leaseMs,
+            fence,
+            version: row.version + 1,
+          })
           .where('id', '=', row.id)
           .where('version', '=', row.version)
           .execute();
-        await keeper.refuse(trx, row, RECOVERY.actor, 'recovered', `the process running this call stopped; running it again with the same idempotency key (${tool?.transactional === true ? 'transactional' : 'idempotent'} tool)`);
+        await keeper.refuse(
+          trx,
+          row,
+          RECOVERY.actor,
+          'recovered',
+          `the process running this call stopped; running it again with the same idempotency key (${tool?.transactional === true ? 'transactional' : 'idempotent'} tool)`,
+        );
         return { kind: 'rerun' as const, fence, key: row.idempotency_key, record: readRecord(row.record) };
       }
       const next = await keeper.moveIn(
         trx,
         row,
         row.status === 'executing'
-          ? { type: 'fail', reason: { code: 'interrupted', message: 'the server stopped while the tool ran; it may or may not have taken effect' } }
-          : ({ type: 'fail', reason: { code: 'interrupted', message: 'the server stopped before this call ran; nothing was run' } } as never),
+          ? {
+              type: 'fail',
+              reason: {
+                code: 'interrupted',
+                message: 'the server stopped while the tool ran; it may or may not have taken effect',
+              },
+            }
+          : ({
+              type: 'fail',
+              reason: {
+                code: 'interrupted',
+                message: 'the server stopped before this call ran; nothing was run',
+              },
+            } as never),
         RECOVERY.actor,
         { unfenced: true },
       );
@@ -87,7 +130,12 @@ async function reclaim(parts: GateParts, found: CallsTable): Promise<'rerun' | '
     }),
   );
   if (result?.kind !== 'rerun') return result?.kind;
-  keeper.claimed(found.id, { fence: result.fence, idempotencyKey: result.key, session: found.session, owner: found.owner });
+  keeper.claimed(found.id, {
+    fence: result.fence,
+    idempotencyKey: result.key,
+    session: found.session,
+    owner: found.owner,
+  });
   parts.follower.guard(found.id);
   parts.pipeline.run(result.record as never, RECOVERY);
   return 'rerun';
@@ -98,13 +146,23 @@ async function reclaim(parts: GateParts, found: CallsTable): Promise<'rerun' | '
  * record its last event holds (the refusal audited and reported); `undefined` when the trail holds
  * no record of it to go by, and nothing can be trusted.
  */
-async function untampered(parts: GateParts, trx: Parameters<GateParts['keeper']['lock']>[0], row: CallsTable): Promise<CallsTable | undefined> {
+async function untampered(
+  parts: GateParts,
+  trx: Parameters<GateParts['keeper']['lock']>[0],
+  row: CallsTable,
+): Promise<CallsTable | undefined> {
   const tampered = await tampering(trx, row);
   if (tampered === undefined) return row;
   const trail = await trailRecord(trx, row.id);
   const trusted = trail === undefined ? undefined : { ...row, record: trail };
   parts.settings.onError(new Error(`toolgate: call "${row.id}" was not run again: ${tampered}`));
-  await parts.keeper.refuse(trx, trusted ?? row, RECOVERY.actor, 'tampered', `${tampered}; it was not run again`);
+  await parts.keeper.refuse(
+    trx,
+    trusted ?? row,
+    RECOVERY.actor,
+    'tampered',
+    `${tampered}; it was not run again`,
+  );
   return trusted;
 }
 

@@ -166,8 +166,10 @@ export interface Recovery {
  * const gate: ServerGate = createServerGate({ tools, ledger });
  * const call = await gate.run(toolCall, { session, principal });
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own input and output
-export interface ServerGate<Tools extends readonly ToolDefinition<any, any, any>[] = readonly ToolDefinition<any, any, any>[]> {
+export interface ServerGate<
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own input and output
+  Tools extends readonly ToolDefinition<any, any, any>[] = readonly ToolDefinition<any, any, any>[],
+> {
   /**
    * Reads, checks and starts a call; resolves once it is waiting for a person, running, or ended.
    * Never rejects for model input: a proposal it cannot accept is a `rejected` record. The same id
@@ -198,27 +200,54 @@ export interface ServerGate<Tools extends readonly ToolDefinition<any, any, any>
    * refused `invalid_edit` while the call keeps waiting. The record keeps what the model proposed
    * (`edit.proposed`) beside what runs, and the tool result tells the model what the person changed.
    */
-  readonly approve: (id: string, options: { readonly principal: string; readonly inputHash: string; readonly input?: unknown; readonly name?: unknown }) => Promise<Decision>;
-  readonly deny: (id: string, options: { readonly principal: string; readonly reason?: string }) => Promise<Decision>;
-  readonly cancel: (id: string, options: { readonly principal: string; readonly reason?: string }) => Promise<Decision>;
+  readonly approve: (
+    id: string,
+    options: {
+      readonly principal: string;
+      readonly inputHash: string;
+      readonly input?: unknown;
+      readonly name?: unknown;
+    },
+  ) => Promise<Decision>;
+  readonly deny: (
+    id: string,
+    options: { readonly principal: string; readonly reason?: string },
+  ) => Promise<Decision>;
+  readonly cancel: (
+    id: string,
+    options: { readonly principal: string; readonly reason?: string },
+  ) => Promise<Decision>;
   /** The session's calls, oldest first, if the principal may see the session; otherwise none. */
   readonly calls: (session: string, principal: string) => Promise<ToolCallRecord[]>;
   /** The session's calls as of ledger event `seq`, for a feed that then follows from `seq`. */
-  readonly snapshot: (session: string, principal: string) => Promise<{ readonly seq: number; readonly calls: ToolCallRecord[] }>;
+  readonly snapshot: (
+    session: string,
+    principal: string,
+  ) => Promise<{ readonly seq: number; readonly calls: ToolCallRecord[] }>;
   /** Whether the principal may see the session (a session nobody has proposed into yet: yes). */
   readonly canSee: (session: string, principal: string) => Promise<boolean>;
   /**
    * The session's events the principal may see: every one after `after` (`0`: from the start),
    * then live ones; without `after`, live ones only. Ends when the consumer stops or the gate closes.
    */
-  readonly events: (session: string, options: { readonly principal: string; readonly after?: number }) => AsyncIterableIterator<LedgerEvent>;
+  readonly events: (
+    session: string,
+    options: { readonly principal: string; readonly after?: number },
+  ) => AsyncIterableIterator<LedgerEvent>;
   /** `events`, each with the record as it was right after the move. */
-  readonly moves: (session: string, options: { readonly principal: string; readonly after?: number }) => AsyncIterableIterator<LedgerMove>;
+  readonly moves: (
+    session: string,
+    options: { readonly principal: string; readonly after?: number },
+  ) => AsyncIterableIterator<LedgerMove>;
   /**
    * What to send back to the model for one settled call, in a provider's format. With
    * `{ principal }`, a call that principal may not see is refused exactly as an unknown id is.
    */
-  readonly toolResult: <F extends ToolResultFormat>(id: string, format: F, scope?: ReadScope) => Promise<ToolResultFormats[F]>;
+  readonly toolResult: <F extends ToolResultFormat>(
+    id: string,
+    format: F,
+    scope?: ReadScope,
+  ) => Promise<ToolResultFormats[F]>;
   /**
    * The gate a provider's stream reader takes, for one assistant turn: calls open as the model names
    * them and go to the ledger as their arguments complete, exactly as `propose` would send them.

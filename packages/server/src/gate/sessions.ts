@@ -25,14 +25,20 @@ const KEPT = 10_000;
  * @example
  * const sessions = createSessions(ledger, settings);
  */
-export function createSessions(ledger: Ledger, { clock, canSee, onError }: Pick<GateSettings, 'clock' | 'canSee' | 'onError'>): Sessions {
+export function createSessions(
+  ledger: Ledger,
+  { clock, canSee, onError }: Pick<GateSettings, 'clock' | 'canSee' | 'onError'>,
+): Sessions {
   const owners = new Map<string, string>();
 
   async function owner(session: string, principal?: string): Promise<string | undefined> {
     const known = owners.get(session);
     if (known !== undefined) return known;
     if (!storable(session)) return undefined;
-    const read = () => ledger.read((db) => db.selectFrom('toolgate_sessions').select('owner').where('id', '=', session).executeTakeFirst());
+    const read = () =>
+      ledger.read((db) =>
+        db.selectFrom('toolgate_sessions').select('owner').where('id', '=', session).executeTakeFirst(),
+      );
     let row = await read();
     if (row === undefined && principal !== undefined) {
       await ledger.transaction((trx) =>
@@ -51,7 +57,11 @@ export function createSessions(ledger: Ledger, { clock, canSee, onError }: Pick<
     return row?.owner;
   }
 
-  async function mayView(principal: string, session: string, sessionOwner: string | undefined): Promise<boolean> {
+  async function mayView(
+    principal: string,
+    session: string,
+    sessionOwner: string | undefined,
+  ): Promise<boolean> {
     if (sessionOwner === undefined) return true; // nothing to see yet; every event is checked as it comes
     try {
       return (await canSee(principal, { id: session, owner: sessionOwner })) === true;

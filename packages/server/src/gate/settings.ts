@@ -48,7 +48,9 @@ export function gateSettings(options: ServerGateOptions): GateSettings {
 
 function positive(name: string, value: number): number {
   if (!(typeof value === 'number' && Number.isFinite(value) && value > 0)) {
-    throw new TypeError(`createServerGate: \`${name}\` must be a positive number of milliseconds (got ${String(value)}).`);
+    throw new TypeError(
+      `createServerGate: \`${name}\` must be a positive number of milliseconds (got ${String(value)}).`,
+    );
   }
   return value;
 }
@@ -61,13 +63,21 @@ function positive(name: string, value: number): number {
  */
 export function checkProposeOptions<T extends Omit<ServerProposeOptions, 'id'>>(options: T | undefined): T {
   if (typeof options !== 'object' || options === null) {
-    throw new TypeError('serverGate.propose: pass { session, principal }: the conversation and the authenticated user the model acts for.');
+    throw new TypeError(
+      'serverGate.propose: pass { session, principal }: the conversation and the authenticated user the model acts for.',
+    );
   }
-  if (typeof options.session !== 'string' || options.session === '') throw new TypeError('serverGate.propose: `session` must be a non-empty string (the conversation id).');
+  if (typeof options.session !== 'string' || options.session === '')
+    throw new TypeError('serverGate.propose: `session` must be a non-empty string (the conversation id).');
   if (typeof options.principal !== 'string' || options.principal === '') {
-    throw new TypeError('serverGate.propose: `principal` must be a non-empty string (the authenticated user the model acts for).');
+    throw new TypeError(
+      'serverGate.propose: `principal` must be a non-empty string (the authenticated user the model acts for).',
+    );
   }
-  if (!storable(options.session) || !storable(options.principal)) throw new TypeError('serverGate.propose: `session` and `principal` may not hold a NUL character (the ledger cannot store it).');
+  if (!storable(options.session) || !storable(options.principal))
+    throw new TypeError(
+      'serverGate.propose: `session` and `principal` may not hold a NUL character (the ledger cannot store it).',
+    );
   return options;
 }
 

@@ -1,4 +1,11 @@
-import { createToolRegistry, type JsonSchemaCompiler, type ToolDefinition, type ToolEntry, type ToolProblem, type ToolRegistry } from '@toolgate/core';
+import {
+  createToolRegistry,
+  type JsonSchemaCompiler,
+  type ToolDefinition,
+  type ToolEntry,
+  type ToolProblem,
+  type ToolRegistry,
+} from '@toolgate/core';
 
 /**
  * The gate's tools, which `replaceTools` may change: later proposals see the new set, while each
@@ -34,8 +41,11 @@ const PINNED = 10_000;
  * @example
  * const tools = createToolSet(options.tools, options.jsonSchema ?? ajvJsonSchema);
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own input and output
-export function createToolSet(initial: readonly ToolDefinition<any, any, any>[], compileJson: JsonSchemaCompiler): ToolSet {
+export function createToolSet(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own input and output
+  initial: readonly ToolDefinition<any, any, any>[],
+  compileJson: JsonSchemaCompiler,
+): ToolSet {
   let tools = initial;
   let registry = createToolRegistry(tools, compileJson, 'createServerGate');
   const pinned = new Map<string, ToolRegistry>();
@@ -45,7 +55,8 @@ export function createToolSet(initial: readonly ToolDefinition<any, any, any>[],
     names: () => registry.names,
     check: () => registry.check(),
     replace(next) {
-      if (!Array.isArray(next as unknown)) throw new TypeError('serverGate.replaceTools: pass the tools as an array of defineTool objects.');
+      if (!Array.isArray(next as unknown))
+        throw new TypeError('serverGate.replaceTools: pass the tools as an array of defineTool objects.');
       registry = createToolRegistry(next, compileJson, 'serverGate.replaceTools');
       tools = [...next];
     },

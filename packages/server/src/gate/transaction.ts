@@ -19,7 +19,9 @@ import type { Transaction } from 'kysely';
  */
 export function transactionOf<DB>(ctx: ToolContext): Transaction<DB> {
   if (ctx.transaction === undefined || ctx.transaction === null) {
-    throw new Error(`transactionOf: "${ctx.call.name}" has no transaction: declare it \`transactional: true\` and run it on a server gate.`);
+    throw new Error(
+      `transactionOf: "${ctx.call.name}" has no transaction: declare it \`transactional: true\` and run it on a server gate.`,
+    );
   }
   return ctx.transaction as Transaction<DB>;
 }

@@ -1,4 +1,12 @@
-import { createPending, isTerminal, refusal, truncatedReason, type ProposalSource, type SettledCall, type ToolCallRecord } from '@toolgate/core';
+import {
+  createPending,
+  isTerminal,
+  refusal,
+  truncatedReason,
+  type ProposalSource,
+  type SettledCall,
+  type ToolCallRecord,
+} from '@toolgate/core';
 import type { Decision } from './decision.ts';
 import type { GateParts } from './parts.ts';
 import { proposalSignal } from './abort-signal.ts';
@@ -15,7 +23,10 @@ import type { TurnEnd } from '../turns/continuations.ts';
  */
 export interface TurnCalls {
   readonly settled: (id: string) => Promise<SettledCall | undefined>;
-  readonly cancel: (id: string, options: { readonly principal: string; readonly reason?: string }) => Promise<Decision>;
+  readonly cancel: (
+    id: string,
+    options: { readonly principal: string; readonly reason?: string },
+  ) => Promise<Decision>;
   /** The turn's stream is over (with `onTurnSettled`: the turn is recorded); resolves with why it was not recorded, if it was not. */
   readonly closed?: ((turn: TurnEnd) => Promise<Error | undefined>) | undefined;
 }
@@ -57,7 +68,13 @@ export function openTurn(parts: GateParts, turnOptions: TurnOptions, gate: TurnC
   };
   const send = (id: string, reading: Reading, turnId: string | undefined): ToolCallRecord => {
     watch();
-    const answer = proposeReading(parts, reading, { session, principal, id, ...(turnId === undefined ? {} : { turn: turnId }), ...(signal === undefined ? {} : { signal }) });
+    const answer = proposeReading(parts, reading, {
+      session,
+      principal,
+      id,
+      ...(turnId === undefined ? {} : { turn: turnId }),
+      ...(signal === undefined ? {} : { signal }),
+    });
     answers.set(id, answer);
     answer.then(
       (record) => {
@@ -72,7 +89,13 @@ export function openTurn(parts: GateParts, turnOptions: TurnOptions, gate: TurnC
     );
     return records.get(id) as ToolCallRecord;
   };
-  const local = (id: string, name: string, source: ProposalSource, turnId: string | undefined, generated: boolean): ToolCallRecord => {
+  const local = (
+    id: string,
+    name: string,
+    source: ProposalSource,
+    turnId: string | undefined,
+    generated: boolean,
+  ): ToolCallRecord => {
     const record = createPending({ id, name, source, generatedId: generated, turn: turnId, at: clock.now() });
     records.set(id, record);
     return record;
@@ -102,7 +125,13 @@ export function openTurn(parts: GateParts, turnOptions: TurnOptions, gate: TurnC
       const known = records.get(id);
       if (known !== undefined) return known;
       const turnId = turnOptions.turn ?? proposeOptions?.turn;
-      local(id, reading.ok ? reading.proposal.name : (reading.name ?? ''), reading.ok ? reading.proposal.source : reading.source, turnId, said === undefined && proposeOptions?.id === undefined);
+      local(
+        id,
+        reading.ok ? reading.proposal.name : (reading.name ?? ''),
+        reading.ok ? reading.proposal.source : reading.source,
+        turnId,
+        said === undefined && proposeOptions?.id === undefined,
+      );
       return send(id, reading, turnId);
     },
     get: (id) => records.get(id),
@@ -120,11 +149,23 @@ export function openTurn(parts: GateParts, turnOptions: TurnOptions, gate: TurnC
       if (answer === undefined) {
         // Opened by the stream but never proposed: it ends here, and nothing of it reaches the ledger.
         const at = clock.now();
-        const why = { code: 'user_cancelled', message: textOf(reason, 'the user cancelled this call') } as const;
-        records.set(id, { ...now, status: 'cancelled', reason: why, preview: undefined, history: [...now.history, { status: 'cancelled', at, reason: why }], updatedAt: at } as ToolCallRecord);
+        const why = {
+          code: 'user_cancelled',
+          message: textOf(reason, 'the user cancelled this call'),
+        } as const;
+        records.set(id, {
+          ...now,
+          status: 'cancelled',
+          reason: why,
+          preview: undefined,
+          history: [...now.history, { status: 'cancelled', at, reason: why }],
+          updatedAt: at,
+        } as ToolCallRecord);
         return true;
       }
-      void answer.then(() => cancel(id, reason === undefined ? { principal } : { principal, reason })).catch(onError);
+      void answer
+        .then(() => cancel(id, reason === undefined ? { principal } : { principal, reason }))
+        .catch(onError);
       return true;
     },
     stream: {
@@ -143,20 +184,35 @@ export function openTurn(parts: GateParts, turnOptions: TurnOptions, gate: TurnC
       close(id, rawArguments) {
         const call = opened.get(id);
         const now = records.get(id);
-        if (call === undefined || now === undefined || answers.has(id) || now.status !== 'pending') return now;
-        return send(id, { ok: true, proposal: { id, name: call.name, arguments: rawArguments, source: call.source } }, now.turn);
+        if (call === undefined || now === undefined || answers.has(id) || now.status !== 'pending')
+          return now;
+        return send(
+          id,
+          { ok: true, proposal: { id, name: call.name, arguments: rawArguments, source: call.source } },
+          now.turn,
+        );
       },
       truncate(id, message) {
         const call = opened.get(id);
         const now = records.get(id);
-        if (call === undefined || now === undefined || answers.has(id) || now.status !== 'pending') return now;
-        return send(id, { ok: false, reason: truncatedReason(message), id, name: call.name, source: call.source }, now.turn);
+        if (call === undefined || now === undefined || answers.has(id) || now.status !== 'pending')
+          return now;
+        return send(
+          id,
+          { ok: false, reason: truncatedReason(message), id, name: call.name, source: call.source },
+          now.turn,
+        );
       },
       refuse(id, reason) {
         const call = opened.get(id);
         const now = records.get(id);
-        if (call === undefined || now === undefined || answers.has(id) || now.status !== 'pending') return now;
-        return send(id, { ok: false, reason: refusal(reason), id, name: call.name, source: call.source }, now.turn);
+        if (call === undefined || now === undefined || answers.has(id) || now.status !== 'pending')
+          return now;
+        return send(
+          id,
+          { ok: false, reason: refusal(reason), id, name: call.name, source: call.source },
+          now.turn,
+        );
       },
       end(turn) {
         if (ended || gate.closed === undefined) return;
@@ -165,7 +221,16 @@ export function openTurn(parts: GateParts, turnOptions: TurnOptions, gate: TurnC
         if (ids.length === 0) return;
         const given = turnOptions.turn !== undefined;
         const id = turnOptions.turn ?? turn.id ?? records.get(ids[0] as string)?.turn ?? generateId();
-        recorded = gate.closed({ session, principal, id, given, calls: ids.map((call) => ({ id: call, answer: answers.get(call) ?? (records.get(call) as ToolCallRecord) })) });
+        recorded = gate.closed({
+          session,
+          principal,
+          id,
+          given,
+          calls: ids.map((call) => ({
+            id: call,
+            answer: answers.get(call) ?? (records.get(call) as ToolCallRecord),
+          })),
+        });
       },
     },
   };

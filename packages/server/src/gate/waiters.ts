@@ -34,7 +34,10 @@ const RECENT = 1000;
  * const waiters = createWaiters();
  */
 export function createWaiters(): Waiters {
-  const resting = new Map<string, { resolve: (call: ToolCallRecord | undefined) => void; reject: (error: unknown) => void }[]>();
+  const resting = new Map<
+    string,
+    { resolve: (call: ToolCallRecord | undefined) => void; reject: (error: unknown) => void }[]
+  >();
   const endings = new Map<string, ((call: SettledCall) => void)[]>();
   const recent = new Map<string, SettledCall>();
 

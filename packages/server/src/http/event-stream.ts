@@ -29,7 +29,10 @@ export interface EventStreamOptions {
  * const feed = eventStreams(gate, { heartbeatMs: 15_000, onError, maxFeedsPerPrincipal: 16 });
  * return feed(request, 'chat_1', 'user_42', undefined);
  */
-export function eventStreams(gate: ServerGate, { heartbeatMs, onError, maxFeedsPerPrincipal }: EventStreamOptions) {
+export function eventStreams(
+  gate: ServerGate,
+  { heartbeatMs, onError, maxFeedsPerPrincipal }: EventStreamOptions,
+) {
   const maxFeeds = Math.max(1, Math.floor(maxFeedsPerPrincipal));
   // Each principal's open feeds (the functions that end them), oldest first.
   const feedsOf = new Map<string, Set<() => void>>();
@@ -72,7 +75,10 @@ export function eventStreams(gate: ServerGate, { heartbeatMs, onError, maxFeedsP
             }
           };
           // A client that reads nothing needs no heartbeat, and would only pile them up.
-          const heartbeat = setInterval(() => (controller.desiredSize ?? 0) > 0 && send(': heartbeat\n\n'), heartbeatMs);
+          const heartbeat = setInterval(
+            () => (controller.desiredSize ?? 0) > 0 && send(': heartbeat\n\n'),
+            heartbeatMs,
+          );
           heartbeat.unref?.();
           let release: () => void = () => undefined;
           finish = () => {
@@ -127,11 +133,20 @@ export function eventStreams(gate: ServerGate, { heartbeatMs, onError, maxFeedsP
     );
     return new Response(body, {
       status: 200,
-      headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' },
+      headers: {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+      },
     });
   };
 }
 
-function message(seq: number, event: 'snapshot' | 'move', data: { seq: number; calls: ToolCallRecord[] } | LedgerMove): string {
+function message(
+  seq: number,
+  event: 'snapshot' | 'move',
+  data: { seq: number; calls: ToolCallRecord[] } | LedgerMove,
+): string {
   return `id: ${seq}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }

@@ -89,13 +89,20 @@ const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache
  * const handler = toolgateHandler(serverGate, { authenticate: async () => (await auth())?.user?.id ?? null });
  * export { handler as GET, handler as POST };
  */
-export function toolgateHandler(gate: ServerGate, options: ToolgateHandlerOptions): (request: Request) => Promise<Response> {
+export function toolgateHandler(
+  gate: ServerGate,
+  options: ToolgateHandlerOptions,
+): (request: Request) => Promise<Response> {
   const base = trimSlashes(options.basePath ?? '/api/toolgate');
   const maxBody = options.maxBodyBytes ?? 16 * 1024;
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   const bodyTimeoutMs = options.bodyTimeoutMs ?? 10_000;
   const onError = options.onError ?? ((error: unknown) => console.error(error));
-  const feed = eventStreams(gate, { heartbeatMs, onError, maxFeedsPerPrincipal: options.maxFeedsPerPrincipal ?? 16 });
+  const feed = eventStreams(gate, {
+    heartbeatMs,
+    onError,
+    maxFeedsPerPrincipal: options.maxFeedsPerPrincipal ?? 16,
+  });
 
   async function principalOf(request: Request): Promise<string> {
     let principal: unknown;
@@ -105,7 +112,8 @@ export function toolgateHandler(gate: ServerGate, options: ToolgateHandlerOption
       onError(error);
       principal = null;
     }
-    if (typeof principal !== 'string' || principal === '') throw new HttpError(401, 'unauthenticated', 'sign in first: this request carries no principal');
+    if (typeof principal !== 'string' || principal === '')
+      throw new HttpError(401, 'unauthenticated', 'sign in first: this request carries no principal');
     return principal;
   }
 
@@ -114,16 +122,31 @@ export function toolgateHandler(gate: ServerGate, options: ToolgateHandlerOption
     const path = trimSlashes(url.pathname);
     const inside = base === '/' || path === base || path.startsWith(`${base}/`);
     if (!inside) throw new HttpError(404, 'not_found', `no route ${url.pathname}`);
-    const parts = path.slice(base === '/' ? 0 : base.length).split('/').filter((part) => part !== '').map(decodeSegment);
+    const parts = path
+      .slice(base === '/' ? 0 : base.length)
+      .split('/')
+      .filter((part) => part !== '')
+      .map(decodeSegment);
     const [collection, id, action, ...rest] = parts;
-    if (rest.length === 0 && collection === 'sessions' && id !== undefined && (action === 'calls' || action === 'events')) {
+    if (
+      rest.length === 0 &&
+      collection === 'sessions' &&
+      id !== undefined &&
+      (action === 'calls' || action === 'events')
+    ) {
       allow(request, 'GET');
       const principal = await principalOf(request);
-      if (!(await gate.canSee(id, principal))) throw new HttpError(403, 'forbidden', `you may not see session "${id}"`);
+      if (!(await gate.canSee(id, principal)))
+        throw new HttpError(403, 'forbidden', `you may not see session "${id}"`);
       if (action === 'calls') return json(200, await gate.snapshot(id, principal));
       return feed(request, id, principal, await lastEventId(request));
     }
-    if (rest.length === 0 && collection === 'calls' && id !== undefined && (action === 'approve' || action === 'deny' || action === 'cancel')) {
+    if (
+      rest.length === 0 &&
+      collection === 'calls' &&
+      id !== undefined &&
+      (action === 'approve' || action === 'deny' || action === 'cancel')
+    ) {
       allow(request, 'POST');
       const principal = await principalOf(request);
       const body = await readBody(request, maxBody, bodyTimeoutMs);
@@ -131,18 +154,33 @@ export function toolgateHandler(gate: ServerGate, options: ToolgateHandlerOption
       if (action === 'approve') {
         const inputHash = body['inputHash'];
         if (typeof inputHash !== 'string' || !/^[0-9a-f]{64}$/.test(inputHash)) {
-          throw new HttpError(400, 'malformed', 'approve needs { "inputHash": "<SHA-256 hex of the canonical JSON of the input you were shown>" }');
+          throw new HttpError(
+            400,
+            'malformed',
+            'approve needs { "inputHash": "<SHA-256 hex of the canonical JSON of the input you were shown>" }',
+          );
         }
-        const edit = { ...('input' in body ? { input: body['input'] } : {}), ...('name' in body ? { name: body['name'] } : {}) };
+        const edit = {
+          ...('input' in body ? { input: body['input'] } : {}),
+          ...('name' in body ? { name: body['name'] } : {}),
+        };
         decision = await gate.approve(id, { principal, inputHash, ...edit });
       } else {
         const reason = body['reason'];
-        if (reason !== undefined && typeof reason !== 'string') throw new HttpError(400, 'malformed', '`reason` must be a string');
+        if (reason !== undefined && typeof reason !== 'string')
+          throw new HttpError(400, 'malformed', '`reason` must be a string');
         const decide = action === 'deny' ? gate.deny : gate.cancel;
         decision = await decide(id, reason === undefined ? { principal } : { principal, reason });
       }
-      if (decision.ok) return json(200, decision.left === undefined ? { ok: true } : { ok: true, left: decision.left });
-      return json(decisionStatus(decision), { error: { code: decision.code, message: decision.message, ...(decision.issues === undefined ? {} : { issues: decision.issues }) } });
+      if (decision.ok)
+        return json(200, decision.left === undefined ? { ok: true } : { ok: true, left: decision.left });
+      return json(decisionStatus(decision), {
+        error: {
+          code: decision.code,
+          message: decision.message,
+          ...(decision.issues === undefined ? {} : { issues: decision.issues }),
+        },
+      });
     }
     throw new HttpError(404, 'not_found', `no route ${url.pathname}`);
   }
@@ -151,10 +189,16 @@ export function toolgateHandler(gate: ServerGate, options: ToolgateHandlerOption
   async function lastEventId(request: Request): Promise<number | undefined> {
     const lastId = request.headers.get('last-event-id');
     if (lastId === null || lastId.trim() === '') return undefined;
-    if (!/^\d{1,15}$/.test(lastId.trim())) throw new HttpError(400, 'malformed', 'Last-Event-ID must be the seq of an event this feed sent');
+    if (!/^\d{1,15}$/.test(lastId.trim()))
+      throw new HttpError(400, 'malformed', 'Last-Event-ID must be the seq of an event this feed sent');
     const after = Number(lastId.trim());
     const head = await gate.head();
-    if (after > head) throw new HttpError(400, 'malformed', `Last-Event-ID ${after} is beyond the last event written (${head}); reconnect without it to get a snapshot`);
+    if (after > head)
+      throw new HttpError(
+        400,
+        'malformed',
+        `Last-Event-ID ${after} is beyond the last event written (${head}); reconnect without it to get a snapshot`,
+      );
     return after;
   }
 
@@ -162,31 +206,49 @@ export function toolgateHandler(gate: ServerGate, options: ToolgateHandlerOption
     try {
       return await route(request);
     } catch (error) {
-      if (error instanceof HttpError) return json(error.status, { error: { code: error.code, message: error.message } }, error.headers);
-      if (isUnavailable(error)) return json(503, { error: { code: 'unavailable', message: (error as Error).message } }, { 'retry-after': '1' });
+      if (error instanceof HttpError)
+        return json(error.status, { error: { code: error.code, message: error.message } }, error.headers);
+      if (isUnavailable(error))
+        return json(
+          503,
+          { error: { code: 'unavailable', message: (error as Error).message } },
+          { 'retry-after': '1' },
+        );
       onError(error);
-      return json(500, { error: { code: 'unavailable', message: 'the server could not answer this request' } });
+      return json(500, {
+        error: { code: 'unavailable', message: 'the server could not answer this request' },
+      });
     }
   };
 }
 
 function allow(request: Request, method: 'GET' | 'POST'): void {
-  if (request.method !== method) throw new HttpError(405, 'method_not_allowed', `use ${method} here`, { allow: method });
+  if (request.method !== method)
+    throw new HttpError(405, 'method_not_allowed', `use ${method} here`, { allow: method });
 }
 
 /** Reads a small JSON body, refusing a large one before reading it, stopping a stream at the limit, and one that takes longer than `timeoutMs`. */
-async function readBody(request: Request, limit: number, timeoutMs: number): Promise<Record<string, unknown>> {
+async function readBody(
+  request: Request,
+  limit: number,
+  timeoutMs: number,
+): Promise<Record<string, unknown>> {
   const type = request.headers.get('content-type') ?? '';
-  if (!/^application\/json\s*(;|$)/i.test(type)) throw new HttpError(415, 'unsupported_media_type', 'send the body as application/json');
+  if (!/^application\/json\s*(;|$)/i.test(type))
+    throw new HttpError(415, 'unsupported_media_type', 'send the body as application/json');
   const declared = request.headers.get('content-length');
-  if (declared !== null && Number(declared) > limit) throw new HttpError(413, 'too_large', `the body may be at most ${limit} bytes`);
+  if (declared !== null && Number(declared) > limit)
+    throw new HttpError(413, 'too_large', `the body may be at most ${limit} bytes`);
   const chunks: Uint8Array[] = [];
   let size = 0;
   if (request.body !== null) {
     const reader: ReadableStreamDefaultReader<Uint8Array> = request.body.getReader();
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new HttpError(408, 'timeout', `the body did not arrive within ${timeoutMs} ms`)), timeoutMs);
+      timer = setTimeout(
+        () => reject(new HttpError(408, 'timeout', `the body did not arrive within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
     });
     deadline.catch(() => undefined);
     for (;;) {
@@ -220,7 +282,8 @@ async function readBody(request: Request, limit: number, timeoutMs: number): Pro
   } catch {
     throw new HttpError(400, 'malformed', 'the body is not valid JSON');
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new HttpError(400, 'malformed', 'the body must be a JSON object');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new HttpError(400, 'malformed', 'the body must be a JSON object');
   return body as Record<string, unknown>;
 }
 
@@ -239,7 +302,13 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
 }
 
 function trimSlashes(path: string): string {
-  return '/' + path.split('/').filter((part) => part !== '').join('/');
+  return (
+    '/' +
+    path
+      .split('/')
+      .filter((part) => part !== '')
+      .join('/')
+  );
 }
 
 function decodeSegment(segment: string): string {
@@ -249,10 +318,13 @@ function decodeSegment(segment: string): string {
   } catch {
     throw new HttpError(400, 'malformed', 'the path is not valid percent-encoding');
   }
-  if (!storable(decoded)) throw new HttpError(400, 'malformed', 'the path holds a NUL character (%00), which no id may hold');
+  if (!storable(decoded))
+    throw new HttpError(400, 'malformed', 'the path holds a NUL character (%00), which no id may hold');
   return decoded;
 }
 
 function isUnavailable(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'ledger_unavailable';
+  return (
+    typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'ledger_unavailable'
+  );
 }

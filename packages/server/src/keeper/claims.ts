@@ -82,24 +82,27 @@ export function createClaims({ ledger, clock, leaseMs, onError, onLeaseLost }: C
     );
 
   function schedule(id: string, claim: Claim): void {
-    claim.renewal = clock.setTimeout(() => {
-      if (closed || claims.get(id) !== claim) return;
-      extend(id, claim).then(
-        (result) => {
-          if (claims.get(id) !== claim) return;
-          if (Number(result.numUpdatedRows) === 0) {
-            // Cancelled elsewhere, or taken over after this process stalled past its lease.
-            release(id);
-            onLeaseLost(id);
-          } else schedule(id, claim);
-        },
-        (error: unknown) => {
-          // The database is out of reach: keep trying while the lease may still hold.
-          onError(error);
-          if (claims.get(id) === claim) schedule(id, claim);
-        },
-      );
-    }, Math.max(1, Math.floor(leaseMs / 3)));
+    claim.renewal = clock.setTimeout(
+      () => {
+        if (closed || claims.get(id) !== claim) return;
+        extend(id, claim).then(
+          (result) => {
+            if (claims.get(id) !== claim) return;
+            if (Number(result.numUpdatedRows) === 0) {
+              // Cancelled elsewhere, or taken over after this process stalled past its lease.
+              release(id);
+              onLeaseLost(id);
+            } else schedule(id, claim);
+          },
+          (error: unknown) => {
+            // The database is out of reach: keep trying while the lease may still hold.
+            onError(error);
+            if (claims.get(id) === claim) schedule(id, claim);
+          },
+        );
+      },
+      Math.max(1, Math.floor(leaseMs / 3)),
+    );
   }
 
   return {

@@ -18,7 +18,10 @@ export interface EndingRetry {
    * error that is not the ledger's), the claim is let go: its lease is no longer renewed, runs
    * out, and recovery (here or on another instance) settles the call as its tool's kind says.
    */
-  readonly write: (id: string, attempt: () => Promise<ToolCallRecord | undefined>) => Promise<ToolCallRecord | undefined>;
+  readonly write: (
+    id: string,
+    attempt: () => Promise<ToolCallRecord | undefined>,
+  ) => Promise<ToolCallRecord | undefined>;
 }
 
 /**

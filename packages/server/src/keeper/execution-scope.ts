@@ -18,7 +18,11 @@ export interface ExecutionScopeParts {
   /** Whether a tool runs inside the ledger's transaction. */
   readonly transactional: (name: string, id: string) => boolean;
   /** Moves a call this process runs, as the keeper's `move` does. */
-  readonly move: (id: string, event: { readonly type: 'commit'; readonly output: unknown }, note: MoveNote) => ToolCallRecord | undefined | Promise<ToolCallRecord | undefined>;
+  readonly move: (
+    id: string,
+    event: { readonly type: 'commit'; readonly output: unknown },
+    note: MoveNote,
+  ) => ToolCallRecord | undefined | Promise<ToolCallRecord | undefined>;
   readonly written: (next: ToolCallRecord, previous: ToolCallRecord | undefined) => void;
   /** The calls whose run this process is ending now (the keeper's `ending`). */
   readonly ending: Set<string>;
@@ -34,7 +38,9 @@ export interface ExecutionScopeParts {
  * const open = executionScopes(parts);
  * const scope = await open(call, 'transfer');
  */
-export function executionScopes(parts: ExecutionScopeParts): (call: ToolCallRecord, name: string) => Promise<ExecutionScope | undefined> {
+export function executionScopes(
+  parts: ExecutionScopeParts,
+): (call: ToolCallRecord, name: string) => Promise<ExecutionScope | undefined> {
   const { ledger, claims, rows } = parts;
   return async (call, name) => {
     const claim = claims.claims.get(call.id);
@@ -68,7 +74,10 @@ export function executionScopes(parts: ExecutionScopeParts): (call: ToolCallReco
         parts.ending.add(running.id);
         try {
           const row = await rows.lock(held.trx, running.id);
-          next = row === undefined ? undefined : await rows.moveIn(held.trx, row, { type: 'commit', output }, note.actor);
+          next =
+            row === undefined
+              ? undefined
+              : await rows.moveIn(held.trx, row, { type: 'commit', output }, note.actor);
           if (next === undefined) {
             await held.rollback();
             return undefined;

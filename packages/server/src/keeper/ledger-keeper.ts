@@ -37,7 +37,11 @@ export interface Draft {
   readonly session: string;
   readonly owner: string;
   readonly proposalHash: string;
-  readonly moves: { readonly from: ToolCallRecord | undefined; readonly to: ToolCallRecord; readonly actor: string }[];
+  readonly moves: {
+    readonly from: ToolCallRecord | undefined;
+    readonly to: ToolCallRecord;
+    readonly actor: string;
+  }[];
 }
 
 /**
@@ -56,9 +60,21 @@ export interface LedgerKeeper extends CallKeeper {
   /** Runs `work` with this process's moves on `id` held back until it ends. */
   readonly exclusive: <T>(id: string, work: () => Promise<T>) => Promise<T>;
   /** A move made inside a transaction the caller runs (approval, recovery); no fence needed. */
-  readonly moveIn: (trx: Trx, row: CallsTable, event: CallEvent, actor: string, extra?: MoveExtra) => Promise<ToolCallRecord | undefined>;
+  readonly moveIn: (
+    trx: Trx,
+    row: CallsTable,
+    event: CallEvent,
+    actor: string,
+    extra?: MoveExtra,
+  ) => Promise<ToolCallRecord | undefined>;
   /** Appends a refusal (`from === to`) to the audit trail for a call, naming who was refused (or a recovery's note). */
-  readonly refuse: (trx: Trx, row: CallsTable, actor: string, code: RefusalCode | 'recovered', message: string) => Promise<void>;
+  readonly refuse: (
+    trx: Trx,
+    row: CallsTable,
+    actor: string,
+    code: RefusalCode | 'recovered',
+    message: string,
+  ) => Promise<void>;
   /** Reads a call's row inside a transaction, locking it on PostgreSQL. */
   readonly lock: (trx: Trx, id: string) => Promise<CallsTable | undefined>;
   /** This process now runs `id` under fencing token `fence` (an approval or a recovery claimed it). */
@@ -72,7 +88,9 @@ export interface LedgerKeeper extends CallKeeper {
    */
   readonly ending: (id: string) => boolean;
   /** Called after each move that this process wrote, with the record it wrote. */
-  readonly onMoved: (listener: (call: ToolCallRecord, previous: ToolCallRecord | undefined) => void) => () => void;
+  readonly onMoved: (
+    listener: (call: ToolCallRecord, previous: ToolCallRecord | undefined) => void,
+  ) => () => void;
   readonly close: () => void;
 }
 
@@ -138,9 +156,29 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
   const ending = new Set<string>();
   const moved = new Set<(call: ToolCallRecord, previous: ToolCallRecord | undefined) => void>();
   const queue = createCallQueue();
-  const claims = createClaims({ ledger, clock, leaseMs: options.leaseMs, onError: options.onError, onLeaseLost: options.onLeaseLost });
-  const endings = createEndingRetry({ claims, clock, boundMs: options.endingRetryMs, onError: options.onError });
-  const rows = createRowMoves({ ledger, clock, leaseMs: options.leaseMs, approvalTtlMs: options.approvalTtlMs, instance: options.instance, newKey: options.newKey, claims, ...(options.policy === undefined ? {} : { policy: options.policy }) });
+  const claims = createClaims({
+    ledger,
+    clock,
+    leaseMs: options.leaseMs,
+    onError: options.onError,
+    onLeaseLost: options.onLeaseLost,
+  });
+  const endings = createEndingRetry({
+    claims,
+    clock,
+    boundMs: options.endingRetryMs,
+    onError: options.onError,
+  });
+  const rows = createRowMoves({
+    ledger,
+    clock,
+    leaseMs: options.leaseMs,
+    approvalTtlMs: options.approvalTtlMs,
+    instance: options.instance,
+    newKey: options.newKey,
+    claims,
+    ...(options.policy === undefined ? {} : { policy: options.policy }),
+  });
 
   const notify = (call: ToolCallRecord, previous: ToolCallRecord | undefined) => {
     for (const listener of moved) {
@@ -167,7 +205,12 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
   }
 
   /** A move on a call that is not written yet; `held` when the caller already holds the call's turn. */
-  function draftMove(draft: Draft, event: CallEvent, note: MoveNote, held = false): ToolCallRecord | undefined | Promise<ToolCallRecord | undefined> {
+  function draftMove(
+    draft: Draft,
+    event: CallEvent,
+    note: MoveNote,
+    held = false,
+  ): ToolCallRecord | undefined | Promise<ToolCallRecord | undefined> {
     const next = transition(draft.record, event, clock.now());
     if (next === undefined) return undefined;
     if (next.status === 'pending') {
@@ -202,13 +245,23 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
     }
     // The policy may have written another move than the one asked for (a budget's refusal).
     const last = wrote.record;
-    if (last.status === 'executing') claims.claimed(last.id, { fence: wrote.fence, idempotencyKey: wrote.key, session: draft.session, owner: draft.owner });
+    if (last.status === 'executing')
+      claims.claimed(last.id, {
+        fence: wrote.fence,
+        idempotencyKey: wrote.key,
+        session: draft.session,
+        owner: draft.owner,
+      });
     written(last, previous);
     return last;
   }
 
   /** A move of a stored call this process works on, in a transaction of its own. */
-  async function storedMove(id: string, event: CallEvent, note: MoveNote): Promise<ToolCallRecord | undefined> {
+  async function storedMove(
+    id: string,
+    event: CallEvent,
+    note: MoveNote,
+  ): Promise<ToolCallRecord | undefined> {
     const result = await ledger.transaction(async (trx) => {
       // A call this process runs is moved from the row it last wrote, without reading it first;
       // only when someone moved it since is the row read (and locked).
@@ -230,7 +283,11 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
   }
 
   /** The moves of this process's own work on a call: in memory while a draft, else one transaction each. */
-  function move(id: string, event: CallEvent, note: MoveNote): ToolCallRecord | undefined | Promise<ToolCallRecord | undefined> {
+  function move(
+    id: string,
+    event: CallEvent,
+    note: MoveNote,
+  ): ToolCallRecord | undefined | Promise<ToolCallRecord | undefined> {
     const draft = drafts.get(id);
     if (draft !== undefined && !queue.busy(id)) return reported(id, draftMove(draft, event, note));
     const write = () =>
@@ -247,7 +304,15 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
     return reported(id, wrote);
   }
 
-  const open = executionScopes({ ledger, claims, rows, transactional: options.transactional, move, written, ending });
+  const open = executionScopes({
+    ledger,
+    claims,
+    rows,
+    transactional: options.transactional,
+    move,
+    written,
+    ending,
+  });
 
   return {
     move,
@@ -259,10 +324,35 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
     drafts,
     async read(id) {
       const draft = drafts.get(id);
-      if (draft !== undefined) return { record: draft.record, session: draft.session, owner: draft.owner, proposalHash: draft.proposalHash, draft: true };
+      if (draft !== undefined)
+        return {
+          record: draft.record,
+          session: draft.session,
+          owner: draft.owner,
+          proposalHash: draft.proposalHash,
+          draft: true,
+        };
       if (!storable(id)) return undefined;
-      const row = await ledger.read(async (db) => (await run<Pick<CallsTable, 'record' | 'session' | 'owner' | 'proposal_hash'>>(db, ledger.dialect, READ_CALL, [id])).rows[0]);
-      return row === undefined ? undefined : { record: readRecord(row.record), session: row.session, owner: row.owner, proposalHash: row.proposal_hash, draft: false };
+      const row = await ledger.read(
+        async (db) =>
+          (
+            await run<Pick<CallsTable, 'record' | 'session' | 'owner' | 'proposal_hash'>>(
+              db,
+              ledger.dialect,
+              READ_CALL,
+              [id],
+            )
+          ).rows[0],
+      );
+      return row === undefined
+        ? undefined
+        : {
+            record: readRecord(row.record),
+            session: row.session,
+            owner: row.owner,
+            proposalHash: row.proposal_hash,
+            draft: false,
+          };
     },
     exclusive: queue.exclusive,
     moveIn: rows.moveIn,

@@ -32,7 +32,11 @@ export interface Lease {
  * @example
  * const columns = rowColumns(next, row, { instance: 'app-1', expiresAt: now + 30_000 });
  */
-export function rowColumns(next: ToolCallRecord, row: { readonly fence: number; readonly input_hash: string | null }, lease: Lease) {
+export function rowColumns(
+  next: ToolCallRecord,
+  row: { readonly fence: number; readonly input_hash: string | null },
+  lease: Lease,
+) {
   const input = next.status === 'pending' || next.input === undefined ? null : canonicalJson(next.input);
   const executing = next.status === 'executing';
   return {
@@ -49,7 +53,8 @@ export function rowColumns(next: ToolCallRecord, row: { readonly fence: number; 
   };
 }
 
-const reasonOf = (record: ToolCallRecord): Reason | undefined => record.history[record.history.length - 1]?.reason;
+const reasonOf = (record: ToolCallRecord): Reason | undefined =>
+  record.history[record.history.length - 1]?.reason;
 
 /**
  * The audit event of a move from `from` to `to` (a first write has no `from`, and no reason).
@@ -57,7 +62,12 @@ const reasonOf = (record: ToolCallRecord): Reason | undefined => record.history[
  * @example
  * await ledger.appendEvent(trx, moveEvent('chat_1', current, next, 'user_42'));
  */
-export function moveEvent(session: string, from: ToolCallRecord | undefined, to: ToolCallRecord, actor: string): NewLedgerEvent {
+export function moveEvent(
+  session: string,
+  from: ToolCallRecord | undefined,
+  to: ToolCallRecord,
+  actor: string,
+): NewLedgerEvent {
   const reason = from === undefined ? undefined : reasonOf(to);
   return {
     callId: to.id,

@@ -3,7 +3,14 @@ import type { Transaction } from 'kysely';
 import type { RefusalCode } from '../gate/decision.ts';
 import type { Ledger } from '../ledger/ledger.ts';
 import type { CallsTable, LedgerDatabase } from '../ledger/schema.ts';
-import { changed, INSERT_CALL, insertCallValues, run, UPDATE_CALL, updateCallValues } from '../ledger/statements.ts';
+import {
+  changed,
+  INSERT_CALL,
+  insertCallValues,
+  run,
+  UPDATE_CALL,
+  updateCallValues,
+} from '../ledger/statements.ts';
 import { readRecord } from '../ledger/stored-record.ts';
 import type { Policy } from '../policy/admission.ts';
 import type { Claims } from './claims.ts';
@@ -28,7 +35,11 @@ export interface DraftRow {
   readonly session: string;
   readonly owner: string;
   readonly proposalHash: string;
-  readonly moves: readonly { readonly from: ToolCallRecord | undefined; readonly to: ToolCallRecord; readonly actor: string }[];
+  readonly moves: readonly {
+    readonly from: ToolCallRecord | undefined;
+    readonly to: ToolCallRecord;
+    readonly actor: string;
+  }[];
 }
 
 /** Answered by {@link RowMoves.tryMove} when the row given was not the call's latest (someone moved it since). */
@@ -51,11 +62,34 @@ export interface RowMoves {
    * budget's refusal, a wait for a person): `record` is what was written. `undefined` when the id
    * was taken meanwhile.
    */
-  readonly writeDraft: (trx: Trx, draft: DraftRow, last: ToolCallRecord) => Promise<{ fence: number; key: string; record: ToolCallRecord } | undefined>;
+  readonly writeDraft: (
+    trx: Trx,
+    draft: DraftRow,
+    last: ToolCallRecord,
+  ) => Promise<{ fence: number; key: string; record: ToolCallRecord } | undefined>;
   /** One move of a stored call from `row` (its record read already, or read here). */
-  readonly tryMove: (trx: Trx, row: CallsTable, event: CallEvent, actor: string, extra?: MoveExtra, current?: ToolCallRecord) => Promise<ToolCallRecord | undefined | typeof STALE>;
-  readonly moveIn: (trx: Trx, row: CallsTable, event: CallEvent, actor: string, extra?: MoveExtra) => Promise<ToolCallRecord | undefined>;
-  readonly refuse: (trx: Trx, row: CallsTable, actor: string, code: RefusalCode | 'recovered', message: string) => Promise<void>;
+  readonly tryMove: (
+    trx: Trx,
+    row: CallsTable,
+    event: CallEvent,
+    actor: string,
+    extra?: MoveExtra,
+    current?: ToolCallRecord,
+  ) => Promise<ToolCallRecord | undefined | typeof STALE>;
+  readonly moveIn: (
+    trx: Trx,
+    row: CallsTable,
+    event: CallEvent,
+    actor: string,
+    extra?: MoveExtra,
+  ) => Promise<ToolCallRecord | undefined>;
+  readonly refuse: (
+    trx: Trx,
+    row: CallsTable,
+    actor: string,
+    code: RefusalCode | 'recovered',
+    message: string,
+  ) => Promise<void>;
 }
 
 /**
@@ -82,7 +116,16 @@ export interface RowMovesOptions {
  * @example
  * const moves = createRowMoves(options);
  */
-export function createRowMoves({ ledger, clock, leaseMs, approvalTtlMs, instance, newKey, claims, policy }: RowMovesOptions): RowMoves {
+export function createRowMoves({
+  ledger,
+  clock,
+  leaseMs,
+  approvalTtlMs,
+  instance,
+  newKey,
+  claims,
+  policy,
+}: RowMovesOptions): RowMoves {
   const admit = policy?.admit;
   const lease = (): Lease => ({ instance, expiresAt: clock.now() + leaseMs });
 
@@ -92,23 +135,51 @@ export function createRowMoves({ ledger, clock, leaseMs, approvalTtlMs, instance
     return query.executeTakeFirst();
   };
 
-  async function afterward(trx: Trx, call: ToolCallRecord, session: string, inputHash: string | null): Promise<void> {
+  async function afterward(
+    trx: Trx,
+    call: ToolCallRecord,
+    session: string,
+    inputHash: string | null,
+  ): Promise<void> {
     if (call.status !== 'awaiting_approval' || inputHash === null) return;
     const now = clock.now();
     await trx
       .insertInto('toolgate_approvals')
-      .values({ call_id: call.id, session, input_hash: inputHash, requested_at: now, expires_at: now + approvalTtlMs, decision: null, approver: null, decided_at: null, consumed: 0 })
+      .values({
+        call_id: call.id,
+        session,
+        input_hash: inputHash,
+        requested_at: now,
+        expires_at: now + approvalTtlMs,
+        decision: null,
+        approver: null,
+        decided_at: null,
+        consumed: 0,
+      })
       .execute();
   }
 
-  async function writeDraft(trx: Trx, draft: DraftRow, proposed: ToolCallRecord): Promise<{ fence: number; key: string; record: ToolCallRecord } | undefined> {
+  async function writeDraft(
+    trx: Trx,
+    draft: DraftRow,
+    proposed: ToolCallRecord,
+  ): Promise<{ fence: number; key: string; record: ToolCallRecord } | undefined> {
     let last = proposed;
     let { moves } = draft;
     let after: ((trx: Trx) => Promise<void>) | undefined;
     const final = moves[moves.length - 1];
-    if (admit !== undefined && final?.from !== undefined && (last.status === 'executing' || last.status === 'awaiting_approval')) {
+    if (
+      admit !== undefined &&
+      final?.from !== undefined &&
+      (last.status === 'executing' || last.status === 'awaiting_approval')
+    ) {
       // Decided in this transaction, before the row exists: what the policy counts is what is written.
-      const verdict = await admit(trx, { record: last, previous: final.from, session: draft.session, principal: moves[0]?.actor ?? draft.owner });
+      const verdict = await admit(trx, {
+        record: last,
+        previous: final.from,
+        session: draft.session,
+        principal: moves[0]?.actor ?? draft.owner,
+      });
       ({ after } = verdict);
       if (verdict.record !== last) {
         last = verdict.record;
@@ -138,43 +209,87 @@ export function createRowMoves({ ledger, clock, leaseMs, approvalTtlMs, instance
     return { fence: columns.fence, key: row.idempotency_key, record: last };
   }
 
-  async function tryMove(trx: Trx, row: CallsTable, event: CallEvent, actor: string, extra: MoveExtra = {}, current = readRecord(row.record)): Promise<ToolCallRecord | undefined | typeof STALE> {
+  async function tryMove(
+    trx: Trx,
+    row: CallsTable,
+    event: CallEvent,
+    actor: string,
+    extra: MoveExtra = {},
+    current = readRecord(row.record),
+  ): Promise<ToolCallRecord | undefined | typeof STALE> {
     const next = transition(current, event, clock.now());
     if (next === undefined) return undefined;
-    if (current.status === 'executing' && extra.unfenced !== true && !(event.type === 'cancel' && event.reason.code === 'user_cancelled')) {
+    if (
+      current.status === 'executing' &&
+      extra.unfenced !== true &&
+      !(event.type === 'cancel' && event.reason.code === 'user_cancelled')
+    ) {
       // Only the claim that started this run may end it: a process whose lease ran out (and was
       // taken over) finds another fencing token here, and its result is dropped.
       if (claims.claims.get(row.id)?.fence !== row.fence) {
-        await refuse(trx, row, actor, 'stale', `a result for this call arrived from ${instance} after its claim on the call had ended; it was dropped`);
+        await refuse(
+          trx,
+          row,
+          actor,
+          'stale',
+          `a result for this call arrived from ${instance} after its claim on the call had ended; it was dropped`,
+        );
         return undefined;
       }
     }
     const columns = rowColumns(next, row, lease());
-    if (changed(await run(trx, ledger.dialect, UPDATE_CALL, updateCallValues({ ...columns, version: row.version + 1 }, row.id, row.version))) === 0) return STALE;
+    if (
+      changed(
+        await run(
+          trx,
+          ledger.dialect,
+          UPDATE_CALL,
+          updateCallValues({ ...columns, version: row.version + 1 }, row.id, row.version),
+        ),
+      ) === 0
+    )
+      return STALE;
     // A call that stops counting against its budgets gives its share back, before the chain's lock.
-    if (next.status === 'cancelled' && (current.status === 'awaiting_approval' || current.status === 'executing')) await policy?.release(trx, row.id);
+    if (
+      next.status === 'cancelled' &&
+      (current.status === 'awaiting_approval' || current.status === 'executing')
+    )
+      await policy?.release(trx, row.id);
     await ledger.recordEvents(trx, [moveEvent(row.session, current, next, actor)]);
     await afterward(trx, next, row.session, columns.input_hash);
     if (next.status === 'executing') {
-      claims.claimed(row.id, { fence: columns.fence, idempotencyKey: row.idempotency_key, session: row.session, owner: row.owner });
+      claims.claimed(row.id, {
+        fence: columns.fence,
+        idempotencyKey: row.idempotency_key,
+        session: row.session,
+        owner: row.owner,
+      });
       claims.known.set(row.id, { ...row, ...columns, version: row.version + 1 });
     } else claims.known.delete(row.id);
     return next;
   }
 
-  async function refuse(trx: Trx, row: CallsTable, actor: string, code: RefusalCode | 'recovered', message: string): Promise<void> {
+  async function refuse(
+    trx: Trx,
+    row: CallsTable,
+    actor: string,
+    code: RefusalCode | 'recovered',
+    message: string,
+  ): Promise<void> {
     const record = readRecord(row.record);
-    await ledger.recordEvents(trx, [{
-      callId: row.id,
-      session: row.session,
-      from: record.status,
-      to: record.status,
-      actor,
-      at: clock.now(),
-      reason: { code, message },
-      // No copy of the record: a refusal leaves the call as it was, and the feed sends the call
-      // as it stands with it. Fifteen refusals of a call with a large output would store fifteen copies.
-    }]);
+    await ledger.recordEvents(trx, [
+      {
+        callId: row.id,
+        session: row.session,
+        from: record.status,
+        to: record.status,
+        actor,
+        at: clock.now(),
+        reason: { code, message },
+        // No copy of the record: a refusal leaves the call as it was, and the feed sends the call
+        // as it stands with it. Fifteen refusals of a call with a large output would store fifteen copies.
+      },
+    ]);
   }
 
   return {

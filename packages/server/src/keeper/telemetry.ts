@@ -39,7 +39,10 @@ export function startToolSpan(call: Pick<ToolCallRecord, 'id' | 'name'>): ToolSp
       if (settled === undefined) {
         // This process stopped running the call (its lease ended); another may finish it.
         span.setAttribute('error.type', 'lease_lost');
-        span.setStatus({ code: SpanStatusCode.ERROR, message: 'the claim on this call ended before the tool finished' });
+        span.setStatus({
+          code: SpanStatusCode.ERROR,
+          message: 'the claim on this call ended before the tool finished',
+        });
       } else if (settled.status !== 'committed') {
         const code = settled.reason?.code ?? settled.status;
         span.setAttribute('error.type', code);

@@ -1,9 +1,26 @@
 import { sql, type Transaction } from 'kysely';
 import type { ChainHasher } from './chain.ts';
 import type { ToolCallRecord } from '@toolgate/core';
-import { NOTIFY_CHANNEL, type EventReason, type LedgerEvent, type LedgerMove, type NewLedgerEvent } from './ledger.ts';
+import {
+  NOTIFY_CHANNEL,
+  type EventReason,
+  type LedgerEvent,
+  type LedgerMove,
+  type NewLedgerEvent,
+} from './ledger.ts';
 import type { EventsTable, LedgerDatabase, PendingTable } from './schema.ts';
-import { changed, EVENT_COLUMNS, eventRowValues, GUARDED_HEAD, insertEvents, quoted, run, shaped, statement, type Statement } from './statements.ts';
+import {
+  changed,
+  EVENT_COLUMNS,
+  eventRowValues,
+  GUARDED_HEAD,
+  insertEvents,
+  quoted,
+  run,
+  shaped,
+  statement,
+  type Statement,
+} from './statements.ts';
 import { readRecord } from './stored-record.ts';
 import { toEvent } from './event-rows.ts';
 import type { Head, TransactionState } from './transactions.ts';
@@ -17,7 +34,10 @@ import type { Head, TransactionState } from './transactions.ts';
  */
 export interface ChainAppender {
   /** Chains the events now, waiting for the chain if another transaction holds it, and answers them numbered. */
-  readonly append: (trx: Transaction<LedgerDatabase>, events: readonly NewLedgerEvent[]) => Promise<LedgerEvent[]>;
+  readonly append: (
+    trx: Transaction<LedgerDatabase>,
+    events: readonly NewLedgerEvent[],
+  ) => Promise<LedgerEvent[]>;
   /**
    * Records the events with the transaction's move: chained now when the chain is free (and always
    * on SQLite), else left pending, without waiting, for the sequencer to chain once this commits.
@@ -60,21 +80,35 @@ export function createChainAppender({ dialect, hasher, stateOf }: ChainAppenderO
   // (a process, an app server) moves the head on; the guard then fails and the head is read.
   let knownHead: Head | undefined;
 
-  const stateFor = (trx: Transaction<LedgerDatabase>, events: readonly NewLedgerEvent[]): TransactionState => {
+  const stateFor = (
+    trx: Transaction<LedgerDatabase>,
+    events: readonly NewLedgerEvent[],
+  ): TransactionState => {
     const state = stateOf(trx);
-    if (!state) throw new Error('appendEvent must be given the transaction that ledger.transaction(...) is running.');
+    if (!state)
+      throw new Error('appendEvent must be given the transaction that ledger.transaction(...) is running.');
     for (const event of events) {
-      if (!Number.isSafeInteger(event.at)) throw new TypeError(`An event's \`at\` must be milliseconds since the epoch (got ${String(event.at)}).`);
+      if (!Number.isSafeInteger(event.at))
+        throw new TypeError(
+          `An event's \`at\` must be milliseconds since the epoch (got ${String(event.at)}).`,
+        );
     }
     return state;
   };
 
-  const append = async (trx: Transaction<LedgerDatabase>, events: readonly NewLedgerEvent[]): Promise<LedgerEvent[]> => {
+  const append = async (
+    trx: Transaction<LedgerDatabase>,
+    events: readonly NewLedgerEvent[],
+  ): Promise<LedgerEvent[]> => {
     const state = stateFor(trx, events);
     if (events.length === 0) return [];
     const guess = state.pending ? undefined : (state.head ?? knownHead);
     let rows: EventsTable[] | undefined;
-    if (guess !== undefined) rows = dialect === 'postgres' ? await pgTryChain(trx, hasher, guess, events, false) : await sqliteAfterGuess(trx, hasher, guess, events);
+    if (guess !== undefined)
+      rows =
+        dialect === 'postgres'
+          ? await pgTryChain(trx, hasher, guess, events, false)
+          : await sqliteAfterGuess(trx, hasher, guess, events);
     if (rows === undefined) {
       // Behind the lock, whatever is pending goes first (a call's earlier move may be among it).
       if (dialect === 'postgres') {
@@ -86,7 +120,10 @@ export function createChainAppender({ dialect, hasher, stateOf }: ChainAppenderO
     return chained(state, rows);
   };
 
-  const record = async (trx: Transaction<LedgerDatabase>, events: readonly NewLedgerEvent[]): Promise<void> => {
+  const record = async (
+    trx: Transaction<LedgerDatabase>,
+    events: readonly NewLedgerEvent[],
+  ): Promise<void> => {
     if (dialect === 'sqlite') {
       await append(trx, events);
       return;
@@ -99,7 +136,8 @@ export function createChainAppender({ dialect, hasher, stateOf }: ChainAppenderO
       chained(state, rows);
       return;
     }
-    if (guess === undefined) await trx.insertInto('toolgate_pending').values(events.map(pendingRow)).execute();
+    if (guess === undefined)
+      await trx.insertInto('toolgate_pending').values(events.map(pendingRow)).execute();
     state.appended = true;
     state.pending = true;
   };
@@ -142,15 +180,30 @@ function lazyMove(event: LedgerEvent, text: string): LedgerMove {
 
 const headUpdate = (trx: Transaction<LedgerDatabase>, rows: readonly EventsTable[], hasher: ChainHasher) => {
   const last = rows[rows.length - 1] as EventsTable;
-  const update = trx.updateTable('toolgate_chain').set({ last_seq: last.seq, last_hash: last.hash, algorithm: hasher.algorithm }).where('id', '=', 1);
+  const update = trx
+    .updateTable('toolgate_chain')
+    .set({ last_seq: last.seq, last_hash: last.hash, algorithm: hasher.algorithm })
+    .where('id', '=', 1);
   return { last, update };
 };
 
 /** SQLite: the rows chained after the head this ledger expects, if the head is still that one. */
-async function sqliteAfterGuess(trx: Transaction<LedgerDatabase>, hasher: ChainHasher, guess: Head, events: readonly NewLedgerEvent[]): Promise<EventsTable[] | undefined> {
+async function sqliteAfterGuess(
+  trx: Transaction<LedgerDatabase>,
+  hasher: ChainHasher,
+  guess: Head,
+  events: readonly NewLedgerEvent[],
+): Promise<EventsTable[] | undefined> {
   const candidate = chainRows(guess, events, hasher);
   const last = candidate[candidate.length - 1] as EventsTable;
-  const moved = await run(trx, 'sqlite', GUARDED_HEAD, [last.seq, last.hash, hasher.algorithm, guess.seq, guess.hash, hasher.algorithm]);
+  const moved = await run(trx, 'sqlite', GUARDED_HEAD, [
+    last.seq,
+    last.hash,
+    hasher.algorithm,
+    guess.seq,
+    guess.hash,
+    hasher.algorithm,
+  ]);
   if (changed(moved) !== 1) return undefined;
   await run(trx, 'sqlite', insertEvents(candidate.length), candidate.flatMap(eventRowValues));
   return candidate;
@@ -161,12 +214,33 @@ async function sqliteAfterGuess(trx: Transaction<LedgerDatabase>, hasher: ChainH
  * one guessed, the head moves on and the events are chained. Otherwise nothing is written, or,
  * with `orPending`, the events are left pending instead, all without waiting for anyone.
  */
-async function pgTryChain(trx: Transaction<LedgerDatabase>, hasher: ChainHasher, guess: Head, events: readonly NewLedgerEvent[], orPending: boolean): Promise<EventsTable[] | undefined> {
+async function pgTryChain(
+  trx: Transaction<LedgerDatabase>,
+  hasher: ChainHasher,
+  guess: Head,
+  events: readonly NewLedgerEvent[],
+  orPending: boolean,
+): Promise<EventsTable[] | undefined> {
   const candidate = chainRows(guess, events, hasher);
   const last = candidate[candidate.length - 1] as EventsTable;
   const values: unknown[] = candidate.flatMap(eventRowValues);
-  values.push(last.seq, last.hash, hasher.algorithm, guess.seq, guess.hash, hasher.algorithm, CHAIN_LOCK, NOTIFY_CHANNEL, String(last.seq));
-  const { rows } = await run<{ chained: number }>(trx, 'postgres', tryChainStatement(candidate.length, orPending), values);
+  values.push(
+    last.seq,
+    last.hash,
+    hasher.algorithm,
+    guess.seq,
+    guess.hash,
+    hasher.algorithm,
+    CHAIN_LOCK,
+    NOTIFY_CHANNEL,
+    String(last.seq),
+  );
+  const { rows } = await run<{ chained: number }>(
+    trx,
+    'postgres',
+    tryChainStatement(candidate.length, orPending),
+    values,
+  );
   return rows[0]?.chained === candidate.length ? candidate : undefined;
 }
 
@@ -200,8 +274,17 @@ function tryChainStatement(count: number, orPending: boolean): Statement {
 }
 
 /** Reads the head (holding the chain: on PostgreSQL its lock, on SQLite the write lock) and chains the rows after it. */
-async function appendAfterHead(trx: Transaction<LedgerDatabase>, hasher: ChainHasher, dialect: 'sqlite' | 'postgres', events: readonly NewLedgerEvent[]): Promise<EventsTable[]> {
-  const head = await trx.selectFrom('toolgate_chain').select(['last_seq', 'last_hash', 'algorithm']).where('id', '=', 1).executeTakeFirstOrThrow();
+async function appendAfterHead(
+  trx: Transaction<LedgerDatabase>,
+  hasher: ChainHasher,
+  dialect: 'sqlite' | 'postgres',
+  events: readonly NewLedgerEvent[],
+): Promise<EventsTable[]> {
+  const head = await trx
+    .selectFrom('toolgate_chain')
+    .select(['last_seq', 'last_hash', 'algorithm'])
+    .where('id', '=', 1)
+    .executeTakeFirstOrThrow();
   checkAlgorithm(head.algorithm, hasher);
   const rows = chainRows({ seq: head.last_seq, hash: head.last_hash }, events, hasher);
   const { last, update } = headUpdate(trx, rows, hasher);
@@ -213,16 +296,27 @@ async function appendAfterHead(trx: Transaction<LedgerDatabase>, hasher: ChainHa
 
 function checkAlgorithm(algorithm: string | null, hasher: ChainHasher): void {
   if (algorithm !== null && algorithm !== hasher.algorithm) {
-    throw new Error(`This ledger’s audit chain is hashed with ${algorithm}; this ledger object was opened for ${hasher.algorithm}.`);
+    throw new Error(
+      `This ledger’s audit chain is hashed with ${algorithm}; this ledger object was opened for ${hasher.algorithm}.`,
+    );
   }
 }
 
 /** Waits for the chain lock, then moves the oldest pending events onto the chain, in one statement. */
-async function sequence(trx: Transaction<LedgerDatabase>, state: TransactionState, hasher: ChainHasher, limit: number): Promise<number> {
+async function sequence(
+  trx: Transaction<LedgerDatabase>,
+  state: TransactionState,
+  hasher: ChainHasher,
+  limit: number,
+): Promise<number> {
   // Its own statement: a statement that waited for the lock would read with the snapshot it took
   // before, and could chain again what the previous holder just chained.
   await sql`select pg_advisory_xact_lock(${CHAIN_LOCK})`.execute(trx);
-  const head = await trx.selectFrom('toolgate_chain').select(['last_seq', 'last_hash', 'algorithm']).where('id', '=', 1).executeTakeFirstOrThrow();
+  const head = await trx
+    .selectFrom('toolgate_chain')
+    .select(['last_seq', 'last_hash', 'algorithm'])
+    .where('id', '=', 1)
+    .executeTakeFirstOrThrow();
   checkAlgorithm(head.algorithm, hasher);
   const waiting = await trx.selectFrom('toolgate_pending').selectAll().orderBy('id').limit(limit).execute();
   if (waiting.length === 0) {
@@ -234,7 +328,10 @@ async function sequence(trx: Transaction<LedgerDatabase>, state: TransactionStat
   // The pending rows move onto the chain inside PostgreSQL: only each one's place (seq, hashes)
   // and its reason as hashed are sent, not its record again. The rest is copied from the rows this
   // statement deletes, which are the rows read above: they never change, and the lock is held.
-  const places = rows.map((row, index) => sql`(${waiting[index]?.id}::bigint, ${row.seq}::bigint, ${row.reason}::text, ${row.prev_hash}, ${row.hash})`);
+  const places = rows.map(
+    (row, index) =>
+      sql`(${waiting[index]?.id}::bigint, ${row.seq}::bigint, ${row.reason}::text, ${row.prev_hash}, ${row.hash})`,
+  );
   const { rows: done } = await sql<{ chained: number }>`
     with chained as (
       update toolgate_chain set last_seq = ${last.seq}, last_hash = ${last.hash}, algorithm = ${hasher.algorithm}
@@ -248,11 +345,13 @@ async function sequence(trx: Transaction<LedgerDatabase>, state: TransactionStat
       order by p.seq returning 1
     )
     select (select count(*) from inline)::int as chained`.execute(trx);
-  if (done[0]?.chained !== rows.length) throw new Error('The audit chain’s head moved while the sequencer held it: something else writes to toolgate_chain.');
+  if (done[0]?.chained !== rows.length)
+    throw new Error(
+      'The audit chain’s head moved while the sequencer held it: something else writes to toolgate_chain.',
+    );
   chained(state, rows);
   return rows.length;
 }
-
 
 /** How many pending events one sequencer transaction chains at most. */
 export const BATCH = 500;
@@ -260,7 +359,16 @@ export const BATCH = 500;
 /** Delivered to every listening connection when (and only if) the transaction commits. */
 const notify = (seq: number) => sql<string>`pg_notify(${NOTIFY_CHANNEL}, ${String(seq)})`.as('notified');
 
-const PENDING_COLUMNS = ['call_id', 'session', 'from_status', 'to_status', 'actor', 'at', 'reason', 'record'] as const;
+const PENDING_COLUMNS = [
+  'call_id',
+  'session',
+  'from_status',
+  'to_status',
+  'actor',
+  'at',
+  'reason',
+  'record',
+] as const;
 
 type PendingRow = Omit<PendingTable, 'id'>;
 
@@ -278,8 +386,16 @@ function pendingRow(event: NewLedgerEvent): PendingRow {
 }
 
 function pendingEvent(row: Omit<PendingTable, 'id'> & { id: number }): NewLedgerEvent {
-  const event = { callId: row.call_id, session: row.session, from: row.from_status, to: row.to_status, actor: row.actor, at: Number(row.at) };
-  const withReason = row.reason === null ? event : { ...event, reason: JSON.parse(row.reason) as EventReason };
+  const event = {
+    callId: row.call_id,
+    session: row.session,
+    from: row.from_status,
+    to: row.to_status,
+    actor: row.actor,
+    at: Number(row.at),
+  };
+  const withReason =
+    row.reason === null ? event : { ...event, reason: JSON.parse(row.reason) as EventReason };
   return row.record === null ? withReason : { ...withReason, record: row.record };
 }
 

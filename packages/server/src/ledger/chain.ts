@@ -28,7 +28,9 @@ export interface ChainHasher {
  */
 export function chainHasher(auditKey: string | Uint8Array | undefined): ChainHasher {
   if (auditKey !== undefined && auditKey.length === 0) {
-    throw new Error('auditKey is empty: pass the secret the chain is keyed with, or leave auditKey out for plain SHA-256.');
+    throw new Error(
+      'auditKey is empty: pass the secret the chain is keyed with, or leave auditKey out for plain SHA-256.',
+    );
   }
   return {
     algorithm: auditKey === undefined ? 'sha256' : 'hmac-sha256',
@@ -76,7 +78,8 @@ function number(value: number | string): string {
  * @example
  * const result: Verification = { ok: false, seq: 3, why: 'event 3 was changed: its fields no longer match its hash' };
  */
-export type Verification = { ok: true; events: number; hash: string } | { ok: false; seq: number; why: string };
+export type Verification =
+  { ok: true; events: number; hash: string } | { ok: false; seq: number; why: string };
 
 /**
  * How `verifyChain` reads the ledger: events in `seq` order, and the chain head.
@@ -124,19 +127,44 @@ export interface VerifyProgress {
 const PAGE = 500;
 
 /** The checkpoint's last event, checked; or why the chain no longer holds it. */
-async function checkpoint(read: ChainReader, hasher: ChainHasher, from: NonNullable<VerifyOptions['from']>, head: number): Promise<EventsTable | Verification | undefined> {
+async function checkpoint(
+  read: ChainReader,
+  hasher: ChainHasher,
+  from: NonNullable<VerifyOptions['from']>,
+  head: number,
+): Promise<EventsTable | Verification | undefined> {
   const { events, hash } = from;
   if (!Number.isSafeInteger(events) || events < 0 || typeof hash !== 'string') {
     throw new TypeError('verify({ from }) takes { events, hash } as an earlier verify() answered them.');
   }
   if (events === 0) {
-    return hash === GENESIS_HASH ? undefined : { ok: false, seq: 0, why: 'the checkpoint is not one of this chain: a chain of no events has no other hash than the start' };
+    return hash === GENESIS_HASH
+      ? undefined
+      : {
+          ok: false,
+          seq: 0,
+          why: 'the checkpoint is not one of this chain: a chain of no events has no other hash than the start',
+        };
   }
-  if (head < events) return { ok: false, seq: head + 1, why: `the chain was cut: it ends at event ${head}, but the checkpoint covers ${events} events` };
+  if (head < events)
+    return {
+      ok: false,
+      seq: head + 1,
+      why: `the chain was cut: it ends at event ${head}, but the checkpoint covers ${events} events`,
+    };
   const [row] = await read.after(events - 1, 1);
-  if (row?.seq !== events) return { ok: false, seq: events, why: `event ${events}, the last one the checkpoint covers, was removed` };
+  if (row?.seq !== events)
+    return {
+      ok: false,
+      seq: events,
+      why: `event ${events}, the last one the checkpoint covers, was removed`,
+    };
   if (row.hash !== hash || hasher.hash(row.prev_hash, row) !== row.hash) {
-    return { ok: false, seq: events, why: `event ${events} is not the one the checkpoint covers: it, or the history before it, was rewritten` };
+    return {
+      ok: false,
+      seq: events,
+      why: `event ${events} is not the one the checkpoint covers: it, or the history before it, was rewritten`,
+    };
   }
   return row;
 }
@@ -151,10 +179,18 @@ async function checkpoint(read: ChainReader, hasher: ChainHasher, from: NonNulla
  * const result = await verifyChain(reader, chainHasher(undefined));
  * if (!result.ok) console.error(`audit trail broken at event ${result.seq}: ${result.why}`);
  */
-export async function verifyChain(read: ChainReader, hasher: ChainHasher, { from, onProgress }: VerifyOptions = {}): Promise<Verification> {
+export async function verifyChain(
+  read: ChainReader,
+  hasher: ChainHasher,
+  { from, onProgress }: VerifyOptions = {},
+): Promise<Verification> {
   let head = await read.head();
   if (head.algorithm !== null && head.algorithm !== hasher.algorithm) {
-    return { ok: false, seq: 1, why: `the chain is hashed with ${head.algorithm}, but the ledger was opened for ${hasher.algorithm}${hasher.algorithm === 'sha256' ? ' (pass the auditKey it was written with)' : ''}` };
+    return {
+      ok: false,
+      seq: 1,
+      why: `the chain is hashed with ${head.algorithm}, but the ledger was opened for ${hasher.algorithm}${hasher.algorithm === 'sha256' ? ' (pass the auditKey it was written with)' : ''}`,
+    };
   }
   let previous: EventsTable | undefined;
   let beforePrevious: EventsTable | undefined;
@@ -166,18 +202,31 @@ export async function verifyChain(read: ChainReader, hasher: ChainHasher, { from
   const first = (previous?.seq ?? 0) + 1;
   let expected = first;
   for (;;) {
-    if (expected > first) onProgress?.({ seq: expected - 1, head: Math.max(head.last_seq, expected - 1), walked: expected - first });
+    if (expected > first)
+      onProgress?.({
+        seq: expected - 1,
+        head: Math.max(head.last_seq, expected - 1),
+        walked: expected - first,
+      });
     const page = await read.after(expected - 1, PAGE);
     if (page.length === 0) {
       head = await read.head();
       if (head.last_seq >= expected) {
         // Appended since the page was read, or removed: look again before saying which.
         if ((await read.after(expected - 1, 1)).length > 0) continue;
-        return { ok: false, seq: expected, why: `event ${expected} was removed: the chain ends at event ${expected - 1}, but its head says ${head.last_seq}` };
+        return {
+          ok: false,
+          seq: expected,
+          why: `event ${expected} was removed: the chain ends at event ${expected - 1}, but its head says ${head.last_seq}`,
+        };
       }
       const lastHash = previous?.hash ?? GENESIS_HASH;
       if (head.last_hash !== lastHash) {
-        return { ok: false, seq: expected - 1, why: `event ${expected - 1} was changed: its hash is not the one the chain head recorded` };
+        return {
+          ok: false,
+          seq: expected - 1,
+          why: `event ${expected - 1} was changed: its hash is not the one the chain head recorded`,
+        };
       }
       return { ok: true, events: expected - 1, hash: lastHash };
     }
@@ -189,32 +238,67 @@ export async function verifyChain(read: ChainReader, hasher: ChainHasher, { from
       if (row.seq > head.last_seq) {
         head = await read.head();
         if (row.seq > head.last_seq) {
-          return { ok: false, seq, why: `event ${seq} was inserted after the end of the chain (its head is event ${head.last_seq})` };
+          return {
+            ok: false,
+            seq,
+            why: `event ${seq} was inserted after the end of the chain (its head is event ${head.last_seq})`,
+          };
         }
       }
       const prevHash = previous?.hash ?? GENESIS_HASH;
       if (hasher.hash(row.prev_hash, row) !== row.hash) {
         if (seq > 1 && hasher.hash(row.prev_hash, row, seq - 1) === row.hash) {
-          return { ok: false, seq: seq - 1, why: `event ${seq - 1} was inserted: the next event was written as event ${seq - 1}` };
+          return {
+            ok: false,
+            seq: seq - 1,
+            why: `event ${seq - 1} was inserted: the next event was written as event ${seq - 1}`,
+          };
         }
         if (hasher.hash(row.prev_hash, row, seq + 1) === row.hash) {
-          return { ok: false, seq, why: `event ${seq} was removed: the event now numbered ${seq} was written as event ${seq + 1}` };
+          return {
+            ok: false,
+            seq,
+            why: `event ${seq} was removed: the event now numbered ${seq} was written as event ${seq + 1}`,
+          };
         }
         const next = page[index + 1] ?? (await read.after(seq, 1))[0];
-        if (next?.seq === seq + 1 && next.prev_hash === prevHash && hasher.hash(next.prev_hash, next, seq) === next.hash) {
-          return { ok: false, seq, why: `event ${seq} was inserted: event ${seq + 1} was written as event ${seq}, right after event ${seq - 1}` };
+        if (
+          next?.seq === seq + 1 &&
+          next.prev_hash === prevHash &&
+          hasher.hash(next.prev_hash, next, seq) === next.hash
+        ) {
+          return {
+            ok: false,
+            seq,
+            why: `event ${seq} was inserted: event ${seq + 1} was written as event ${seq}, right after event ${seq - 1}`,
+          };
         }
-        const key = seq === 1 && hasher.algorithm === 'hmac-sha256' ? ' (or the ledger was opened with another auditKey than the one it was written with)' : '';
+        const key =
+          seq === 1 && hasher.algorithm === 'hmac-sha256'
+            ? ' (or the ledger was opened with another auditKey than the one it was written with)'
+            : '';
         return { ok: false, seq, why: `event ${seq} was changed: its fields no longer match its hash${key}` };
       }
       if (row.prev_hash !== prevHash) {
         if (previous === undefined) {
-          return { ok: false, seq, why: `event ${seq} was changed: it does not follow the start of the chain` };
+          return {
+            ok: false,
+            seq,
+            why: `event ${seq} was changed: it does not follow the start of the chain`,
+          };
         }
         if (row.prev_hash === (beforePrevious?.hash ?? GENESIS_HASH)) {
-          return { ok: false, seq: seq - 1, why: `event ${seq - 1} was inserted: event ${seq} was written right after event ${seq - 2}` };
+          return {
+            ok: false,
+            seq: seq - 1,
+            why: `event ${seq - 1} was inserted: event ${seq} was written right after event ${seq - 2}`,
+          };
         }
-        return { ok: false, seq: seq - 1, why: `event ${seq - 1} was changed: event ${seq} was written after an event with another hash` };
+        return {
+          ok: false,
+          seq: seq - 1,
+          why: `event ${seq - 1} was changed: event ${seq} was written after an event with another hash`,
+        };
       }
       beforePrevious = previous;
       previous = row;

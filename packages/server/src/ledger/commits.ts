@@ -22,7 +22,10 @@ export interface CommitSignal {
  * @example
  * const commits = createCommitSignal(backend, onError);
  */
-export function createCommitSignal(backend: Pick<LedgerBackend, 'watch'>, onError: (error: unknown) => void): CommitSignal {
+export function createCommitSignal(
+  backend: Pick<LedgerBackend, 'watch'>,
+  onError: (error: unknown) => void,
+): CommitSignal {
   const listeners = new Set<{ readonly listener: (committed?: Committed) => void }>();
   let stopWatching: (() => void) | undefined;
   let closed = false;

@@ -51,14 +51,23 @@ export interface Failure {
  * @example
  * throw unavailable({ kind: 'unavailable', what: 'the SQLite file is read-only' }, error, 'writing');
  */
-export function unavailable(failure: Failure, cause: unknown, when: 'opening' | 'reading' | 'writing'): LedgerError {
+export function unavailable(
+  failure: Failure,
+  cause: unknown,
+  when: 'opening' | 'reading' | 'writing',
+): LedgerError {
   const detail = cause instanceof Error && cause.message !== '' ? ` (${cause.message})` : '';
   const next = {
     opening: 'The ledger could not be opened.',
     reading: 'Nothing was read; try again.',
-    writing: 'Nothing was saved, unless the connection broke while committing; try again with the same call id, which is applied at most once.',
+    writing:
+      'Nothing was saved, unless the connection broke while committing; try again with the same call id, which is applied at most once.',
   }[when];
-  return new LedgerError('ledger_unavailable', `The ledger is unavailable: ${failure.what}${detail}. ${next}`, { cause });
+  return new LedgerError(
+    'ledger_unavailable',
+    `The ledger is unavailable: ${failure.what}${detail}. ${next}`,
+    { cause },
+  );
 }
 
 /**
@@ -68,5 +77,8 @@ export function unavailable(failure: Failure, cause: unknown, when: 'opening' | 
  * if (closed) throw closedLedger();
  */
 export function closedLedger(): LedgerError {
-  return new LedgerError('ledger_unavailable', 'The ledger is unavailable: it was closed. Open a new one to go on (or stop using this one before closing it).');
+  return new LedgerError(
+    'ledger_unavailable',
+    'The ledger is unavailable: it was closed. Open a new one to go on (or stop using this one before closing it).',
+  );
 }

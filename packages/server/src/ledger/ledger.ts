@@ -34,7 +34,8 @@ export interface LedgerEvent {
  * @example
  * const reason: EventReason = { code: 'stale', message: 'the approval names other arguments than the call holds' };
  */
-export type EventReason = Reason | { readonly code: RefusalCode | 'recovered' | 'approved' | 'edited'; readonly message: string };
+export type EventReason =
+  Reason | { readonly code: RefusalCode | 'recovered' | 'approved' | 'edited'; readonly message: string };
 
 /**
  * An event to append: everything but its number, which the ledger assigns.
@@ -125,13 +126,25 @@ export interface Ledger {
    * always on SQLite); on PostgreSQL, when another transaction holds the chain, left pending without
    * waiting, and chained right after this transaction commits. What a move writes. @internal
    */
-  readonly recordEvents: (trx: Transaction<LedgerDatabase>, events: readonly NewLedgerEvent[]) => Promise<void>;
+  readonly recordEvents: (
+    trx: Transaction<LedgerDatabase>,
+    events: readonly NewLedgerEvent[],
+  ) => Promise<void>;
   /** `appendEvent` for several events of one transaction, in order, with one chain update. @internal */
-  readonly appendEvents: (trx: Transaction<LedgerDatabase>, events: readonly NewLedgerEvent[]) => Promise<LedgerEvent[]>;
+  readonly appendEvents: (
+    trx: Transaction<LedgerDatabase>,
+    events: readonly NewLedgerEvent[],
+  ) => Promise<LedgerEvent[]>;
   /** Committed events with a `seq` above `after`, oldest first, at most `limit` (default 1000) of them. */
-  readonly eventsAfter: (after: number, options?: { readonly session?: string; readonly limit?: number }) => Promise<LedgerEvent[]>;
+  readonly eventsAfter: (
+    after: number,
+    options?: { readonly session?: string; readonly limit?: number },
+  ) => Promise<LedgerEvent[]>;
   /** `eventsAfter`, each event with the record as it was right after it. @internal */
-  readonly movesAfter: (after: number, options?: { readonly session?: string; readonly limit?: number }) => Promise<LedgerMove[]>;
+  readonly movesAfter: (
+    after: number,
+    options?: { readonly session?: string; readonly limit?: number },
+  ) => Promise<LedgerMove[]>;
   /** The `seq` of the last committed event (0 when there is none). */
   readonly head: () => Promise<number>;
   /**
@@ -248,9 +261,18 @@ export interface PostgresLedgerPool {
  */
 export interface PostgresLedgerClient {
   /** `name` is set for the ledger's own statements, which are prepared once per connection (pg's named statements). */
-  query(config: { name?: string; text: string; values?: unknown[]; types?: PostgresTypes; query_timeout?: number }): Promise<{ command: string; rowCount: number | null; rows: unknown[] }>;
+  query(config: {
+    name?: string;
+    text: string;
+    values?: unknown[];
+    types?: PostgresTypes;
+    query_timeout?: number;
+  }): Promise<{ command: string; rowCount: number | null; rows: unknown[] }>;
   release(destroy?: boolean): void;
-  on(event: 'notification', listener: (message: { channel: string; payload?: string | undefined }) => void): unknown;
+  on(
+    event: 'notification',
+    listener: (message: { channel: string; payload?: string | undefined }) => void,
+  ): unknown;
   on(event: 'error', listener: (error: Error) => void): unknown;
   on(event: 'end', listener: () => void): unknown;
   removeListener(event: 'error', listener: (error: Error) => void): unknown;

@@ -23,12 +23,13 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
   const hasher = chainHasher(options.auditKey);
   try {
     // Another connection may hold the database's lock meanwhile (another process opening it too).
-    for (const started = Date.now(); ; ) {
+    for (const started = Date.now(); ;) {
       try {
         await migrate(db);
         break;
       } catch (error) {
-        if (backend.failure(error)?.kind !== 'retry' || Date.now() - started > (backend.lockWaitMs ?? 0)) throw error;
+        if (backend.failure(error)?.kind !== 'retry' || Date.now() - started > (backend.lockWaitMs ?? 0))
+          throw error;
         await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 30));
       }
     }
@@ -43,7 +44,8 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
   // This object's own NOTIFY may reach its LISTEN connection before its commit returns: a seq it
   // is committing is delivered from the commit itself, with no read.
   const committing = new Set<number>();
-  const watch: LedgerBackend['watch'] = (wake) => backend.watch((seq) => (seq !== undefined && committing.has(seq) ? undefined : wake(seq)));
+  const watch: LedgerBackend['watch'] = (wake) =>
+    backend.watch((seq) => (seq !== undefined && committing.has(seq) ? undefined : wake(seq)));
   const commits = createCommitSignal({ watch }, onError);
   const transactions = createTransactions(backend, {
     sealing: (state) => state.head !== undefined && committing.add(state.head.seq),
@@ -62,7 +64,11 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
   const sequencer = createSequencer({
     pass: () => transactions.transaction((trx) => chain.sequence(trx, BATCH)),
     batch: BATCH,
-    anyPending: async () => dialect === 'postgres' && (await transactions.read('ledger.read', () => db.selectFrom('toolgate_pending').select('id').limit(1).executeTakeFirst())) !== undefined,
+    anyPending: async () =>
+      dialect === 'postgres' &&
+      (await transactions.read('ledger.read', () =>
+        db.selectFrom('toolgate_pending').select('id').limit(1).executeTakeFirst(),
+      )) !== undefined,
     onError,
     closing: () => closing !== undefined,
   });
@@ -72,7 +78,8 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
   return {
     dialect,
     db,
-    read: <T>(query: (db: Kysely<LedgerDatabase>) => Promise<T>) => transactions.read('ledger.read', () => query(db)),
+    read: <T>(query: (db: Kysely<LedgerDatabase>) => Promise<T>) =>
+      transactions.read('ledger.read', () => query(db)),
     transaction: transactions.transaction,
     appendEvent: async (trx, event: NewLedgerEvent) => (await chain.append(trx, [event]))[0] as LedgerEvent,
     appendEvents: chain.append,
@@ -107,7 +114,11 @@ async function migrate(db: Kysely<LedgerDatabase>): Promise<void> {
 
 /** A chain written with one algorithm is never extended with another. */
 async function checkAlgorithm(db: Kysely<LedgerDatabase>, hasher: ChainHasher): Promise<void> {
-  const head = await db.selectFrom('toolgate_chain').select(['last_seq', 'algorithm']).where('id', '=', 1).executeTakeFirstOrThrow();
+  const head = await db
+    .selectFrom('toolgate_chain')
+    .select(['last_seq', 'algorithm'])
+    .where('id', '=', 1)
+    .executeTakeFirstOrThrow();
   if (head.last_seq > 0 && head.algorithm !== hasher.algorithm) {
     throw new Error(
       hasher.algorithm === 'sha256'

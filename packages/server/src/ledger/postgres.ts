@@ -3,7 +3,13 @@ import type Pg from 'pg';
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import { checkout } from '../faults/pg-checkout.ts';
 import { unavailable, type Failure } from './error.ts';
-import { NOTIFY_CHANNEL, type Ledger, type LedgerOptions, type PostgresLedgerPool, type PostgresTypes } from './ledger.ts';
+import {
+  NOTIFY_CHANNEL,
+  type Ledger,
+  type LedgerOptions,
+  type PostgresLedgerPool,
+  type PostgresTypes,
+} from './ledger.ts';
 
 // The pool's types live with the ledger's, below both this module and the checkout it uses.
 export type { PostgresLedgerClient, PostgresLedgerPool, PostgresTypes } from './ledger.ts';
@@ -17,16 +23,17 @@ import type { LedgerDatabase } from './schema.ts';
  * @example
  * const options: PostgresLedgerOptions = { connectionString: 'postgres://toolgate@db.internal/app' };
  */
-export type PostgresLedgerOptions = LedgerOptions & ({ readonly connectionString: string } | { readonly pool: PostgresLedgerPool }) & {
-  /**
-   * How long the ledger waits for PostgreSQL to answer one query, or to hand out a connection, in
-   * milliseconds (default 10 000). A network that goes silent without closing anything (packets
-   * dropped) would otherwise hold a call for ever: past it the query fails with `LedgerError`
-   * (`ledger_unavailable`), and its connection is dropped. It bounds each query of a transactional
-   * tool too.
-   */
-  readonly queryTimeoutMs?: number;
-};
+export type PostgresLedgerOptions = LedgerOptions &
+  ({ readonly connectionString: string } | { readonly pool: PostgresLedgerPool }) & {
+    /**
+     * How long the ledger waits for PostgreSQL to answer one query, or to hand out a connection, in
+     * milliseconds (default 10 000). A network that goes silent without closing anything (packets
+     * dropped) would otherwise hold a call for ever: past it the query fails with `LedgerError`
+     * (`ledger_unavailable`), and its connection is dropped. It bounds each query of a transactional
+     * tool too.
+     */
+    readonly queryTimeoutMs?: number;
+  };
 
 /** The type id of `int8` (bigint). */
 const INT8 = 20;
@@ -53,19 +60,31 @@ const QUERY_TIMEOUT_MS = 10_000;
 export async function postgresLedger(options: PostgresLedgerOptions): Promise<Ledger> {
   const pg = await loadDriver();
   const onError = options.onError ?? ((error: unknown) => console.error(error));
-  const types: PostgresTypes = { getTypeParser: (oid, format) => (oid === INT8 ? readInt8 : (pg.types.getTypeParser(oid, format) as (value: string) => unknown)) };
+  const types: PostgresTypes = {
+    getTypeParser: (oid, format) =>
+      oid === INT8 ? readInt8 : (pg.types.getTypeParser(oid, format) as (value: string) => unknown),
+  };
   const timeoutMs = options.queryTimeoutMs ?? QUERY_TIMEOUT_MS;
-  if (!(timeoutMs > 0)) throw new RangeError(`queryTimeoutMs must be a positive number of milliseconds (got ${String(options.queryTimeoutMs)}).`);
+  if (!(timeoutMs > 0))
+    throw new RangeError(
+      `queryTimeoutMs must be a positive number of milliseconds (got ${String(options.queryTimeoutMs)}).`,
+    );
   let own: Pg.Pool | undefined;
   if ('connectionString' in options) {
     // Keepalive lets the system notice a peer that is gone while a connection idles in the pool.
-    own = new pg.Pool({ connectionString: options.connectionString, connectionTimeoutMillis: timeoutMs, keepAlive: true });
+    own = new pg.Pool({
+      connectionString: options.connectionString,
+      connectionTimeoutMillis: timeoutMs,
+      keepAlive: true,
+    });
     // A pooled connection that dies while idle (the server restarted) must not crash the process.
     own.on('error', onError);
   }
   const pool: PostgresLedgerPool = own ?? (options as { readonly pool: PostgresLedgerPool }).pool;
   const db = new Kysely<LedgerDatabase>({
-    dialect: new PostgresDialect({ pool: typedPool(pool, { types, timeoutMs }, onError, async () => own && (await endPool(own))) }),
+    dialect: new PostgresDialect({
+      pool: typedPool(pool, { types, timeoutMs }, onError, async () => own && (await endPool(own))),
+    }),
   });
   const feed = liveFeed(pool, onError, timeoutMs);
 
@@ -92,7 +111,11 @@ export async function postgresLedger(options: PostgresLedgerOptions): Promise<Le
           // The listening connection hears nothing when the network went silent: ask it something.
           feed.ping();
           try {
-            const head = await db.selectFrom('toolgate_chain').select('last_seq').where('id', '=', 1).executeTakeFirstOrThrow();
+            const head = await db
+              .selectFrom('toolgate_chain')
+              .select('last_seq')
+              .where('id', '=', 1)
+              .executeTakeFirstOrThrow();
             if (last !== undefined && head.last_seq !== last && !stopped) wake();
             last = head.last_seq;
             reported = false;
@@ -139,7 +162,13 @@ const statementNames = new Map<string, string>();
 
 function statementName(text: string): string | undefined {
   const known = statementNames.get(text);
-  if (known !== undefined || statementNames.size >= NAMED_STATEMENTS || text.length > NAMED_TEXT_MAX || !text.includes('toolgate_')) return known;
+  if (
+    known !== undefined ||
+    statementNames.size >= NAMED_STATEMENTS ||
+    text.length > NAMED_TEXT_MAX ||
+    !text.includes('toolgate_')
+  )
+    return known;
   const name = `toolgate_${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`;
   statementNames.set(text, name);
   return name;
@@ -158,7 +187,12 @@ function readInt8(value: string): number | string {
 
 // Hands Kysely the pool's clients with the ledger's type parsers on every query (so int8 reads as
 // a number), without changing how the app's own queries on the same pool parse.
-function typedPool(pool: PostgresLedgerPool, { types, timeoutMs }: { types: PostgresTypes; timeoutMs: number }, onError: (error: unknown) => void, end: () => Promise<void>): PostgresPool {
+function typedPool(
+  pool: PostgresLedgerPool,
+  { types, timeoutMs }: { types: PostgresTypes; timeoutMs: number },
+  onError: (error: unknown) => void,
+  end: () => Promise<void>,
+): PostgresPool {
   return {
     async connect() {
       // A connection that breaks while the ledger holds it, between two queries or as it is handed
@@ -174,7 +208,13 @@ function typedPool(pool: PostgresLedgerPool, { types, timeoutMs }: { types: Post
           if (silent !== undefined) throw silent;
           try {
             const name = statementName(text);
-            return await client.query({ ...(name === undefined ? {} : { name }), text, values: values === undefined ? [] : [...values], types, query_timeout: timeoutMs });
+            return await client.query({
+              ...(name === undefined ? {} : { name }),
+              text,
+              values: values === undefined ? [] : [...values],
+              types,
+              query_timeout: timeoutMs,
+            });
           } catch (error) {
             silent = unanswered(timeoutMs, error) ?? silent;
             throw silent ?? error;
@@ -338,7 +378,10 @@ async function loadDriver(): Promise<typeof Pg> {
   try {
     return (await import('pg')).default;
   } catch (error) {
-    throw new Error('postgresLedger needs the pg package: install it next to @toolgate/server (npm install pg).', { cause: error });
+    throw new Error(
+      'postgresLedger needs the pg package: install it next to @toolgate/server (npm install pg).',
+      { cause: error },
+    );
   }
 }
 
@@ -374,22 +417,34 @@ export function postgresFailure(error: unknown): Failure | undefined {
   if (typeof code === 'string') {
     const network = NETWORK[code];
     if (network) return { kind: 'unavailable', what: network };
-    if (code === '40001') return { kind: 'retry', what: 'PostgreSQL could not serialize the transaction with a concurrent one' };
+    if (code === '40001')
+      return { kind: 'retry', what: 'PostgreSQL could not serialize the transaction with a concurrent one' };
     if (code === '40P01') return { kind: 'retry', what: 'the transaction deadlocked with a concurrent one' };
     if (code === '3D000') return { kind: 'unavailable', what: 'the PostgreSQL database does not exist' };
     if (code === '25006') return { kind: 'unavailable', what: 'PostgreSQL is read-only (a standby?)' };
-    if (code === '55P03') return { kind: 'unavailable', what: 'a lock in PostgreSQL was not granted in time' };
+    if (code === '55P03')
+      return { kind: 'unavailable', what: 'a lock in PostgreSQL was not granted in time' };
     if (code === '53300') return { kind: 'unavailable', what: 'PostgreSQL has no connection slots left' };
     if (code.startsWith('08')) return { kind: 'unavailable', what: 'the connection to PostgreSQL failed' };
     if (code.startsWith('28')) return { kind: 'unavailable', what: 'PostgreSQL refused the credentials' };
-    if (code.startsWith('57')) return { kind: 'unavailable', what: 'PostgreSQL is shutting down, restarting, or cancelled the statement' };
-    if (code.startsWith('53') || code.startsWith('58')) return { kind: 'unavailable', what: 'PostgreSQL ran out of resources' };
+    if (code.startsWith('57'))
+      return {
+        kind: 'unavailable',
+        what: 'PostgreSQL is shutting down, restarting, or cancelled the statement',
+      };
+    if (code.startsWith('53') || code.startsWith('58'))
+      return { kind: 'unavailable', what: 'PostgreSQL ran out of resources' };
   }
   // FATAL ends the session: PostgreSQL would not start one, or stopped this one.
   const severity = (error as { severity?: unknown }).severity;
-  if (severity === 'FATAL' || severity === 'PANIC') return { kind: 'unavailable', what: 'PostgreSQL refused or ended the session' };
+  if (severity === 'FATAL' || severity === 'PANIC')
+    return { kind: 'unavailable', what: 'PostgreSQL refused or ended the session' };
   // pg's own words when a connection goes away or cannot be made in time.
-  if (/Connection terminated|not queryable|timeout exceeded when trying to connect|Cannot use a pool after calling end/i.test(error.message)) {
+  if (
+    /Connection terminated|not queryable|timeout exceeded when trying to connect|Cannot use a pool after calling end/i.test(
+      error.message,
+    )
+  ) {
     return { kind: 'unavailable', what: 'the connection to PostgreSQL broke or could not be made' };
   }
   return undefined;

@@ -25,7 +25,10 @@ export function createEventReads(
   hasher: ChainHasher,
   chained: () => Promise<void> = () => Promise.resolve(),
 ): Pick<Ledger, 'eventsAfter' | 'movesAfter' | 'head' | 'snapshot' | 'verify'> {
-  const eventsAfter = (after: number, { session, limit = DEFAULT_LIMIT }: { readonly session?: string; readonly limit?: number } = {}) =>
+  const eventsAfter = (
+    after: number,
+    { session, limit = DEFAULT_LIMIT }: { readonly session?: string; readonly limit?: number } = {},
+  ) =>
     read('ledger.eventsAfter', async () => {
       await chained();
       let query = db.selectFrom('toolgate_events').selectAll().where('seq', '>', after);
@@ -34,7 +37,10 @@ export function createEventReads(
       return rows.map(toEvent);
     });
 
-  const movesAfter = (after: number, { session, limit = DEFAULT_LIMIT }: { readonly session?: string; readonly limit?: number } = {}) =>
+  const movesAfter = (
+    after: number,
+    { session, limit = DEFAULT_LIMIT }: { readonly session?: string; readonly limit?: number } = {},
+  ) =>
     read('ledger.movesAfter', async () => {
       // A refusal stores no record (it leaves the call as it was): it goes out with the call as it stands.
       let query = db
@@ -51,7 +57,8 @@ export function createEventReads(
       });
     });
 
-  const readHead = () => db.selectFrom('toolgate_chain').select('last_seq').where('id', '=', 1).executeTakeFirstOrThrow();
+  const readHead = () =>
+    db.selectFrom('toolgate_chain').select('last_seq').where('id', '=', 1).executeTakeFirstOrThrow();
   const head = () =>
     read('ledger.head', async () => {
       await chained();
@@ -88,8 +95,20 @@ export function createEventReads(
       await chained();
       const walked = await verifyChain(
         {
-          after: (seq, limit) => db.selectFrom('toolgate_events').selectAll().where('seq', '>', seq).orderBy('seq').limit(limit).execute(),
-          head: () => db.selectFrom('toolgate_chain').select(['last_seq', 'last_hash', 'algorithm']).where('id', '=', 1).executeTakeFirstOrThrow(),
+          after: (seq, limit) =>
+            db
+              .selectFrom('toolgate_events')
+              .selectAll()
+              .where('seq', '>', seq)
+              .orderBy('seq')
+              .limit(limit)
+              .execute(),
+          head: () =>
+            db
+              .selectFrom('toolgate_chain')
+              .select(['last_seq', 'last_hash', 'algorithm'])
+              .where('id', '=', 1)
+              .executeTakeFirstOrThrow(),
         },
         hasher,
         options,
@@ -98,7 +117,11 @@ export function createEventReads(
       // The chain holds; so must the rows it covers: a call's row says what its last event says.
       const changed = await firstChangedCall(db);
       if (changed === undefined) return walked;
-      return { ok: false, seq: changed.seq, why: `call "${changed.id}" was changed in toolgate_calls: its record is not the one its last event (${changed.seq}) holds` };
+      return {
+        ok: false,
+        seq: changed.seq,
+        why: `call "${changed.id}" was changed in toolgate_calls: its record is not the one its last event (${changed.seq}) holds`,
+      };
     });
 
   return { eventsAfter, movesAfter, head, snapshot, verify };

@@ -136,7 +136,10 @@ async function loadDriver(): Promise<typeof BetterSqlite3> {
   try {
     return (await import('better-sqlite3')).default;
   } catch (error) {
-    throw new Error('sqliteLedger needs the better-sqlite3 package: install it next to @toolgate/server (npm install better-sqlite3).', { cause: error });
+    throw new Error(
+      'sqliteLedger needs the better-sqlite3 package: install it next to @toolgate/server (npm install better-sqlite3).',
+      { cause: error },
+    );
   }
 }
 
@@ -150,7 +153,9 @@ function lookAtFile(guard: FileGuard, onError: (error: unknown) => void): void {
   try {
     guard.check();
   } catch (error) {
-    onError(unavailable(sqliteFailure(error) ?? { kind: 'unavailable', what: String(error) }, error, 'reading'));
+    onError(
+      unavailable(sqliteFailure(error) ?? { kind: 'unavailable', what: String(error) }, error, 'reading'),
+    );
   }
 }
 
@@ -226,7 +231,9 @@ class TransactionalSqliteAdapter extends SqliteAdapter {
 
 function asLedgerError(error: unknown, doing: string): unknown {
   const failure = sqliteFailure(error);
-  return failure ? unavailable({ kind: 'unavailable', what: `${doing}: ${failure.what}` }, error, 'opening') : error;
+  return failure
+    ? unavailable({ kind: 'unavailable', what: `${doing}: ${failure.what}` }, error, 'opening')
+    : error;
 }
 
 /**
@@ -255,17 +262,33 @@ export function sqliteFailure(error: unknown): Failure | undefined {
     case 'LOCKED':
       return { kind: 'retry', what: 'the SQLite database is locked by another connection' };
     case 'READONLY':
-      if (code === 'SQLITE_READONLY_DBMOVED') return { kind: 'unavailable', what: 'the SQLite database file was moved or removed while the ledger had it open' };
-      return { kind: 'unavailable', what: 'the SQLite database is read-only (check the permissions of the file and of its directory)' };
+      if (code === 'SQLITE_READONLY_DBMOVED')
+        return {
+          kind: 'unavailable',
+          what: 'the SQLite database file was moved or removed while the ledger had it open',
+        };
+      return {
+        kind: 'unavailable',
+        what: 'the SQLite database is read-only (check the permissions of the file and of its directory)',
+      };
     case 'CANTOPEN':
-      return { kind: 'unavailable', what: 'the SQLite database file cannot be opened (does its directory exist?)' };
+      return {
+        kind: 'unavailable',
+        what: 'the SQLite database file cannot be opened (does its directory exist?)',
+      };
     case 'IOERR':
-      return { kind: 'unavailable', what: 'reading or writing the SQLite database file failed (was the file or its directory removed?)' };
+      return {
+        kind: 'unavailable',
+        what: 'reading or writing the SQLite database file failed (was the file or its directory removed?)',
+      };
     case 'FULL':
       return { kind: 'unavailable', what: 'the disk holding the SQLite database is full' };
     case 'CORRUPT':
     case 'NOTADB':
-      return { kind: 'unavailable', what: 'the SQLite database file is damaged, or is not a SQLite database' };
+      return {
+        kind: 'unavailable',
+        what: 'the SQLite database file is damaged, or is not a SQLite database',
+      };
     case 'PERM':
     case 'AUTH':
     case 'PROTOCOL':

@@ -33,7 +33,12 @@ export function statement(text: string): Statement {
  * @example
  * const { numAffectedRows } = await run(trx, ledger.dialect, UPDATE_CALL, params);
  */
-export function run<R = unknown>(db: Kysely<LedgerDatabase>, dialect: 'sqlite' | 'postgres', sql: Statement, parameters: readonly unknown[]): Promise<QueryResult<R>> {
+export function run<R = unknown>(
+  db: Kysely<LedgerDatabase>,
+  dialect: 'sqlite' | 'postgres',
+  sql: Statement,
+  parameters: readonly unknown[],
+): Promise<QueryResult<R>> {
   return db.executeQuery<R>(CompiledQuery.raw(sql[dialect], parameters as unknown[]));
 }
 
@@ -43,8 +48,24 @@ export function changed(result: QueryResult<unknown>): number {
 }
 
 const CALL_COLUMNS = [
-  'id', 'session', 'owner', 'tool', 'proposal_hash', 'version', 'idempotency_key', 'created_at', 'status', 'record',
-  'updated_at', 'input', 'input_hash', 'output', 'reason', 'lease_owner', 'lease_expires_at', 'fence',
+  'id',
+  'session',
+  'owner',
+  'tool',
+  'proposal_hash',
+  'version',
+  'idempotency_key',
+  'created_at',
+  'status',
+  'record',
+  'updated_at',
+  'input',
+  'input_hash',
+  'output',
+  'reason',
+  'lease_owner',
+  'lease_expires_at',
+  'fence',
 ] as const satisfies readonly (keyof CallsTable)[];
 
 /**
@@ -53,7 +74,8 @@ const CALL_COLUMNS = [
  * @example
  * quoted(['id', 'record']); // '"id", "record"'
  */
-export const quoted = (columns: readonly string[]): string => columns.map((column) => `"${column}"`).join(', ');
+export const quoted = (columns: readonly string[]): string =>
+  columns.map((column) => `"${column}"`).join(', ');
 const marks = (count: number) => `(${Array.from({ length: count }, () => '?').join(', ')})`;
 
 /**
@@ -73,7 +95,9 @@ export function shaped<K>(cache: Map<K, Statement>, key: K, make: () => Statemen
 }
 
 /** A call's first write: its row, unless another instance wrote the id first. */
-export const INSERT_CALL = statement(`insert into "toolgate_calls" (${quoted(CALL_COLUMNS)}) values ${marks(CALL_COLUMNS.length)} on conflict ("id") do nothing`);
+export const INSERT_CALL = statement(
+  `insert into "toolgate_calls" (${quoted(CALL_COLUMNS)}) values ${marks(CALL_COLUMNS.length)} on conflict ("id") do nothing`,
+);
 
 /**
  * The values of {@link INSERT_CALL}, in its column order.
@@ -85,10 +109,24 @@ export function insertCallValues(row: CallsTable): unknown[] {
   return CALL_COLUMNS.map((column) => row[column]);
 }
 
-const MOVE_COLUMNS = ['status', 'record', 'updated_at', 'input', 'input_hash', 'output', 'reason', 'lease_owner', 'lease_expires_at', 'fence', 'version'] as const satisfies readonly (keyof CallsTable)[];
+const MOVE_COLUMNS = [
+  'status',
+  'record',
+  'updated_at',
+  'input',
+  'input_hash',
+  'output',
+  'reason',
+  'lease_owner',
+  'lease_expires_at',
+  'fence',
+  'version',
+] as const satisfies readonly (keyof CallsTable)[];
 
 /** A move of a stored call, written only if the row is still the version it was read at. */
-export const UPDATE_CALL = statement(`update "toolgate_calls" set ${MOVE_COLUMNS.map((column) => `"${column}" = ?`).join(', ')} where "id" = ? and "version" = ?`);
+export const UPDATE_CALL = statement(
+  `update "toolgate_calls" set ${MOVE_COLUMNS.map((column) => `"${column}" = ?`).join(', ')} where "id" = ? and "version" = ?`,
+);
 
 /**
  * The values of {@link UPDATE_CALL}: the row's new columns, then its id and the version it was read at.
@@ -96,12 +134,18 @@ export const UPDATE_CALL = statement(`update "toolgate_calls" set ${MOVE_COLUMNS
  * @example
  * await run(trx, dialect, UPDATE_CALL, updateCallValues({ ...columns, version: row.version + 1 }, row.id, row.version));
  */
-export function updateCallValues(columns: Pick<CallsTable, (typeof MOVE_COLUMNS)[number]>, id: string, version: number): unknown[] {
+export function updateCallValues(
+  columns: Pick<CallsTable, (typeof MOVE_COLUMNS)[number]>,
+  id: string,
+  version: number,
+): unknown[] {
   return [...MOVE_COLUMNS.map((column) => columns[column]), id, version];
 }
 
 /** What a proposal of a known id reads of its call. */
-export const READ_CALL = statement('select "record", "session", "owner", "proposal_hash" from "toolgate_calls" where "id" = ?');
+export const READ_CALL = statement(
+  'select "record", "session", "owner", "proposal_hash" from "toolgate_calls" where "id" = ?',
+);
 
 /** SQLite: the chain head moves on only from the head this ledger expects, hashed as it hashes. */
 export const GUARDED_HEAD = statement(
@@ -114,7 +158,19 @@ export const GUARDED_HEAD = statement(
  * @example
  * const values = rows.flatMap((row) => EVENT_COLUMNS.map((column) => row[column]));
  */
-export const EVENT_COLUMNS = ['seq', 'call_id', 'session', 'from_status', 'to_status', 'actor', 'at', 'reason', 'record', 'prev_hash', 'hash'] as const satisfies readonly (keyof EventsTable)[];
+export const EVENT_COLUMNS = [
+  'seq',
+  'call_id',
+  'session',
+  'from_status',
+  'to_status',
+  'actor',
+  'at',
+  'reason',
+  'record',
+  'prev_hash',
+  'hash',
+] as const satisfies readonly (keyof EventsTable)[];
 
 const eventInserts = new Map<number, Statement>();
 
@@ -126,7 +182,9 @@ const eventInserts = new Map<number, Statement>();
  */
 export function insertEvents(count: number): Statement {
   return shaped(eventInserts, count, () =>
-    statement(`insert into "toolgate_events" (${quoted(EVENT_COLUMNS)}) values ${Array.from({ length: count }, () => marks(EVENT_COLUMNS.length)).join(', ')}`),
+    statement(
+      `insert into "toolgate_events" (${quoted(EVENT_COLUMNS)}) values ${Array.from({ length: count }, () => marks(EVENT_COLUMNS.length)).join(', ')}`,
+    ),
   );
 }
 

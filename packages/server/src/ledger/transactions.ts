@@ -62,7 +62,10 @@ export interface TransactionHooks {
  * @example
  * const transactions = createTransactions(backend, { committed: onCommit });
  */
-export function createTransactions(backend: LedgerBackend, { sealing, committed, ended }: TransactionHooks): Transactions {
+export function createTransactions(
+  backend: LedgerBackend,
+  { sealing, committed, ended }: TransactionHooks,
+): Transactions {
   const { db } = backend;
   // The transactions that are open right now, each with what it appended.
   const open = new WeakMap<Transaction<LedgerDatabase>, TransactionState>();
@@ -76,7 +79,9 @@ export function createTransactions(backend: LedgerBackend, { sealing, committed,
   const refusal = (what: string): Error | undefined => {
     if (closing) return closedLedger();
     if (within.getStore()?.running) {
-      return new Error(`${what} was called inside ledger.transaction(...): use the transaction you were given (on SQLite, the two would wait for each other forever).`);
+      return new Error(
+        `${what} was called inside ledger.transaction(...): use the transaction you were given (on SQLite, the two would wait for each other forever).`,
+      );
     }
     return undefined;
   };
@@ -104,7 +109,10 @@ export function createTransactions(backend: LedgerBackend, { sealing, committed,
     );
   };
 
-  const attempt = async <T>(work: (trx: Transaction<LedgerDatabase>) => Promise<T>, state: TransactionState): Promise<T> =>
+  const attempt = async <T>(
+    work: (trx: Transaction<LedgerDatabase>) => Promise<T>,
+    state: TransactionState,
+  ): Promise<T> =>
     db.transaction().execute(async (trx) => {
       open.set(trx, state);
       const context = { running: true };
@@ -136,7 +144,10 @@ export function createTransactions(backend: LedgerBackend, { sealing, committed,
           } catch (error) {
             if (state.appended) ended?.(state);
             const failure = backend.failure(error);
-            if (failure?.kind === 'retry' && (tries < ATTEMPTS || Date.now() - started < (backend.lockWaitMs ?? 0))) {
+            if (
+              failure?.kind === 'retry' &&
+              (tries < ATTEMPTS || Date.now() - started < (backend.lockWaitMs ?? 0))
+            ) {
               // The wait is a timer, never the driver's: the event loop goes on serving meanwhile.
               await delay(Math.min(LONGEST_PAUSE_MS, 2 ** tries * (5 + Math.random() * 5)));
               continue;
@@ -168,7 +179,11 @@ export function createTransactions(backend: LedgerBackend, { sealing, committed,
           try {
             await (how === 'commit' ? held.commit() : held.rollback()).execute();
           } catch (error) {
-            if (how === 'commit') await held.rollback().execute().catch(() => undefined);
+            if (how === 'commit')
+              await held
+                .rollback()
+                .execute()
+                .catch(() => undefined);
             throw asWriteError(error);
           } finally {
             if (state.appended) ended?.(state);

@@ -72,7 +72,6 @@ export interface Policy {
 /** The actor of moves and events a budget makes, in the audit trail. */
 export const BUDGET_ACTOR = 'toolgate:budget';
 
-
 interface Measured {
   readonly budget: Budget;
   readonly key: string;
@@ -95,15 +94,28 @@ export function createAdmission({ ledger, clock, budgets, approvalsOf }: Admissi
     if (applicable.length === 0) return { record: withApproval(record, required, undefined), after: nothing };
 
     const now = clock.now();
-    const verdict = await judge(ledger, trx, applicable.map((budget) => measure(budget, call, record.input)), now, { id: record.id, edit: false });
+    const verdict = await judge(
+      ledger,
+      trx,
+      applicable.map((budget) => measure(budget, call, record.input)),
+      now,
+      { id: record.id, edit: false },
+    );
     if ('refusal' in verdict) return refuse(previous, now, verdict.refusal);
 
     let next = record;
-    if (verdict.toPerson !== undefined && record.status === 'executing') next = transition(previous, { type: 'await_approval' }, now) ?? record;
+    if (verdict.toPerson !== undefined && record.status === 'executing')
+      next = transition(previous, { type: 'await_approval' }, now) ?? record;
     next = withApproval(next, required, verdict.toPerson);
     const after = async (inner: Trx) => {
       await verdict.write(inner, record.id);
-      await noteShadow(ledger, inner, { id: record.id, session: call.session, record: next }, verdict.notes, now);
+      await noteShadow(
+        ledger,
+        inner,
+        { id: record.id, session: call.session, record: next },
+        verdict.notes,
+        now,
+      );
     };
     return { record: next, ...(next === record ? {} : { actor: BUDGET_ACTOR }), after };
   };
@@ -128,15 +140,28 @@ export async function readmit(
   const applicable = applying(budgets, call.record.name);
   if (applicable.length === 0) return undefined;
   const now = clock.now();
-  const verdict = await judge(ledger, trx, applicable.map((budget) => measure(budget, call, input)), now, { id: call.record.id, edit: true });
+  const verdict = await judge(
+    ledger,
+    trx,
+    applicable.map((budget) => measure(budget, call, input)),
+    now,
+    { id: call.record.id, edit: true },
+  );
   if ('refusal' in verdict) return verdict.refusal;
   await release(trx, call.record.id, ledger.dialect);
   await verdict.write(trx, call.record.id);
-  await noteShadow(ledger, trx, { id: call.record.id, session: call.session, record: call.record }, verdict.notes, now);
+  await noteShadow(
+    ledger,
+    trx,
+    { id: call.record.id, session: call.session, record: call.record },
+    verdict.notes,
+    now,
+  );
   return undefined;
 }
 
-const applying = (budgets: readonly Budget[], name: string) => budgets.filter((budget) => budget.tools === undefined || budget.tools.includes(name));
+const applying = (budgets: readonly Budget[], name: string) =>
+  budgets.filter((budget) => budget.tools === undefined || budget.tools.includes(name));
 
 type Verdict =
   | { readonly refusal: string }
@@ -147,12 +172,26 @@ type Verdict =
     };
 
 /** Measures a call against its budgets: refused, sent to a person, or admitted (with what to write). */
-async function judge(ledger: Ledger, trx: Trx, measures: readonly Measure[], now: number, call: { readonly id: string; readonly edit: boolean }): Promise<Verdict> {
-  const failed = measures.find((m): m is Extract<Measure, { why: string }> => 'why' in m && m.budget.shadow !== true);
-  if (failed !== undefined) return { refusal: `budget "${failed.budget.name}" could not measure this call: ${failed.why}` };
+async function judge(
+  ledger: Ledger,
+  trx: Trx,
+  measures: readonly Measure[],
+  now: number,
+  call: { readonly id: string; readonly edit: boolean },
+): Promise<Verdict> {
+  const failed = measures.find(
+    (m): m is Extract<Measure, { why: string }> => 'why' in m && m.budget.shadow !== true,
+  );
+  if (failed !== undefined)
+    return { refusal: `budget "${failed.budget.name}" could not measure this call: ${failed.why}` };
   const measured = measures.filter((m): m is Measured => 'amount' in m);
-  const notes: string[] = measures.filter((m) => 'why' in m).map((m) => `shadow budget "${m.budget.name}" could not measure this call: ${(m as { why: string }).why}`);
-  if (measured.length > 0 && !call.edit && (await admitAtOnce(ledger, trx, measured, now, call.id))) return { toPerson: undefined, notes, write: nothing };
+  const notes: string[] = measures
+    .filter((m) => 'why' in m)
+    .map(
+      (m) => `shadow budget "${m.budget.name}" could not measure this call: ${(m as { why: string }).why}`,
+    );
+  if (measured.length > 0 && !call.edit && (await admitAtOnce(ledger, trx, measured, now, call.id)))
+    return { toPerson: undefined, notes, write: nothing };
   const used = await usedNow(ledger, trx, measured, now, call.edit ? call.id : undefined);
   let toPerson: { budget: string; message: string } | undefined;
   for (const m of measured) {
@@ -165,7 +204,13 @@ async function judge(ledger: Ledger, trx: Trx, measures: readonly Measure[], now
   }
   const write = async (inner: Trx, id: string) => {
     if (measured.length === 0) return;
-    const uses = measured.map((m) => ({ call_id: id, budget: m.budget.name, key: m.key, amount: m.amount, at: now }));
+    const uses = measured.map((m) => ({
+      call_id: id,
+      budget: m.budget.name,
+      key: m.key,
+      amount: m.amount,
+      at: now,
+    }));
     // One round trip on PostgreSQL (a data-modifying WITH); SQLite runs in this process.
     // The keys' rows are locked already (usedNow locked them in order).
     await addToTotals(inner, ledger.dialect, { uses });
@@ -181,10 +226,22 @@ async function judge(ledger: Ledger, trx: Trx, measures: readonly Measure[], now
  * a whole window past their window), what was written is taken back and the call is decided
  * exactly, the stale uses expired first.
  */
-async function admitAtOnce(ledger: Ledger, trx: Trx, measured: readonly Measured[], now: number, id: string): Promise<boolean> {
+async function admitAtOnce(
+  ledger: Ledger,
+  trx: Trx,
+  measured: readonly Measured[],
+  now: number,
+  id: string,
+): Promise<boolean> {
   const slots = new Map<string, Measured>();
   for (const m of measured) slots.set(slot(m.budget.name, m.key), m);
-  const uses = [...slots.values()].map((m) => ({ call_id: id, budget: m.budget.name, key: m.key, amount: m.amount, at: now }));
+  const uses = [...slots.values()].map((m) => ({
+    call_id: id,
+    budget: m.budget.name,
+    key: m.key,
+    amount: m.amount,
+    at: now,
+  }));
   const rows = await addToTotals(trx, ledger.dialect, { uses }, { sorted: ledger.dialect === 'postgres' });
   let fits = rows.length === slots.size;
   for (const row of rows) {
@@ -195,22 +252,39 @@ async function admitAtOnce(ledger: Ledger, trx: Trx, measured: readonly Measured
   }
   if (fits) return true;
   await trx.deleteFrom('toolgate_budget_uses').where('call_id', '=', id).execute();
-  await addToTotals(
-    trx,
-    ledger.dialect,
-    { shares: rows.map((row) => ({ budget: row.budget, key: row.key, amount: -(slots.get(slot(row.budget, row.key))?.amount ?? 0) })) },
-  );
+  await addToTotals(trx, ledger.dialect, {
+    shares: rows.map((row) => ({
+      budget: row.budget,
+      key: row.key,
+      amount: -(slots.get(slot(row.budget, row.key))?.amount ?? 0),
+    })),
+  });
   return false;
 }
 
 /** Audits what a shadow budget would have done, as events that change nothing. */
-async function noteShadow(ledger: Ledger, trx: Trx, call: { id: string; session: string; record: ToolCallRecord }, notes: readonly string[], now: number): Promise<void> {
+async function noteShadow(
+  ledger: Ledger,
+  trx: Trx,
+  call: { id: string; session: string; record: ToolCallRecord },
+  notes: readonly string[],
+  now: number,
+): Promise<void> {
   if (notes.length === 0) return;
   const stored = storeRecord(call.record);
   const { status } = call.record;
   await ledger.recordEvents(
     trx,
-    notes.map((message) => ({ callId: call.id, session: call.session, from: status, to: status, actor: BUDGET_ACTOR, at: now, reason: { code: 'budget_exceeded', message }, record: stored })),
+    notes.map((message) => ({
+      callId: call.id,
+      session: call.session,
+      from: status,
+      to: status,
+      actor: BUDGET_ACTOR,
+      at: now,
+      reason: { code: 'budget_exceeded', message },
+      record: stored,
+    })),
   );
 }
 
@@ -218,14 +292,24 @@ const nothing = (): Promise<void> => Promise.resolve();
 
 function refuse(previous: ToolCallRecord, now: number, message: string): Admission {
   const next = transition(previous, { type: 'reject', reason: { code: 'budget_exceeded', message } }, now);
-  if (next === undefined) throw new Error(`a budget could not refuse call "${previous.id}" from ${previous.status}`);
+  if (next === undefined)
+    throw new Error(`a budget could not refuse call "${previous.id}" from ${previous.status}`);
   return { record: next, actor: BUDGET_ACTOR, after: nothing };
 }
 
 /** A call waiting for a person carries who must still approve it, when more than one must or a budget sent it. */
-function withApproval(record: ToolCallRecord, required: number, overBudget: ApprovalState['overBudget']): ToolCallRecord {
+function withApproval(
+  record: ToolCallRecord,
+  required: number,
+  overBudget: ApprovalState['overBudget'],
+): ToolCallRecord {
   if (record.status !== 'awaiting_approval' || (required <= 1 && overBudget === undefined)) return record;
-  const approval: ApprovalState = { required, approvedBy: [], left: required, ...(overBudget === undefined ? {} : { overBudget }) };
+  const approval: ApprovalState = {
+    required,
+    approvedBy: [],
+    left: required,
+    ...(overBudget === undefined ? {} : { overBudget }),
+  };
   return Object.freeze({ ...record, approval });
 }
 
@@ -237,25 +321,32 @@ function measure(budget: Budget, call: Omit<AdmissionCall, 'previous'>, input: u
     if (budget.per === 'principal') key = principal;
     else if (budget.per === 'session') key = session;
     else if (budget.per === 'tool') key = record.name;
-    else key = budget.per({ id: record.id, name: record.name, input, session, principal } satisfies BudgetCall);
+    else
+      key = budget.per({ id: record.id, name: record.name, input, session, principal } satisfies BudgetCall);
   } catch (error) {
     return { budget, why: `its \`per\` threw: ${error instanceof Error ? error.message : String(error)}` };
   }
-  if (typeof key !== 'string') return { budget, why: `its \`per\` answered ${describe(key)}, not a string key` };
+  if (typeof key !== 'string')
+    return { budget, why: `its \`per\` answered ${describe(key)}, not a string key` };
   if (budget.measure !== undefined) {
     try {
       amount = budget.measure(input);
     } catch (error) {
-      return { budget, why: `its \`measure\` threw: ${error instanceof Error ? error.message : String(error)}` };
+      return {
+        budget,
+        why: `its \`measure\` threw: ${error instanceof Error ? error.message : String(error)}`,
+      };
     }
   }
-  if (typeof amount !== 'number' || !Number.isFinite(amount) || amount < 0) return { budget, why: `its \`measure\` answered ${describe(amount)}, not a finite number of 0 or more` };
+  if (typeof amount !== 'number' || !Number.isFinite(amount) || amount < 0)
+    return { budget, why: `its \`measure\` answered ${describe(amount)}, not a finite number of 0 or more` };
   return { budget, key, amount };
 }
 
 function describe(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'object' && value !== null) return typeof (value as { then?: unknown }).then === 'function' ? 'a promise' : 'an object';
+  if (typeof value === 'object' && value !== null)
+    return typeof (value as { then?: unknown }).then === 'function' ? 'a promise' : 'an object';
   return String(value);
 }
 
@@ -270,7 +361,13 @@ function slot(budget: string, key: string): string {
  * With `except`, that call's own share is left out (an edit is measured again). SQLite's write
  * transactions run one at a time already.
  */
-async function usedNow(ledger: Ledger, trx: Trx, measured: readonly Measured[], now: number, except: string | undefined): Promise<Map<string, number>> {
+async function usedNow(
+  ledger: Ledger,
+  trx: Trx,
+  measured: readonly Measured[],
+  now: number,
+  except: string | undefined,
+): Promise<Map<string, number>> {
   const used = new Map<string, number>();
   const slots = new Map<string, Measured>();
   for (const m of measured) slots.set(slot(m.budget.name, m.key), m);
@@ -280,7 +377,11 @@ async function usedNow(ledger: Ledger, trx: Trx, measured: readonly Measured[], 
   if (totals.size < slots.size) {
     await trx
       .insertInto('toolgate_budget_totals')
-      .values(all.filter((m) => !totals.has(slot(m.budget.name, m.key))).map((m) => ({ budget: m.budget.name, key: m.key, amount: 0, oldest: null })))
+      .values(
+        all
+          .filter((m) => !totals.has(slot(m.budget.name, m.key)))
+          .map((m) => ({ budget: m.budget.name, key: m.key, amount: 0, oldest: null })),
+      )
       .onConflict((conflict) => conflict.columns(['budget', 'key']).doNothing())
       .execute();
     totals = await lockTotals(ledger, trx, all);
@@ -293,18 +394,35 @@ async function usedNow(ledger: Ledger, trx: Trx, measured: readonly Measured[], 
   }
   const mine = new Map<string, number>();
   if (except !== undefined) {
-    for (const row of await trx.selectFrom('toolgate_budget_uses').select(['budget', 'key', 'amount']).where('call_id', '=', except).execute()) mine.set(slot(row.budget, row.key), Number(row.amount));
+    for (const row of await trx
+      .selectFrom('toolgate_budget_uses')
+      .select(['budget', 'key', 'amount'])
+      .where('call_id', '=', except)
+      .execute())
+      mine.set(slot(row.budget, row.key), Number(row.amount));
   }
-  for (const at of slots.keys()) used.set(at, Math.max(0, (totals.get(at)?.amount ?? 0) - (mine.get(at) ?? 0)));
+  for (const at of slots.keys())
+    used.set(at, Math.max(0, (totals.get(at)?.amount ?? 0) - (mine.get(at) ?? 0)));
   return used;
 }
 
 /** Takes the uses that left a key's window out of its total (each once); answers the total left. */
 async function expire(trx: Trx, { budget, key }: Measured, cutoff: number, total: number): Promise<number> {
-  const base = trx.selectFrom('toolgate_budget_uses').where('budget', '=', budget.name).where('key', '=', key);
-  const gone = await base.select(sql<number | null>`sum(amount)`.as('amount')).where('at', '<=', cutoff).executeTakeFirst();
+  const base = trx
+    .selectFrom('toolgate_budget_uses')
+    .where('budget', '=', budget.name)
+    .where('key', '=', key);
+  const gone = await base
+    .select(sql<number | null>`sum(amount)`.as('amount'))
+    .where('at', '<=', cutoff)
+    .executeTakeFirst();
   const left = Math.max(0, total - Number(gone?.amount ?? 0));
-  await trx.deleteFrom('toolgate_budget_uses').where('budget', '=', budget.name).where('key', '=', key).where('at', '<=', cutoff).execute();
+  await trx
+    .deleteFrom('toolgate_budget_uses')
+    .where('budget', '=', budget.name)
+    .where('key', '=', key)
+    .where('at', '<=', cutoff)
+    .execute();
   const oldest = await base.select(sql<number | null>`min(at)`.as('at')).executeTakeFirst();
   await trx
     .updateTable('toolgate_budget_totals')
@@ -319,7 +437,11 @@ async function expire(trx: Trx, { budget, key }: Measured, cutoff: number, total
  * The budget keys' totals, locked on PostgreSQL for the rest of the transaction in one order (so
  * two transactions never wait for each other); keys without a total yet are missing.
  */
-async function lockTotals(ledger: Ledger, trx: Trx, all: readonly Measured[]): Promise<Map<string, { amount: number; oldest: number | null }>> {
+async function lockTotals(
+  ledger: Ledger,
+  trx: Trx,
+  all: readonly Measured[],
+): Promise<Map<string, { amount: number; oldest: number | null }>> {
   let query = trx
     .selectFrom('toolgate_budget_totals')
     .select(['budget', 'key', 'amount', 'oldest'])
@@ -328,7 +450,11 @@ async function lockTotals(ledger: Ledger, trx: Trx, all: readonly Measured[]): P
     .orderBy('key');
   if (ledger.dialect === 'postgres') query = query.forUpdate();
   const totals = new Map<string, { amount: number; oldest: number | null }>();
-  for (const row of await query.execute()) totals.set(slot(row.budget, row.key), { amount: Number(row.amount), oldest: row.oldest === null ? null : Number(row.oldest) });
+  for (const row of await query.execute())
+    totals.set(slot(row.budget, row.key), {
+      amount: Number(row.amount),
+      oldest: row.oldest === null ? null : Number(row.oldest),
+    });
   return totals;
 }
 
@@ -340,7 +466,11 @@ async function lockTotals(ledger: Ledger, trx: Trx, all: readonly Measured[]): P
  * await release(trx, 'call_1', ledger.dialect);
  */
 export async function release(trx: Trx, id: string, dialect: Ledger['dialect']): Promise<void> {
-  const rows = await trx.selectFrom('toolgate_budget_uses').select(['budget', 'key', 'amount']).where('call_id', '=', id).execute();
+  const rows = await trx
+    .selectFrom('toolgate_budget_uses')
+    .select(['budget', 'key', 'amount'])
+    .where('call_id', '=', id)
+    .execute();
   if (rows.length === 0) return;
   await addToTotals(
     trx,
@@ -370,17 +500,32 @@ async function addToTotals(
   const shares: readonly Share[] = 'uses' in change ? change.uses : change.shares;
   const at = uses[0]?.at;
   // SQLite runs in this process: the uses are a statement of their own there.
-  if (dialect === 'sqlite' && uses.length > 0) await run(trx, dialect, shaped(useInserts, uses.length, () => statement(insertUses(uses.length))), valuesOfUses(uses));
+  if (dialect === 'sqlite' && uses.length > 0)
+    await run(
+      trx,
+      dialect,
+      shaped(useInserts, uses.length, () => statement(insertUses(uses.length))),
+      valuesOfUses(uses),
+    );
   if (shares.length === 0) return [];
   const withUses = dialect === 'postgres' ? uses.length : 0;
   const lockSorted = sorted && shares.length > 1;
-  const text = shaped(totalsUpdates, `${shares.length}:${at !== undefined}:${lockSorted}:${withUses}`, () => statement(totalsUpdate(shares.length, at !== undefined, lockSorted, withUses)));
+  const text = shaped(totalsUpdates, `${shares.length}:${at !== undefined}:${lockSorted}:${withUses}`, () =>
+    statement(totalsUpdate(shares.length, at !== undefined, lockSorted, withUses)),
+  );
   const values: unknown[] = withUses > 0 ? valuesOfUses(uses) : [];
   for (const share of shares) values.push(share.budget, share.key, share.amount);
   if (at !== undefined) values.push(at, at);
   for (const share of shares) values.push(share.budget, share.key);
   if (lockSorted) for (const share of shares) values.push(share.budget, share.key);
-  return (await run<{ budget: string; key: string; amount: number; oldest: number | null }>(trx, dialect, text, values)).rows;
+  return (
+    await run<{ budget: string; key: string; amount: number; oldest: number | null }>(
+      trx,
+      dialect,
+      text,
+      values,
+    )
+  ).rows;
 }
 
 /** An amount to add to a key's total (negative to give it back). */
@@ -403,8 +548,10 @@ const USE_COLUMNS = ['call_id', 'budget', 'key', 'amount', 'at'] as const;
 const useInserts = new Map<number, Statement>();
 const totalsUpdates = new Map<string, Statement>();
 
-const insertUses = (count: number) => `insert into "toolgate_budget_uses" (${quoted(USE_COLUMNS)}) values ${Array.from({ length: count }, () => '(?, ?, ?, ?, ?)').join(', ')}`;
-const valuesOfUses = (uses: readonly Use[]) => uses.flatMap((use) => USE_COLUMNS.map((column) => use[column]));
+const insertUses = (count: number) =>
+  `insert into "toolgate_budget_uses" (${quoted(USE_COLUMNS)}) values ${Array.from({ length: count }, () => '(?, ?, ?, ?, ?)').join(', ')}`;
+const valuesOfUses = (uses: readonly Use[]) =>
+  uses.flatMap((use) => USE_COLUMNS.map((column) => use[column]));
 
 /**
  * The text of {@link addToTotals}' one statement: written out once per shape, since a call's
@@ -421,7 +568,9 @@ function totalsUpdate(count: number, withAt: boolean, lockSorted: boolean, uses:
     `update "toolgate_budget_totals" set "amount" = amount + (case ${each('when budget = ? and key = ? then ?', ' ')} else 0 end)`,
     withAt ? `, "oldest" = (case when oldest is null or oldest > ? then ? else oldest end)` : '',
     `where (${matching})`,
-    lockSorted ? `and (select count(*) from (select 1 from toolgate_budget_totals where ${matching} order by budget, key for update) as sorted) >= 0` : '',
+    lockSorted
+      ? `and (select count(*) from (select 1 from toolgate_budget_totals where ${matching} order by budget, key for update) as sorted) >= 0`
+      : '',
     'returning "budget", "key", "amount", "oldest"',
   ]
     .filter((part) => part !== '')

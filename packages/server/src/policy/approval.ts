@@ -1,4 +1,10 @@
-import { canonicalJson, type ApprovalState, type Clock, type InputEdit, type ToolCallRecord } from '@toolgate/core';
+import {
+  canonicalJson,
+  type ApprovalState,
+  type Clock,
+  type InputEdit,
+  type ToolCallRecord,
+} from '@toolgate/core';
 import type { Transaction } from 'kysely';
 import { refused, type Decision } from '../gate/decision.ts';
 import { hashInput, type LedgerKeeper } from '../keeper/ledger-keeper.ts';
@@ -62,7 +68,11 @@ export interface ApprovalOutcome {
  * @example
  * const outcome = await decideApproval(step, trx, { row, approval, principal, edit });
  */
-export async function decideApproval(step: ApprovalStep, trx: Trx, { row, approval, principal, edit }: Approving): Promise<ApprovalOutcome> {
+export async function decideApproval(
+  step: ApprovalStep,
+  trx: Trx,
+  { row, approval, principal, edit }: Approving,
+): Promise<ApprovalOutcome> {
   const { ledger, keeper, clock } = step;
   const record = readRecord(row.record);
   const now = clock.now();
@@ -71,9 +81,18 @@ export async function decideApproval(step: ApprovalStep, trx: Trx, { row, approv
   let hash = approval.input_hash;
   let edited = record.edit;
   if (edit !== undefined) {
-    const problem = await readmit(ledger, trx, step, { record, session: row.session, principal: row.owner }, edit.input);
+    const problem = await readmit(
+      ledger,
+      trx,
+      step,
+      { record, session: row.session, principal: row.owner },
+      edit.input,
+    );
     if (problem !== undefined) {
-      const decision = refused('invalid_edit', `the edited input does not fit a budget: ${problem}`) as Decision & { ok: false };
+      const decision = refused(
+        'invalid_edit',
+        `the edited input does not fit a budget: ${problem}`,
+      ) as Decision & { ok: false };
       await keeper.refuse(trx, row, principal, 'invalid_edit', decision.message);
       return { decision };
     }
@@ -84,39 +103,99 @@ export async function decideApproval(step: ApprovalStep, trx: Trx, { row, approv
 
   let approvedBy: ApprovalState['approvedBy'] = [{ principal, at: now }];
   if (required > 1) {
-    const mine = await trx.selectFrom('toolgate_approvers').select('input_hash').where('call_id', '=', row.id).where('principal', '=', principal).executeTakeFirst();
+    const mine = await trx
+      .selectFrom('toolgate_approvers')
+      .select('input_hash')
+      .where('call_id', '=', row.id)
+      .where('principal', '=', principal)
+      .executeTakeFirst();
     if (mine?.input_hash === hash) {
-      const decision = refused('already_approved', `"${principal}" has already approved this input; it needs ${required} different approvers`) as Decision & { ok: false };
+      const decision = refused(
+        'already_approved',
+        `"${principal}" has already approved this input; it needs ${required} different approvers`,
+      ) as Decision & { ok: false };
       await keeper.refuse(trx, row, principal, 'already_approved', decision.message);
       return { decision };
     }
-    await trx.deleteFrom('toolgate_approvers').where('call_id', '=', row.id).where('principal', '=', principal).execute();
-    await trx.insertInto('toolgate_approvers').values({ call_id: row.id, principal, input_hash: hash, at: now }).execute();
-    const approvers = await trx.selectFrom('toolgate_approvers').select(['principal', 'at']).where('call_id', '=', row.id).where('input_hash', '=', hash).orderBy('at').orderBy('principal').execute();
+    await trx
+      .deleteFrom('toolgate_approvers')
+      .where('call_id', '=', row.id)
+      .where('principal', '=', principal)
+      .execute();
+    await trx
+      .insertInto('toolgate_approvers')
+      .values({ call_id: row.id, principal, input_hash: hash, at: now })
+      .execute();
+    const approvers = await trx
+      .selectFrom('toolgate_approvers')
+      .select(['principal', 'at'])
+      .where('call_id', '=', row.id)
+      .where('input_hash', '=', hash)
+      .orderBy('at')
+      .orderBy('principal')
+      .execute();
     approvedBy = approvers.map((approver) => ({ principal: approver.principal, at: Number(approver.at) }));
   }
   const left = Math.max(0, required - approvedBy.length);
   const state: ApprovalState | undefined =
-    required > 1 || record.approval !== undefined ? { required, approvedBy, left, ...(record.approval?.overBudget === undefined ? {} : { overBudget: record.approval.overBudget }) } : undefined;
+    required > 1 || record.approval !== undefined
+      ? {
+          required,
+          approvedBy,
+          left,
+          ...(record.approval?.overBudget === undefined ? {} : { overBudget: record.approval.overBudget }),
+        }
+      : undefined;
   const notes: NewLedgerEvent[] = [];
   const note = (code: 'approved' | 'edited', message: string, stored: string) =>
-    notes.push({ callId: row.id, session: row.session, from: record.status, to: record.status, actor: principal, at: now, reason: { code, message }, record: stored });
+    notes.push({
+      callId: row.id,
+      session: row.session,
+      from: record.status,
+      to: record.status,
+      actor: principal,
+      at: now,
+      reason: { code, message },
+      record: stored,
+    });
 
   if (left > 0) {
-    const waiting = Object.freeze({ ...record, input, updatedAt: now, ...(state === undefined ? {} : { approval: state }), ...(edited === undefined ? {} : { edit: edited }) }) as ToolCallRecord;
+    const waiting = Object.freeze({
+      ...record,
+      input,
+      updatedAt: now,
+      ...(state === undefined ? {} : { approval: state }),
+      ...(edited === undefined ? {} : { edit: edited }),
+    }) as ToolCallRecord;
     const stored = storeRecord(waiting);
     const updated = await trx
       .updateTable('toolgate_calls')
-      .set({ record: stored, input: canonicalJson(input), input_hash: hash, version: row.version + 1, updated_at: now })
+      .set({
+        record: stored,
+        input: canonicalJson(input),
+        input_hash: hash,
+        version: row.version + 1,
+        updated_at: now,
+      })
       .where('id', '=', row.id)
       .where('version', '=', row.version)
       .executeTakeFirst();
-    if (Number(updated.numUpdatedRows) === 0) throw new Error(`call "${row.id}" moved while it was being approved`); // rolls back
+    if (Number(updated.numUpdatedRows) === 0)
+      throw new Error(`call "${row.id}" moved while it was being approved`); // rolls back
     if (edit !== undefined) {
-      await trx.updateTable('toolgate_approvals').set({ input_hash: hash }).where('call_id', '=', row.id).where('decision', 'is', null).execute();
+      await trx
+        .updateTable('toolgate_approvals')
+        .set({ input_hash: hash })
+        .where('call_id', '=', row.id)
+        .where('decision', 'is', null)
+        .execute();
       note('edited', editMessage(principal, edited as InputEdit), stored);
     }
-    note('approved', `"${principal}" approved; ${left} more approval${left === 1 ? '' : 's'} needed (${required} in all)`, stored);
+    note(
+      'approved',
+      `"${principal}" approved; ${left} more approval${left === 1 ? '' : 's'} needed (${required} in all)`,
+      stored,
+    );
     await ledger.recordEvents(trx, notes);
     return { decision: { ok: true, left } };
   }
@@ -128,18 +207,29 @@ export async function decideApproval(step: ApprovalStep, trx: Trx, { row, approv
     .where('decision', 'is', null)
     .executeTakeFirst();
   if (Number(taken.numUpdatedRows) === 0) {
-    const decision = refused('not_awaiting', `the call is ${row.status}, not waiting for approval`) as Decision & { ok: false };
+    const decision = refused(
+      'not_awaiting',
+      `the call is ${row.status}, not waiting for approval`,
+    ) as Decision & { ok: false };
     await keeper.refuse(trx, row, principal, 'not_awaiting', decision.message);
     return { decision };
   }
-  const before = state === undefined ? record : (Object.freeze({ ...record, approval: state }) as ToolCallRecord);
+  const before =
+    state === undefined ? record : (Object.freeze({ ...record, approval: state }) as ToolCallRecord);
   if (edit !== undefined) note('edited', editMessage(principal, edited as InputEdit), storeRecord(before));
-  if (required > 1) note('approved', `"${principal}" approved; no more approvals needed (${required} in all)`, storeRecord(before));
+  if (required > 1)
+    note(
+      'approved',
+      `"${principal}" approved; no more approvals needed (${required} in all)`,
+      storeRecord(before),
+    );
   if (notes.length > 0) await ledger.recordEvents(trx, notes);
   const started = await keeper.moveIn(
     trx,
     { ...row, record: storeRecord(before) },
-    edit === undefined ? { type: 'execute' } : { type: 'execute', edit: { input, edit: edited as InputEdit } },
+    edit === undefined
+      ? { type: 'execute' }
+      : { type: 'execute', edit: { input, edit: edited as InputEdit } },
     principal,
   );
   if (started === undefined) throw new Error('the approved call could not be started'); // rolls the approval back
@@ -147,6 +237,9 @@ export async function decideApproval(step: ApprovalStep, trx: Trx, { row, approv
 }
 
 function editMessage(principal: string, edit: InputEdit): string {
-  const values = edit.changes.map((change) => `${change.path || '(input)'}: ${JSON.stringify(change.from) ?? '(absent)'} → ${JSON.stringify(change.to) ?? '(absent)'}`);
+  const values = edit.changes.map(
+    (change) =>
+      `${change.path || '(input)'}: ${JSON.stringify(change.from) ?? '(absent)'} → ${JSON.stringify(change.to) ?? '(absent)'}`,
+  );
   return `"${principal}" changed the input before approving: ${values.join('; ')}`;
 }

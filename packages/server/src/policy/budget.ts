@@ -64,29 +64,45 @@ const PER = new Set(['principal', 'session', 'tool']);
  */
 export function checkBudgets(budgets: unknown): readonly Budget[] {
   if (budgets === undefined) return [];
-  if (!Array.isArray(budgets)) throw new TypeError('createServerGate: `budgets` must be an array of budgets ({ name, per, windowMs, max, ... }).');
+  if (!Array.isArray(budgets))
+    throw new TypeError(
+      'createServerGate: `budgets` must be an array of budgets ({ name, per, windowMs, max, ... }).',
+    );
   const names = new Set<string>();
   for (const [index, budget] of (budgets as unknown[]).entries()) {
     const problem = problemOf(budget);
-    const label = typeof (budget as { name?: unknown } | null)?.name === 'string' ? `"${(budget as { name: string }).name}"` : `#${index}`;
+    const label =
+      typeof (budget as { name?: unknown } | null)?.name === 'string'
+        ? `"${(budget as { name: string }).name}"`
+        : `#${index}`;
     if (problem !== undefined) throw new TypeError(`createServerGate: budget ${label}: ${problem}.`);
     const { name } = budget as Budget;
-    if (names.has(name)) throw new TypeError(`createServerGate: two budgets are named "${name}"; each budget needs a name of its own.`);
+    if (names.has(name))
+      throw new TypeError(
+        `createServerGate: two budgets are named "${name}"; each budget needs a name of its own.`,
+      );
     names.add(name);
   }
   return Object.freeze([...(budgets as Budget[])]);
 }
 
 function problemOf(budget: unknown): string | undefined {
-  if (typeof budget !== 'object' || budget === null) return 'a budget is an object { name, per, windowMs, max, ... }';
+  if (typeof budget !== 'object' || budget === null)
+    return 'a budget is an object { name, per, windowMs, max, ... }';
   const { name, tools, per, windowMs, max, measure, over, shadow } = budget as Record<string, unknown>;
   if (typeof name !== 'string' || name.trim() === '') return '`name` must be a non-empty string';
-  if (tools !== undefined && !(Array.isArray(tools) && tools.every((tool) => typeof tool === 'string'))) return '`tools` must be an array of tool names';
-  if (!(typeof per === 'function' || (typeof per === 'string' && PER.has(per)))) return "`per` must be 'principal', 'session', 'tool' or a function of the call that answers a key";
-  if (!(typeof windowMs === 'number' && Number.isFinite(windowMs) && windowMs > 0)) return `\`windowMs\` must be a positive number of milliseconds (got ${String(windowMs)})`;
-  if (!(typeof max === 'number' && Number.isFinite(max) && max >= 0)) return `\`max\` must be a finite number of 0 or more (got ${String(max)})`;
-  if (measure !== undefined && typeof measure !== 'function') return '`measure` must be a function of the input that answers a number';
-  if (over !== undefined && over !== 'refuse' && over !== 'approve') return "`over` must be 'refuse' or 'approve'";
+  if (tools !== undefined && !(Array.isArray(tools) && tools.every((tool) => typeof tool === 'string')))
+    return '`tools` must be an array of tool names';
+  if (!(typeof per === 'function' || (typeof per === 'string' && PER.has(per))))
+    return "`per` must be 'principal', 'session', 'tool' or a function of the call that answers a key";
+  if (!(typeof windowMs === 'number' && Number.isFinite(windowMs) && windowMs > 0))
+    return `\`windowMs\` must be a positive number of milliseconds (got ${String(windowMs)})`;
+  if (!(typeof max === 'number' && Number.isFinite(max) && max >= 0))
+    return `\`max\` must be a finite number of 0 or more (got ${String(max)})`;
+  if (measure !== undefined && typeof measure !== 'function')
+    return '`measure` must be a function of the input that answers a number';
+  if (over !== undefined && over !== 'refuse' && over !== 'approve')
+    return "`over` must be 'refuse' or 'approve'";
   if (shadow !== undefined && typeof shadow !== 'boolean') return '`shadow` must be true or false';
   return undefined;
 }

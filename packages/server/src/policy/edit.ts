@@ -1,4 +1,13 @@
-import { canonicalJson, copyValue, messageOf, type InputChange, type Issue, type Limits, type ToolCallRecord, type ToolEntry } from '@toolgate/core';
+import {
+  canonicalJson,
+  copyValue,
+  messageOf,
+  type InputChange,
+  type Issue,
+  type Limits,
+  type ToolCallRecord,
+  type ToolEntry,
+} from '@toolgate/core';
 
 /**
  * A person's edit of a waiting call, as sent with an approval: the input they want to run and,
@@ -21,7 +30,12 @@ export interface EditRequest {
  * if (!checked.ok) return refused('invalid_edit', checked.message);
  */
 export type CheckedEdit =
-  | { readonly ok: true; readonly input: unknown; readonly proposed: unknown; readonly changes: readonly InputChange[] }
+  | {
+      readonly ok: true;
+      readonly input: unknown;
+      readonly proposed: unknown;
+      readonly changes: readonly InputChange[];
+    }
   | { readonly ok: false; readonly message: string; readonly issues?: readonly Issue[] };
 
 /**
@@ -33,18 +47,37 @@ export type CheckedEdit =
  * @example
  * const checked = await checkEdit(entry, record, { input: edited }, limits);
  */
-export async function checkEdit(entry: ToolEntry | undefined, record: ToolCallRecord, request: EditRequest, limits: Limits): Promise<CheckedEdit> {
+export async function checkEdit(
+  entry: ToolEntry | undefined,
+  record: ToolCallRecord,
+  request: EditRequest,
+  limits: Limits,
+): Promise<CheckedEdit> {
   if (request.name !== undefined && request.name !== record.name) {
-    return { ok: false, message: `an edit cannot change which tool runs: this call is "${record.name}", the edit names ${typeof request.name === 'string' ? JSON.stringify(request.name) : 'no tool name'}` };
+    return {
+      ok: false,
+      message: `an edit cannot change which tool runs: this call is "${record.name}", the edit names ${typeof request.name === 'string' ? JSON.stringify(request.name) : 'no tool name'}`,
+    };
   }
-  if (entry === undefined) return { ok: false, message: `no tool named "${record.name}" is registered on this gate` };
+  if (entry === undefined)
+    return { ok: false, message: `no tool named "${record.name}" is registered on this gate` };
   const copied = copyValue(request.input, limits);
-  if (copied.kind !== 'ok') return { ok: false, message: `the edited input is not a JSON value this gate accepts (${copied.kind}${'path' in copied ? ` at ${String(copied.path)}` : ''})` };
+  if (copied.kind !== 'ok')
+    return {
+      ok: false,
+      message: `the edited input is not a JSON value this gate accepts (${copied.kind}${'path' in copied ? ` at ${String(copied.path)}` : ''})`,
+    };
   const proposed = record.edit?.proposed ?? record.input;
-  const added = changesBetween(proposed, copied.value).filter((change) => !('from' in change) && isKey(proposed, change.path));
+  const added = changesBetween(proposed, copied.value).filter(
+    (change) => !('from' in change) && isKey(proposed, change.path),
+  );
   if (added.length > 0) {
     const paths = added.map((change) => change.path).join(', ');
-    return { ok: false, message: `the edit adds ${paths}, which the model did not propose; an edit may only change the values it proposed`, issues: added.map((change) => ({ path: change.path, message: 'not in the proposed input' })) };
+    return {
+      ok: false,
+      message: `the edit adds ${paths}, which the model did not propose; an edit may only change the values it proposed`,
+      issues: added.map((change) => ({ path: change.path, message: 'not in the proposed input' })),
+    };
   }
   let result: unknown;
   try {
@@ -56,7 +89,11 @@ export async function checkEdit(entry: ToolEntry | undefined, record: ToolCallRe
   if (verdict.ok !== true || !('value' in verdict)) {
     const issues = Array.isArray(verdict.issues) ? (verdict.issues as Issue[]) : [];
     const lines = issues.map((issue) => `${issue.path || '(input)'}: ${issue.message}`).join('; ');
-    return { ok: false, message: `the edited input does not fit the tool's schema${lines === '' ? '' : `: ${lines}`}`, issues };
+    return {
+      ok: false,
+      message: `the edited input does not fit the tool's schema${lines === '' ? '' : `: ${lines}`}`,
+      issues,
+    };
   }
   const input = verdict.value;
   const { tool } = entry;
@@ -67,16 +104,24 @@ export async function checkEdit(entry: ToolEntry | undefined, record: ToolCallRe
     } catch (error) {
       return { ok: false, message: `authorize threw on the edit: ${messageOf(error)}` };
     }
-    if (answer !== true) return { ok: false, message: `the app does not authorize the edited call: ${typeof answer === 'string' && answer !== '' ? answer : 'it did not say yes'}` };
+    if (answer !== true)
+      return {
+        ok: false,
+        message: `the app does not authorize the edited call: ${typeof answer === 'string' && answer !== '' ? answer : 'it did not say yes'}`,
+      };
   }
   return { ok: true, input, proposed, changes: changesBetween(proposed, input) };
 }
 
 /** Whether a change's path ends in an object key (not an array index): only those are fields. */
 function isKey(proposed: unknown, path: string): boolean {
-  const parts = path.split('/').slice(1).map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'));
+  const parts = path
+    .split('/')
+    .slice(1)
+    .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'));
   let at: unknown = proposed;
-  for (const part of parts.slice(0, -1)) at = typeof at === 'object' && at !== null ? (at as Record<string, unknown>)[part] : undefined;
+  for (const part of parts.slice(0, -1))
+    at = typeof at === 'object' && at !== null ? (at as Record<string, unknown>)[part] : undefined;
   return !Array.isArray(at);
 }
 
@@ -92,9 +137,13 @@ const pointer = (path: string, key: string) => `${path}/${key.replaceAll('~', '~
 export function changesBetween(before: unknown, after: unknown, path = ''): InputChange[] {
   const bothObjects = isObject(before) && isObject(after);
   const bothArrays = Array.isArray(before) && Array.isArray(after);
-  if (!bothObjects && !bothArrays) return canonicalJson(before) === canonicalJson(after) ? [] : [{ path, from: before, to: after }];
+  if (!bothObjects && !bothArrays)
+    return canonicalJson(before) === canonicalJson(after) ? [] : [{ path, from: before, to: after }];
   const keys = bothArrays
-    ? Array.from({ length: Math.max((before as unknown[]).length, (after as unknown[]).length) }, (_, index) => String(index))
+    ? Array.from(
+        { length: Math.max((before as unknown[]).length, (after as unknown[]).length) },
+        (_, index) => String(index),
+      )
     : [...new Set([...Object.keys(before as object), ...Object.keys(after as object)])];
   const changes: InputChange[] = [];
   for (const key of keys) {

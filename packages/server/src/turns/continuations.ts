@@ -1,7 +1,18 @@
 import { isTerminal, type Clock, type ToolCallRecord } from '@toolgate/core';
 import type { Ledger } from '../ledger/ledger.ts';
 import type { TurnSettledHandler } from './ended-turn.ts';
-import { claimTurn, finishTurn, readyTurns, recordTurn, releaseTurn, renewTurn, turnsOfCall, type ClosedTurn, type TurnClaim, type TurnKey } from './turn-rows.ts';
+import {
+  claimTurn,
+  finishTurn,
+  readyTurns,
+  recordTurn,
+  releaseTurn,
+  renewTurn,
+  turnsOfCall,
+  type ClosedTurn,
+  type TurnClaim,
+  type TurnKey,
+} from './turn-rows.ts';
 
 /**
  * A turn view's stream is over: its calls as the reader read them, each with the answer its
@@ -16,7 +27,10 @@ export interface TurnEnd {
   readonly id: string;
   /** The app named the turn (rather than the provider, or nobody). */
   readonly given: boolean;
-  readonly calls: readonly { readonly id: string; readonly answer: Promise<ToolCallRecord> | ToolCallRecord }[];
+  readonly calls: readonly {
+    readonly id: string;
+    readonly answer: Promise<ToolCallRecord> | ToolCallRecord;
+  }[];
 }
 
 /**
@@ -69,7 +83,10 @@ const keyOf = (key: TurnKey) => JSON.stringify([key.session, key.id]);
  */
 export function createContinuations(parts: ContinuationParts): Continuations {
   const { ledger, clock, leaseMs, instance, onError, handler } = parts;
-  const running = new Map<string, { readonly controller: AbortController; readonly renewal: { readonly stop: () => void } }>();
+  const running = new Map<
+    string,
+    { readonly controller: AbortController; readonly renewal: { readonly stop: () => void } }
+  >();
   const recording = new Set<Promise<unknown>>();
   const timers = new Set<unknown>();
   let stopped = false;
@@ -103,7 +120,14 @@ export function createContinuations(parts: ContinuationParts): Continuations {
     running.set(key, { controller, renewal });
     let outcome: { ok: true } | { ok: false; error: unknown };
     try {
-      await handler({ id: claim.id, session: claim.session, principal: claim.principal, calls: claim.calls, attempt: claim.attempt, signal: controller.signal });
+      await handler({
+        id: claim.id,
+        session: claim.session,
+        principal: claim.principal,
+        calls: claim.calls,
+        attempt: claim.attempt,
+        signal: controller.signal,
+      });
       outcome = { ok: true };
     } catch (error) {
       outcome = { ok: false, error };
@@ -125,7 +149,9 @@ export function createContinuations(parts: ContinuationParts): Continuations {
   async function record(end: TurnEnd): Promise<Error | undefined> {
     const answers = await Promise.allSettled(end.calls.map((call) => Promise.resolve(call.answer)));
     if (answers.some((answer) => answer.status === 'rejected')) {
-      return new Error(`serverGate.turn: turn "${end.id}" in session "${end.session}" was not recorded, as a call of it did not reach the ledger; onTurnSettled will not run for it.`);
+      return new Error(
+        `serverGate.turn: turn "${end.id}" in session "${end.session}" was not recorded, as a call of it did not reach the ledger; onTurnSettled will not run for it.`,
+      );
     }
     // A principal who may not see the session had every call refused: no handler acts in that session for them.
     if (!(await parts.mayView(end.principal, end.session))) return undefined;
@@ -141,7 +167,9 @@ export function createContinuations(parts: ContinuationParts): Continuations {
       result = await recordTurn(ledger, turn, clock.now());
     }
     if (result === 'conflict') {
-      return new Error(`serverGate.turn: turn "${end.id}" in session "${end.session}" is already another turn (other calls, or another principal); this one was not recorded, and onTurnSettled will not run for it.`);
+      return new Error(
+        `serverGate.turn: turn "${end.id}" in session "${end.session}" is already another turn (other calls, or another principal); this one was not recorded, and onTurnSettled will not run for it.`,
+      );
     }
     await claimAndStart(turn);
     return undefined;
@@ -167,7 +195,12 @@ export function createContinuations(parts: ContinuationParts): Continuations {
 
   return {
     closed(end) {
-      if (stopped) return Promise.resolve(new Error(`serverGate.turn: the gate was closed before turn "${end.id}" in session "${end.session}" was recorded.`));
+      if (stopped)
+        return Promise.resolve(
+          new Error(
+            `serverGate.turn: the gate was closed before turn "${end.id}" in session "${end.session}" was recorded.`,
+          ),
+        );
       const recorded: Promise<Error | undefined> = record(end)
         .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))))
         .then((refused) => {
@@ -198,7 +231,11 @@ export function createContinuations(parts: ContinuationParts): Continuations {
 }
 
 /** Renews the claim every third of `leaseMs`; a claim that was lost, or ran out unrenewed, aborts the run's signal. */
-function renewWhileRunning(parts: ContinuationParts, claim: TurnClaim, controller: AbortController): { stop: () => void } {
+function renewWhileRunning(
+  parts: ContinuationParts,
+  claim: TurnClaim,
+  controller: AbortController,
+): { stop: () => void } {
   const { ledger, clock, leaseMs, onError } = parts;
   let until = clock.now() + leaseMs;
   let timer: unknown;
@@ -215,7 +252,8 @@ function renewWhileRunning(parts: ContinuationParts, claim: TurnClaim, controlle
         },
         (error: unknown) => {
           onError(error);
-          if (clock.now() >= until) controller.abort(lostClaim(claim, 'it ran, and its lease could not be renewed'));
+          if (clock.now() >= until)
+            controller.abort(lostClaim(claim, 'it ran, and its lease could not be renewed'));
           else if (!done) next();
         },
       );
@@ -231,5 +269,7 @@ function renewWhileRunning(parts: ContinuationParts, claim: TurnClaim, controlle
 }
 
 function lostClaim(claim: TurnKey, when: string): Error {
-  return new Error(`onTurnSettled: turn "${claim.id}" in session "${claim.session}" was no longer this process's to run when ${when}: another process may have taken it over.`);
+  return new Error(
+    `onTurnSettled: turn "${claim.id}" in session "${claim.session}" was no longer this process's to run when ${when}: another process may have taken it over.`,
+  );
 }

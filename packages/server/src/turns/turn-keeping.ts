@@ -21,12 +21,14 @@ export function keepTurns(parts: GateParts, tail: Tail, handler: TurnSettledHand
     instance: settings.instance,
     onError: settings.onError,
     generateId: settings.generateId,
-    mayView: async (principal, session) => sessions.mayView(principal, session, await sessions.owner(session)),
+    mayView: async (principal, session) =>
+      sessions.mayView(principal, session, await sessions.owner(session)),
     handler,
     sweeping: parts.options.recover !== false,
   });
   const following = tail.subscribe((moves) => {
-    for (const { event } of moves) if (event.from !== event.to && isTerminal(event.to)) continuations.ended(event.callId);
+    for (const { event } of moves)
+      if (event.from !== event.to && isTerminal(event.to)) continuations.ended(event.callId);
   });
   following.from.catch(settings.onError);
   return {

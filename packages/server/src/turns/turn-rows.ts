@@ -49,21 +49,57 @@ export interface TurnClaim extends TurnKey {
  * @example
  * if ((await recordTurn(ledger, turn, Date.now())) === 'conflict') report();
  */
-export async function recordTurn(ledger: Ledger, turn: ClosedTurn, now: number): Promise<'recorded' | 'same' | 'conflict'> {
+export async function recordTurn(
+  ledger: Ledger,
+  turn: ClosedTurn,
+  now: number,
+): Promise<'recorded' | 'same' | 'conflict'> {
   return ledger.transaction(async (trx) => {
-    const known = await trx.selectFrom('toolgate_turns').select('principal').where('session', '=', turn.session).where('id', '=', turn.id).executeTakeFirst();
+    const known = await trx
+      .selectFrom('toolgate_turns')
+      .select('principal')
+      .where('session', '=', turn.session)
+      .where('id', '=', turn.id)
+      .executeTakeFirst();
     if (known !== undefined) {
-      const ids = await trx.selectFrom('toolgate_turn_calls').select('call_id').where('session', '=', turn.session).where('turn_id', '=', turn.id).orderBy('position').execute();
-      const same = known.principal === turn.principal && ids.length === turn.calls.length && ids.every((row, index) => row.call_id === turn.calls[index]?.id);
+      const ids = await trx
+        .selectFrom('toolgate_turn_calls')
+        .select('call_id')
+        .where('session', '=', turn.session)
+        .where('turn_id', '=', turn.id)
+        .orderBy('position')
+        .execute();
+      const same =
+        known.principal === turn.principal &&
+        ids.length === turn.calls.length &&
+        ids.every((row, index) => row.call_id === turn.calls[index]?.id);
       return same ? 'same' : 'conflict';
     }
     await trx
       .insertInto('toolgate_turns')
-      .values({ session: turn.session, id: turn.id, principal: turn.principal, created_at: now, done_at: null, lease_owner: null, lease_expires_at: null, fence: 0, attempts: 0 })
+      .values({
+        session: turn.session,
+        id: turn.id,
+        principal: turn.principal,
+        created_at: now,
+        done_at: null,
+        lease_owner: null,
+        lease_expires_at: null,
+        fence: 0,
+        attempts: 0,
+      })
       .execute();
     await trx
       .insertInto('toolgate_turn_calls')
-      .values(turn.calls.map((call, position) => ({ session: turn.session, turn_id: turn.id, position, call_id: call.id, answer: call.answer === undefined ? null : storeRecord(call.answer) })))
+      .values(
+        turn.calls.map((call, position) => ({
+          session: turn.session,
+          turn_id: turn.id,
+          position,
+          call_id: call.id,
+          answer: call.answer === undefined ? null : storeRecord(call.answer),
+        })),
+      )
       .execute();
     return 'recorded';
   });
@@ -79,7 +115,9 @@ export async function turnsOfCall(ledger: Ledger, callId: string): Promise<TurnK
   const rows = await ledger.read((db) =>
     db
       .selectFrom('toolgate_turn_calls as c')
-      .innerJoin('toolgate_turns as t', (join) => join.onRef('t.session', '=', 'c.session').onRef('t.id', '=', 'c.turn_id'))
+      .innerJoin('toolgate_turns as t', (join) =>
+        join.onRef('t.session', '=', 'c.session').onRef('t.id', '=', 'c.turn_id'),
+      )
       .select(['t.session', 't.id'])
       .where('c.call_id', '=', callId)
       .where('c.answer', 'is', null)
@@ -113,7 +151,9 @@ export async function readyTurns(ledger: Ledger, now: number, limit: number): Pr
               .whereRef('c.session', '=', 't.session')
               .whereRef('c.turn_id', '=', 't.id')
               .where('c.answer', 'is', null)
-              .where((inner) => inner.or([inner('k.status', 'is', null), inner('k.status', 'not in', TERMINAL)])),
+              .where((inner) =>
+                inner.or([inner('k.status', 'is', null), inner('k.status', 'not in', TERMINAL)]),
+              ),
           ),
         ),
       )
@@ -131,16 +171,40 @@ export async function readyTurns(ledger: Ledger, now: number, limit: number): Pr
  * @example
  * const claim = await claimTurn(ledger, key, { instance: 'app-1', now: Date.now(), leaseMs: 30_000 });
  */
-export async function claimTurn(ledger: Ledger, key: TurnKey, lease: { readonly instance: string; readonly now: number; readonly leaseMs: number }): Promise<TurnClaim | undefined> {
+export async function claimTurn(
+  ledger: Ledger,
+  key: TurnKey,
+  lease: { readonly instance: string; readonly now: number; readonly leaseMs: number },
+): Promise<TurnClaim | undefined> {
   return ledger.transaction(async (trx) => {
-    const turn = await trx.selectFrom('toolgate_turns').selectAll().where('session', '=', key.session).where('id', '=', key.id).executeTakeFirst();
-    if (turn === undefined || turn.done_at !== null || (turn.lease_expires_at !== null && turn.lease_expires_at > lease.now)) return undefined;
-    const rows = await trx.selectFrom('toolgate_turn_calls').select(['call_id', 'answer']).where('session', '=', key.session).where('turn_id', '=', key.id).orderBy('position').execute();
+    const turn = await trx
+      .selectFrom('toolgate_turns')
+      .selectAll()
+      .where('session', '=', key.session)
+      .where('id', '=', key.id)
+      .executeTakeFirst();
+    if (
+      turn === undefined ||
+      turn.done_at !== null ||
+      (turn.lease_expires_at !== null && turn.lease_expires_at > lease.now)
+    )
+      return undefined;
+    const rows = await trx
+      .selectFrom('toolgate_turn_calls')
+      .select(['call_id', 'answer'])
+      .where('session', '=', key.session)
+      .where('turn_id', '=', key.id)
+      .orderBy('position')
+      .execute();
     const stored = rows.filter((row) => row.answer === null).map((row) => row.call_id);
     const found =
       stored.length === 0
         ? []
-        : await trx.selectFrom('toolgate_calls').select(['id', 'session', 'status', 'record']).where('id', 'in', stored).execute();
+        : await trx
+            .selectFrom('toolgate_calls')
+            .select(['id', 'session', 'status', 'record'])
+            .where('id', 'in', stored)
+            .execute();
     const byId = new Map(found.filter((row) => row.session === key.session).map((row) => [row.id, row]));
     const calls: SettledCall[] = [];
     for (const row of rows) {
@@ -150,7 +214,12 @@ export async function claimTurn(ledger: Ledger, key: TurnKey, lease: { readonly 
     }
     const claimed = await trx
       .updateTable('toolgate_turns')
-      .set({ lease_owner: lease.instance, lease_expires_at: lease.now + lease.leaseMs, fence: turn.fence + 1, attempts: turn.attempts + 1 })
+      .set({
+        lease_owner: lease.instance,
+        lease_expires_at: lease.now + lease.leaseMs,
+        fence: turn.fence + 1,
+        attempts: turn.attempts + 1,
+      })
       .where('session', '=', key.session)
       .where('id', '=', key.id)
       .where('fence', '=', turn.fence)
@@ -167,7 +236,11 @@ export async function claimTurn(ledger: Ledger, key: TurnKey, lease: { readonly 
  * @example
  * if (!(await renewTurn(ledger, claim, Date.now() + leaseMs))) stopRun();
  */
-export async function renewTurn(ledger: Ledger, claim: TurnKey & { readonly fence: number }, until: number): Promise<boolean> {
+export async function renewTurn(
+  ledger: Ledger,
+  claim: TurnKey & { readonly fence: number },
+  until: number,
+): Promise<boolean> {
   return updateClaimed(ledger, claim, { lease_expires_at: until });
 }
 
@@ -177,7 +250,11 @@ export async function renewTurn(ledger: Ledger, claim: TurnKey & { readonly fenc
  * @example
  * await finishTurn(ledger, claim, Date.now());
  */
-export async function finishTurn(ledger: Ledger, claim: TurnKey & { readonly fence: number }, now: number): Promise<boolean> {
+export async function finishTurn(
+  ledger: Ledger,
+  claim: TurnKey & { readonly fence: number },
+  now: number,
+): Promise<boolean> {
   return updateClaimed(ledger, claim, { done_at: now, lease_owner: null, lease_expires_at: null });
 }
 
@@ -187,17 +264,32 @@ export async function finishTurn(ledger: Ledger, claim: TurnKey & { readonly fen
  * @example
  * await releaseTurn(ledger, claim, Date.now() + 1000);
  */
-export async function releaseTurn(ledger: Ledger, claim: TurnKey & { readonly fence: number }, retryAt: number): Promise<boolean> {
+export async function releaseTurn(
+  ledger: Ledger,
+  claim: TurnKey & { readonly fence: number },
+  retryAt: number,
+): Promise<boolean> {
   return updateClaimed(ledger, claim, { lease_owner: null, lease_expires_at: retryAt });
 }
 
 async function updateClaimed(
   ledger: Ledger,
   claim: TurnKey & { readonly fence: number },
-  values: { readonly done_at?: number; readonly lease_owner?: null; readonly lease_expires_at: number | null },
+  values: {
+    readonly done_at?: number;
+    readonly lease_owner?: null;
+    readonly lease_expires_at: number | null;
+  },
 ): Promise<boolean> {
   const result = await ledger.transaction((trx) =>
-    trx.updateTable('toolgate_turns').set(values).where('session', '=', claim.session).where('id', '=', claim.id).where('fence', '=', claim.fence).where('done_at', 'is', null).executeTakeFirst(),
+    trx
+      .updateTable('toolgate_turns')
+      .set(values)
+      .where('session', '=', claim.session)
+      .where('id', '=', claim.id)
+      .where('fence', '=', claim.fence)
+      .where('done_at', 'is', null)
+      .executeTakeFirst(),
   );
   return Number(result.numUpdatedRows) === 1;
 }

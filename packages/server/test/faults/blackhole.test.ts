@@ -37,7 +37,8 @@ function blackhole(proxy: TcpProxy, ms: number): void {
  * `settled()`, asked again while it answers LedgerError: connections that went silent with the
  * network stay silent after it answers again, and each one fails the read it is used for, once.
  */
-const settledOnceReachable = (gate: ServerGate, id: string): Promise<unknown> => againWhileUnavailable(() => gate.settled(id), { tries: 20 });
+const settledOnceReachable = (gate: ServerGate, id: string): Promise<unknown> =>
+  againWhileUnavailable(() => gate.settled(id), { tries: 20 });
 
 const inputSchema = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] } as const;
 const session = { session: 's1', principal: 'alice' };
@@ -47,11 +48,19 @@ describeLedgers(
   (target) => {
     it('fails a read with ledger_unavailable within the query timeout, and reads again once the network answers', async () => {
       const { proxy, connectionString } = await throughProxy(target);
-      const ledger = keep(await postgresLedger({ connectionString, queryTimeoutMs: QUERY_TIMEOUT_MS, onError: () => undefined }));
+      const ledger = keep(
+        await postgresLedger({
+          connectionString,
+          queryTimeoutMs: QUERY_TIMEOUT_MS,
+          onError: () => undefined,
+        }),
+      );
       expect(await ledger.head()).toBe(0);
       blackhole(proxy, 1500);
       const started = performance.now();
-      await expect(ledger.read((db) => db.selectFrom('toolgate_calls').selectAll().execute())).rejects.toMatchObject({
+      await expect(
+        ledger.read((db) => db.selectFrom('toolgate_calls').selectAll().execute()),
+      ).rejects.toMatchObject({
         code: 'ledger_unavailable',
         message: expect.stringContaining('PostgreSQL did not answer in time'),
       });
@@ -62,7 +71,13 @@ describeLedgers(
 
     it('writes the result of a tool that returned while the network was silent, once it answers again: committed, run once', async () => {
       const { proxy, connectionString } = await throughProxy(target);
-      const ledger = keep(await postgresLedger({ connectionString, queryTimeoutMs: QUERY_TIMEOUT_MS, onError: () => undefined }));
+      const ledger = keep(
+        await postgresLedger({
+          connectionString,
+          queryTimeoutMs: QUERY_TIMEOUT_MS,
+          onError: () => undefined,
+        }),
+      );
       let runs = 0;
       const charge = defineTool({
         name: 'charge',
@@ -73,18 +88,37 @@ describeLedgers(
           return { charged: true };
         },
       });
-      const gate = createServerGate({ tools: [charge], ledger, leaseMs: 3000, endingRetryMs: 8000, onError: () => undefined });
+      const gate = createServerGate({
+        tools: [charge],
+        ledger,
+        leaseMs: 3000,
+        endingRetryMs: 8000,
+        onError: () => undefined,
+      });
       onTestFinished(() => gate.close());
-      expect(await gate.propose({ id: 'c1', name: 'charge', arguments: { n: 1 } }, session)).toMatchObject({ status: 'executing' });
+      expect(await gate.propose({ id: 'c1', name: 'charge', arguments: { n: 1 } }, session)).toMatchObject({
+        status: 'executing',
+      });
       await Promise.all(ends);
-      expect(await settledOnceReachable(gate, 'c1')).toMatchObject({ status: 'committed', output: { charged: true } });
+      expect(await settledOnceReachable(gate, 'c1')).toMatchObject({
+        status: 'committed',
+        output: { charged: true },
+      });
       expect(runs).toBe(1);
-      expect(await ledger.db.selectFrom('toolgate_calls').select('status').execute()).toEqual([{ status: 'committed' }]);
+      expect(await ledger.db.selectFrom('toolgate_calls').select('status').execute()).toEqual([
+        { status: 'committed' },
+      ]);
     }, 30_000);
 
     it('lets a result go past the ending retry’s bound, and recovery ends the call once the network answers (a plain tool)', async () => {
       const { proxy, connectionString } = await throughProxy(target);
-      const ledger = keep(await postgresLedger({ connectionString, queryTimeoutMs: QUERY_TIMEOUT_MS, onError: () => undefined }));
+      const ledger = keep(
+        await postgresLedger({
+          connectionString,
+          queryTimeoutMs: QUERY_TIMEOUT_MS,
+          onError: () => undefined,
+        }),
+      );
       let runs = 0;
       const charge = defineTool({
         name: 'charge',
@@ -95,11 +129,20 @@ describeLedgers(
           return { charged: true };
         },
       });
-      const gate = createServerGate({ tools: [charge], ledger, leaseMs: 800, endingRetryMs: 300, onError: () => undefined });
+      const gate = createServerGate({
+        tools: [charge],
+        ledger,
+        leaseMs: 800,
+        endingRetryMs: 300,
+        onError: () => undefined,
+      });
       onTestFinished(() => gate.close());
       await gate.propose({ id: 'c1', name: 'charge', arguments: { n: 1 } }, session).catch(() => undefined);
       await Promise.all(ends);
-      expect(await settledOnceReachable(gate, 'c1')).toMatchObject({ status: 'failed', reason: { code: 'interrupted' } });
+      expect(await settledOnceReachable(gate, 'c1')).toMatchObject({
+        status: 'failed',
+        reason: { code: 'interrupted' },
+      });
       expect(runs).toBe(1);
       expect(await ledger.verify()).toMatchObject({ ok: true });
     }, 30_000);

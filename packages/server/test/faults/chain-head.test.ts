@@ -65,7 +65,8 @@ async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number 
   return { value, ms: performance.now() - started };
 }
 
-const readCalls = (ledger: Ledger) => ledger.read((db) => db.selectFrom('toolgate_calls').select('id').execute());
+const readCalls = (ledger: Ledger) =>
+  ledger.read((db) => db.selectFrom('toolgate_calls').select('id').execute());
 
 describeLedgers(
   'the chain head held while many append',
@@ -92,14 +93,25 @@ describeLedgers(
     it('lets twenty calls commit and settle while the head is held, none of them holding a connection, and answers get() at once', async () => {
       const store = await target.fresh();
       const ledger = await store.open();
-      const work = defineTool({ name: 'work', inputSchema: { type: 'object' }, execute: () => ({ ok: true }) });
+      const work = defineTool({
+        name: 'work',
+        inputSchema: { type: 'object' },
+        execute: () => ({ ok: true }),
+      });
       const gate = createServerGate({ tools: [work], ledger, recover: false });
       // The chain's first event, so that the head is known and a move would chain in place if it could.
       await gate.run({ id: 'first', name: 'work', arguments: {} }, { session: 's0', principal: 'alice' });
       const release = await holdChain(store.location);
       // Each move commits with its event left pending and returns: the calls settle while the head
       // is held, and only the sequencer's one pass waits for it.
-      const settled = await Promise.all(Array.from({ length: 20 }, (_, index) => gate.run({ id: `c${index}`, name: 'work', arguments: {} }, { session: `s${index}`, principal: 'alice' })));
+      const settled = await Promise.all(
+        Array.from({ length: 20 }, (_, index) =>
+          gate.run(
+            { id: `c${index}`, name: 'work', arguments: {} },
+            { session: `s${index}`, principal: 'alice' },
+          ),
+        ),
+      );
       expect(settled.map((call) => call.status)).toEqual(Array(20).fill('committed'));
       await delay(200);
       expect(await waitingForChain(store.location)).toBe(1);
@@ -108,7 +120,9 @@ describeLedgers(
       expect(ms).toBeLessThan(QUICK_MS);
       await release();
       // Once the head is free every pending event is chained: 4 moves for each of the 21 calls.
-      await vi.waitFor(async () => expect(await ledger.verify()).toMatchObject({ ok: true, events: 84 }), { timeout: 5000 });
+      await vi.waitFor(async () => expect(await ledger.verify()).toMatchObject({ ok: true, events: 84 }), {
+        timeout: 5000,
+      });
       await gate.close();
     });
   },

@@ -56,7 +56,8 @@ afterAll(() => {
   if ('unmount' in disk) disk.unmount();
 });
 const missing = 'missing' in disk ? disk.missing : undefined;
-if (missing !== undefined && process.env.CI !== 'true') console.warn(`\n!!! SKIPPING the full-disk tests: ${missing}\n`);
+if (missing !== undefined && process.env.CI !== 'true')
+  console.warn(`\n!!! SKIPPING the full-disk tests: ${missing}\n`);
 
 const session = { session: 's1', principal: 'alice' };
 
@@ -83,27 +84,46 @@ describeOnSmallDisk('a SQLite ledger whose disk fills up (SQLite file on a 4 MB 
         return { body: big };
       },
     });
-    const gate = createServerGate({ tools: [report], ledger, leaseMs: 3000, endingRetryMs: 20_000, onError: () => undefined });
+    const gate = createServerGate({
+      tools: [report],
+      ledger,
+      leaseMs: 3000,
+      endingRetryMs: 20_000,
+      onError: () => undefined,
+    });
     onTestFinished(() => gate.close());
     const served = await serve(toolgateHandler(gate, { authenticate: bearer, onError: () => undefined }));
     onTestFinished(() => served.close());
 
-    expect(await gate.propose({ id: 'waiting', name: 'report', arguments: { n: 500 } }, session)).toMatchObject({ status: 'awaiting_approval' });
-    expect(await gate.propose({ id: 'c1', name: 'report', arguments: { n: 1 } }, session)).toMatchObject({ status: 'executing' });
+    expect(
+      await gate.propose({ id: 'waiting', name: 'report', arguments: { n: 500 } }, session),
+    ).toMatchObject({ status: 'awaiting_approval' });
+    expect(await gate.propose({ id: 'c1', name: 'report', arguments: { n: 1 } }, session)).toMatchObject({
+      status: 'executing',
+    });
     await expect.poll(() => filler).toBeDefined();
 
     // While the disk is full: the ledger's own error, as a program and over HTTP.
     const failing = gate.propose({ id: 'c2', name: 'report', arguments: { n: 2 } }, session);
     await expect(failing).rejects.toBeInstanceOf(LedgerError);
-    await expect(failing).rejects.toMatchObject({ code: 'ledger_unavailable', message: expect.stringContaining('full') });
-    const denied = await fetch(`${served.origin}/api/toolgate/calls/waiting/deny`, { method: 'POST', headers: as('alice', { 'content-type': 'application/json' }), body: '{}' });
+    await expect(failing).rejects.toMatchObject({
+      code: 'ledger_unavailable',
+      message: expect.stringContaining('full'),
+    });
+    const denied = await fetch(`${served.origin}/api/toolgate/calls/waiting/deny`, {
+      method: 'POST',
+      headers: as('alice', { 'content-type': 'application/json' }),
+      body: '{}',
+    });
     expect(denied.status).toBe(503);
     expect(await denied.json()).toMatchObject({ error: { code: 'unavailable' } });
 
     rmSync(filler as string);
     expect(await gate.settled('c1')).toMatchObject({ status: 'committed', output: { body: big } });
     expect(runs).toBe(1);
-    expect(await gate.run({ id: 'c2', name: 'report', arguments: { n: 2 } }, session)).toMatchObject({ status: 'committed' });
+    expect(await gate.run({ id: 'c2', name: 'report', arguments: { n: 2 } }, session)).toMatchObject({
+      status: 'committed',
+    });
     expect(await gate.get('waiting')).toMatchObject({ status: 'awaiting_approval' });
     expect(await ledger.verify()).toMatchObject({ ok: true });
   }, 40_000);

@@ -29,7 +29,9 @@ async function outage(target: Target): Promise<Outage> {
   let overNow!: () => void;
   const ending = new Promise<void>((resolve) => (overNow = resolve));
   if (target.dialect === 'sqlite') {
-    const ledger = keep(await sqliteLedger({ path: store.location, busyTimeoutMs: 20, onError: () => undefined }));
+    const ledger = keep(
+      await sqliteLedger({ path: store.location, busyTimeoutMs: 20, onError: () => undefined }),
+    );
     const other = new Database(store.location);
     onTestFinished(() => {
       if (other.inTransaction) other.exec('rollback');
@@ -39,7 +41,11 @@ async function outage(target: Target): Promise<Outage> {
       ledger,
       during(ms) {
         other.exec('begin immediate');
-        ends.push(delay(ms).then(() => void other.exec('rollback')).then(overNow));
+        ends.push(
+          delay(ms)
+            .then(() => void other.exec('rollback'))
+            .then(overNow),
+        );
       },
       over: () => ending,
     };
@@ -48,13 +54,19 @@ async function outage(target: Target): Promise<Outage> {
   const upstream = new URL(store.location);
   const proxy = await tcpProxy({ host: upstream.hostname, port: Number(upstream.port || 5432) });
   onTestFinished(() => proxy.close());
-  const ledger = keep(await postgresLedger({ connectionString: proxy.through(store.location), onError: () => undefined }));
+  const ledger = keep(
+    await postgresLedger({ connectionString: proxy.through(store.location), onError: () => undefined }),
+  );
   return {
     ledger,
     during(ms) {
       // Every connection is cut, and new ones are refused, until the outage ends.
       void proxy.mode('refuse');
-      ends.push(delay(ms).then(() => proxy.mode('pass')).then(overNow));
+      ends.push(
+        delay(ms)
+          .then(() => proxy.mode('pass'))
+          .then(overNow),
+      );
     },
     over: () => ending,
   };
@@ -78,14 +90,26 @@ describeLedgers(
           return { charged: true };
         },
       });
-      const gate = createServerGate({ tools: [charge], ledger, leaseMs: 2000, endingRetryMs: 8000, onError: () => undefined });
+      const gate = createServerGate({
+        tools: [charge],
+        ledger,
+        leaseMs: 2000,
+        endingRetryMs: 8000,
+        onError: () => undefined,
+      });
       onTestFinished(() => gate.close());
-      expect(await gate.propose({ id: 'c1', name: 'charge', arguments: { n: 1 } }, session)).toMatchObject({ status: 'executing' });
+      expect(await gate.propose({ id: 'c1', name: 'charge', arguments: { n: 1 } }, session)).toMatchObject({
+        status: 'executing',
+      });
       await over();
       expect(await gate.settled('c1')).toMatchObject({ status: 'committed', output: { charged: true } });
       expect(runs).toBe(1);
-      expect(await gate.propose({ id: 'c1', name: 'charge', arguments: { n: 1 } }, session)).toMatchObject({ status: 'committed' });
-      expect(await ledger.db.selectFrom('toolgate_calls').select('status').execute()).toEqual([{ status: 'committed' }]);
+      expect(await gate.propose({ id: 'c1', name: 'charge', arguments: { n: 1 } }, session)).toMatchObject({
+        status: 'committed',
+      });
+      expect(await ledger.db.selectFrom('toolgate_calls').select('status').execute()).toEqual([
+        { status: 'committed' },
+      ]);
     }, 30_000);
 
     it('past the bound is let go, and recovery ends it failed / interrupted (a tool that is not idempotent)', async () => {
@@ -100,14 +124,22 @@ describeLedgers(
           return { charged: true };
         },
       });
-      const gate = createServerGate({ tools: [charge], ledger, leaseMs: 800, endingRetryMs: 300, onError: () => undefined });
+      const gate = createServerGate({
+        tools: [charge],
+        ledger,
+        leaseMs: 800,
+        endingRetryMs: 300,
+        onError: () => undefined,
+      });
       onTestFinished(() => gate.close());
       await gate.propose({ id: 'c1', name: 'charge', arguments: { n: 1 } }, session).catch(() => undefined);
       await over();
       const settled = await gate.settled('c1');
       expect(settled).toMatchObject({ status: 'failed', reason: { code: 'interrupted' } });
       expect(runs).toBe(1);
-      expect(await gate.propose({ id: 'c1', name: 'charge', arguments: { n: 1 } }, session)).toMatchObject({ status: 'failed' });
+      expect(await gate.propose({ id: 'c1', name: 'charge', arguments: { n: 1 } }, session)).toMatchObject({
+        status: 'failed',
+      });
       expect(await ledger.verify()).toMatchObject({ ok: true });
     }, 30_000);
 
@@ -124,7 +156,13 @@ describeLedgers(
           return { synced: keys.length };
         },
       });
-      const gate = createServerGate({ tools: [sync], ledger, leaseMs: 800, endingRetryMs: 300, onError: () => undefined });
+      const gate = createServerGate({
+        tools: [sync],
+        ledger,
+        leaseMs: 800,
+        endingRetryMs: 300,
+        onError: () => undefined,
+      });
       onTestFinished(() => gate.close());
       await gate.propose({ id: 'c1', name: 'sync', arguments: { n: 1 } }, session).catch(() => undefined);
       await over();

@@ -25,7 +25,10 @@ function storm(database: string): { readonly stop: () => Promise<number> } {
   let kills = 0;
   const running = withAdmin(postgresAdmin!, async (admin) => {
     while (!stopped) {
-      const { rowCount } = await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [database]);
+      const { rowCount } = await admin.query(
+        'select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+        [database],
+      );
       kills += rowCount ?? 0;
       await delay(Math.random() * 100);
     }
@@ -39,7 +42,6 @@ function storm(database: string): { readonly stop: () => Promise<number> } {
   };
 }
 
-
 describeLedgers(
   'PostgreSQL backends terminated over and over while calls are proposed',
   (target) => {
@@ -48,9 +50,13 @@ describeLedgers(
         process.on('uncaughtException', crashed);
         const store = await target.fresh();
         const database = new URL(store.location).pathname.slice(1);
-        const appPool = pooled === 'its own pool' ? undefined : new pg.Pool({ connectionString: store.location, max: 10 });
+        const appPool =
+          pooled === 'its own pool' ? undefined : new pg.Pool({ connectionString: store.location, max: 10 });
         appPool?.on('error', () => undefined);
-        const ledger: Ledger = appPool === undefined ? await store.open({ onError: () => undefined }) : keep(await postgresLedger({ pool: appPool, onError: () => undefined }));
+        const ledger: Ledger =
+          appPool === undefined
+            ? await store.open({ onError: () => undefined })
+            : keep(await postgresLedger({ pool: appPool, onError: () => undefined }));
         const runs = new Map<string, number>();
         const work = defineTool({
           name: 'work',
@@ -83,14 +89,25 @@ describeLedgers(
         // again, as the contract says.
         const settled = await Promise.all(
           Array.from({ length: CALLS }, async (_, i) => {
-            await againWhileUnavailable(() => gate.propose(proposal(i), { session: `s${i % 10}`, principal: 'alice' }), { tries: 5, pauseMs: 50 });
+            await againWhileUnavailable(
+              () => gate.propose(proposal(i), { session: `s${i % 10}`, principal: 'alice' }),
+              { tries: 5, pauseMs: 50 },
+            );
             return gate.settled(`c${i}`);
           }),
         );
-        expect(settled.filter((call) => call === undefined || !isTerminal(call.status)).map((call) => call?.id)).toEqual([]);
+        expect(
+          settled.filter((call) => call === undefined || !isTerminal(call.status)).map((call) => call?.id),
+        ).toEqual([]);
         expect(settled.filter((call) => call?.status === 'committed')).not.toHaveLength(0);
         expect([...runs.values()].filter((count) => count > 1)).toEqual([]);
-        expect(await ledger.db.selectFrom('toolgate_calls').select('id').where('status', '=', 'executing').execute()).toEqual([]);
+        expect(
+          await ledger.db
+            .selectFrom('toolgate_calls')
+            .select('id')
+            .where('status', '=', 'executing')
+            .execute(),
+        ).toEqual([]);
         expect(await ledger.verify()).toMatchObject({ ok: true });
         await gate.close();
         await ledger.close();

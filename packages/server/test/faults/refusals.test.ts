@@ -17,25 +17,46 @@ describeLedgers('refused decisions on a call with a large output', (target) => {
   it('store no copy of the record, and are still told on the feed', async () => {
     const ledger = await (await target.fresh()).open();
     const gate = createServerGate({ tools: [report], ledger, recover: false });
-    expect(await gate.run({ id: 'c1', name: 'report', arguments: { n: 1 } }, { session: 's1', principal: 'alice' })).toMatchObject({ status: 'committed' });
+    expect(
+      await gate.run(
+        { id: 'c1', name: 'report', arguments: { n: 1 } },
+        { session: 's1', principal: 'alice' },
+      ),
+    ).toMatchObject({ status: 'committed' });
     const size = async () => {
-      const { rows } = await sql<{ bytes: number | string | null }>`select sum(length(coalesce(record, ''))) as bytes from toolgate_events`.execute(ledger.db);
+      const { rows } = await sql<{
+        bytes: number | string | null;
+      }>`select sum(length(coalesce(record, ''))) as bytes from toolgate_events`.execute(ledger.db);
       return Number(rows[0]?.bytes ?? 0);
     };
     const before = await size();
     const feed = gate.moves('s1', { principal: 'alice', after: await ledger.head() });
-    for (let i = 0; i < 5; i += 1) expect(await gate.approve('c1', { principal: 'alice', inputHash: '0'.repeat(64) })).toMatchObject({ ok: false, code: 'settled' });
-    for (let i = 0; i < 10; i += 1) expect(await gate.cancel('c1', { principal: 'mallory' })).toMatchObject({ ok: false, code: 'not_found' });
+    for (let i = 0; i < 5; i += 1)
+      expect(await gate.approve('c1', { principal: 'alice', inputHash: '0'.repeat(64) })).toMatchObject({
+        ok: false,
+        code: 'settled',
+      });
+    for (let i = 0; i < 10; i += 1)
+      expect(await gate.cancel('c1', { principal: 'mallory' })).toMatchObject({
+        ok: false,
+        code: 'not_found',
+      });
     expect(await size()).toBe(before);
     const refusals = (await ledger.eventsAfter(0)).filter((event) => event.from === event.to);
-    expect(refusals.map((event) => event.reason?.code)).toEqual([...Array(5).fill('settled'), ...Array(10).fill('forbidden')]);
+    expect(refusals.map((event) => event.reason?.code)).toEqual([
+      ...Array(5).fill('settled'),
+      ...Array(10).fill('forbidden'),
+    ]);
     // The feed tells the owner's refusals, with the call as it stands.
     const told: LedgerMove[] = [];
     for await (const move of feed) {
       told.push(move);
       if (told.length === 15) break;
     }
-    expect(told.map((move) => move.event.reason?.code)).toEqual([...Array(5).fill('settled'), ...Array(10).fill('forbidden')]);
+    expect(told.map((move) => move.event.reason?.code)).toEqual([
+      ...Array(5).fill('settled'),
+      ...Array(10).fill('forbidden'),
+    ]);
     expect(told[0]?.record).toMatchObject({ id: 'c1', status: 'committed', output: { body: big } });
     expect(await ledger.verify()).toMatchObject({ ok: true });
     await gate.close();

@@ -12,7 +12,9 @@ import { describeLedgers, keep, scratchDirectory } from '../support/ledgers.ts';
 let files = 0;
 
 /** A ledger with four events, open on its file, and another file of twelve events to put in its place. */
-async function running(options: { pollMs?: number } = {}): Promise<{ path: string; ledger: Ledger; replacement: string; onError: ReturnType<typeof vi.fn> }> {
+async function running(
+  options: { pollMs?: number } = {},
+): Promise<{ path: string; ledger: Ledger; replacement: string; onError: ReturnType<typeof vi.fn> }> {
   files += 1;
   const path = join(scratchDirectory(), `running-${files}.db`);
   const onError = vi.fn();
@@ -31,7 +33,10 @@ async function running(options: { pollMs?: number } = {}): Promise<{ path: strin
 async function opened(path: string): Promise<{ verified: unknown; calls: string[] }> {
   const ledger = await sqliteLedger({ path });
   try {
-    return { verified: await ledger.verify(), calls: (await ledger.eventsAfter(0)).map((event) => event.callId) };
+    return {
+      verified: await ledger.verify(),
+      calls: (await ledger.eventsAfter(0)).map((event) => event.callId),
+    };
   } finally {
     await ledger.close();
   }
@@ -48,7 +53,9 @@ describeLedgers(
       renameSync(replacement, path);
       await expect(appendMoves(ledger, 1, 50)).rejects.toMatchObject({
         code: 'ledger_unavailable',
-        message: expect.stringContaining('the SQLite database file was moved or removed while the ledger had it open'),
+        message: expect.stringContaining(
+          'the SQLite database file was moved or removed while the ledger had it open',
+        ),
       });
       // Reads are refused too: the file they would read is no longer the ledger's.
       await expect(ledger.eventsAfter(0)).rejects.toMatchObject({ code: 'ledger_unavailable' });
@@ -67,7 +74,9 @@ describeLedgers(
     it('notices the replacement between moves, tells onError, and moves its log aside before anything else opens the path', async () => {
       const { path, ledger, replacement, onError } = await running({ pollMs: 20 });
       renameSync(replacement, path);
-      await vi.waitFor(() => expect(onError).toHaveBeenCalledWith(expect.objectContaining({ code: 'ledger_unavailable' })));
+      await vi.waitFor(() =>
+        expect(onError).toHaveBeenCalledWith(expect.objectContaining({ code: 'ledger_unavailable' })),
+      );
       expect(await opened(path)).toMatchObject(intact);
       await ledger.close();
     });
@@ -79,7 +88,9 @@ describeLedgers(
       renameSync(replacement, path);
       await expect(appendMoves(ledger, 1, 50)).rejects.toMatchObject({ code: 'ledger_unavailable' });
       await ledger.close();
-      const [aside] = readdirSync(scratchDirectory()).filter((name) => name.startsWith(`running-${files}.db-wal.moved-`));
+      const [aside] = readdirSync(scratchDirectory()).filter((name) =>
+        name.startsWith(`running-${files}.db-wal.moved-`),
+      );
       expect(aside).toBeDefined();
       renameSync(join(scratchDirectory(), aside as string), `${old}-wal`);
       expect(await opened(old)).toMatchObject({ verified: { ok: true, events: 4 } });
@@ -89,10 +100,16 @@ describeLedgers(
     it('makes the gate fail closed: a proposal answers ledger_unavailable and nothing runs', async () => {
       const { path, ledger, replacement } = await running();
       let runs = 0;
-      const tool = defineTool({ name: 'charge', inputSchema: { type: 'object' }, execute: () => (runs += 1) });
+      const tool = defineTool({
+        name: 'charge',
+        inputSchema: { type: 'object' },
+        execute: () => (runs += 1),
+      });
       const gate = createServerGate({ tools: [tool], ledger, recover: false, onError: () => undefined });
       renameSync(replacement, path);
-      await expect(gate.propose({ id: 'c1', name: 'charge', arguments: {} }, { session: 's1', principal: 'alice' })).rejects.toMatchObject({ code: 'ledger_unavailable' });
+      await expect(
+        gate.propose({ id: 'c1', name: 'charge', arguments: {} }, { session: 's1', principal: 'alice' }),
+      ).rejects.toMatchObject({ code: 'ledger_unavailable' });
       expect(runs).toBe(0);
       await gate.close();
       await ledger.close();

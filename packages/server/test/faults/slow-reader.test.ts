@@ -26,7 +26,11 @@ const CALLS = 100;
 const note = 'n'.repeat(40_000);
 const echo = defineTool({
   name: 'echo',
-  inputSchema: { type: 'object', properties: { n: { type: 'integer' }, note: { type: 'string' } }, required: ['n', 'note'] },
+  inputSchema: {
+    type: 'object',
+    properties: { n: { type: 'integer' }, note: { type: 'string' } },
+    required: ['n', 'note'],
+  },
   execute: (input) => ({ n: input.n }),
 });
 
@@ -41,7 +45,11 @@ async function setup(target: Target, handler: Partial<ToolgateHandlerOptions> = 
   const ledger = await store.open();
   const gate = createServerGate({ tools: [echo], ledger, recover: false });
   const served = await serve(toolgateHandler(gate, { authenticate: bearer, ...handler }));
-  cleanup.push(() => ledger.close(), () => gate.close(), () => served.close());
+  cleanup.push(
+    () => ledger.close(),
+    () => gate.close(),
+    () => served.close(),
+  );
   /**
    * Another app server on the same ledger proposes `CALLS` calls in session s1, and goes: what the
    * server under test holds afterwards is its feed's, not the proposing gate's own.
@@ -50,7 +58,14 @@ async function setup(target: Target, handler: Partial<ToolgateHandlerOptions> = 
     const other = await store.open();
     const writer = createServerGate({ tools: [echo], ledger: other, recover: false });
     for (let n = 0; n < CALLS; n += 20) {
-      await Promise.all(Array.from({ length: 20 }, (_, i) => writer.run({ id: `c${n + i}`, name: 'echo', arguments: { n: n + i, note } }, { session: 's1', principal: 'alice' })));
+      await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          writer.run(
+            { id: `c${n + i}`, name: 'echo', arguments: { n: n + i, note } },
+            { session: 's1', principal: 'alice' },
+          ),
+        ),
+      );
     }
     await writer.close();
     await other.close();
@@ -98,7 +113,9 @@ describeLedgers(
       // hears of another process's commits within its pollMs).
       await delay(1000);
       const grown = held() - before;
-      console.info(`${target.name}: ${head} events (${Math.round((head * note.length) / 1e6)} MB of feed) unread; the server holds ${(grown / 1e6).toFixed(1)} MB more`);
+      console.info(
+        `${target.name}: ${head} events (${Math.round((head * note.length) / 1e6)} MB of feed) unread; the server holds ${(grown / 1e6).toFixed(1)} MB more`,
+      );
       // The feed's own bound here is 64 KiB of unread events and 32 moves (about 1.3 MB); the rest
       // is the database driver's read buffers, grown to the largest page a pooled connection read,
       // and what the collector has not returned (2–5 MB measured in all). A feed that held what
@@ -130,7 +147,10 @@ describeLedgers('event feeds of one principal', (target) => {
     expect([...alice, other].map((one) => one.ended())).toEqual([false, false, false, false]);
     const newest = await opened('alice');
     await alice[0]?.feed.ended;
-    await gate.run({ id: 'c1', name: 'echo', arguments: { n: 1, note: '' } }, { session: 's1', principal: 'alice' });
+    await gate.run(
+      { id: 'c1', name: 'echo', arguments: { n: 1, note: '' } },
+      { session: 's1', principal: 'alice' },
+    );
     for (const open of [...alice.slice(1), newest]) await open.feed.until(() => open.feed.moves().length > 0);
     expect([...alice, newest, other].map((one) => one.ended())).toEqual([true, false, false, false, false]);
   });

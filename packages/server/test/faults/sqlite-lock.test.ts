@@ -35,10 +35,14 @@ describeLedgers(
   (target) => {
     it('keeps the event loop free while a write waits for another process’s lock, and writes once it is let go', async () => {
       const store = await target.fresh();
-      const ledger = keep(await sqliteLedger({ path: store.location, busyTimeoutMs: 8000, onError: () => undefined }));
+      const ledger = keep(
+        await sqliteLedger({ path: store.location, busyTimeoutMs: 8000, onError: () => undefined }),
+      );
       const gate = createServerGate({ tools: [work], ledger, recover: false, onError: () => undefined });
       onTestFinished(() => gate.close());
-      expect(await gate.run({ id: 'c0', name: 'work', arguments: { n: 0 } }, session)).toMatchObject({ status: 'committed' });
+      expect(await gate.run({ id: 'c0', name: 'work', arguments: { n: 0 } }, session)).toMatchObject({
+        status: 'committed',
+      });
       const holder = start('sqlite-lock', [store.location]);
       onTestFinished(() => holder.kill('SIGKILL'));
       await holder.line((message) => message['holding'] === true);
@@ -59,11 +63,25 @@ describeLedgers(
     it('lets two ledger objects on one file in one process take turns', async () => {
       const store = await target.fresh();
       const gates = await Promise.all(
-        [0, 1].map(async () => createServerGate({ tools: [work], ledger: keep(await sqliteLedger({ path: store.location })), recover: false, onError: () => undefined })),
+        [0, 1].map(async () =>
+          createServerGate({
+            tools: [work],
+            ledger: keep(await sqliteLedger({ path: store.location })),
+            recover: false,
+            onError: () => undefined,
+          }),
+        ),
       );
       onTestFinished(async () => void (await Promise.all(gates.map((gate) => gate.close()))));
       const { result, stallMs } = await longestStall(() =>
-        Promise.all(Array.from({ length: 40 }, (_, i) => (gates[i % 2] ?? gates[0])!.run({ id: `c${i}`, name: 'work', arguments: { n: i } }, { session: `s${i}`, principal: 'alice' }))),
+        Promise.all(
+          Array.from({ length: 40 }, (_, i) =>
+            (gates[i % 2] ?? gates[0])!.run(
+              { id: `c${i}`, name: 'work', arguments: { n: i } },
+              { session: `s${i}`, principal: 'alice' },
+            ),
+          ),
+        ),
       );
       expect(result.map((call) => call.status)).toEqual(Array(40).fill('committed'));
       expect(stallMs).toBeLessThan(1000);

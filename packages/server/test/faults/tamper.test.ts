@@ -11,7 +11,11 @@ import { describeLedgers } from '../support/ledgers.ts';
 const runs: unknown[] = [];
 const transfer = defineTool({
   name: 'transfer',
-  inputSchema: { type: 'object', properties: { to: { type: 'string' }, cents: { type: 'integer' } }, required: ['to', 'cents'] },
+  inputSchema: {
+    type: 'object',
+    properties: { to: { type: 'string' }, cents: { type: 'integer' } },
+    required: ['to', 'cents'],
+  },
   needsApproval: true,
   execute: (input) => {
     runs.push(input);
@@ -28,27 +32,54 @@ describeLedgers('a call edited in the database while it waits for a person', (ta
       const ledger = await (await target.fresh()).open({ auditKey: 'k'.repeat(32) });
       const onError = vi.fn();
       const gate = createServerGate({ tools: [transfer], ledger, recover: false, onError });
-      const shown = await gate.propose({ id: 'c1', name: 'transfer', arguments: { to: 'bob', cents: 500 } }, session);
+      const shown = await gate.propose(
+        { id: 'c1', name: 'transfer', arguments: { to: 'bob', cents: 500 } },
+        session,
+      );
       expect(shown.status).toBe('awaiting_approval');
-      const row = await ledger.db.selectFrom('toolgate_calls').select('record').where('id', '=', 'c1').executeTakeFirstOrThrow();
+      const row = await ledger.db
+        .selectFrom('toolgate_calls')
+        .select('record')
+        .where('id', '=', 'c1')
+        .executeTakeFirstOrThrow();
       const evil = { to: 'mallory', cents: 500_000 };
       const record = { ...(JSON.parse(row.record) as object), input: evil };
-      let update = ledger.db.updateTable('toolgate_calls').set({ record: JSON.stringify(record), input: canonicalJson(evil) }).where('id', '=', 'c1');
+      let update = ledger.db
+        .updateTable('toolgate_calls')
+        .set({ record: JSON.stringify(record), input: canonicalJson(evil) })
+        .where('id', '=', 'c1');
       let approveWith = await inputHash(shown.input);
       if (how === 'its record, input and both hashes') {
         approveWith = sha(canonicalJson(evil));
         update = update.set({ input_hash: approveWith });
-        await ledger.db.updateTable('toolgate_approvals').set({ input_hash: approveWith }).where('call_id', '=', 'c1').execute();
+        await ledger.db
+          .updateTable('toolgate_approvals')
+          .set({ input_hash: approveWith })
+          .where('call_id', '=', 'c1')
+          .execute();
       }
       await update.execute();
 
-      expect(await gate.approve('c1', { principal: 'alice', inputHash: approveWith })).toMatchObject({ ok: false, code: 'tampered' });
+      expect(await gate.approve('c1', { principal: 'alice', inputHash: approveWith })).toMatchObject({
+        ok: false,
+        code: 'tampered',
+      });
       expect(runs).toEqual([]);
       expect(await gate.get('c1')).toMatchObject({ status: 'awaiting_approval' });
-      expect(onError).toHaveBeenCalledWith(expect.objectContaining({ message: expect.stringContaining('was not run') }));
+      expect(onError).toHaveBeenCalledWith(
+        expect.objectContaining({ message: expect.stringContaining('was not run') }),
+      );
       const refusal = (await ledger.eventsAfter(0)).find((event) => event.reason?.code === 'tampered');
-      expect(refusal).toMatchObject({ callId: 'c1', actor: 'alice', from: 'awaiting_approval', to: 'awaiting_approval' });
-      expect(await gate.verify()).toMatchObject({ ok: false, why: expect.stringContaining('call "c1" was changed in toolgate_calls') });
+      expect(refusal).toMatchObject({
+        callId: 'c1',
+        actor: 'alice',
+        from: 'awaiting_approval',
+        to: 'awaiting_approval',
+      });
+      expect(await gate.verify()).toMatchObject({
+        ok: false,
+        why: expect.stringContaining('call "c1" was changed in toolgate_calls'),
+      });
       await gate.close();
     });
   }
@@ -69,7 +100,11 @@ describeLedgers(
           const inputs: unknown[] = [];
           const reserve = defineTool({
             name: 'reserve',
-            inputSchema: { type: 'object', properties: { to: { type: 'string' }, cents: { type: 'integer' } }, required: ['to', 'cents'] },
+            inputSchema: {
+              type: 'object',
+              properties: { to: { type: 'string' }, cents: { type: 'integer' } },
+              required: ['to', 'cents'],
+            },
             idempotent,
             // The first run never returns: its process is gone.
             execute: (input, ctx) => {
@@ -80,32 +115,75 @@ describeLedgers(
           });
           const stalled = createFakeClock(Date.now());
           const later = createFakeClock(Date.now() + LEASE + 1);
-          const a = createServerGate({ tools: [reserve], ledger: await store.open(), recover: false, clock: stalled, leaseMs: LEASE, instance: 'a' });
+          const a = createServerGate({
+            tools: [reserve],
+            ledger: await store.open(),
+            recover: false,
+            clock: stalled,
+            leaseMs: LEASE,
+            instance: 'a',
+          });
           const ledger = await store.open();
           const onError = vi.fn();
-          const b = createServerGate({ tools: [reserve], ledger, recover: false, clock: later, leaseMs: LEASE, instance: 'b', onError });
-          const shown = await a.propose({ id: 'r1', name: 'reserve', arguments: { to: 'bob', cents: 500 } }, session);
+          const b = createServerGate({
+            tools: [reserve],
+            ledger,
+            recover: false,
+            clock: later,
+            leaseMs: LEASE,
+            instance: 'b',
+            onError,
+          });
+          const shown = await a.propose(
+            { id: 'r1', name: 'reserve', arguments: { to: 'bob', cents: 500 } },
+            session,
+          );
           expect(shown.status).toBe('executing');
           await a.close();
 
-          const row = await ledger.db.selectFrom('toolgate_calls').select('record').where('id', '=', 'r1').executeTakeFirstOrThrow();
+          const row = await ledger.db
+            .selectFrom('toolgate_calls')
+            .select('record')
+            .where('id', '=', 'r1')
+            .executeTakeFirstOrThrow();
           const evil = { to: 'mallory', cents: 500_000 };
           let update = ledger.db
             .updateTable('toolgate_calls')
-            .set({ record: JSON.stringify({ ...(JSON.parse(row.record) as object), input: evil }), input: canonicalJson(evil) })
+            .set({
+              record: JSON.stringify({ ...(JSON.parse(row.record) as object), input: evil }),
+              input: canonicalJson(evil),
+            })
             .where('id', '=', 'r1');
-          if (how === 'its record, input and input hash') update = update.set({ input_hash: sha(canonicalJson(evil)) });
+          if (how === 'its record, input and input hash')
+            update = update.set({ input_hash: sha(canonicalJson(evil)) });
           await update.execute();
 
           expect(await b.recover()).toEqual({ rerun: [], interrupted: ['r1'], expired: [] });
           expect(inputs).toEqual([{ to: 'bob', cents: 500 }]);
           // Ended from the record the trail holds, not the edited row.
           const ended = await b.get('r1');
-          expect(ended).toMatchObject({ status: 'failed', input: { to: 'bob', cents: 500 }, reason: { code: 'interrupted' } });
-          expect(onError).toHaveBeenCalledWith(expect.objectContaining({ message: expect.stringContaining('was not run again') }));
+          expect(ended).toMatchObject({
+            status: 'failed',
+            input: { to: 'bob', cents: 500 },
+            reason: { code: 'interrupted' },
+          });
+          expect(onError).toHaveBeenCalledWith(
+            expect.objectContaining({ message: expect.stringContaining('was not run again') }),
+          );
           const refusal = (await ledger.eventsAfter(0)).find((event) => event.reason?.code === 'tampered');
-          expect(refusal).toMatchObject({ callId: 'r1', actor: 'toolgate:recovery', from: 'executing', to: 'executing' });
-          expect(await ledger.db.selectFrom('toolgate_calls').select(['input', 'input_hash']).where('id', '=', 'r1').executeTakeFirstOrThrow()).toEqual({
+          expect(refusal).toMatchObject({
+            callId: 'r1',
+            actor: 'toolgate:recovery',
+            from: 'executing',
+            to: 'executing',
+          });
+          expect(
+            await ledger.db
+              .selectFrom('toolgate_calls')
+              .select(['input', 'input_hash'])
+              .where('id', '=', 'r1')
+              .executeTakeFirstOrThrow(),
+          ).toEqual({
             input: canonicalJson({ to: 'bob', cents: 500 }),
             input_hash: await inputHash({ to: 'bob', cents: 500 }),
           });

@@ -18,7 +18,11 @@ async function take(feed: AsyncIterableIterator<LedgerEvent>, count: number): Pr
 
 describeLedgers('the event feed', (target) => {
   it('gives every event after `after`, then live ones, in order and once', async () => {
-    const gate = createServerGate({ tools: [note], ledger: await (await target.fresh()).open(), recover: false });
+    const gate = createServerGate({
+      tools: [note],
+      ledger: await (await target.fresh()).open(),
+      recover: false,
+    });
     await gate.run(call('a'), { session: 's', principal: 'p' });
     const feed = gate.events('s', { principal: 'p', after: 2 });
     const seen = take(feed, 6);
@@ -35,7 +39,11 @@ describeLedgers('the event feed', (target) => {
   });
 
   it('without `after`, gives only what happens from now on', async () => {
-    const gate = createServerGate({ tools: [note], ledger: await (await target.fresh()).open(), recover: false });
+    const gate = createServerGate({
+      tools: [note],
+      ledger: await (await target.fresh()).open(),
+      recover: false,
+    });
     await gate.run(call('old'), { session: 's', principal: 'p' });
     const feed = gate.events('s', { principal: 'p' });
     const first = feed.next();
@@ -44,7 +52,8 @@ describeLedgers('the event feed', (target) => {
     // Propose until the feed, which starts following once it has read where the ledger stands,
     // has delivered something: whatever it delivers is newer than the feed.
     let proposed = 0;
-    for (; proposed < 50 && !delivered; proposed++) await gate.run(call(`new_${proposed}`), { session: 's', principal: 'p' });
+    for (; proposed < 50 && !delivered; proposed++)
+      await gate.run(call(`new_${proposed}`), { session: 's', principal: 'p' });
     const event = (await first).value as LedgerEvent;
     expect(event.callId).toMatch(/^new_\d+$/);
     expect(proposed).toBeLessThan(50);
@@ -53,12 +62,19 @@ describeLedgers('the event feed', (target) => {
   });
 
   it("shows a feed opened before a session's first call nothing of another principal's calls", async () => {
-    const gate = createServerGate({ tools: [note], ledger: await (await target.fresh()).open(), recover: false });
+    const gate = createServerGate({
+      tools: [note],
+      ledger: await (await target.fresh()).open(),
+      recover: false,
+    });
     const early = gate.events('s', { principal: 'mallory', after: 0 });
     const own = gate.events('s', { principal: 'alice', after: 0 });
     await gate.run(call('x'), { session: 's', principal: 'alice' });
     expect(await take(own, 4)).toHaveLength(4);
-    const racing = Promise.race([early.next(), new Promise((resolve) => setTimeout(() => resolve('nothing'), 300))]);
+    const racing = Promise.race([
+      early.next(),
+      new Promise((resolve) => setTimeout(() => resolve('nothing'), 300)),
+    ]);
     expect(await racing).toBe('nothing');
     expect(await gate.calls('s', 'mallory')).toEqual([]);
     await early.return?.();
@@ -66,7 +82,11 @@ describeLedgers('the event feed', (target) => {
   });
 
   it('ends a waiting feed at once when its consumer stops, and every feed when the gate closes', async () => {
-    const gate = createServerGate({ tools: [note], ledger: await (await target.fresh()).open(), recover: false });
+    const gate = createServerGate({
+      tools: [note],
+      ledger: await (await target.fresh()).open(),
+      recover: false,
+    });
     const feed = gate.events('s', { principal: 'p' });
     const waiting = feed.next();
     await feed.return?.();

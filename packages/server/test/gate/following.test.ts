@@ -9,7 +9,11 @@ import { describeLedgers } from '../support/ledgers.ts';
 
 const charge = defineTool({
   name: 'charge',
-  inputSchema: { type: 'object', properties: { amount_cents: { type: 'integer', minimum: 1 } }, required: ['amount_cents'] },
+  inputSchema: {
+    type: 'object',
+    properties: { amount_cents: { type: 'integer', minimum: 1 } },
+    required: ['amount_cents'],
+  },
   needsApproval: (input) => input.amount_cents > 5000,
   execute: (input) => ({ charged: input.amount_cents }),
 });
@@ -82,7 +86,10 @@ describeLedgers('following the ledger while it moves', (target) => {
     const { ledger, release } = slowHead(opened);
     const gate = createServerGate({ tools: [slow], ledger, recover: false });
     cleanup.push(() => gate.close());
-    const call = await gate.propose({ id: 'run', name: 'export_report', arguments: {} }, { session: 's1', principal: 'alice' });
+    const call = await gate.propose(
+      { id: 'run', name: 'export_report', arguments: {} },
+      { session: 's1', principal: 'alice' },
+    );
     expect(call.status).toBe('executing');
     const outcome = gate.settled('run');
     // The call ends before the ledger's head is read: the head is then past its last move.
@@ -97,7 +104,10 @@ describeLedgers('following the ledger while it moves', (target) => {
     const { ledger, release, asked } = slowHead(opened);
     const gate = createServerGate({ tools: [charge], ledger, recover: false });
     cleanup.push(() => gate.close());
-    const first = await gate.propose({ id: 'c1', name: 'charge', arguments: { amount_cents: 9000 } }, { session: 's1', principal: 'alice' });
+    const first = await gate.propose(
+      { id: 'c1', name: 'charge', arguments: { amount_cents: 9000 } },
+      { session: 's1', principal: 'alice' },
+    );
     const seen: LedgerMove[] = [];
     const feed = gate.moves('s1', { principal: 'alice', after: 0 });
     cleanup.push(async () => {
@@ -111,7 +121,10 @@ describeLedgers('following the ledger while it moves', (target) => {
     })();
     await asked;
     // c2 moves while the feed is between its catch-up reads and the live tail.
-    await gate.propose({ id: 'c2', name: 'charge', arguments: { amount_cents: 7000 } }, { session: 's1', principal: 'alice' });
+    await gate.propose(
+      { id: 'c2', name: 'charge', arguments: { amount_cents: 7000 } },
+      { session: 's1', principal: 'alice' },
+    );
     release();
     await reading;
     expect(seen.map(({ event }) => `${event.callId}:${event.from}->${event.to}`)).toEqual([
@@ -122,7 +135,9 @@ describeLedgers('following the ledger while it moves', (target) => {
       'c2:pending->validated',
       'c2:validated->awaiting_approval',
     ]);
-    expect(await gate.approve('c1', { principal: 'alice', inputHash: await inputHash(first.input) })).toEqual({ ok: true });
+    expect(await gate.approve('c1', { principal: 'alice', inputHash: await inputHash(first.input) })).toEqual(
+      { ok: true },
+    );
   });
 
   it('settled(id) rejects while the ledger cannot be read to start following, and follows again once it can', async () => {
@@ -136,9 +151,17 @@ describeLedgers('following the ledger while it moves', (target) => {
     const reported: unknown[] = [];
     let told!: () => void;
     const toldOnce = new Promise<void>((resolve) => (told = resolve));
-    const gate = createServerGate({ tools: [slow], ledger, recover: false, onError: (error) => (reported.push(error), told()) });
+    const gate = createServerGate({
+      tools: [slow],
+      ledger,
+      recover: false,
+      onError: (error) => (reported.push(error), told()),
+    });
     cleanup.push(() => gate.close());
-    await gate.propose({ id: 'run', name: 'export_report', arguments: {} }, { session: 's1', principal: 'alice' });
+    await gate.propose(
+      { id: 'run', name: 'export_report', arguments: {} },
+      { session: 's1', principal: 'alice' },
+    );
     await toldOnce;
     await expect(gate.settled('run')).rejects.toBe(failure);
     down = false;
@@ -148,7 +171,7 @@ describeLedgers('following the ledger while it moves', (target) => {
     expect(reported.every((error) => error === failure)).toBe(true);
   });
 
-  it('a call this process ends is not stopped by its own ending: the tool\'s signal stays unaborted and its span ends committed', async () => {
+  it("a call this process ends is not stopped by its own ending: the tool's signal stays unaborted and its span ends committed", async () => {
     const signals: AbortSignal[] = [];
     const keep = defineTool({
       name: 'keep',
@@ -158,11 +181,17 @@ describeLedgers('following the ledger while it moves', (target) => {
         return 'kept';
       },
     });
-    const gate = createServerGate({ tools: [keep], ledger: await (await target.fresh()).open(), recover: false });
+    const gate = createServerGate({
+      tools: [keep],
+      ledger: await (await target.fresh()).open(),
+      recover: false,
+    });
     cleanup.push(() => gate.close());
     // The first call starts the gate following the ledger; the next ones end while it follows.
     for (const id of ['k1', 'k2', 'k3']) {
-      expect(await gate.run({ id, name: 'keep', arguments: {} }, { session: 's1', principal: 'alice' })).toMatchObject({ status: 'committed' });
+      expect(
+        await gate.run({ id, name: 'keep', arguments: {} }, { session: 's1', principal: 'alice' }),
+      ).toMatchObject({ status: 'committed' });
     }
     expect(signals.map((signal) => signal.aborted)).toEqual([false, false, false]);
   });

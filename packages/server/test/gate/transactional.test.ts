@@ -37,7 +37,10 @@ function transferTool(ending: () => Ending, started: (signal: AbortSignal) => vo
     outputSchema: { type: 'object', properties: { sent: { type: 'integer' } }, required: ['sent'] },
     async execute(input, ctx) {
       const trx = transactionOf<Bank>(ctx);
-      await trx.insertInto('transfers').values({ call_id: ctx.call.id, to_email: input.to, amount_cents: input.amount_cents }).execute();
+      await trx
+        .insertInto('transfers')
+        .values({ call_id: ctx.call.id, to_email: input.to, amount_cents: input.amount_cents })
+        .execute();
       started(ctx.signal);
       switch (ending()) {
         case 'throw':
@@ -56,7 +59,11 @@ function transferTool(ending: () => Ending, started: (signal: AbortSignal) => vo
   });
 }
 
-const proposal = (id: string) => ({ id, name: 'transfer', arguments: { to: 'alice@example.com', amount_cents: 2000 } });
+const proposal = (id: string) => ({
+  id,
+  name: 'transfer',
+  arguments: { to: 'alice@example.com', amount_cents: 2000 },
+});
 const who = { session: 'bank', principal: 'alice' };
 
 describeLedgers('transactional tools', (target) => {
@@ -64,15 +71,24 @@ describeLedgers('transactional tools', (target) => {
     const ledger = await (await target.fresh()).open();
     const bank = await withBank(ledger);
     const gate = createServerGate({ tools: [transferTool(() => 'return')], ledger, recover: false });
-    expect(await gate.run(proposal('t1'), who)).toMatchObject({ status: 'committed', output: { sent: 2000 } });
-    expect(await bank.selectFrom('transfers').selectAll().execute()).toEqual([{ call_id: 't1', to_email: 'alice@example.com', amount_cents: 2000 }]);
+    expect(await gate.run(proposal('t1'), who)).toMatchObject({
+      status: 'committed',
+      output: { sent: 2000 },
+    });
+    expect(await bank.selectFrom('transfers').selectAll().execute()).toEqual([
+      { call_id: 't1', to_email: 'alice@example.com', amount_cents: 2000 },
+    ]);
     expect(await gate.verify()).toMatchObject({ ok: true });
     await gate.close();
   });
 
   it.each([
     ['the tool throws', 'throw', { status: 'failed', reason: { code: 'tool_error' } }],
-    ['its output does not match its schema', 'bad_output', { status: 'failed', reason: { code: 'output_invalid' } }],
+    [
+      'its output does not match its schema',
+      'bad_output',
+      { status: 'failed', reason: { code: 'output_invalid' } },
+    ],
     ['the tool cancels itself', 'cancel', { status: 'cancelled', reason: { code: 'tool_cancelled' } }],
   ] as const)('rolls its rows back when %s', async (_what, ending, expected) => {
     const ledger = await (await target.fresh()).open();
@@ -88,12 +104,24 @@ describeLedgers('transactional tools', (target) => {
     const ledger = await (await target.fresh()).open();
     const bank = await withBank(ledger);
     let signal: AbortSignal | undefined;
-    const gate = createServerGate({ tools: [transferTool(() => 'wait', (s) => (signal = s))], ledger, recover: false });
+    const gate = createServerGate({
+      tools: [
+        transferTool(
+          () => 'wait',
+          (s) => (signal = s),
+        ),
+      ],
+      ledger,
+      recover: false,
+    });
     expect((await gate.propose(proposal('t3'), who)).status).toBe('executing');
     await vi.waitFor(() => expect(signal).toBeDefined());
     expect(await gate.cancel('t3', { principal: 'alice' })).toEqual({ ok: true });
     expect(signal?.aborted).toBe(true);
-    expect(await gate.settled('t3')).toMatchObject({ status: 'cancelled', reason: { code: 'user_cancelled' } });
+    expect(await gate.settled('t3')).toMatchObject({
+      status: 'cancelled',
+      reason: { code: 'user_cancelled' },
+    });
     expect(await bank.selectFrom('transfers').selectAll().execute()).toEqual([]);
     await gate.close();
   });
@@ -101,7 +129,11 @@ describeLedgers('transactional tools', (target) => {
   it('refuses a transaction to a tool that is not declared transactional', async () => {
     const ledger = await (await target.fresh()).open();
     await withBank(ledger);
-    const tool = defineTool({ name: 'sneaky', inputSchema: { type: 'object' }, execute: (_input, ctx) => transactionOf<Bank>(ctx) && 'wrote' });
+    const tool = defineTool({
+      name: 'sneaky',
+      inputSchema: { type: 'object' },
+      execute: (_input, ctx) => transactionOf<Bank>(ctx) && 'wrote',
+    });
     const gate = createServerGate({ tools: [tool], ledger, recover: false });
     expect(await gate.run({ id: 's1', name: 'sneaky', arguments: '{}' }, who)).toMatchObject({
       status: 'failed',

@@ -14,7 +14,12 @@ const runsStarted = (count: number) =>
   });
 const pay = defineTool({
   name: 'pay',
-  inputSchema: { type: 'object', properties: { amount_cents: { type: 'integer', minimum: 1 } }, required: ['amount_cents'], additionalProperties: false },
+  inputSchema: {
+    type: 'object',
+    properties: { amount_cents: { type: 'integer', minimum: 1 } },
+    required: ['amount_cents'],
+    additionalProperties: false,
+  },
   needsApproval: (input) => input.amount_cents > 1000,
   execute: (input) =>
     new Promise<{ paid: number }>((resolve) => {
@@ -25,9 +30,18 @@ const pay = defineTool({
 
 const call = (index: number, id: string, name: string, args: string): OpenAIChatChunk => ({
   id: 'chatcmpl-S',
-  choices: [{ index: 0, delta: { tool_calls: [{ index, id, function: { name, arguments: args } }] }, finish_reason: null }],
+  choices: [
+    {
+      index: 0,
+      delta: { tool_calls: [{ index, id, function: { name, arguments: args } }] },
+      finish_reason: null,
+    },
+  ],
 });
-const finish: OpenAIChatChunk = { id: 'chatcmpl-S', choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] };
+const finish: OpenAIChatChunk = {
+  id: 'chatcmpl-S',
+  choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }],
+};
 
 function gateOn(ledger: Ledger) {
   runs.length = 0;
@@ -51,8 +65,22 @@ describeLedgers('reader.stopped() over a server gate turn', (target) => {
   it('answers a call that waits for a person without deciding it, refused and unstored calls, in the provider order', async () => {
     const gate = gateOn(await (await target.fresh()).open());
     // Someone else's session, and a call id that is already taken with other arguments.
-    expect((await gate.propose({ id: 'call_bob', name: 'pay', arguments: { amount_cents: 5 } }, { session: 'chat_bob', principal: 'bob' })).status).toBe('executing');
-    expect((await gate.propose({ id: 'call_taken', name: 'pay', arguments: { amount_cents: 7 } }, { session: 'chat_1', principal: 'alice' })).status).toBe('executing');
+    expect(
+      (
+        await gate.propose(
+          { id: 'call_bob', name: 'pay', arguments: { amount_cents: 5 } },
+          { session: 'chat_bob', principal: 'bob' },
+        )
+      ).status,
+    ).toBe('executing');
+    expect(
+      (
+        await gate.propose(
+          { id: 'call_taken', name: 'pay', arguments: { amount_cents: 7 } },
+          { session: 'chat_1', principal: 'alice' },
+        )
+      ).status,
+    ).toBe('executing');
     const reader = readOpenAIChatStream(gate.turn({ session: 'chat_1', principal: 'alice', turn: 'turn_1' }));
     await reader.read([
       call(0, 'call_big', 'pay', '{"amount_cents":5000}'),
@@ -72,7 +100,11 @@ describeLedgers('reader.stopped() over a server gate turn', (target) => {
 
     // A principal who may not see the session it streams into: refused, nothing stored, nothing revealed.
     const intruder = readOpenAIChatStream(gate.turn({ session: 'chat_bob', principal: 'mallory' }));
-    await intruder.read([call(0, 'call_bob', 'pay', '{"amount_cents":5}'), call(1, 'call_m', 'pay', '{"amount_cents":6}'), finish]);
+    await intruder.read([
+      call(0, 'call_bob', 'pay', '{"amount_cents":5}'),
+      call(1, 'call_m', 'pay', '{"amount_cents":6}'),
+      finish,
+    ]);
     const refused = await intruder.stopped();
     expect(refused.map((record) => [record.id, record.status, record.reason?.code])).toEqual([
       ['call_bob', 'rejected', 'unauthorized'],
@@ -87,7 +119,11 @@ describeLedgers('reader.stopped() over a server gate turn', (target) => {
   it('waits for a call that runs to end, and answers with its output', async () => {
     const gate = gateOn(await (await target.fresh()).open());
     const reader = readOpenAIChatStream(gate.turn({ session: 'chat_1', principal: 'alice' }));
-    await reader.read([call(0, 'call_small', 'pay', '{"amount_cents":300}'), call(1, 'call_big', 'pay', '{"amount_cents":3000}'), finish]);
+    await reader.read([
+      call(0, 'call_small', 'pay', '{"amount_cents":300}'),
+      call(1, 'call_big', 'pay', '{"amount_cents":3000}'),
+      finish,
+    ]);
     const stopped = reader.stopped();
     expect(await doneAfter(stopped, runsStarted(1))).toBe(false);
     expect(runs.map((run) => run.amount)).toEqual([300]);
@@ -107,7 +143,9 @@ describeLedgers('reader.stopped() over a server gate turn', (target) => {
     reader.push(call(0, 'call_half', 'pay', '{"amount_'));
     reader.abort('the user pressed stop');
     const records = await reader.stopped();
-    expect(records.map((record) => [record.id, record.status, record.reason?.code])).toEqual([['call_half', 'cancelled', 'user_cancelled']]);
+    expect(records.map((record) => [record.id, record.status, record.reason?.code])).toEqual([
+      ['call_half', 'cancelled', 'user_cancelled'],
+    ]);
     expect(await gate.get('call_half')).toBeUndefined();
     await gate.close();
   });
@@ -115,7 +153,12 @@ describeLedgers('reader.stopped() over a server gate turn', (target) => {
   it('rejects, rather than hangs, when the ledger cannot take the proposal', async () => {
     const ledger = await (await target.fresh()).open();
     const errors: unknown[] = [];
-    const gate = createServerGate({ tools: [pay], ledger, recover: false, onError: (error) => errors.push(error) });
+    const gate = createServerGate({
+      tools: [pay],
+      ledger,
+      recover: false,
+      onError: (error) => errors.push(error),
+    });
     await ledger.close();
     const reader = readOpenAIChatStream(gate.turn({ session: 'chat_1', principal: 'alice' }));
     await reader.read([call(0, 'call_lost', 'pay', '{"amount_cents":5}'), finish]);

@@ -37,11 +37,22 @@ describeLedgers('a model stream read into the server gate', (target) => {
       chatStream([
         [{ index: 0, id: 'call_a', name: 'transfer', args: '{"to":"alice@example.com",' }],
         [{ index: 0, args: '"amount_cents":2000}' }],
-        [{ index: 1, id: 'call_b', name: 'transfer', args: '{"to":"bob@example.com","amount_cents":"12.50"}' }],
+        [
+          {
+            index: 1,
+            id: 'call_b',
+            name: 'transfer',
+            args: '{"to":"bob@example.com","amount_cents":"12.50"}',
+          },
+        ],
       ]),
     );
     const client = new OpenAI({ apiKey: 'test', baseURL: replay.url, maxRetries: 0 });
-    const stream = await client.chat.completions.create({ model: 'gpt-4.1', messages: [{ role: 'user', content: 'pay' }], stream: true });
+    const stream = await client.chat.completions.create({
+      model: 'gpt-4.1',
+      messages: [{ role: 'user', content: 'pay' }],
+      stream: true,
+    });
     const reader = readOpenAIChatStream(gate.turn({ session: 'chat_1', principal: 'alice' }));
     for await (const chunk of stream) reader.push(chunk);
     reader.end();
@@ -67,9 +78,18 @@ describeLedgers('a model stream read into the server gate', (target) => {
     const ledger = await (await target.fresh()).open();
     const gate = createServerGate({ tools: [transfer], ledger, recover: false });
     replay = await startReplayServer();
-    replay.enqueue(chatStream([[{ index: 0, id: 'call_c', name: 'transfer', args: '{"to":"alice@example.com","amount_cents":20' }]], 'length'));
+    replay.enqueue(
+      chatStream(
+        [[{ index: 0, id: 'call_c', name: 'transfer', args: '{"to":"alice@example.com","amount_cents":20' }]],
+        'length',
+      ),
+    );
     const client = new OpenAI({ apiKey: 'test', baseURL: replay.url, maxRetries: 0 });
-    const stream = await client.chat.completions.create({ model: 'gpt-4.1', messages: [{ role: 'user', content: 'pay' }], stream: true });
+    const stream = await client.chat.completions.create({
+      model: 'gpt-4.1',
+      messages: [{ role: 'user', content: 'pay' }],
+      stream: true,
+    });
     const reader = readOpenAIChatStream(gate.turn({ session: 'chat_1', principal: 'alice' }));
     for await (const chunk of stream) reader.push(chunk);
     reader.end();

@@ -12,7 +12,10 @@ async function twoGates(target: Target, tool: ToolDefinition) {
   const store = await target.fresh();
   const first = await store.open();
   const second = target.dialect === 'sqlite' ? first : await store.open();
-  return [createServerGate({ tools: [tool], ledger: first, recover: false }), createServerGate({ tools: [tool], ledger: second, recover: false })] as const;
+  return [
+    createServerGate({ tools: [tool], ledger: first, recover: false }),
+    createServerGate({ tools: [tool], ledger: second, recover: false }),
+  ] as const;
 }
 
 /** A tool whose `authorize` holds every proposal until `expected` of them have reached it. */
@@ -25,7 +28,12 @@ function meetingTool(expected: number) {
   const runs: number[] = [];
   const tool = defineTool({
     name: 'charge',
-    inputSchema: { type: 'object', properties: { amount_cents: { type: 'integer' } }, required: ['amount_cents'], additionalProperties: false },
+    inputSchema: {
+      type: 'object',
+      properties: { amount_cents: { type: 'integer' } },
+      required: ['amount_cents'],
+      additionalProperties: false,
+    },
     async authorize() {
       arrived += 1;
       if (arrived === expected) meet();
@@ -49,9 +57,15 @@ describeLedgers(
       const proposal = { id: 'c1', name: 'charge', arguments: '{"amount_cents":100}' };
       // Both have checked the call in memory before either writes it: one write wins, and the
       // other gate answers with the call the winner wrote.
-      const answers = await Promise.all(gates.map((gate) => gate.propose(proposal, { session: 's1', principal: 'alice' })));
+      const answers = await Promise.all(
+        gates.map((gate) => gate.propose(proposal, { session: 's1', principal: 'alice' })),
+      );
       expect(answers.map((answer) => answer.id)).toEqual(['c1', 'c1']);
-      expect(answers.map((answer) => answer.status).filter((status) => status !== 'executing' && status !== 'committed')).toEqual([]);
+      expect(
+        answers
+          .map((answer) => answer.status)
+          .filter((status) => status !== 'executing' && status !== 'committed'),
+      ).toEqual([]);
       expect(await gates[1].settled('c1')).toMatchObject({ status: 'committed', output: { charged: 100 } });
       expect(runs).toEqual([100]);
       await Promise.all(gates.map((gate) => gate.close()));
@@ -61,9 +75,15 @@ describeLedgers(
       const { tool, runs } = meetingTool(2);
       const gates = await twoGates(target, tool);
       const answers = await Promise.all(
-        [100, 200].map((amount, index) => gates[index as 0 | 1].propose({ id: 'c1', name: 'charge', arguments: { amount_cents: amount } }, { session: 's1', principal: 'alice' })),
+        [100, 200].map((amount, index) =>
+          gates[index as 0 | 1].propose(
+            { id: 'c1', name: 'charge', arguments: { amount_cents: amount } },
+            { session: 's1', principal: 'alice' },
+          ),
+        ),
       );
-      const [won, lost] = answers[0]?.status === 'rejected' ? [answers[1], answers[0]] : [answers[0], answers[1]];
+      const [won, lost] =
+        answers[0]?.status === 'rejected' ? [answers[1], answers[0]] : [answers[0], answers[1]];
       expect(lost).toMatchObject({ id: 'c1', status: 'rejected', reason: { code: 'id_conflict' } });
       expect(await gates[0].settled('c1')).toMatchObject({ status: 'committed', input: won?.input });
       expect(runs).toEqual([(won?.input as { amount_cents: number }).amount_cents]);

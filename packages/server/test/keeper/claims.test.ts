@@ -16,20 +16,56 @@ async function runningCall(fence: number): Promise<Ledger> {
   await ledger.transaction((trx) =>
     trx
       .insertInto('toolgate_calls')
-      .values({ id: 'call_1', session: 's', owner: 'u', tool: 't', proposal_hash: 'h', input_hash: null, input: null, status: 'executing', version: 2, lease_owner: 'app-1', lease_expires_at: 1, fence, idempotency_key: 'k', output: null, reason: null, record: '{}', created_at: 0, updated_at: 0 })
+      .values({
+        id: 'call_1',
+        session: 's',
+        owner: 'u',
+        tool: 't',
+        proposal_hash: 'h',
+        input_hash: null,
+        input: null,
+        status: 'executing',
+        version: 2,
+        lease_owner: 'app-1',
+        lease_expires_at: 1,
+        fence,
+        idempotency_key: 'k',
+        output: null,
+        reason: null,
+        record: '{}',
+        created_at: 0,
+        updated_at: 0,
+      })
       .execute(),
   );
   return ledger;
 }
 
-const leaseOf = async (db: Ledger) => (await db.read((q) => q.selectFrom('toolgate_calls').select('lease_expires_at').where('id', '=', 'call_1').executeTakeFirstOrThrow())).lease_expires_at;
+const leaseOf = async (db: Ledger) =>
+  (
+    await db.read((q) =>
+      q
+        .selectFrom('toolgate_calls')
+        .select('lease_expires_at')
+        .where('id', '=', 'call_1')
+        .executeTakeFirstOrThrow(),
+    )
+  ).lease_expires_at;
 
 describe('the claims of a keeper', () => {
   it('renew the lease of a call it runs every third of the lease, in the ledger', async () => {
     const db = await runningCall(3);
     const clock = createFakeClock();
     const lost: string[] = [];
-    const claims = createClaims({ ledger: db, clock, leaseMs: LEASE, onError: (error) => { throw error; }, onLeaseLost: (id) => lost.push(id) });
+    const claims = createClaims({
+      ledger: db,
+      clock,
+      leaseMs: LEASE,
+      onError: (error) => {
+        throw error;
+      },
+      onLeaseLost: (id) => lost.push(id),
+    });
     claims.claimed('call_1', { fence: 3, idempotencyKey: 'k', session: 's', owner: 'u' });
     claims.renew('call_1');
     clock.advance(LEASE / 3);
@@ -44,7 +80,15 @@ describe('the claims of a keeper', () => {
     const db = await runningCall(4);
     const clock = createFakeClock();
     const lost: string[] = [];
-    const claims = createClaims({ ledger: db, clock, leaseMs: LEASE, onError: (error) => { throw error; }, onLeaseLost: (id) => lost.push(id) });
+    const claims = createClaims({
+      ledger: db,
+      clock,
+      leaseMs: LEASE,
+      onError: (error) => {
+        throw error;
+      },
+      onLeaseLost: (id) => lost.push(id),
+    });
     claims.claimed('call_1', { fence: 3, idempotencyKey: 'k', session: 's', owner: 'u' });
     claims.renew('call_1');
     clock.advance(LEASE / 3);
@@ -57,8 +101,20 @@ describe('the claims of a keeper', () => {
   it('end the run’s span with the record it settled as, and stop renewing, on release', () => {
     const clock = createFakeClock();
     const ended: unknown[] = [];
-    const claims = createClaims({ ledger: {} as Ledger, clock, leaseMs: LEASE, onError: () => undefined, onLeaseLost: () => undefined });
-    claims.claimed('call_1', { fence: 1, idempotencyKey: 'k', session: 's', owner: 'u', span: { end: (record) => void ended.push(record) } });
+    const claims = createClaims({
+      ledger: {} as Ledger,
+      clock,
+      leaseMs: LEASE,
+      onError: () => undefined,
+      onLeaseLost: () => undefined,
+    });
+    claims.claimed('call_1', {
+      fence: 1,
+      idempotencyKey: 'k',
+      session: 's',
+      owner: 'u',
+      span: { end: (record) => void ended.push(record) },
+    });
     claims.renew('call_1');
     claims.known.set('call_1', {} as never);
     claims.release('call_1', { status: 'committed' } as ToolCallRecord);

@@ -24,7 +24,10 @@ describe('the commit signal', () => {
     expect(watching).toEqual(['start']);
     wakeFromWatch?.(7);
     commits.wake([]);
-    expect(heard).toEqual([['first', 7], ['first', []]]);
+    expect(heard).toEqual([
+      ['first', 7],
+      ['first', []],
+    ]);
     expect(errors).toHaveLength(2);
     stopFirst();
     expect(watching).toEqual(['start']);

@@ -40,8 +40,30 @@ describe('the hashed fields of an event', () => {
   const rows: [string, EventsTable][] = [
     ['a move', base],
     ['a first write', { ...base, from_status: null, to_status: 'pending' }],
-    ['a refusal without a record', { ...base, from_status: 'awaiting_approval', to_status: 'awaiting_approval', record: null, reason: JSON.stringify({ message: 'no "quotes" \\ here', code: 'stale', issues: [{ path: '/a', message: 'é\u2028\u0001' }] }) }],
-    ['text that JSON escapes, and astral characters', { ...base, call_id: 'c"\\\n\u0000\ud83d\ude00', session: '\ud800', actor: 'ünïcødé', record: 'x\u2029' }],
+    [
+      'a refusal without a record',
+      {
+        ...base,
+        from_status: 'awaiting_approval',
+        to_status: 'awaiting_approval',
+        record: null,
+        reason: JSON.stringify({
+          message: 'no "quotes" \\ here',
+          code: 'stale',
+          issues: [{ path: '/a', message: 'é\u2028\u0001' }],
+        }),
+      },
+    ],
+    [
+      'text that JSON escapes, and astral characters',
+      {
+        ...base,
+        call_id: 'c"\\\n\u0000\ud83d\ude00',
+        session: '\ud800',
+        actor: 'ünïcødé',
+        record: 'x\u2029',
+      },
+    ],
     ['times and numbers read back as text', { ...base, at: '1767225600000' as unknown as number }],
     ['large and small numbers', { ...base, at: 1e21, seq: 9_007_199_254_740_991 }],
   ];

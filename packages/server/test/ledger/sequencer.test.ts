@@ -3,7 +3,8 @@ import { createSequencer } from '../../src/ledger/sequencer.ts';
 
 /** A pass the test lets finish when it wants, answering how many events it chained. */
 function controlledPasses() {
-  const passes: { readonly finish: (chained: number) => void; readonly fail: (error: unknown) => void }[] = [];
+  const passes: { readonly finish: (chained: number) => void; readonly fail: (error: unknown) => void }[] =
+    [];
   const pass = () =>
     new Promise<number>((resolve, reject) => {
       passes.push({ finish: resolve, fail: reject });
@@ -16,7 +17,13 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
 describe('the sequencer', () => {
   it('runs one pass at a time, and kicks made during a pass ask for exactly one more', async () => {
     const { passes, pass } = controlledPasses();
-    const sequencer = createSequencer({ pass, batch: 500, anyPending: () => Promise.resolve(false), onError: () => undefined, closing: () => false });
+    const sequencer = createSequencer({
+      pass,
+      batch: 500,
+      anyPending: () => Promise.resolve(false),
+      onError: () => undefined,
+      closing: () => false,
+    });
     sequencer.kick();
     await tick();
     sequencer.kick();
@@ -33,7 +40,13 @@ describe('the sequencer', () => {
 
   it('resolves a waiter only after a pass that began after it asked', async () => {
     const { passes, pass } = controlledPasses();
-    const sequencer = createSequencer({ pass, batch: 500, anyPending: () => Promise.resolve(false), onError: () => undefined, closing: () => false });
+    const sequencer = createSequencer({
+      pass,
+      batch: 500,
+      anyPending: () => Promise.resolve(false),
+      onError: () => undefined,
+      closing: () => false,
+    });
     sequencer.kick();
     await tick();
     let chained = false;
@@ -49,7 +62,13 @@ describe('the sequencer', () => {
 
   it('goes on while a pass chains a full batch, as more may be pending', async () => {
     const { passes, pass } = controlledPasses();
-    const sequencer = createSequencer({ pass, batch: 2, anyPending: () => Promise.resolve(false), onError: () => undefined, closing: () => false });
+    const sequencer = createSequencer({
+      pass,
+      batch: 2,
+      anyPending: () => Promise.resolve(false),
+      onError: () => undefined,
+      closing: () => false,
+    });
     sequencer.kick();
     await tick();
     passes[0]?.finish(2);
@@ -63,7 +82,13 @@ describe('the sequencer', () => {
   it('reports a pass that failed, lets its waiters go, and passes again at the next kick', async () => {
     const { passes, pass } = controlledPasses();
     const errors: unknown[] = [];
-    const sequencer = createSequencer({ pass, batch: 500, anyPending: () => Promise.resolve(false), onError: (error) => errors.push(error), closing: () => false });
+    const sequencer = createSequencer({
+      pass,
+      batch: 500,
+      anyPending: () => Promise.resolve(false),
+      onError: (error) => errors.push(error),
+      closing: () => false,
+    });
     const waiting = sequencer.chained();
     await tick();
     passes[0]?.fail(new Error('database down'));
@@ -78,7 +103,13 @@ describe('the sequencer', () => {
     const { passes, pass } = controlledPasses();
     let pending = false;
     let closing = false;
-    const sequencer = createSequencer({ pass, batch: 500, anyPending: () => Promise.resolve(pending), onError: () => undefined, closing: () => closing });
+    const sequencer = createSequencer({
+      pass,
+      batch: 500,
+      anyPending: () => Promise.resolve(pending),
+      onError: () => undefined,
+      closing: () => closing,
+    });
     await sequencer.flush();
     expect(passes).toHaveLength(0);
     pending = true;

@@ -10,12 +10,29 @@ import { describeLedgers } from '../support/ledgers.ts';
 
 const DAY = 86_400_000;
 const budgets: Budget[] = [
-  { name: 'a_per_principal', per: 'principal', windowMs: DAY, max: 1_000_000, measure: (input) => (input as { amount_cents: number }).amount_cents },
-  { name: 'b_per_session', per: 'session', windowMs: DAY, max: 1_000_000, measure: (input) => (input as { amount_cents: number }).amount_cents },
+  {
+    name: 'a_per_principal',
+    per: 'principal',
+    windowMs: DAY,
+    max: 1_000_000,
+    measure: (input) => (input as { amount_cents: number }).amount_cents,
+  },
+  {
+    name: 'b_per_session',
+    per: 'session',
+    windowMs: DAY,
+    max: 1_000_000,
+    measure: (input) => (input as { amount_cents: number }).amount_cents,
+  },
 ];
 const transfer = defineTool({
   name: 'transfer',
-  inputSchema: { type: 'object', properties: { amount_cents: { type: 'integer', minimum: 1 } }, required: ['amount_cents'], additionalProperties: false },
+  inputSchema: {
+    type: 'object',
+    properties: { amount_cents: { type: 'integer', minimum: 1 } },
+    required: ['amount_cents'],
+    additionalProperties: false,
+  },
   execute: (input) => ({ sent: input.amount_cents }),
 });
 
@@ -23,13 +40,18 @@ const transfer = defineTool({
  * Holds the first key (sorted) from a connection of its own while `act` runs, waits until `act`'s
  * transaction waits for it, and answers whether the second key was free meanwhile.
  */
-async function secondKeyWhileWaiting(location: string, act: () => Promise<unknown>): Promise<{ second: string; acted: unknown }> {
+async function secondKeyWhileWaiting(
+  location: string,
+  act: () => Promise<unknown>,
+): Promise<{ second: string; acted: unknown }> {
   const other = new pg.Client({ connectionString: location });
   await other.connect();
   let acting: Promise<unknown> = Promise.resolve();
   try {
     await other.query('begin');
-    await other.query(`select 1 from toolgate_budget_totals where budget = 'a_per_principal' and key = 'alice' for update`);
+    await other.query(
+      `select 1 from toolgate_budget_totals where budget = 'a_per_principal' and key = 'alice' for update`,
+    );
     acting = act();
     await vi.waitFor(
       async () => {
@@ -44,10 +66,14 @@ async function secondKeyWhileWaiting(location: string, act: () => Promise<unknow
       },
       { timeout: 10_000, interval: 20 },
     );
-    const second = await other.query(`select 1 from toolgate_budget_totals where budget = 'b_per_session' and key = 'chat_1' for update nowait`).then(
-      () => 'free',
-      (error: { code?: string }) => `held (${error.code ?? 'unknown'})`,
-    );
+    const second = await other
+      .query(
+        `select 1 from toolgate_budget_totals where budget = 'b_per_session' and key = 'chat_1' for update nowait`,
+      )
+      .then(
+        () => 'free',
+        (error: { code?: string }) => `held (${error.code ?? 'unknown'})`,
+      );
     await other.query('rollback');
     return { second, acted: await acting };
   } finally {
@@ -70,7 +96,13 @@ async function totalsOnDiskBackwards(ledger: Ledger, amount = 0): Promise<void> 
 }
 
 const totals = async (ledger: Ledger) =>
-  (await ledger.db.selectFrom('toolgate_budget_totals').select(['budget', 'key', 'amount']).orderBy('budget').execute()).map((row) => ({ ...row, amount: Number(row.amount) }));
+  (
+    await ledger.db
+      .selectFrom('toolgate_budget_totals')
+      .select(['budget', 'key', 'amount'])
+      .orderBy('budget')
+      .execute()
+  ).map((row) => ({ ...row, amount: Number(row.amount) }));
 
 describeLedgers(
   'budget keys locked in one order',
@@ -81,7 +113,10 @@ describeLedgers(
       const gate = createServerGate({ tools: [transfer], ledger, recover: false, budgets });
       await totalsOnDiskBackwards(ledger);
       const { second, acted } = await secondKeyWhileWaiting(store.location, () =>
-        gate.run({ id: 'c1', name: 'transfer', arguments: { amount_cents: 500 } }, { session: 'chat_1', principal: 'alice' }),
+        gate.run(
+          { id: 'c1', name: 'transfer', arguments: { amount_cents: 500 } },
+          { session: 'chat_1', principal: 'alice' },
+        ),
       );
       expect(second).toBe('free');
       expect(acted).toMatchObject({ status: 'committed' });
@@ -95,11 +130,21 @@ describeLedgers(
     it('a denied call giving its shares back, waiting for its first key (sorted), holds none after it', async () => {
       const store = await target.fresh();
       const ledger = await store.open();
-      const gate = createServerGate({ tools: [{ ...transfer, needsApproval: true }], ledger, recover: false, budgets });
+      const gate = createServerGate({
+        tools: [{ ...transfer, needsApproval: true }],
+        ledger,
+        recover: false,
+        budgets,
+      });
       await totalsOnDiskBackwards(ledger);
-      const waiting = await gate.propose({ id: 'c1', name: 'transfer', arguments: { amount_cents: 500 } }, { session: 'chat_1', principal: 'alice' });
+      const waiting = await gate.propose(
+        { id: 'c1', name: 'transfer', arguments: { amount_cents: 500 } },
+        { session: 'chat_1', principal: 'alice' },
+      );
       expect(waiting.status).toBe('awaiting_approval');
-      const { second, acted } = await secondKeyWhileWaiting(store.location, () => gate.deny('c1', { principal: 'alice' }));
+      const { second, acted } = await secondKeyWhileWaiting(store.location, () =>
+        gate.deny('c1', { principal: 'alice' }),
+      );
       expect(second).toBe('free');
       expect(acted).toEqual({ ok: true });
       expect(await totals(ledger)).toEqual([

@@ -10,15 +10,24 @@ describeLedgers(
       // Opened first, so that the two servers find the schema made.
       await store.open();
       const where = `${target.dialect}:${store.location}`;
-      const servers = [start('budget-server', [where, 'a', '20']), start('budget-server', [where, 'b', '20'])];
+      const servers = [
+        start('budget-server', [where, 'a', '20']),
+        start('budget-server', [where, 'b', '20']),
+      ];
       await Promise.all(servers.map((server) => server.line((message) => message.ready === true)));
       for (const server of servers) server.send({ op: 'go' });
-      const results = await Promise.all(servers.map((server) => server.line((message) => 'statuses' in message)));
+      const results = await Promise.all(
+        servers.map((server) => server.line((message) => 'statuses' in message)),
+      );
       expect(await Promise.all(servers.map(async (server) => (await server.exited).code))).toEqual([0, 0]);
 
       const statuses = results.flatMap((result) => result.statuses as string[]);
       expect(statuses.filter((status) => status === 'committed')).toHaveLength(10);
-      expect(results.flatMap((result) => result.reasons as (string | null)[]).filter((code) => code === 'budget_exceeded')).toHaveLength(30);
+      expect(
+        results
+          .flatMap((result) => result.reasons as (string | null)[])
+          .filter((code) => code === 'budget_exceeded'),
+      ).toHaveLength(30);
       expect(results.reduce((sum, result) => sum + (result.runs as number), 0)).toBe(10);
 
       const ledger = await store.open();

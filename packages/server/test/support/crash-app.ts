@@ -1,7 +1,13 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { ajvJsonSchema, defineTool, type JsonSchemaCompiler, type ToolDefinition } from '@toolgate/core';
 import { sql } from 'kysely';
-import { postgresLedger, sqliteLedger, transactionOf, type Ledger, type NewLedgerEvent } from '../../src/index.ts';
+import {
+  postgresLedger,
+  sqliteLedger,
+  transactionOf,
+  type Ledger,
+  type NewLedgerEvent,
+} from '../../src/index.ts';
 import type { Effects } from './effects.ts';
 
 // An app whose server is killed at every step of a call. Its tools' effects land where the test
@@ -20,7 +26,18 @@ export type Kind = (typeof KINDS)[number];
  * `committed` move (`commit`) or right after it (`committed`); inside a recovery's claim of a call
  * it runs again (`reclaim`).
  */
-export const KILL_POINTS = ['validate', 'authorize', 'claim', 'claimed', 'execute', 'effect', 'written', 'commit', 'committed', 'reclaim'] as const;
+export const KILL_POINTS = [
+  'validate',
+  'authorize',
+  'claim',
+  'claimed',
+  'execute',
+  'effect',
+  'written',
+  'commit',
+  'committed',
+  'reclaim',
+] as const;
 export type KillPoint = (typeof KILL_POINTS)[number];
 
 /** Which points each kind of tool passes. */
@@ -40,7 +57,11 @@ export interface AppDatabase {
 
 /** Creates the app's table; run once per store, before any app server starts. */
 export async function createAppTable(ledger: Ledger): Promise<void> {
-  await ledger.transaction((trx) => sql`create table if not exists app_effects (call_id text not null, idempotency_key text not null)`.execute(trx));
+  await ledger.transaction((trx) =>
+    sql`create table if not exists app_effects (call_id text not null, idempotency_key text not null)`.execute(
+      trx,
+    ),
+  );
 }
 
 /** Tells the process where a call is; the process may die there. */
@@ -68,34 +89,65 @@ export function killSwitch(spec: string | undefined): Reach {
 /** Opens the ledger named `sqlite:<path>` or `postgres:<connection string>`. */
 export function ledgerAt(where: string): Promise<Ledger> {
   if (where.startsWith('sqlite:')) return sqliteLedger({ path: where.slice('sqlite:'.length) });
-  if (where.startsWith('postgres:')) return postgresLedger({ connectionString: where.slice('postgres:'.length) });
+  if (where.startsWith('postgres:'))
+    return postgresLedger({ connectionString: where.slice('postgres:'.length) });
   throw new Error(`expected sqlite:<path> or postgres:<url>, got ${where}`);
 }
 
 const inputSchema = (title: Kind) =>
-  ({ title, type: 'object', properties: { n: { type: 'integer', minimum: 0 } }, required: ['n'], additionalProperties: false }) as const;
+  ({
+    title,
+    type: 'object',
+    properties: { n: { type: 'integer', minimum: 0 } },
+    required: ['n'],
+    additionalProperties: false,
+  }) as const;
 
 /** A few milliseconds, so that a kill at a random instant can land in the middle of a tool. */
 const pause = () => delay(Math.random() * 8);
 
 /** The app's tools, one per kind. */
 export function crashTools(effects: Effects, reach: Reach): ToolDefinition[] {
-  const authorize = (kind: Kind) => (_input: unknown, { call }: { readonly call: { readonly id: string } }) => {
-    reach('authorize', kind, call.id);
-    return true;
-  };
-  const effectful = (kind: Kind) => async (input: { n: number }, ctx: { readonly call: { readonly id: string }; readonly idempotencyKey: string }) => {
-    reach('execute', kind, ctx.call.id);
-    await pause();
-    effects.record(ctx.call.id, kind, ctx.idempotencyKey);
-    reach('effect', kind, ctx.call.id);
-    await pause();
-    return { n: input.n };
-  };
+  const authorize =
+    (kind: Kind) =>
+    (_input: unknown, { call }: { readonly call: { readonly id: string } }) => {
+      reach('authorize', kind, call.id);
+      return true;
+    };
+  const effectful =
+    (kind: Kind) =>
+    async (
+      input: { n: number },
+      ctx: { readonly call: { readonly id: string }; readonly idempotencyKey: string },
+    ) => {
+      reach('execute', kind, ctx.call.id);
+      await pause();
+      effects.record(ctx.call.id, kind, ctx.idempotencyKey);
+      reach('effect', kind, ctx.call.id);
+      await pause();
+      return { n: input.n };
+    };
   return [
-    defineTool({ name: 'plain', inputSchema: inputSchema('plain'), authorize: authorize('plain'), execute: effectful('plain') }),
-    defineTool({ name: 'idempotent', inputSchema: inputSchema('idempotent'), idempotent: true, authorize: authorize('idempotent'), execute: effectful('idempotent') }),
-    defineTool({ name: 'approved', inputSchema: inputSchema('approved'), needsApproval: true, authorize: authorize('approved'), execute: effectful('approved') }),
+    defineTool({
+      name: 'plain',
+      inputSchema: inputSchema('plain'),
+      authorize: authorize('plain'),
+      execute: effectful('plain'),
+    }),
+    defineTool({
+      name: 'idempotent',
+      inputSchema: inputSchema('idempotent'),
+      idempotent: true,
+      authorize: authorize('idempotent'),
+      execute: effectful('idempotent'),
+    }),
+    defineTool({
+      name: 'approved',
+      inputSchema: inputSchema('approved'),
+      needsApproval: true,
+      authorize: authorize('approved'),
+      execute: effectful('approved'),
+    }),
     defineTool({
       name: 'transactional',
       inputSchema: inputSchema('transactional'),
@@ -104,7 +156,10 @@ export function crashTools(effects: Effects, reach: Reach): ToolDefinition[] {
       async execute(input, ctx) {
         reach('execute', 'transactional', ctx.call.id);
         await pause();
-        await transactionOf<AppDatabase>(ctx).insertInto('app_effects').values({ call_id: ctx.call.id, idempotency_key: ctx.idempotencyKey }).execute();
+        await transactionOf<AppDatabase>(ctx)
+          .insertInto('app_effects')
+          .values({ call_id: ctx.call.id, idempotency_key: ctx.idempotencyKey })
+          .execute();
         reach('written', 'transactional', ctx.call.id);
         await pause();
         return { n: input.n };
@@ -200,7 +255,8 @@ export function reachingLedger(ledger: Ledger, reach: Reach): Ledger {
       const tool = toolOf(event);
       tools.set(event.callId, tool);
       if (event.to === 'executing' && event.from !== 'executing') reach('claim', tool, event.callId);
-      if (event.to === 'executing' && event.from === 'executing' && event.reason?.code === 'recovered') reach('reclaim', tool, event.callId);
+      if (event.to === 'executing' && event.from === 'executing' && event.reason?.code === 'recovered')
+        reach('reclaim', tool, event.callId);
       if (event.to === 'committed') reach('commit', tool, event.callId);
     },
     committed(events) {

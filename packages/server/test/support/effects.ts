@@ -28,12 +28,15 @@ export function openEffects(path: string): Effects {
   const database = new Database(path, { timeout: 10_000 });
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = FULL');
-  database.exec('create table if not exists effects (call_id text not null, tool text not null, idempotency_key text not null, run_no integer not null, pid integer not null)');
+  database.exec(
+    'create table if not exists effects (call_id text not null, tool text not null, idempotency_key text not null, run_no integer not null, pid integer not null)',
+  );
   const insert = database.prepare(
     'insert into effects (call_id, tool, idempotency_key, run_no, pid) select ?, ?, ?, count(*) + 1, ? from effects where call_id = ?',
   );
   return {
-    record: (callId, tool, idempotencyKey) => void insert.run(callId, tool, idempotencyKey, process.pid, callId),
+    record: (callId, tool, idempotencyKey) =>
+      void insert.run(callId, tool, idempotencyKey, process.pid, callId),
     rows: () => database.prepare('select * from effects order by rowid').all() as EffectRow[],
     close: () => database.close(),
   };

@@ -4,7 +4,15 @@ export const T0 = 1_767_225_600_000;
 
 /** The `n`th test move: a call coming into being in session `s1`. */
 export function move(n: number, overrides: Partial<NewLedgerEvent> = {}): NewLedgerEvent {
-  return { callId: `call_${n}`, session: 's1', from: null, to: 'pending', actor: 'user_1', at: T0 + n, ...overrides };
+  return {
+    callId: `call_${n}`,
+    session: 's1',
+    from: null,
+    to: 'pending',
+    actor: 'user_1',
+    at: T0 + n,
+    ...overrides,
+  };
 }
 
 /** Appends `count` moves, one transaction each, numbered from `first`. */

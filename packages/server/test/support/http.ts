@@ -39,7 +39,12 @@ export async function serve(handler: (request: Request) => Promise<Response>): P
     sockets,
     async drained() {
       server.closeIdleConnections();
-      await Promise.all([...sockets].map((socket) => new Promise((resolve) => (socket.closed ? resolve(undefined) : socket.once('close', resolve)))));
+      await Promise.all(
+        [...sockets].map(
+          (socket) =>
+            new Promise((resolve) => (socket.closed ? resolve(undefined) : socket.once('close', resolve))),
+        ),
+      );
     },
     close() {
       closing ??= new Promise<void>((resolve) => {
@@ -52,14 +57,23 @@ export async function serve(handler: (request: Request) => Promise<Response>): P
 }
 
 /** Request headers of a signed-in principal (the tests' `authenticate` reads `Bearer <principal>`). */
-export const as = (principal: string | undefined, headers: Record<string, string> = {}): Record<string, string> =>
+export const as = (
+  principal: string | undefined,
+  headers: Record<string, string> = {},
+): Record<string, string> =>
   principal === undefined ? headers : { authorization: `Bearer ${principal}`, ...headers };
 
 /** The tests' `authenticate`: the principal is the bearer token itself. */
-export const bearer = (request: Request): string | null => /^Bearer (\S+)$/.exec(request.headers.get('authorization') ?? '')?.[1] ?? null;
+export const bearer = (request: Request): string | null =>
+  /^Bearer (\S+)$/.exec(request.headers.get('authorization') ?? '')?.[1] ?? null;
 
 /** POSTs a JSON body (or the given text) and answers the status and the parsed JSON. */
-export async function post(url: string, principal: string | undefined, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown; headers: Headers }> {
+export async function post(
+  url: string,
+  principal: string | undefined,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: unknown; headers: Headers }> {
   const response = await fetch(url, {
     method: 'POST',
     headers: as(principal, { 'content-type': 'application/json', ...headers }),
@@ -95,7 +109,10 @@ export interface FeedClient {
 }
 
 /** Opens `GET …/events` with Node's `fetch` and reads it with eventsource-parser. */
-export async function openFeed(url: string, options: { principal?: string; lastEventId?: number | string } = {}): Promise<FeedClient> {
+export async function openFeed(
+  url: string,
+  options: { principal?: string; lastEventId?: number | string } = {},
+): Promise<FeedClient> {
   const controller = new AbortController();
   const headers = as(options.principal, { accept: 'text/event-stream' });
   if (options.lastEventId !== undefined) headers['last-event-id'] = String(options.lastEventId);
@@ -129,7 +146,8 @@ export async function openFeed(url: string, options: { principal?: string; lastE
     if (response.body === null || !response.ok) return;
     const decoder = new TextDecoder();
     try {
-      for await (const chunk of response.body) parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }));
+      for await (const chunk of response.body)
+        parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }));
     } catch {
       // aborted by close()
     }
@@ -141,7 +159,8 @@ export async function openFeed(url: string, options: { principal?: string; lastE
     response,
     messages,
     comments,
-    moves: () => messages.filter((message) => message.event === 'move').map((message) => message.data as WireMove),
+    moves: () =>
+      messages.filter((message) => message.event === 'move').map((message) => message.data as WireMove),
     until: (check) =>
       new Promise<void>((resolve, reject) => {
         checks.add({ check, resolve, reject });

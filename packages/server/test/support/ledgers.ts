@@ -50,14 +50,21 @@ const sqliteFile: Target = {
   dialect: 'sqlite',
   fresh: () => {
     const path = join(scratchDirectory(), `${randomBytes(6).toString('hex')}.db`);
-    return Promise.resolve({ location: path, open: async (options = {}) => keep(await sqliteLedger({ ...options, path })) });
+    return Promise.resolve({
+      location: path,
+      open: async (options = {}) => keep(await sqliteLedger({ ...options, path })),
+    });
   },
 };
 
 const sqliteMemory: Target = {
   name: 'SQLite in memory',
   dialect: 'sqlite',
-  fresh: () => Promise.resolve({ location: ':memory:', open: async (options = {}) => keep(await sqliteLedger({ ...options, path: ':memory:' })) }),
+  fresh: () =>
+    Promise.resolve({
+      location: ':memory:',
+      open: async (options = {}) => keep(await sqliteLedger({ ...options, path: ':memory:' })),
+    }),
 };
 
 // PostgreSQL on this machine (127.0.0.1:5432, trust auth), or TOOLGATE_TEST_POSTGRES_URL: a
@@ -92,9 +99,14 @@ const postgres: Target = {
     })();
     const location = await database;
     await withAdmin(location, (client) =>
-      client.query(`do $$ declare t text; begin for t in select tablename from pg_tables where schemaname = current_schema() and tablename like 'toolgate\\_%' loop execute format('drop table if exists %I cascade', t); end loop; end $$`),
+      client.query(
+        `do $$ declare t text; begin for t in select tablename from pg_tables where schemaname = current_schema() and tablename like 'toolgate\\_%' loop execute format('drop table if exists %I cascade', t); end loop; end $$`,
+      ),
     );
-    return { location, open: async (options = {}) => keep(await postgresLedger({ ...options, connectionString: location })) };
+    return {
+      location,
+      open: async (options = {}) => keep(await postgresLedger({ ...options, connectionString: location })),
+    };
   },
 };
 
@@ -109,7 +121,10 @@ export const postgresAdmin: string | undefined = 'admin' in server ? server.admi
 export function describeLedgers(
   title: string,
   body: (target: Target) => void,
-  { shared = false, dialects = ['sqlite', 'postgres'] }: { shared?: boolean; dialects?: readonly Target['dialect'][] } = {},
+  {
+    shared = false,
+    dialects = ['sqlite', 'postgres'],
+  }: { shared?: boolean; dialects?: readonly Target['dialect'][] } = {},
 ): void {
   const targets = shared ? [sqliteFile, postgres] : [sqliteFile, sqliteMemory, postgres];
   for (const target of targets.filter((candidate) => dialects.includes(candidate.dialect))) {
@@ -135,7 +150,9 @@ let warned = false;
 function warnOnce(why: string) {
   if (warned) return;
   warned = true;
-  console.warn(`\n!!! SKIPPING the PostgreSQL ledger tests: ${why}\n!!! Start PostgreSQL on 127.0.0.1:5432 (or set TOOLGATE_TEST_POSTGRES_URL); with CI=true they fail instead.\n`);
+  console.warn(
+    `\n!!! SKIPPING the PostgreSQL ledger tests: ${why}\n!!! Start PostgreSQL on 127.0.0.1:5432 (or set TOOLGATE_TEST_POSTGRES_URL); with CI=true they fail instead.\n`,
+  );
 }
 
 async function findPostgres(): Promise<{ admin: string } | { missing: string }> {
@@ -146,7 +163,9 @@ async function findPostgres(): Promise<{ admin: string } | { missing: string }> 
   for (const candidate of candidates) {
     try {
       const allowed = await withAdmin(candidate, async (admin) => {
-        const { rows } = await admin.query<{ allowed: boolean }>('select rolcreatedb or rolsuper as allowed from pg_roles where rolname = current_user');
+        const { rows } = await admin.query<{ allowed: boolean }>(
+          'select rolcreatedb or rolsuper as allowed from pg_roles where rolname = current_user',
+        );
         return rows[0]?.allowed === true;
       });
       if (allowed) return { admin: candidate };

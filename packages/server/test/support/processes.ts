@@ -53,7 +53,9 @@ afterAll(() => {
  * the bundle is written.
  */
 export async function compile(name: string): Promise<Program> {
-  const outDir = fileURLToPath(new URL(`../../node_modules/.cache/toolgate-test-${randomBytes(6).toString('hex')}/`, import.meta.url));
+  const outDir = fileURLToPath(
+    new URL(`../../node_modules/.cache/toolgate-test-${randomBytes(6).toString('hex')}/`, import.meta.url),
+  );
   bundles.add(outDir);
   await build({
     configFile: false,
@@ -72,17 +74,27 @@ export async function compile(name: string): Promise<Program> {
   const file = `${outDir}${name}.mjs`;
   const { readFileSync, writeFileSync } = await import('node:fs');
   let text = readFileSync(file, 'utf8');
-  text = text.replace(/(\tasync lock\(\) \{\n)([\s\S]*?)(\n\t\}\n\tunlock\(\) \{\n)/, (_m, a, body, c) => `${a}${body}\n(globalThis.__holders ??= []).push(new Error().stack);${c}(globalThis.__holders ??= []).shift();\n`);
+  text = text.replace(
+    /(\tasync lock\(\) \{\n)([\s\S]*?)(\n\t\}\n\tunlock\(\) \{\n)/,
+    (_m, a, body, c) =>
+      `${a}${body}\n(globalThis.__holders ??= []).push(new Error().stack);${c}(globalThis.__holders ??= []).shift();\n`,
+  );
   writeFileSync(file, text);
   return { start: (args, options = {}) => spawnChild(name, [file, ...args], options) };
 }
 
 function spawnChild(name: string, argv: readonly string[], options: StartOptions): Child {
-  const child = spawn(process.execPath, argv, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
+  const child = spawn(process.execPath, argv, {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, ...options.env },
+  });
   // A child that is killed closes its end: writes after that fail, and that is no test failure.
   child.stdin.on('error', () => undefined);
   const lines: Record<string, unknown>[] = [];
-  const waiting = new Set<{ match: (message: Record<string, unknown>) => boolean; resolve: (message: Record<string, unknown>) => void }>();
+  const waiting = new Set<{
+    match: (message: Record<string, unknown>) => boolean;
+    resolve: (message: Record<string, unknown>) => void;
+  }>();
   createInterface({ input: child.stdout }).on('line', (text) => {
     let message: Record<string, unknown>;
     try {
@@ -101,10 +113,12 @@ function spawnChild(name: string, argv: readonly string[], options: StartOptions
   child.stderr.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) => {
-    // 'close', not 'exit': only then has all of its stderr been read.
-    child.on('close', (code, signal) => resolve({ code, signal, stderr }));
-  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>(
+    (resolve) => {
+      // 'close', not 'exit': only then has all of its stderr been read.
+      child.on('close', (code, signal) => resolve({ code, signal, stderr }));
+    },
+  );
   return {
     line: (match) => {
       const seen = lines.find(match);
@@ -112,7 +126,9 @@ function spawnChild(name: string, argv: readonly string[], options: StartOptions
       return Promise.race([
         new Promise<Record<string, unknown>>((resolve) => waiting.add({ match, resolve })),
         exited.then(({ code, signal, stderr: errors }) => {
-          throw new Error(`${name} ended (code ${String(code)}, signal ${String(signal)}) before printing the line awaited:\n${errors}`);
+          throw new Error(
+            `${name} ended (code ${String(code)}, signal ${String(signal)}) before printing the line awaited:\n${errors}`,
+          );
         }),
       ]);
     },

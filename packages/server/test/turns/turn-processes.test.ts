@@ -22,24 +22,48 @@ describeLedgers(
       const program = await compile('turn-app');
       const store = await target.fresh();
       const where = `${target.dialect}:${store.location}`;
-      const servers = [program.start([where, 'A', 'resolve']), program.start([where, 'B', 'resolve'])] as const;
+      const servers = [
+        program.start([where, 'A', 'resolve']),
+        program.start([where, 'B', 'resolve']),
+      ] as const;
       const [a, b] = servers;
       try {
         await Promise.all(servers.map((server) => server.line((line) => line.ready === true)));
-        expect(await ask(a, { op: 'read', session: 'chat_1', turn: 'turn_1', calls: [{ id: 'call_1', amount: 2000 }, { id: 'call_2', amount: 3000 }] })).toMatchObject({
+        expect(
+          await ask(a, {
+            op: 'read',
+            session: 'chat_1',
+            turn: 'turn_1',
+            calls: [
+              { id: 'call_1', amount: 2000 },
+              { id: 'call_2', amount: 3000 },
+            ],
+          }),
+        ).toMatchObject({
           stopped: ['awaiting_approval', 'awaiting_approval'],
         });
         expect(await ask(a, { op: 'approve', id: 'call_1' })).toMatchObject({ decision: { ok: true } });
-        const handled = Promise.race(servers.map((server) => server.line((line) => line.handled === 'turn_1')));
+        const handled = Promise.race(
+          servers.map((server) => server.line((line) => line.handled === 'turn_1')),
+        );
         expect(await ask(b, { op: 'approve', id: 'call_2' })).toMatchObject({ decision: { ok: true } });
         await handled;
         // Both sweep for a while: nobody runs it again.
         await Promise.all(servers.map((server) => ask(server, { op: 'watch', ms: 1000 })));
         const runs = [...handling(a), ...handling(b)];
         expect(runs).toHaveLength(1);
-        expect(runs[0]).toMatchObject({ handling: 'turn_1', session: 'chat_1', attempt: 1, calls: ['committed', 'committed'] });
+        expect(runs[0]).toMatchObject({
+          handling: 'turn_1',
+          session: 'chat_1',
+          attempt: 1,
+          calls: ['committed', 'committed'],
+        });
         const ledger = await store.open();
-        const row = await ledger.db.selectFrom('toolgate_turns').selectAll().where('id', '=', 'turn_1').executeTakeFirstOrThrow();
+        const row = await ledger.db
+          .selectFrom('toolgate_turns')
+          .selectAll()
+          .where('id', '=', 'turn_1')
+          .executeTakeFirstOrThrow();
         expect(row).toMatchObject({ attempts: 1, lease_owner: null, done_at: expect.any(Number) });
         expect(servers.flatMap((server) => server.lines.filter((line) => 'error' in line))).toEqual([]);
       } finally {
@@ -58,7 +82,14 @@ describeLedgers(
       try {
         await a.line((line) => line.ready === true);
         const started = a.line((line) => line.handling === 'turn_2');
-        expect(await ask(a, { op: 'read', session: 'chat_2', turn: 'turn_2', calls: [{ id: 'call_3', amount: 5 }] })).toMatchObject({ stopped: ['committed'] });
+        expect(
+          await ask(a, {
+            op: 'read',
+            session: 'chat_2',
+            turn: 'turn_2',
+            calls: [{ id: 'call_3', amount: 5 }],
+          }),
+        ).toMatchObject({ stopped: ['committed'] });
         expect(await started).toMatchObject({ attempt: 1, by: 'A' });
 
         // The second server starts while the first still runs the handler, and sweeps for two leases' time: it leaves the turn alone.
@@ -71,10 +102,21 @@ describeLedgers(
         expect(await a.exited).toMatchObject({ signal: 'SIGKILL' });
         const taken = await b.line((line) => line.handled === 'turn_2');
         expect(taken).toMatchObject({ by: 'B' });
-        expect(handling(b)).toEqual([expect.objectContaining({ handling: 'turn_2', session: 'chat_2', attempt: 2, calls: ['committed'] })]);
+        expect(handling(b)).toEqual([
+          expect.objectContaining({
+            handling: 'turn_2',
+            session: 'chat_2',
+            attempt: 2,
+            calls: ['committed'],
+          }),
+        ]);
         expect(handling(a)).toHaveLength(1);
         const ledger = await store.open();
-        const row = await ledger.db.selectFrom('toolgate_turns').selectAll().where('id', '=', 'turn_2').executeTakeFirstOrThrow();
+        const row = await ledger.db
+          .selectFrom('toolgate_turns')
+          .selectAll()
+          .where('id', '=', 'turn_2')
+          .executeTakeFirstOrThrow();
         expect(row).toMatchObject({ attempts: 2, fence: 2, done_at: expect.any(Number) });
       } finally {
         a.kill('SIGKILL');

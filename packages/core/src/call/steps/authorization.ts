@@ -22,13 +22,18 @@ export type Authorization = (call: ToolCallRecord, note: MoveNote) => void;
  * @example
  * const authorize = createAuthorization(host, moves, (id, note) => execute(id, note));
  */
-export function createAuthorization(host: PipelineHost, moves: Moves, execute: (id: string, note: MoveNote) => void): Authorization {
+export function createAuthorization(
+  host: PipelineHost,
+  moves: Moves,
+  execute: (id: string, note: MoveNote) => void,
+): Authorization {
   const { reject } = moves;
 
   /** Asks a person, or runs the call. Only a definite `false` (or no `needsApproval`) skips the person. */
   function ask(id: string, entry: ToolEntry, input: unknown, note: MoveNote): void {
     const { needsApproval } = entry.tool;
-    const refuse = (error: unknown) => reject(id, { code: 'unauthorized', message: `needsApproval threw: ${messageOf(error)}` }, note);
+    const refuse = (error: unknown) =>
+      reject(id, { code: 'unauthorized', message: `needsApproval threw: ${messageOf(error)}` }, note);
     let answer: unknown;
     try {
       answer = typeof needsApproval === 'function' ? needsApproval(input) : (needsApproval ?? false);
@@ -41,7 +46,15 @@ export function createAuthorization(host: PipelineHost, moves: Moves, execute: (
       (value) => {
         if (value === true) moves.move(id, { type: 'await_approval' }, note);
         else if (value === false) execute(id, note);
-        else reject(id, { code: 'unauthorized', message: `needsApproval answered ${describeAnswer(value)}; it must answer true or false` }, note);
+        else
+          reject(
+            id,
+            {
+              code: 'unauthorized',
+              message: `needsApproval answered ${describeAnswer(value)}; it must answer true or false`,
+            },
+            note,
+          );
       },
       refuse,
     );
@@ -57,7 +70,8 @@ export function createAuthorization(host: PipelineHost, moves: Moves, execute: (
       ask(id, entry, input, note);
       return;
     }
-    const refuse = (error: unknown) => reject(id, { code: 'unauthorized', message: `authorize threw: ${messageOf(error)}` }, note);
+    const refuse = (error: unknown) =>
+      reject(id, { code: 'unauthorized', message: `authorize threw: ${messageOf(error)}` }, note);
     let verdict: unknown;
     try {
       verdict = tool.authorize(input, { call: { id, name: tool.name }, state: host.state() });
@@ -69,7 +83,16 @@ export function createAuthorization(host: PipelineHost, moves: Moves, execute: (
       verdict,
       (answer) => {
         if (answer === true) ask(id, entry, input, note);
-        else reject(id, { code: 'unauthorized', message: typeof answer === 'string' && answer !== '' ? answer : 'the app did not authorize this call' }, note);
+        else
+          reject(
+            id,
+            {
+              code: 'unauthorized',
+              message:
+                typeof answer === 'string' && answer !== '' ? answer : 'the app did not authorize this call',
+            },
+            note,
+          );
       },
       refuse,
     );

@@ -69,7 +69,11 @@ export function createExecution(host: PipelineHost, moves: Moves, inputs: ToolIn
         }
         if (job.stage !== 'opening') {
           // Stopped while the keeper was opening it: the tool never starts; give back what was taken.
-          attempt(() => scope.abandon?.(), () => undefined, host.onError);
+          attempt(
+            () => scope.abandon?.(),
+            () => undefined,
+            host.onError,
+          );
           return;
         }
         start(runs, call, entry, scope, job, note);
@@ -98,20 +102,30 @@ export function createExecution(host: PipelineHost, moves: Moves, inputs: ToolIn
  * or ends the run with the reason it will not commit (a throw, a cancel, a timeout, an output
  * its schema refuses).
  */
-function start(runs: Runs, call: ExecutingCall, entry: ToolEntry, scope: ExecutionScope, job: Run, note: MoveNote): void {
+function start(
+  runs: Runs,
+  call: ExecutingCall,
+  entry: ToolEntry,
+  scope: ExecutionScope,
+  job: Run,
+  note: MoveNote,
+): void {
   const { host, moves, inputs } = runs;
   const { clock } = host;
   const { id } = call;
   const { tool } = entry;
   job.stage = 'running';
   job.scope = scope;
-  const failed = (message: string) => void end(runs, job, id, () => moves.fail(id, 'tool_error', message, note));
+  const failed = (message: string) =>
+    void end(runs, job, id, () => moves.fail(id, 'tool_error', message, note));
   if (tool.timeoutMs !== undefined) {
     const ms = tool.timeoutMs;
     job.timer = clock.setTimeout(() => {
       if (job.stage !== 'running') return;
       job.abort(new DOMException(`The call timed out after ${ms} ms.`, 'TimeoutError'));
-      void end(runs, job, id, () => moves.cancel(id, 'timeout', `the tool did not finish within ${ms} ms`, note));
+      void end(runs, job, id, () =>
+        moves.cancel(id, 'timeout', `the tool did not finish within ${ms} ms`, note),
+      );
     }, ms);
   }
   let result: unknown;
@@ -147,7 +161,15 @@ function start(runs: Runs, call: ExecutingCall, entry: ToolEntry, scope: Executi
       if (verdict.ok) settle(verdict.value);
       else {
         const list = verdict.issues.map((issue) => `${issue.path || '(output)'} ${issue.message}`).join('; ');
-        void end(runs, job, id, () => moves.fail(id, 'output_invalid', `the tool's output does not match its output schema: ${list}`, note, verdict.issues));
+        void end(runs, job, id, () =>
+          moves.fail(
+            id,
+            'output_invalid',
+            `the tool's output does not match its output schema: ${list}`,
+            note,
+            verdict.issues,
+          ),
+        );
       }
     });
   }
@@ -170,11 +192,16 @@ function start(runs: Runs, call: ExecutingCall, entry: ToolEntry, scope: Executi
       () => forget(runs, id, job),
       (error) => {
         forget(runs, id, job);
-        const failCommit = () => moves.fail(id, 'commit_error', `the result could not be committed: ${messageOf(error)}`, note);
-        attempt(() => scope.abandon?.(), failCommit, (abandonError) => {
-          host.onError(abandonError);
-          failCommit();
-        });
+        const failCommit = () =>
+          moves.fail(id, 'commit_error', `the result could not be committed: ${messageOf(error)}`, note);
+        attempt(
+          () => scope.abandon?.(),
+          failCommit,
+          (abandonError) => {
+            host.onError(abandonError);
+            failCommit();
+          },
+        );
       },
     );
   }

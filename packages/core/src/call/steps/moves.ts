@@ -13,9 +13,20 @@ import type { CancelledCode, FailedCode, Issue, Reason, RejectedCode, ToolCallRe
  * moves.reject('call_1', { code: 'unknown_tool', message: 'no tool named "x" is registered' }, note);
  */
 export interface Moves {
-  readonly move: (id: string, event: CallEvent, note: MoveNote, then?: (next: ToolCallRecord | undefined) => void) => void;
+  readonly move: (
+    id: string,
+    event: CallEvent,
+    note: MoveNote,
+    then?: (next: ToolCallRecord | undefined) => void,
+  ) => void;
   readonly reject: (id: string, reason: Reason<RejectedCode>, note: MoveNote) => void;
-  readonly fail: (id: string, code: FailedCode, message: string, note: MoveNote, issues?: readonly Issue[]) => void;
+  readonly fail: (
+    id: string,
+    code: FailedCode,
+    message: string,
+    note: MoveNote,
+    issues?: readonly Issue[],
+  ) => void;
   readonly cancel: (id: string, code: CancelledCode, message: string, note: MoveNote) => void;
 }
 
@@ -26,11 +37,13 @@ export interface Moves {
  * const moves = createMoves(host.keeper, host.onError);
  */
 export function createMoves(keeper: CallKeeper, onError: (error: unknown) => void): Moves {
-  const move: Moves['move'] = (id, event, note, then) => after(keeper.move(id, event, note), then ?? ignore, onError);
+  const move: Moves['move'] = (id, event, note, then) =>
+    after(keeper.move(id, event, note), then ?? ignore, onError);
   return {
     move,
     reject: (id, reason, note) => move(id, { type: 'reject', reason }, note),
-    fail: (id, code, message, note, issues) => move(id, { type: 'fail', reason: issues ? { code, message, issues } : { code, message } }, note),
+    fail: (id, code, message, note, issues) =>
+      move(id, { type: 'fail', reason: issues ? { code, message, issues } : { code, message } }, note),
     cancel: (id, code, message, note) => move(id, { type: 'cancel', reason: { code, message } }, note),
   };
 }

@@ -19,7 +19,14 @@ import { check } from './verdict.ts';
  * const validate = createValidation(host, moves, inputs, (validated) => authorize(validated, note));
  * validate(call.id, call.name, '{"amount_cents":1250}', false, [], note);
  */
-export type Validation = (id: string, name: string, raw: unknown, truncated: boolean, repairs: readonly Repair[], note: MoveNote) => void;
+export type Validation = (
+  id: string,
+  name: string,
+  raw: unknown,
+  truncated: boolean,
+  repairs: readonly Repair[],
+  note: MoveNote,
+) => void;
 
 /**
  * Creates the step; `next` gets each call that moved to `validated`.
@@ -27,24 +34,51 @@ export type Validation = (id: string, name: string, raw: unknown, truncated: boo
  * @example
  * const validate = createValidation(host, moves, createToolInputs(), authorize);
  */
-export function createValidation(host: PipelineHost, moves: Moves, inputs: ToolInputs, next: (validated: ToolCallRecord, note: MoveNote) => void): Validation {
+export function createValidation(
+  host: PipelineHost,
+  moves: Moves,
+  inputs: ToolInputs,
+  next: (validated: ToolCallRecord, note: MoveNote) => void,
+): Validation {
   const { limits } = host;
   const { reject } = moves;
 
   function rejectInvalid(id: string, name: string, issues: readonly Issue[], note: MoveNote): void {
     const list = issues.map((issue) => `${issue.path || '(arguments)'} ${issue.message}`).join('; ');
-    reject(id, { code: 'invalid_arguments', message: `the arguments of "${name}" do not match its schema: ${list}`, issues }, note);
+    reject(
+      id,
+      {
+        code: 'invalid_arguments',
+        message: `the arguments of "${name}" do not match its schema: ${list}`,
+        issues,
+      },
+      note,
+    );
   }
 
-  function accept(id: string, repairs: readonly Repair[], value: unknown, owned: boolean, note: MoveNote): void {
+  function accept(
+    id: string,
+    repairs: readonly Repair[],
+    value: unknown,
+    owned: boolean,
+    note: MoveNote,
+  ): void {
     let input: unknown;
     try {
       input = inputs.keep(value, owned);
     } catch (error) {
-      reject(id, { code: 'invalid_arguments', message: `the value the validator answered could not be read: ${messageOf(error)}` }, note);
+      reject(
+        id,
+        {
+          code: 'invalid_arguments',
+          message: `the value the validator answered could not be read: ${messageOf(error)}`,
+        },
+        note,
+      );
       return;
     }
-    const event: CallEvent = repairs.length === 0 ? { type: 'validate', input } : { type: 'validate', input, repairs };
+    const event: CallEvent =
+      repairs.length === 0 ? { type: 'validate', input } : { type: 'validate', input, repairs };
     moves.move(id, event, note, (validated) => {
       if (validated !== undefined) next(validated, note);
     });
@@ -73,7 +107,10 @@ export function createValidation(host: PipelineHost, moves: Moves, inputs: ToolI
     try {
       args = readArguments(raw, limits, allowed);
     } catch (error) {
-      args = { ok: false, reason: { code: 'invalid_shape', message: `the arguments could not be read: ${messageOf(error)}` } };
+      args = {
+        ok: false,
+        reason: { code: 'invalid_shape', message: `the arguments could not be read: ${messageOf(error)}` },
+      };
     }
     if (!args.ok) {
       reject(id, args.reason, note);
@@ -81,14 +118,22 @@ export function createValidation(host: PipelineHost, moves: Moves, inputs: ToolI
     }
     const read = args;
     check(entry.validateInput, read.value, (first) => {
-      if (first.ok) return accept(id, [...earlier, ...read.repairs], first.value, first.value === read.value, note);
+      if (first.ok)
+        return accept(id, [...earlier, ...read.repairs], first.value, first.value === read.value, note);
       const repaired = repairValues(read.value, first.issues, allowed, limits);
       if (repaired === undefined) return rejectInvalid(id, name, first.issues, note);
       // Decoded strings are new structure: the same depth and `__proto__` rules apply to them.
       const checked = copyValue(repaired.value, { maxArgumentChars: Infinity, maxDepth: limits.maxDepth });
       if (checked.kind !== 'ok') return reject(id, problemReason(checked, limits), note);
       check(entry.validateInput, repaired.value, (second) => {
-        if (second.ok) accept(id, [...earlier, ...read.repairs, ...repaired.repairs], second.value, second.value === repaired.value, note);
+        if (second.ok)
+          accept(
+            id,
+            [...earlier, ...read.repairs, ...repaired.repairs],
+            second.value,
+            second.value === repaired.value,
+            note,
+          );
         else rejectInvalid(id, name, first.issues, note);
       });
     });
@@ -104,12 +149,17 @@ export function createValidation(host: PipelineHost, moves: Moves, inputs: ToolI
 export function truncatedReason(message?: string): Reason<'truncated'> {
   return {
     code: 'truncated',
-    message: message ?? 'the provider cut this call off at its output limit before the arguments were complete; nothing was run',
+    message:
+      message ??
+      'the provider cut this call off at its output limit before the arguments were complete; nothing was run',
   };
 }
 
 function unknownToolMessage(name: string, names: readonly string[]): string {
-  const shown = names.slice(0, 20).map((n) => `"${n}"`).join(', ');
+  const shown = names
+    .slice(0, 20)
+    .map((n) => `"${n}"`)
+    .join(', ');
   const more = names.length > 20 ? `, and ${names.length - 20} more` : '';
   return names.length === 0
     ? `no tool named "${name}" is registered (this app has no tools)`

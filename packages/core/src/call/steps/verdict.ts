@@ -18,7 +18,11 @@ export function check(validate: Validate, value: unknown, then: (result: Validat
     then(thrownIssue(error));
     return;
   }
-  after(result, (answer) => then(verdictOf(answer)), (error) => then(thrownIssue(error)));
+  after(
+    result,
+    (answer) => then(verdictOf(answer)),
+    (error) => then(thrownIssue(error)),
+  );
 }
 
 function thrownIssue(error: unknown): ValidationResult {
@@ -46,8 +50,13 @@ function verdictOf(answer: unknown): ValidationResult {
 }
 
 function issueOf(issue: unknown): Issue {
-  const { path, message, keyword } = (typeof issue === 'object' && issue !== null ? issue : {}) as Partial<Record<keyof Issue, unknown>>;
-  const base = { path: typeof path === 'string' ? path : '', message: typeof message === 'string' ? message : textOf(message) };
+  const { path, message, keyword } = (typeof issue === 'object' && issue !== null ? issue : {}) as Partial<
+    Record<keyof Issue, unknown>
+  >;
+  const base = {
+    path: typeof path === 'string' ? path : '',
+    message: typeof message === 'string' ? message : textOf(message),
+  };
   return typeof keyword === 'string' ? { ...base, keyword } : base;
 }
 

@@ -44,7 +44,10 @@ export const DEFECTS: {
     name: 'search_docs',
     args: '{"query":"rate limits","limit":"5","include_archived":"false"}',
     repair: 'string_scalars',
-    reason: { code: 'invalid_arguments', message: /\/limit must be integer.*\/include_archived must be boolean/ },
+    reason: {
+      code: 'invalid_arguments',
+      message: /\/limit must be integer.*\/include_archived must be boolean/,
+    },
     repaired: { query: 'rate limits', limit: 5, include_archived: false },
   },
   {
@@ -74,7 +77,6 @@ export const DEFECTS: {
     repaired: {},
   },
 ];
-
 
 /** A multi_tool_use.parallel wrapper's arguments, as GPT models have sent them. */
 export const WRAPPER = JSON.stringify({

@@ -8,7 +8,11 @@ export interface ToolCallDelta {
 }
 
 /** One Chat Completions chunk as OpenAI streams it. */
-export function chatChunk(toolCalls: readonly ToolCallDelta[] = [], finish: string | null = null, id = 'chatcmpl-T1'): SseEvent {
+export function chatChunk(
+  toolCalls: readonly ToolCallDelta[] = [],
+  finish: string | null = null,
+  id = 'chatcmpl-T1',
+): SseEvent {
   return {
     data: {
       id,
@@ -40,17 +44,27 @@ export function chatChunk(toolCalls: readonly ToolCallDelta[] = [], finish: stri
 }
 
 /** A whole streamed turn: the role chunk, the tool-call chunks, the finish chunk, and `[DONE]`. */
-export function chatStream(parts: readonly (readonly ToolCallDelta[])[], finish: string | null = 'tool_calls'): SseEvent[] {
+export function chatStream(
+  parts: readonly (readonly ToolCallDelta[])[],
+  finish: string | null = 'tool_calls',
+): SseEvent[] {
   const role: SseEvent = {
     data: {
       id: 'chatcmpl-T1',
       object: 'chat.completion.chunk',
       created: 1_767_225_700,
       model: 'gpt-4.1-2025-04-14',
-      choices: [{ index: 0, delta: { role: 'assistant', content: null }, logprobs: null, finish_reason: null }],
+      choices: [
+        { index: 0, delta: { role: 'assistant', content: null }, logprobs: null, finish_reason: null },
+      ],
     },
   };
-  return [role, ...parts.map((part) => chatChunk(part)), ...(finish === null ? [] : [chatChunk([], finish)]), { data: '[DONE]' }];
+  return [
+    role,
+    ...parts.map((part) => chatChunk(part)),
+    ...(finish === null ? [] : [chatChunk([], finish)]),
+    { data: '[DONE]' },
+  ];
 }
 
 /** Splits text into fragments of `size` characters, as a model streams them. */
@@ -61,7 +75,13 @@ export function fragments(text: string, size: number): string[] {
 }
 
 /** One call streamed the OpenAI way: a first delta with id and name, then argument fragments. */
-export function streamedCall(index: number, id: string, name: string, args: string, size = 7): ToolCallDelta[][] {
+export function streamedCall(
+  index: number,
+  id: string,
+  name: string,
+  args: string,
+  size = 7,
+): ToolCallDelta[][] {
   return [[{ index, id, name, args: '' }], ...fragments(args, size).map((piece) => [{ index, args: piece }])];
 }
 

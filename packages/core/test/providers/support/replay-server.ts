@@ -31,7 +31,10 @@ export interface ReplayServer {
 }
 
 export async function startReplayServer(): Promise<ReplayServer> {
-  const queue: ({ kind: 'sse'; events: readonly SseEvent[]; cutAfter: number | undefined } | { kind: 'json'; body: unknown })[] = [];
+  const queue: (
+    | { kind: 'sse'; events: readonly SseEvent[]; cutAfter: number | undefined }
+    | { kind: 'json'; body: unknown }
+  )[] = [];
   const requests: RecordedRequest[] = [];
   const server = createServer((request, response) => {
     void readBody(request).then((text) => {
@@ -47,10 +50,17 @@ export async function startReplayServer(): Promise<ReplayServer> {
         response.end(JSON.stringify(next.body));
         return;
       }
-      response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+      response.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+      });
       const events = next.cutAfter === undefined ? next.events : next.events.slice(0, next.cutAfter);
       const body = events
-        .map((event) => `${event.event === undefined ? '' : `event: ${event.event}\n`}data: ${event.data === '[DONE]' ? '[DONE]' : JSON.stringify(event.data)}\n\n`)
+        .map(
+          (event) =>
+            `${event.event === undefined ? '' : `event: ${event.event}\n`}data: ${event.data === '[DONE]' ? '[DONE]' : JSON.stringify(event.data)}\n\n`,
+        )
         .join('');
       if (next.cutAfter === undefined) response.end(body);
       // Once the events are on the wire, the connection drops without the stream's end.

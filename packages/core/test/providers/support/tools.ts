@@ -46,7 +46,12 @@ export function getWeather(repair: readonly RepairKind[] = []) {
 export function getTime(repair: readonly RepairKind[] = []) {
   return defineTool({
     name: 'get_time',
-    inputSchema: { type: 'object', properties: { timezone: { type: 'string' } }, required: ['timezone'], additionalProperties: false },
+    inputSchema: {
+      type: 'object',
+      properties: { timezone: { type: 'string' } },
+      required: ['timezone'],
+      additionalProperties: false,
+    },
     repair,
     execute: (input) => `12:00 in ${input.timezone}`,
   });

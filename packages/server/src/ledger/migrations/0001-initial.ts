@@ -32,8 +32,16 @@ export const initial = {
       .addColumn('created_at', 'bigint', (col) => col.notNull())
       .addColumn('updated_at', 'bigint', (col) => col.notNull())
       .execute();
-    await db.schema.createIndex('toolgate_calls_session').on('toolgate_calls').columns(['session', 'created_at']).execute();
-    await db.schema.createIndex('toolgate_calls_lease').on('toolgate_calls').columns(['status', 'lease_expires_at']).execute();
+    await db.schema
+      .createIndex('toolgate_calls_session')
+      .on('toolgate_calls')
+      .columns(['session', 'created_at'])
+      .execute();
+    await db.schema
+      .createIndex('toolgate_calls_lease')
+      .on('toolgate_calls')
+      .columns(['status', 'lease_expires_at'])
+      .execute();
 
     await db.schema
       .createTable('toolgate_approvals')
@@ -47,8 +55,16 @@ export const initial = {
       .addColumn('decided_at', 'bigint')
       .addColumn('consumed', 'integer', (col) => col.notNull().defaultTo(0))
       .execute();
-    await db.schema.createIndex('toolgate_approvals_session').on('toolgate_approvals').column('session').execute();
-    await db.schema.createIndex('toolgate_approvals_expiry').on('toolgate_approvals').columns(['decision', 'expires_at']).execute();
+    await db.schema
+      .createIndex('toolgate_approvals_session')
+      .on('toolgate_approvals')
+      .column('session')
+      .execute();
+    await db.schema
+      .createIndex('toolgate_approvals_expiry')
+      .on('toolgate_approvals')
+      .columns(['decision', 'expires_at'])
+      .execute();
 
     // No foreign key to toolgate_calls: a refusal names the call id it was asked about, which may
     // not exist (an approval for an unknown id is refused and audited all the same).
@@ -66,8 +82,16 @@ export const initial = {
       .addColumn('prev_hash', 'text', (col) => col.notNull())
       .addColumn('hash', 'text', (col) => col.notNull())
       .execute();
-    await db.schema.createIndex('toolgate_events_session').on('toolgate_events').columns(['session', 'seq']).execute();
-    await db.schema.createIndex('toolgate_events_call').on('toolgate_events').columns(['call_id', 'seq']).execute();
+    await db.schema
+      .createIndex('toolgate_events_session')
+      .on('toolgate_events')
+      .columns(['session', 'seq'])
+      .execute();
+    await db.schema
+      .createIndex('toolgate_events_call')
+      .on('toolgate_events')
+      .columns(['call_id', 'seq'])
+      .execute();
 
     await db.schema
       .createTable('toolgate_sessions')
@@ -83,7 +107,10 @@ export const initial = {
       .addColumn('last_hash', 'text', (col) => col.notNull())
       .addColumn('algorithm', 'text')
       .execute();
-    await (db as Kysely<Tables>).insertInto('toolgate_chain').values({ id: 1, last_seq: 0, last_hash: '0'.repeat(64), algorithm: null }).execute();
+    await (db as Kysely<Tables>)
+      .insertInto('toolgate_chain')
+      .values({ id: 1, last_seq: 0, last_hash: '0'.repeat(64), algorithm: null })
+      .execute();
   },
 };
 

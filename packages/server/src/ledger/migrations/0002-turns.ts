@@ -25,7 +25,11 @@ export const turns = {
       .addColumn('attempts', 'integer', (col) => col.notNull().defaultTo(0))
       .addPrimaryKeyConstraint('toolgate_turns_pk', ['session', 'id'])
       .execute();
-    await db.schema.createIndex('toolgate_turns_open').on('toolgate_turns').columns(['done_at', 'lease_expires_at']).execute();
+    await db.schema
+      .createIndex('toolgate_turns_open')
+      .on('toolgate_turns')
+      .columns(['done_at', 'lease_expires_at'])
+      .execute();
 
     await db.schema
       .createTable('toolgate_turn_calls')
@@ -36,6 +40,10 @@ export const turns = {
       .addColumn('answer', 'text')
       .addPrimaryKeyConstraint('toolgate_turn_calls_pk', ['session', 'turn_id', 'position'])
       .execute();
-    await db.schema.createIndex('toolgate_turn_calls_call').on('toolgate_turn_calls').column('call_id').execute();
+    await db.schema
+      .createIndex('toolgate_turn_calls_call')
+      .on('toolgate_turn_calls')
+      .column('call_id')
+      .execute();
   },
 };

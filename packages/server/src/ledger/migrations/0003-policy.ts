@@ -23,7 +23,11 @@ export const policy = {
       .addColumn('at', 'bigint', (col) => col.notNull())
       .addPrimaryKeyConstraint('toolgate_budget_uses_pk', ['call_id', 'budget'])
       .execute();
-    await db.schema.createIndex('toolgate_budget_uses_window').on('toolgate_budget_uses').columns(['budget', 'key', 'at']).execute();
+    await db.schema
+      .createIndex('toolgate_budget_uses_window')
+      .on('toolgate_budget_uses')
+      .columns(['budget', 'key', 'at'])
+      .execute();
 
     await db.schema
       .createTable('toolgate_approvers')

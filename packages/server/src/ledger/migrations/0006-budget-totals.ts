@@ -22,6 +22,10 @@ export const budgetTotals = {
       .addColumn('oldest', 'bigint')
       .addPrimaryKeyConstraint('toolgate_budget_totals_pk', ['budget', 'key'])
       .execute();
-    await db.schema.createIndex('toolgate_budget_uses_call').on('toolgate_budget_uses').column('call_id').execute();
+    await db.schema
+      .createIndex('toolgate_budget_uses_call')
+      .on('toolgate_budget_uses')
+      .column('call_id')
+      .execute();
   },
 };

@@ -4,7 +4,9 @@ import { postgresLedger, sqliteLedger } from '../../../src/index.ts';
 import { move } from '../events.ts';
 
 const [where = '', prefix = 'p', count = '10'] = process.argv.slice(2);
-const ledger = where.startsWith('sqlite:') ? await sqliteLedger({ path: where.slice('sqlite:'.length) }) : await postgresLedger({ connectionString: where.slice('postgres:'.length) });
+const ledger = where.startsWith('sqlite:')
+  ? await sqliteLedger({ path: where.slice('sqlite:'.length) })
+  : await postgresLedger({ connectionString: where.slice('postgres:'.length) });
 console.log(JSON.stringify({ opened: true }));
 const seqs: number[] = [];
 for (let n = 1; n <= Number(count); n += 1) {

@@ -12,7 +12,12 @@ const ledger = await ledgerAt(where);
 let runs = 0;
 const transfer = defineTool({
   name: 'transfer',
-  inputSchema: { type: 'object', properties: { amount_cents: { type: 'integer', minimum: 1 } }, required: ['amount_cents'], additionalProperties: false },
+  inputSchema: {
+    type: 'object',
+    properties: { amount_cents: { type: 'integer', minimum: 1 } },
+    required: ['amount_cents'],
+    additionalProperties: false,
+  },
   execute: (input) => {
     runs += 1;
     return { sent: input.amount_cents };
@@ -22,17 +27,38 @@ const gate = createServerGate({
   tools: [transfer],
   ledger,
   instance: name,
-  budgets: [{ name: 'transfers_per_day', per: 'principal', windowMs: 86_400_000, max: 10_000, measure: (input) => (input as { amount_cents: number }).amount_cents }],
+  budgets: [
+    {
+      name: 'transfers_per_day',
+      per: 'principal',
+      windowMs: 86_400_000,
+      max: 10_000,
+      measure: (input) => (input as { amount_cents: number }).amount_cents,
+    },
+  ],
 });
 
 const input = createInterface({ input: process.stdin });
 console.log(JSON.stringify({ ready: true }));
-const go = await new Promise<void>((resolve) => input.on('line', (line) => (JSON.parse(line) as { op?: string }).op === 'go' && resolve()));
+const go = await new Promise<void>((resolve) =>
+  input.on('line', (line) => (JSON.parse(line) as { op?: string }).op === 'go' && resolve()),
+);
 void go;
 const calls = await Promise.all(
-  Array.from({ length: Number(count) }, (_, index) => gate.run({ id: `${name}_${index}`, name: 'transfer', arguments: { amount_cents: 1000 } }, { session: `chat_${name}`, principal: 'alice' })),
+  Array.from({ length: Number(count) }, (_, index) =>
+    gate.run(
+      { id: `${name}_${index}`, name: 'transfer', arguments: { amount_cents: 1000 } },
+      { session: `chat_${name}`, principal: 'alice' },
+    ),
+  ),
 );
-console.log(JSON.stringify({ statuses: calls.map((call) => call.status), reasons: calls.map((call) => call.reason?.code ?? null), runs }));
+console.log(
+  JSON.stringify({
+    statuses: calls.map((call) => call.status),
+    reasons: calls.map((call) => call.reason?.code ?? null),
+    runs,
+  }),
+);
 input.close();
 await gate.close();
 await ledger.close();

@@ -6,7 +6,15 @@
 // itself at that point (see crash-app.ts); otherwise the test may kill it at any instant.
 import { inputHash } from '@toolgate/core';
 import { createServerGate } from '../../../src/index.ts';
-import { crashTools, KINDS, killSwitch, LEASE_MS, ledgerAt, reachingJsonSchema, reachingLedger } from '../crash-app.ts';
+import {
+  crashTools,
+  KINDS,
+  killSwitch,
+  LEASE_MS,
+  ledgerAt,
+  reachingJsonSchema,
+  reachingLedger,
+} from '../crash-app.ts';
 import { openEffects } from '../effects.ts';
 
 const [where = '', effectsPath = '', lane = 'a', generation = '1', count = '8'] = process.argv.slice(2);
@@ -24,13 +32,17 @@ const gate = createServerGate({
 const calls: { id: string; tool: string; n: number }[] = [];
 for (const g of [Number(generation) - 1, Number(generation)]) {
   if (g < 1) continue;
-  for (let n = 0; n < Number(count); n += 1) calls.push({ id: `${lane}g${g}_${n}`, tool: KINDS[n % KINDS.length] ?? 'plain', n });
+  for (let n = 0; n < Number(count); n += 1)
+    calls.push({ id: `${lane}g${g}_${n}`, tool: KINDS[n % KINDS.length] ?? 'plain', n });
 }
 calls.sort(() => Math.random() - 0.5);
 console.log(JSON.stringify({ ready: true }));
 
 async function drive({ id, tool, n }: { id: string; tool: string; n: number }): Promise<void> {
-  const call = await gate.propose({ id, name: tool, arguments: JSON.stringify({ n }) }, { session: 'crash', principal: 'alice' });
+  const call = await gate.propose(
+    { id, name: tool, arguments: JSON.stringify({ n }) },
+    { session: 'crash', principal: 'alice' },
+  );
   if (call.status === 'awaiting_approval') {
     const decision = await gate.approve(id, { principal: 'alice', inputHash: await inputHash(call.input) });
     if (!decision.ok) throw new Error(`approving ${id}: ${decision.code}`);

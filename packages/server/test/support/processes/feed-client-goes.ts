@@ -7,10 +7,16 @@ import { createServerGate, postgresLedger, sqliteLedger, toolgateHandler } from 
 import { bearer, openFeed, serve } from '../http.ts';
 
 const [where = ''] = process.argv.slice(2);
-const ledger = where.startsWith('sqlite:') ? await sqliteLedger({ path: where.slice('sqlite:'.length) }) : await postgresLedger({ connectionString: where.slice('postgres:'.length) });
+const ledger = where.startsWith('sqlite:')
+  ? await sqliteLedger({ path: where.slice('sqlite:'.length) })
+  : await postgresLedger({ connectionString: where.slice('postgres:'.length) });
 const charge = defineTool({
   name: 'charge',
-  inputSchema: { type: 'object', properties: { amount_cents: { type: 'integer' } }, required: ['amount_cents'] },
+  inputSchema: {
+    type: 'object',
+    properties: { amount_cents: { type: 'integer' } },
+    required: ['amount_cents'],
+  },
   needsApproval: true,
   execute: (input) => ({ charged: input.amount_cents }),
 });
@@ -18,7 +24,10 @@ const charge = defineTool({
 const gate = createServerGate({ tools: [charge], ledger });
 const served = await serve(toolgateHandler(gate, { authenticate: bearer, heartbeatMs: 50 }));
 const feed = await openFeed(`${served.origin}/api/toolgate/sessions/s1/events`, { principal: 'alice' });
-await gate.propose({ id: 'c1', name: 'charge', arguments: { amount_cents: 100 } }, { session: 's1', principal: 'alice' });
+await gate.propose(
+  { id: 'c1', name: 'charge', arguments: { amount_cents: 100 } },
+  { session: 's1', principal: 'alice' },
+);
 await feed.until(() => feed.moves().length === 3 && feed.comments.length > 1);
 feed.close();
 await feed.ended;

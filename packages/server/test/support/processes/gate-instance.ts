@@ -19,9 +19,15 @@ import { openEffects } from '../effects.ts';
 const [where = '', effectsPath = '', name = 'app', ...sessions] = process.argv.slice(2);
 const committed: NewLedgerEvent[] = [];
 const ledger = watchLedger(await ledgerAt(where), { committed: (events) => committed.push(...events) });
-const sameEvent = (a: NewLedgerEvent, b: LedgerEvent) => a.callId === b.callId && a.from === b.from && a.to === b.to && a.at === b.at && a.actor === b.actor;
+const sameEvent = (a: NewLedgerEvent, b: LedgerEvent) =>
+  a.callId === b.callId && a.from === b.from && a.to === b.to && a.at === b.at && a.actor === b.actor;
 const effects = openEffects(effectsPath);
-const gate = createServerGate({ tools: crashTools(effects, () => undefined), ledger, leaseMs: 2000, instance: name });
+const gate = createServerGate({
+  tools: crashTools(effects, () => undefined),
+  ledger,
+  leaseMs: 2000,
+  instance: name,
+});
 const principal = 'alice';
 
 const seen = new Map<string, LedgerEvent[]>();
@@ -41,7 +47,10 @@ async function answer(request: Record<string, unknown>): Promise<Record<string, 
   const id = String(request.id);
   switch (request.op) {
     case 'propose': {
-      const call = await gate.propose({ id, name: request.tool, arguments: request.arguments }, { session: String(request.session), principal });
+      const call = await gate.propose(
+        { id, name: request.tool, arguments: request.arguments },
+        { session: String(request.session), principal },
+      );
       return { status: call.status, reason: call.reason?.code, input: call.input };
     }
     case 'approve':

@@ -4,7 +4,9 @@ import { postgresLedger, sqliteLedger } from '../../../src/index.ts';
 import { callRow, move } from '../events.ts';
 
 const [where = ''] = process.argv.slice(2);
-const ledger = where.startsWith('sqlite:') ? await sqliteLedger({ path: where.slice('sqlite:'.length) }) : await postgresLedger({ connectionString: where.slice('postgres:'.length) });
+const ledger = where.startsWith('sqlite:')
+  ? await sqliteLedger({ path: where.slice('sqlite:'.length) })
+  : await postgresLedger({ connectionString: where.slice('postgres:'.length) });
 await ledger.transaction(async (trx) => {
   await ledger.appendEvent(trx, move(1, { callId: 'call_held' }));
   await trx.insertInto('toolgate_calls').values(callRow('call_held')).execute();

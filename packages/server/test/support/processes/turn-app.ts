@@ -18,7 +18,12 @@ const ledger = await ledgerAt(where);
 const principal = 'alice';
 const pay = defineTool({
   name: 'pay',
-  inputSchema: { type: 'object', properties: { amount_cents: { type: 'integer', minimum: 1 } }, required: ['amount_cents'], additionalProperties: false },
+  inputSchema: {
+    type: 'object',
+    properties: { amount_cents: { type: 'integer', minimum: 1 } },
+    required: ['amount_cents'],
+    additionalProperties: false,
+  },
   needsApproval: (input) => input.amount_cents > 1000,
   execute: (input) => ({ paid: input.amount_cents }),
 });
@@ -27,9 +32,18 @@ const gate = createServerGate({
   ledger,
   instance: name,
   leaseMs: Number(lease),
-  onError: (error) => console.log(JSON.stringify({ error: error instanceof Error ? error.message : String(error) })),
+  onError: (error) =>
+    console.log(JSON.stringify({ error: error instanceof Error ? error.message : String(error) })),
   onTurnSettled: async (turn) => {
-    console.log(JSON.stringify({ handling: turn.id, session: turn.session, attempt: turn.attempt, calls: turn.calls.map((call) => call.status), by: name }));
+    console.log(
+      JSON.stringify({
+        handling: turn.id,
+        session: turn.session,
+        attempt: turn.attempt,
+        calls: turn.calls.map((call) => call.status),
+        by: name,
+      }),
+    );
     if (mode === 'hang') await new Promise(() => undefined);
     console.log(JSON.stringify({ handled: turn.id, by: name }));
   },
@@ -37,15 +51,30 @@ const gate = createServerGate({
 
 const chunk = (index: number, id: string, amount: number): OpenAIChatChunk => ({
   id: 'chatcmpl-P',
-  choices: [{ index: 0, delta: { tool_calls: [{ index, id, function: { name: 'pay', arguments: JSON.stringify({ amount_cents: amount }) } }] }, finish_reason: null }],
+  choices: [
+    {
+      index: 0,
+      delta: {
+        tool_calls: [
+          { index, id, function: { name: 'pay', arguments: JSON.stringify({ amount_cents: amount }) } },
+        ],
+      },
+      finish_reason: null,
+    },
+  ],
 });
 
 async function answer(request: Record<string, unknown>): Promise<Record<string, unknown>> {
   switch (request.op) {
     case 'read': {
       const calls = request.calls as { id: string; amount: number }[];
-      const reader = readOpenAIChatStream(gate.turn({ session: String(request.session), principal, turn: String(request.turn) }));
-      await reader.read([...calls.map((call, index) => chunk(index, call.id, call.amount)), { id: 'chatcmpl-P', choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] }]);
+      const reader = readOpenAIChatStream(
+        gate.turn({ session: String(request.session), principal, turn: String(request.turn) }),
+      );
+      await reader.read([
+        ...calls.map((call, index) => chunk(index, call.id, call.amount)),
+        { id: 'chatcmpl-P', choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] },
+      ]);
       return { stopped: (await reader.stopped()).map((record) => record.status) };
     }
     case 'approve': {
@@ -76,7 +105,10 @@ input.on('line', (line) => {
   }
   answer(request).then(
     (result) => console.log(JSON.stringify({ ref: request.ref, ...result })),
-    (error: unknown) => console.log(JSON.stringify({ ref: request.ref, error: error instanceof Error ? error.message : String(error) })),
+    (error: unknown) =>
+      console.log(
+        JSON.stringify({ ref: request.ref, error: error instanceof Error ? error.message : String(error) }),
+      ),
   );
 });
 console.log(JSON.stringify({ ready: true }));
