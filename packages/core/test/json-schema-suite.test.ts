@@ -200,9 +200,7 @@ function withId(schema: JsonSchemaObject | boolean, group: number): JsonSchemaOb
     : schema;
 }
 
-function gatePaths(
-  remote: Record<string, JsonSchemaObject>,
-): Record<
+function gatePaths(remote: Record<string, JsonSchemaObject>): Record<
   PathName,
   {
     compiler: JsonSchemaCompiler;

@@ -20,9 +20,7 @@ afterEach(async () => {
 });
 
 /** A live remote gate on a scripted server with one call awaiting approval, and its status on screen. */
-async function showCall(
-  labels?: Partial<ToolCallStatusLabels>,
-): Promise<{
+async function showCall(labels?: Partial<ToolCallStatusLabels>): Promise<{
   server: LoopbackServer;
   gate: RemoteGate;
   status: HTMLElement;
