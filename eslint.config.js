@@ -65,7 +65,7 @@ export default defineConfig(
     rules: { '@typescript-eslint/no-unused-vars': 'off' },
   },
   {
-    files: ['**/*.js', '**/*.mjs'],
+    files: ['**/*.js', '**/*.mjs', '**/*.jsx'],
     extends: [tseslint.configs.disableTypeChecked],
   },
 );

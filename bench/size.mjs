@@ -5,7 +5,9 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import reactPlugin from '@vitejs/plugin-react';
 import { rolldown } from 'rolldown';
+import { build } from 'vite';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -105,6 +107,49 @@ const rows = [
   ],
 ];
 
+/** The gzipped JavaScript and CSS a production Vite build of one app in `app/` ships. */
+async function viteApp(entry, core) {
+  const dist = (name, file) => join(root, 'packages', name, 'dist', file);
+  const result = await build({
+    configFile: false,
+    logLevel: 'silent',
+    root: join(here, 'app'),
+    plugins: [reactPlugin()],
+    // What users install: the packed packages' `dist/`, not the workspace's TypeScript sources.
+    resolve: {
+      alias: [
+        { find: /^@toolgate\/core$/, replacement: dist('core', core) },
+        { find: /^@toolgate\/react$/, replacement: dist('react', 'index.js') },
+        { find: /^@toolgate\/react\/styles\.css$/, replacement: dist('react', 'styles.css') },
+      ],
+      dedupe: ['react', 'react-dom', 'zustand'],
+    },
+    build: { write: false, rolldownOptions: { input: join(here, 'app', entry) } },
+  });
+  let gz = 0;
+  for (const file of [result].flat().flatMap((r) => r.output)) {
+    if (!/\.(js|css)$/.test(file.fileName)) continue;
+    gz += gzipSync(file.type === 'chunk' ? file.code : file.source, { level: 9 }).length;
+  }
+  return gz;
+}
+
+/**
+ * What toolgate adds to the app `npm create vite -- --template react` makes: the README's quick
+ * start (a tool with a JSON Schema, a gate, `useToolCall`, `<ToolCallStatus>`, the stylesheet and
+ * a Zustand store) built by Vite as a user's app is, less the same app without it.
+ */
+async function appRows() {
+  const bare = await viteApp('bare.jsx', 'index.js');
+  const rows = [];
+  for (const [label, entry, budget] of [
+    ['a default Vite + React app: what toolgate adds', 'index.js', 20_000],
+    ['  the same through @toolgate/core/csp', 'csp.js', undefined],
+  ])
+    rows.push([label, (await viteApp('with-toolgate.jsx', entry)) - bare, budget]);
+  return rows;
+}
+
 let over = false;
 console.log('\nsize: minified + gzipped (level 9)');
 try {
@@ -120,6 +165,13 @@ try {
     console.log(
       `${label.padEnd(58)} ${(gz / 1024).toFixed(2).padStart(6)} KB gz  ${(min / 1024).toFixed(1).padStart(6)} KB min  ${verdict}`,
     );
+  }
+  // kB here, as a user's build reports it (1,000 bytes): the app's JavaScript and CSS, gzipped.
+  for (const [label, gz, budget] of await appRows()) {
+    const verdict =
+      budget === undefined ? '' : `(budget ${budget / 1000} kB) ${gz <= budget ? 'ok' : 'OVER'}`;
+    if (budget !== undefined && gz > budget) over = true;
+    console.log(`${label.padEnd(58)} ${(gz / 1000).toFixed(2).padStart(6)} kB gz${' '.repeat(15)}${verdict}`);
   }
 } finally {
   rmSync(work, { recursive: true, force: true });
