@@ -10,6 +10,17 @@ const handles = () =>
     .filter((kind) => !kind.endsWith('Req') && !kind.startsWith('FSReq'))
     .sort();
 
+/** What `now` holds beyond `before`, kind by kind. The runner's own timers may end meanwhile, so fewer is no sign. */
+function added(before: readonly string[], now: readonly string[]): string[] {
+  const left = [...before];
+  return now.filter((kind) => {
+    const at = left.indexOf(kind);
+    if (at === -1) return true;
+    left.splice(at, 1);
+    return false;
+  });
+}
+
 describeLedgers('close()', (target) => {
   it('leaves nothing open that would keep the process alive', async () => {
     const store = await target.fresh();
@@ -18,9 +29,10 @@ describeLedgers('close()', (target) => {
     const stop = ledger.onCommitted(() => undefined);
     await appendMoves(ledger, 2);
     await ledger.verify();
-    expect(handles().length).toBeGreaterThanOrEqual(before.length);
+    // PostgreSQL's connections are open now (SQLite's poll timer comes and goes).
+    if (target.dialect === 'postgres') expect(added(before, handles())).toContain('TCPSocketWrap');
     await ledger.close();
     stop();
-    expect(handles()).toEqual(before);
+    expect(added(before, handles())).toEqual([]);
   });
 });
