@@ -329,9 +329,9 @@ describeLedgers('verifying from a checkpoint, with progress', (target) => {
     });
     expect(now).toMatchObject({ ok: true, events: 2200 });
     expect(progress).toEqual([
-      { seq: 1500, head: 2200, walked: 500 },
-      { seq: 2000, head: 2200, walked: 1000 },
-      { seq: 2200, head: 2200, walked: 1200 },
+      { seq: 1500, head: 2200, walked: 500, calls: 0 },
+      { seq: 2000, head: 2200, walked: 1000, calls: 0 },
+      { seq: 2200, head: 2200, walked: 1200, calls: 0 },
     ]);
     // The whole walk answers the same.
     expect(await ledger.verify()).toEqual(now);

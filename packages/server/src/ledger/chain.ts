@@ -1,4 +1,5 @@
 import { createHmac, hash } from 'node:crypto';
+import { setImmediate as turn } from 'node:timers/promises';
 import canonicalize from 'canonicalize';
 import type { Reason } from '@toolgate/core';
 import type { EventsTable } from './schema.ts';
@@ -108,20 +109,26 @@ export interface VerifyOptions {
    * walks only the events after it; what came before is taken as the checkpoint vouched for it.
    */
   readonly from?: { readonly events: number; readonly hash: string };
-  /** Called after each page of events walked (500 at most), with the last seq walked, the head, and how many events this walk has checked. */
+  /**
+   * Called after each page (500 at most): first of the events walked, then of the call rows
+   * checked against their last event (every call's, from a checkpoint too: a row can be changed
+   * at any time, and nothing chains it).
+   */
   readonly onProgress?: (progress: VerifyProgress) => void;
 }
 
 /**
- * How far a `verify()` has walked.
+ * How far a `verify()` has got: the last seq walked, the chain's head, how many events this walk
+ * has checked, and how many call rows it has checked since (0 while it walks the events).
  *
  * @example
- * const progress: VerifyProgress = { seq: 1500, head: 400_000, walked: 1500 };
+ * const progress: VerifyProgress = { seq: 1500, head: 400_000, walked: 1500, calls: 0 };
  */
 export interface VerifyProgress {
   readonly seq: number;
   readonly head: number;
   readonly walked: number;
+  readonly calls: number;
 }
 
 const PAGE = 500;
@@ -202,12 +209,16 @@ export async function verifyChain(
   const first = (previous?.seq ?? 0) + 1;
   let expected = first;
   for (;;) {
-    if (expected > first)
+    if (expected > first) {
       onProgress?.({
         seq: expected - 1,
         head: Math.max(head.last_seq, expected - 1),
         walked: expected - first,
+        calls: 0,
       });
+      // On SQLite every read runs on the event loop: between pages, whatever else waits gets a turn.
+      await turn();
+    }
     const page = await read.after(expected - 1, PAGE);
     if (page.length === 0) {
       head = await read.head();

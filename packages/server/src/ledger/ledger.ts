@@ -170,11 +170,13 @@ export interface Ledger {
    */
   readonly onCommitted: (listener: (committed?: Committed) => void) => () => void;
   /**
-   * Walks the chain and names the first event that was changed, removed or inserted, a page at a
-   * time (its memory does not grow with the chain). When the chain holds, `hash` is the last
-   * event's hash: kept somewhere else, it shows later whether events were cut from the end, which
-   * the database alone cannot show. Given such a result as `from`, it checks that event is still
-   * there and unchanged, and walks only what came after; `onProgress` hears of each page.
+   * Walks the chain and names the first event that was changed, removed or inserted, then the
+   * first call whose row no longer holds what its last event holds, a page at a time (no query and
+   * no memory grows with the ledger). When the chain holds, `hash` is the last event's hash: kept
+   * somewhere else, it shows later whether events were cut from the end, which the database alone
+   * cannot show. Given such a result as `from`, it checks that event is still there and unchanged,
+   * and walks only the events after it (the call rows are all checked); `onProgress` hears of each
+   * page.
    */
   readonly verify: (options?: VerifyOptions) => Promise<Verification>;
   /** Waits for running transactions, stops the live feed and closes the database. */

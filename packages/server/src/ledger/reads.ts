@@ -1,6 +1,12 @@
 import type { Kysely } from 'kysely';
 import { firstChangedCall } from '../faults/chain-check.ts';
-import { verifyChain, type ChainHasher, type Verification, type VerifyOptions } from './chain.ts';
+import {
+  verifyChain,
+  type ChainHasher,
+  type Verification,
+  type VerifyOptions,
+  type VerifyProgress,
+} from './chain.ts';
 import { toEvent } from './event-rows.ts';
 import type { Ledger } from './ledger.ts';
 import type { LedgerDatabase } from './schema.ts';
@@ -90,9 +96,11 @@ export function createEventReads(
       return { seq, calls: rows.map((row) => readRecord(row.record as string)) };
     });
 
-  const verify = (options?: VerifyOptions): Promise<Verification> =>
+  const verify = (options: VerifyOptions = {}): Promise<Verification> =>
     read('ledger.verify', async () => {
       await chained();
+      let reached: VerifyProgress | undefined;
+      const { onProgress } = options;
       const walked = await verifyChain(
         {
           after: (seq, limit) =>
@@ -111,11 +119,12 @@ export function createEventReads(
               .executeTakeFirstOrThrow(),
         },
         hasher,
-        options,
+        { ...options, onProgress: (progress) => ((reached = progress), onProgress?.(progress)) },
       );
       if (!walked.ok) return walked;
       // The chain holds; so must the rows it covers: a call's row says what its last event says.
-      const changed = await firstChangedCall(db);
+      const walkedTo = reached ?? { seq: walked.events, head: walked.events, walked: 0, calls: 0 };
+      const changed = await firstChangedCall(db, (calls) => onProgress?.({ ...walkedTo, calls }));
       if (changed === undefined) return walked;
       return {
         ok: false,
