@@ -1,6 +1,6 @@
 // The surface both entry points share; each adds its own `createToolGate` and JSON Schema compiler.
 export type { AuditEvent, AuditLog } from './gate/audit.ts';
-export type { CallAction, CallRequest, RequestError } from './gate/call-request.ts';
+export type { CallAction, CallRequest, RequestError, Resolution } from './gate/call-request.ts';
 export type { ConnectionState, RemoteConnection } from './gate/connection.ts';
 export { systemClock, type Clock } from './call/clock.ts';
 export { createToolGateWith, type ToolGate, type ToolGateOptions } from './gate/gate.ts';
@@ -21,7 +21,16 @@ export {
 } from './proposal/limits.ts';
 export { createToolRegistry, type ToolProblem, type ToolRegistry } from './tool/registry.ts';
 export { ALLOWED_TRANSITIONS, createPending, transition, type CallEvent } from './call/machine.ts';
-export { outcomeText, outputText } from './reply/outcome.ts';
+export { heldText, outcomeText, outputText } from './reply/outcome.ts';
+export { isNotExecuted, notExecuted, NotExecutedError } from './tool/not-executed.ts';
+export {
+  doubtful,
+  idempotencyKeyOf,
+  RECONCILE_TIMEOUT_MS,
+  readReconciliation,
+  type ReconcileContext,
+  type Reconciliation,
+} from './tool/reconcile.ts';
 export { readProposal, type Proposal, type ProposalReading } from './proposal/proposal.ts';
 export {
   isTerminal,
@@ -32,6 +41,9 @@ export {
   type CancelledCall,
   type CancelledCode,
   type CommittedCall,
+  type CompensationLink,
+  type Doubt,
+  type Evidence,
   type FailedCall,
   type FailedCode,
   type Issue,
@@ -182,6 +194,7 @@ export {
   messageOf,
   truncatedReason,
   type CallKeeper,
+  type DoubtCause,
   type ExecutingCall,
   type ExecutionScope,
   type MaybePromise,

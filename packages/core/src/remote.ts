@@ -19,7 +19,7 @@ import { createRemoteProposals } from './remote/proposals.ts';
 import { createRemoteTools } from './remote/remote-tools.ts';
 import type { ToolDefinition } from './tool/tool.ts';
 
-export type { CallAction, CallRequest, RequestError } from './gate/call-request.ts';
+export type { CallAction, CallRequest, RequestError, Resolution } from './gate/call-request.ts';
 export type { ConnectionState, RemoteConnection } from './gate/connection.ts';
 export type { Retry } from './remote/event-feed.ts';
 export type { FeedMove, FeedSnapshot, LedgerEvent } from './remote/wire.ts';
@@ -85,6 +85,8 @@ export interface RemoteGateOptions<S> {
  */
 export interface RemoteGate extends ToolGate {
   readonly requestOf: (id: string) => CallRequest | undefined;
+  readonly resolve: NonNullable<ToolGate['resolve']>;
+  readonly compensate: NonNullable<ToolGate['compensate']>;
   /**
    * The connection to the server (`connecting`, `live`, `reconnecting`, `offline`, `closed`), when
    * the feed last delivered something, and why it is not live, as a read-only Zustand store.
@@ -205,6 +207,8 @@ export function createRemoteGate<S = unknown>(options: RemoteGateOptions<S>): Re
     approve: decisions.approve,
     deny: decisions.deny,
     cancel: decisions.cancel,
+    resolve: decisions.resolve,
+    compensate: decisions.compensate,
     requestOf: decisions.requestOf,
     // The page compiles no schema: the server gate checks every call (see its own `check`).
     check: () => [],

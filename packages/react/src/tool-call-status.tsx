@@ -42,6 +42,8 @@ export interface ToolCallStatusLabels extends Record<Status, string> {
   readonly approveRefused: string;
   readonly denyRefused: string;
   readonly cancelRefused: string;
+  readonly resolveRefused: string;
+  readonly compensateRefused: string;
   /** While a remote gate's feed is being opened again after it broke. */
   readonly notLive: string;
   readonly connecting: string;
@@ -73,6 +75,8 @@ const LABELS: ToolCallStatusLabels = {
   approveRefused: 'Not approved',
   denyRefused: 'Not denied',
   cancelRefused: 'Not cancelled',
+  resolveRefused: 'Not settled',
+  compensateRefused: 'Not undone',
   notLive: 'The server is out of reach; reconnecting…',
   connecting: 'Connecting to the server…',
   offline:
@@ -84,7 +88,13 @@ const LABELS: ToolCallStatusLabels = {
 
 type Action = 'approve' | 'deny' | 'cancel';
 const SENDING = { approve: 'approving', deny: 'denying', cancel: 'cancelling' } as const;
-const REFUSED = { approve: 'approveRefused', deny: 'denyRefused', cancel: 'cancelRefused' } as const;
+const REFUSED = {
+  approve: 'approveRefused',
+  deny: 'denyRefused',
+  cancel: 'cancelRefused',
+  resolve: 'resolveRefused',
+  compensate: 'compensateRefused',
+} as const;
 
 /**
  * Only text reaches the page: a record from elsewhere (a saved transcript, a server) or a label may

@@ -1,5 +1,6 @@
 import type {
   CancelledCode,
+  Evidence,
   FailedCode,
   InputEdit,
   Issue,
@@ -26,7 +27,14 @@ export type CallEvent =
   | { readonly type: 'validate'; readonly input: unknown; readonly repairs?: readonly Repair[] }
   | { readonly type: 'await_approval' }
   | { readonly type: 'execute'; readonly edit?: { readonly input: unknown; readonly edit: InputEdit } }
-  | { readonly type: 'commit'; readonly output: unknown }
+  | {
+      readonly type: 'commit';
+      readonly output: unknown;
+      /** Committed on evidence rather than its run's own answer (`reconcile`, or a person's `resolve`). */
+      readonly evidence?: Omit<Evidence, 'at'>;
+    }
+  | { readonly type: 'doubt'; readonly message: string }
+  | { readonly type: 'rerun' }
   | { readonly type: 'reject'; readonly reason: Reason<RejectedCode> }
   | { readonly type: 'cancel'; readonly reason: Reason<CancelledCode> }
   | { readonly type: 'fail'; readonly reason: Reason<FailedCode> };
@@ -37,6 +45,8 @@ const TARGET = {
   await_approval: 'awaiting_approval',
   execute: 'executing',
   commit: 'committed',
+  doubt: 'executing',
+  rerun: 'executing',
   reject: 'rejected',
   cancel: 'cancelled',
   fail: 'failed',
@@ -101,6 +111,10 @@ export const ALLOWED_TRANSITIONS: Readonly<
  * if (!next) console.warn(`${call.status} cannot start executing`);
  */
 export function transition(call: ToolCallRecord, event: CallEvent, at: number): ToolCallRecord | undefined {
+  // A running call whose outcome nobody can tell waits for a person: only their word (or the
+  // downstream's) ends it, never a cancel or a failure that would tell the model nothing happened.
+  if (call.doubt !== undefined && event.type !== 'commit' && event.type !== 'rerun') return undefined;
+  if (event.type === 'doubt' || event.type === 'rerun') return again(call, event, at);
   const to = TARGET[event.type];
   const edge = ALLOWED_TRANSITIONS[call.status][to];
   if (edge === undefined) return undefined;
@@ -140,8 +154,8 @@ export function transition(call: ToolCallRecord, event: CallEvent, at: number): 
         ...record(call, to, at, history, event.edit.input, undefined, undefined, undefined, call.repairs),
         edit: event.edit.edit,
       });
-    case 'commit':
-      return record(
+    case 'commit': {
+      const committed = record(
         call,
         'committed',
         at,
@@ -152,9 +166,54 @@ export function transition(call: ToolCallRecord, event: CallEvent, at: number): 
         undefined,
         call.repairs,
       );
+      if (event.evidence === undefined) return committed;
+      return Object.freeze({ ...committed, evidence: Object.freeze(evidenceOf(event.evidence, at)) });
+    }
     default:
       return record(call, to, at, history, call.input, undefined, reason, undefined, call.repairs);
   }
+}
+
+/**
+ * A running call that stays running: held in doubt for a person (`doubt`), or run again after the
+ * downstream (or a person) said its effect never happened (`rerun`: the next attempt, doubt cleared).
+ * Neither adds to the history, which lists statuses.
+ */
+function again(
+  call: ToolCallRecord,
+  event: Extract<CallEvent, { type: 'doubt' | 'rerun' }>,
+  at: number,
+): ToolCallRecord | undefined {
+  if (call.status !== 'executing') return undefined;
+  const base = record(
+    call,
+    'executing',
+    at,
+    call.history,
+    call.input,
+    undefined,
+    undefined,
+    undefined,
+    call.repairs,
+  );
+  if (event.type === 'rerun') return Object.freeze({ ...base, attempt: (call.attempt ?? 1) + 1 });
+  return Object.freeze({
+    ...base,
+    doubt: Object.freeze({
+      at,
+      message: typeof event.message === 'string' ? event.message : textOf(event.message),
+    }),
+  });
+}
+
+function evidenceOf(evidence: Omit<Evidence, 'at'>, at: number): Evidence {
+  const source = evidence.source === 'person' ? 'person' : 'downstream';
+  return {
+    source,
+    ...(typeof evidence.by === 'string' ? { by: evidence.by } : {}),
+    ...(evidence.note === undefined ? {} : { note: textOf(evidence.note) }),
+    at,
+  };
 }
 
 /**
@@ -229,6 +288,8 @@ function record(
   // Only a server gate's calls carry these; the others keep the smaller shape.
   if (call.approval !== undefined) next.approval = call.approval;
   if (call.edit !== undefined) next.edit = call.edit;
+  if (call.attempt !== undefined) next.attempt = call.attempt;
+  if (call.compensates !== undefined) next.compensates = call.compensates;
   return Object.freeze(next) as ToolCallRecord;
 }
 

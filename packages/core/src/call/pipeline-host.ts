@@ -2,7 +2,7 @@ import type { Clock } from './clock.ts';
 import type { Limits } from '../proposal/limits.ts';
 import type { CallEvent } from './machine.ts';
 import type { MaybePromise } from './maybe-promise.ts';
-import type { ActiveCall, ToolCallRecord } from './record.ts';
+import type { ActiveCall, Evidence, ToolCallRecord } from './record.ts';
 import type { ToolContext } from '../tool/tool.ts';
 import type { ToolEntry } from '../tool/tool-entry.ts';
 
@@ -39,11 +39,13 @@ export interface ExecutionScope {
   /**
    * Writes the verified output and makes the `committed` move (or a `failed` one when the write
    * is refused). Answers the record after the move, or `undefined` when the call had moved on.
+   * `evidence` says whose word it is committed on when it is not the run's own answer (`reconcile`).
    */
   readonly commit: (
     call: ExecutingCall,
     output: unknown,
     note: MoveNote,
+    evidence?: Omit<Evidence, 'at'>,
   ) => MaybePromise<ToolCallRecord | undefined>;
   /** The execution ended without a commit: give back what `open` took (a lease, a transaction). */
   readonly abandon?: () => MaybePromise<void>;

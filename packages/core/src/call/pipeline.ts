@@ -4,12 +4,14 @@ import type { Reason, RejectedCode, Repair, ToolCallRecord } from './record.ts';
 import { createAuthorization } from './steps/authorization.ts';
 import { createExecution } from './steps/execution.ts';
 import { createMoves } from './steps/moves.ts';
+import type { DoubtCause } from './steps/reconciliation.ts';
 import { createToolInputs } from './steps/tool-inputs.ts';
 import { createValidation } from './steps/validation.ts';
 
 export { after, attempt, type MaybePromise } from './maybe-promise.ts';
 export type { CallKeeper, ExecutingCall, ExecutionScope, MoveNote, PipelineHost } from './pipeline-host.ts';
 export { truncatedReason } from './steps/validation.ts';
+export type { DoubtCause } from './steps/reconciliation.ts';
 export { messageOf } from './text.ts';
 export { compileEntry, type ToolEntry } from '../tool/tool-entry.ts';
 
@@ -38,6 +40,12 @@ export interface Pipeline {
   readonly execute: (id: string, note: MoveNote) => void;
   /** Runs a call the keeper has already moved to `executing` (an approval or a recovery claimed it). */
   readonly run: (call: ExecutingCall, note: MoveNote) => void;
+  /**
+   * Settles a call the keeper has claimed whose run nobody saw end (a recovery found its process
+   * dead): asks the tool's `reconcile` under the claim, then commits what it found, runs the call
+   * again once with the same key, or does what the tool's `onUnknown` says (interrupt, or hold).
+   */
+  readonly reconcile: (call: ExecutingCall, cause: DoubtCause, note: MoveNote) => void;
   /**
    * Stops the local run of a call, if there is one: aborts its signal and drops its result. Settles
    * once the keeper has given back what the run held (a transaction), so the caller's own move
@@ -74,6 +82,7 @@ export function createPipeline(host: PipelineHost): Pipeline {
     authorize,
     execute,
     run: execution.run,
+    reconcile: execution.reconcile,
     reject: moves.reject,
     running: execution.running,
     stop: execution.stop,

@@ -147,6 +147,64 @@ interface RecordBase {
   readonly approval?: ApprovalState;
   /** Set when a person changed the input before approving: what the model proposed and what changed. */
   readonly edit?: InputEdit;
+  /**
+   * Set on an `executing` call whose outcome nobody can tell (its run was cut off or threw, and
+   * `reconcile` could not say): it is held for a person, and nothing runs it again by itself.
+   */
+  readonly doubt?: Doubt;
+  /** Which run of the tool this is, from 1; set once a call was run again after `not_executed`. */
+  readonly attempt?: number;
+  /** Set on a call committed without its run's own answer: on whose word it was settled. */
+  readonly evidence?: Evidence;
+  /** Set on a committed call someone asked to undo: its compensation call, and how that ended. */
+  readonly compensation?: CompensationLink;
+  /** Set on a compensation call (`${id}:compensate`): the id of the committed call it undoes. */
+  readonly compensates?: string;
+}
+
+/**
+ * Why a running call's outcome is unknown: since when, and what was tried (what cut the run off,
+ * what `reconcile` answered). A person settles it with `resolve`.
+ *
+ * @example
+ * if (call.status === 'executing' && call.doubt) show(`Outcome unknown since ${new Date(call.doubt.at)}: ${call.doubt.message}`);
+ */
+export interface Doubt {
+  readonly at: number;
+  readonly message: string;
+}
+
+/**
+ * Whose word a call was committed on when its run's own answer was lost: the system it called
+ * (`downstream`: `reconcile` found the effect by its key), or a person who checked (`person`, with
+ * who they are and what they noted).
+ *
+ * @example
+ * const evidence: Evidence = { source: 'person', by: 'ops_1', at: Date.now(), note: 'charge ch_42 in the dashboard' };
+ */
+export interface Evidence {
+  readonly source: 'downstream' | 'person';
+  /** The principal who settled it (a person's `resolve`). */
+  readonly by?: string;
+  readonly note?: string;
+  readonly at: number;
+}
+
+/**
+ * A committed call's compensation: the call that undoes it (`${id}:compensate`), who asked and
+ * why, where it stands, and what `compensate` returned once it committed.
+ *
+ * @example
+ * if (call.compensation?.status === 'committed') show(`Refunded: ${JSON.stringify(call.compensation.output)}`);
+ */
+export interface CompensationLink {
+  readonly id: string;
+  readonly by: string;
+  readonly reason?: string;
+  readonly status: ToolCallStatus;
+  readonly output?: unknown;
+  /** Why it did not commit, once it ended otherwise. */
+  readonly failure?: Reason;
 }
 
 /**

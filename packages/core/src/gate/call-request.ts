@@ -4,7 +4,7 @@
  * @example
  * const action: CallAction = 'approve';
  */
-export type CallAction = 'approve' | 'deny' | 'cancel';
+export type CallAction = 'approve' | 'deny' | 'cancel' | 'resolve' | 'compensate';
 
 /**
  * Why a request about a call did not go through, in words a program can switch on (`code`) and a
@@ -34,3 +34,14 @@ export interface RequestError {
 export type CallRequest =
   | { readonly action: CallAction; readonly state: 'sending' }
   | { readonly action: CallAction; readonly state: 'refused'; readonly error: RequestError };
+
+/**
+ * What a person says about a call held in doubt once they have checked: its effect happened (with
+ * the output the tool would have returned), or it never did. `note` says how they know.
+ *
+ * @example
+ * gate.resolve?.(call.id, { outcome: 'committed', output: { charge: 'ch_42', amount_cents: 1250 }, note: 'in the dashboard' });
+ */
+export type Resolution =
+  | { readonly outcome: 'committed'; readonly output?: unknown; readonly note?: string }
+  | { readonly outcome: 'not_executed'; readonly note?: string };

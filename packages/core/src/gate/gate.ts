@@ -1,17 +1,25 @@
 import type { StoreApi } from 'zustand/vanilla';
 import { systemClock, type Clock } from '../call/clock.ts';
 import { transition, type CallEvent } from '../call/machine.ts';
-import { createPipeline, type CallKeeper } from '../call/pipeline.ts';
+import {
+  createPipeline,
+  type CallKeeper,
+  type ExecutingCall,
+  type ExecutionScope,
+} from '../call/pipeline.ts';
+import { snapshot } from '../call/snapshot.ts';
+import { check } from '../call/steps/verdict.ts';
 import { isTerminal, type SettledCall, type ToolCallRecord } from '../call/record.ts';
 import { textOf } from '../call/text.ts';
 import { resolveLimits, type Limits, type LimitsOption } from '../proposal/limits.ts';
 import { toolResult, type ToolResultFormat, type ToolResultFormats } from '../reply/tool-result.ts';
 import type { JsonSchemaCompiler } from '../schema/schema.ts';
 import type { ToolProblem } from '../tool/registry.ts';
+import { idempotencyKeyOf } from '../tool/reconcile.ts';
 import type { ToolDefinition } from '../tool/tool.ts';
 import { createAuditLog, type AuditLog, type AuditWriter } from './audit.ts';
 import { createCallBook } from './call-book.ts';
-import type { CallRequest } from './call-request.ts';
+import type { CallRequest, Resolution } from './call-request.ts';
 import type { ReadonlyStore, ToolCallsState } from './call-store.ts';
 import type { RemoteConnection } from './connection.ts';
 import { BROWSER, createIntake } from './intake.ts';
@@ -71,6 +79,20 @@ export interface ToolGate extends StreamGate {
   readonly approve: (id: string, edit?: { readonly input: unknown }) => boolean;
   /** Cancels a call that awaits approval with `approval_denied`; the reason is recorded as text, whatever it is. */
   readonly deny: (id: string, reason?: string) => boolean;
+  /**
+   * Settles a call held in doubt (`executing` with `doubt`) on the word of a person who checked the
+   * system it called: `committed` with the output they found (checked against the tool's
+   * `outputSchema`; a refused one leaves the call held), or `not_executed`: it runs again once,
+   * with the same idempotency key. `false`, and nothing moves, when the call is not held. A remote
+   * gate sends it to the server gate (`requestOf` tells how it went).
+   */
+  readonly resolve?: (id: string, resolution: Resolution) => boolean;
+  /**
+   * Asks the server gate to undo a committed call through its tool's `compensate`, run as a call of
+   * its own (`${id}:compensate`) that the record's `compensation` links to. Only a gate that
+   * mirrors a server gate has it: `false` when the call is not committed or was compensated already.
+   */
+  readonly compensate?: (id: string, reason?: string) => boolean;
   /** The call records, as a read-only Zustand store. */
   readonly calls: ReadonlyStore<ToolCallsState>;
   /**
@@ -163,10 +185,13 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
   const storeCommit = createStoreCommit({ store, move, status: (id) => book.get(id)?.status, onError });
   const keeper: CallKeeper = {
     move,
-    open: (call, entry) =>
-      book.get(call.id)?.status === 'executing'
-        ? { commit: (running, output) => storeCommit.commit(running.id, entry.tool, running.input, output) }
-        : undefined,
+    open: (call, entry) => {
+      if (book.get(call.id)?.status !== 'executing') return undefined;
+      const commit: ExecutionScope['commit'] = (running, output, _note, evidence) =>
+        storeCommit.commit(running.id, entry.tool, running.input, output, evidence);
+      if (entry.tool.idempotencyKey === undefined) return { commit };
+      return { context: { idempotencyKey: idempotencyKeyOf(entry.tool, call.input, call) }, commit };
+    },
   };
   const pipeline = createPipeline({
     limits,
@@ -183,6 +208,30 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
     if (call === undefined || isTerminal(call.status) || storeCommit.committing(id)) return false;
     void pipeline.stop(id, new DOMException(message, 'AbortError'));
     return move(id, { type: 'cancel', reason: { code: 'user_cancelled', message } }) !== undefined;
+  }
+  /** A person's word on a call held in doubt: commit what they found (if its schema takes it), or run it again. */
+  function resolveHeld(id: string, resolution: Resolution): boolean {
+    const call = book.get(id);
+    const entry = call === undefined ? undefined : tools.entry(call.name, id);
+    if (call?.status !== 'executing' || call.doubt === undefined || entry === undefined) return false;
+    const note =
+      typeof resolution.note === 'string' && resolution.note !== '' ? { note: resolution.note } : {};
+    if (resolution.outcome === 'not_executed') {
+      const next = move(id, { type: 'rerun' });
+      if (next?.status === 'executing') pipeline.run(next as ExecutingCall, BROWSER);
+      return next !== undefined;
+    }
+    if (resolution.outcome !== 'committed') return false;
+    const commit = (output: unknown) =>
+      storeCommit.commit(id, entry.tool, call.input, output, { source: 'person', ...note });
+    if (entry.validateOutput === undefined) return commit(resolution.output) !== undefined;
+    // A validator that answers at once says here whether it was taken; an async one, once it answers.
+    let taken: boolean | undefined;
+    check(entry.validateOutput, resolution.output, (verdict) => {
+      taken =
+        verdict.ok && book.get(id)?.doubt !== undefined && commit(snapshot(verdict.value)) !== undefined;
+    });
+    return taken ?? true;
   }
   const watch = (id: string, signal: AbortSignal): void =>
     open.watch(id, signal, () => cancelCall(id, 'The caller aborted this call.'));
@@ -221,6 +270,7 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
       book.batch(() =>
         cancelCall(id, reason === undefined ? 'the user cancelled this call' : textOf(reason)),
       ),
+    resolve: (id, resolution) => book.batch(() => resolveHeld(id, resolution)),
     calls: book.calls,
     subscribeCall: book.subscribeCall,
     toolResult(id, format) {

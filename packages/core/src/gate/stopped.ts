@@ -2,13 +2,19 @@ import { isTerminal, type SettledCall, type ToolCallRecord } from '../call/recor
 
 /**
  * Whether a call has come to rest for its turn: it has ended, or it waits for a person (whose
- * decision may take days, so nothing should wait for it).
+ * decision may take days, so nothing should wait for it): for their approval, or, held in doubt,
+ * for them to check what happened.
  *
  * @example
- * hasStopped(gate.get('call_1')); // true once it is awaiting_approval or terminal
+ * hasStopped(gate.get('call_1')); // true once it is awaiting_approval, held in doubt, or terminal
  */
 export function hasStopped(record: ToolCallRecord | undefined): record is ToolCallRecord {
-  return record !== undefined && (isTerminal(record.status) || record.status === 'awaiting_approval');
+  return (
+    record !== undefined &&
+    (isTerminal(record.status) ||
+      record.status === 'awaiting_approval' ||
+      (record.status === 'executing' && record.doubt !== undefined))
+  );
 }
 
 /**
@@ -38,7 +44,7 @@ export function stoppedCall(reads: StoppedReads, id: string): Promise<ToolCallRe
   return new Promise((resolve, reject) => {
     const unsubscribe = reads.subscribeCall(id, () => {
       const next = reads.get(id);
-      if (next?.status !== 'awaiting_approval') return;
+      if (!hasStopped(next) || isTerminal(next.status)) return;
       unsubscribe();
       resolve(next);
     });

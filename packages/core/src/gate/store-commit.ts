@@ -1,6 +1,6 @@
 import type { StoreApi } from 'zustand/vanilla';
 import type { CallEvent } from '../call/machine.ts';
-import type { ToolCallRecord, ToolCallStatus } from '../call/record.ts';
+import type { Evidence, ToolCallRecord, ToolCallStatus } from '../call/record.ts';
 import { partialStateProblem } from '../call/partial-state.ts';
 import { messageOf } from '../call/text.ts';
 import type { ToolDefinition } from '../tool/tool.ts';
@@ -20,6 +20,7 @@ export interface StoreCommit {
     tool: ToolDefinition,
     input: unknown,
     output: unknown,
+    evidence?: Omit<Evidence, 'at'>,
   ) => ToolCallRecord | undefined;
   /** Whether this call's change is being written to the store now (a cancel must be refused). */
   readonly committing: (id: string) => boolean;
@@ -60,8 +61,11 @@ export function createStoreCommit<S>(init: StoreCommitInit<S>): StoreCommit {
     tool: ToolDefinition,
     input: unknown,
     output: unknown,
+    evidence?: Omit<Evidence, 'at'>,
   ): ToolCallRecord | undefined {
-    if (tool.commit === undefined || store === undefined) return move(id, { type: 'commit', output });
+    const committed: CallEvent =
+      evidence === undefined ? { type: 'commit', output } : { type: 'commit', output, evidence };
+    if (tool.commit === undefined || store === undefined) return move(id, committed);
     let partial: unknown;
     try {
       partial = tool.commit(store.getState(), output, input);
@@ -86,7 +90,7 @@ export function createStoreCommit<S>(init: StoreCommitInit<S>): StoreCommit {
         if (store.getState() === before) return fail(id, `the store refused the write: ${messageOf(error)}`);
         onError(error);
       }
-      return move(id, { type: 'commit', output });
+      return move(id, committed);
     } finally {
       committing.pop();
     }

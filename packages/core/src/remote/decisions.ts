@@ -1,7 +1,7 @@
-import { isTerminal, type ToolCallRecord, type ToolCallStatus } from '../call/record.ts';
+import { isTerminal, type ToolCallRecord } from '../call/record.ts';
 import { inputHash } from '../call/input-hash.ts';
 import { messageOf } from '../call/text.ts';
-import type { CallAction, CallRequest, RequestError } from '../gate/call-request.ts';
+import type { CallAction, CallRequest, RequestError, Resolution } from '../gate/call-request.ts';
 import { networkError, serverError } from './server-error.ts';
 
 /**
@@ -19,6 +19,10 @@ export interface Decisions {
   readonly approve: (id: string, edit?: { readonly input: unknown }) => boolean;
   readonly deny: (id: string, reason?: string) => boolean;
   readonly cancel: (id: string, reason?: string) => boolean;
+  /** Sends a person's word on a call held in doubt; `false` when the call is not held or a request is on its way. */
+  readonly resolve: (id: string, resolution: Resolution) => boolean;
+  /** Asks the server to undo a committed call; `false` when it is not committed, was compensated, or a request is on its way. */
+  readonly compensate: (id: string, reason?: string) => boolean;
   readonly requestOf: (id: string) => CallRequest | undefined;
   /** The call's status changed on the feed: whatever was asked about it is answered. */
   readonly moved: (id: string) => void;
@@ -60,8 +64,11 @@ export const OFFLINE: RequestError = {
     'the server cannot be reached right now, so the decision was not sent; try again once the connection is back',
 };
 
-const awaiting = (status: ToolCallStatus) => status === 'awaiting_approval';
-const open = (status: ToolCallStatus) => !isTerminal(status);
+const awaiting = (call: ToolCallRecord) => call.status === 'awaiting_approval';
+const open = (call: ToolCallRecord) => !isTerminal(call.status);
+const held = (call: ToolCallRecord) => call.status === 'executing' && call.doubt !== undefined;
+const undoable = (call: ToolCallRecord) =>
+  call.status === 'committed' && call.compensation === undefined && call.compensates === undefined;
 
 /**
  * Creates a remote gate's decisions, with no request on its way.
@@ -80,12 +87,12 @@ export function createDecisions(init: DecisionsInit): Decisions {
     init.publish(id);
   }
 
-  function sendable(id: string, allowed: (status: ToolCallStatus) => boolean): ToolCallRecord | undefined {
+  function sendable(id: string, allowed: (call: ToolCallRecord) => boolean): ToolCallRecord | undefined {
     const call = get(id);
     if (
       inFlight.signal.aborted ||
       call === undefined ||
-      !allowed(call.status) ||
+      !allowed(call) ||
       requests.get(id)?.state === 'sending'
     )
       return undefined;
@@ -101,7 +108,7 @@ export function createDecisions(init: DecisionsInit): Decisions {
       return true;
     }
     const request: CallRequest = { action, state: 'sending' };
-    const sentAt = get(id)?.status;
+    const sentAt = get(id);
     setRequest(id, request);
     const mine = () => !inFlight.signal.aborted && requests.get(id) === request;
     void post(id, action, body).then((answer) => {
@@ -109,7 +116,7 @@ export function createDecisions(init: DecisionsInit): Decisions {
       if (answer.error !== undefined) setRequest(id, { action, state: 'refused', error: answer.error });
       // Accepted: the call's move ends the request. When it came first, the request is over now; and
       // an approval that others must follow moves nothing, so its answer ends it.
-      else if (answer.waitsForOthers || get(id)?.status !== sentAt) setRequest(id, undefined);
+      else if (answer.waitsForOthers || get(id) !== sentAt) setRequest(id, undefined);
     });
     return true;
   }
@@ -167,6 +174,22 @@ export function createDecisions(init: DecisionsInit): Decisions {
     cancel(id, reason) {
       if (sendable(id, open) === undefined) return false;
       return send(id, 'cancel', () => (reason === undefined ? {} : { reason }));
+    },
+    resolve(id, resolution) {
+      if (sendable(id, held) === undefined) return false;
+      const { outcome } = resolution;
+      if (outcome !== 'committed' && outcome !== 'not_executed') return false;
+      return send(id, 'resolve', () => ({
+        outcome,
+        ...(outcome === 'committed' && Object.hasOwn(resolution, 'output')
+          ? { output: resolution.output }
+          : {}),
+        ...(typeof resolution.note === 'string' && resolution.note !== '' ? { note: resolution.note } : {}),
+      }));
+    },
+    compensate(id, reason) {
+      if (sendable(id, undoable) === undefined) return false;
+      return send(id, 'compensate', () => (reason === undefined ? {} : { reason }));
     },
     requestOf: (id) => requests.get(id),
     moved: (id) => void requests.delete(id),

@@ -41,8 +41,17 @@ export interface FeedReaderInit {
   readonly onError: (error: unknown) => void;
 }
 
-/** Events that move no status but carry a changed record: one approval of several, a person's edit. */
-const RECORD_NOTES: ReadonlySet<string> = new Set(['approved', 'edited']);
+/**
+ * Events that move no status but carry a changed record: one approval of several, a person's edit,
+ * a running call held in doubt or run again, a committed call's compensation.
+ */
+const RECORD_NOTES: ReadonlySet<string> = new Set([
+  'approved',
+  'edited',
+  'held',
+  'run_again',
+  'compensation',
+]);
 
 /**
  * Creates the reader of one session's feed, before its first snapshot.

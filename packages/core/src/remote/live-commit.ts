@@ -48,6 +48,8 @@ export function createLiveCommit<S>(init: LiveCommitInit<S>): LiveCommit {
   function commit(record: ToolCallRecord): void {
     if (done.has(record.id)) return;
     done.add(record.id);
+    // A compensation undoes a call: its tool's `commit` is for the call's own output, never a refund's.
+    if (record.compensates !== undefined) return;
     const tool = tools.definition(record.name, record.id);
     if (tool?.commit === undefined || store === undefined) return;
     const refused = (why: string, cause?: unknown) =>

@@ -45,6 +45,15 @@ export interface MirrorInit {
   readonly onSettled: (call: SettledCall) => void;
 }
 
+/** Whether a record moved as a person's request would move it: its status, its doubt, or its compensation. */
+function moved(before: ToolCallRecord, after: ToolCallRecord): boolean {
+  return (
+    before.status !== after.status ||
+    (before.doubt === undefined) !== (after.doubt === undefined) ||
+    before.compensation?.status !== after.compensation?.status
+  );
+}
+
 /**
  * Creates an empty mirror.
  *
@@ -63,7 +72,7 @@ export function createMirror(init: MirrorInit): Mirror {
   function put(record: ToolCallRecord): void {
     const before = records.get(record.id);
     records.set(record.id, record);
-    if (before !== undefined && before.status !== record.status) init.onMoved(record.id);
+    if (before !== undefined && moved(before, record)) init.onMoved(record.id);
     if (!isTerminal(record.status)) return;
     init.onSettled(record as SettledCall);
     const waiting = waiters.get(record.id);

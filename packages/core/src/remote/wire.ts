@@ -167,6 +167,7 @@ export function readRecord(value: unknown): WireReading<ToolCallRecord> {
     // A server gate's policy state, kept as sent: the page shows it, and decides nothing by it.
     ...(isFields(own(value, 'approval')) ? { approval: own(value, 'approval') } : {}),
     ...(isFields(own(value, 'edit')) ? { edit: own(value, 'edit') } : {}),
+    ...outcomeFields(value, status),
   };
   return { ok: true, value: record as ToolCallRecord, problems: [] };
 }
@@ -255,6 +256,49 @@ export function readMove(value: unknown): WireReading<FeedMove> {
   if (from !== to && record.value.status !== to)
     return fail(`event ${seq} moves call "${callId}" to ${to} but its record is ${record.value.status}`);
   return { ok: true, value: { event: event.value, record: record.value }, problems: [] };
+}
+
+/**
+ * What a record says about an outcome nobody saw, kept only in the shape a server gate writes it:
+ * a held call's doubt (only while it runs), its attempt, the evidence it was committed on, its
+ * compensation, and the call a compensation undoes. The page shows them and decides nothing by them.
+ */
+function outcomeFields(value: Fields, status: ToolCallStatus): Fields {
+  const fields: Record<string, unknown> = {};
+  const doubt = own(value, 'doubt');
+  if (
+    status === 'executing' &&
+    isFields(doubt) &&
+    isTime(own(doubt, 'at')) &&
+    typeof own(doubt, 'message') === 'string'
+  )
+    fields['doubt'] = { at: own(doubt, 'at'), message: own(doubt, 'message') };
+  const attempt = own(value, 'attempt');
+  if (typeof attempt === 'number' && Number.isSafeInteger(attempt) && attempt > 1)
+    fields['attempt'] = attempt;
+  const evidence = own(value, 'evidence');
+  if (status === 'committed' && isFields(evidence) && isTime(own(evidence, 'at'))) {
+    const source = own(evidence, 'source') === 'person' ? 'person' : 'downstream';
+    const by = own(evidence, 'by');
+    const note = own(evidence, 'note');
+    fields['evidence'] = {
+      source,
+      at: own(evidence, 'at'),
+      ...(typeof by === 'string' ? { by } : {}),
+      ...(typeof note === 'string' ? { note } : {}),
+    };
+  }
+  const compensation = own(value, 'compensation');
+  if (
+    status === 'committed' &&
+    isFields(compensation) &&
+    typeof own(compensation, 'id') === 'string' &&
+    isStatus(own(compensation, 'status'))
+  )
+    fields['compensation'] = compensation;
+  const compensates = own(value, 'compensates');
+  if (typeof compensates === 'string') fields['compensates'] = compensates;
+  return fields;
 }
 
 function readHistory(value: unknown): Transition[] | undefined {

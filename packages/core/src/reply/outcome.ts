@@ -1,4 +1,4 @@
-import type { InputEdit, SettledCall } from '../call/record.ts';
+import type { Evidence, InputEdit, SettledCall, ToolCallRecord } from '../call/record.ts';
 import { textOf } from '../call/text.ts';
 
 /**
@@ -16,7 +16,15 @@ export function outcomeText(call: SettledCall): string {
 }
 
 function statusText(call: SettledCall): string {
-  if (call.status === 'committed') return outputText(call.output);
+  if (call.status === 'committed') {
+    const output = outputText(call.output);
+    const text =
+      call.evidence === undefined ? output : `${evidenceText(call.name, call.evidence)}\n${output}`;
+    const undone = call.compensation?.status === 'committed' ? call.compensation : undefined;
+    if (undone === undefined) return text;
+    const why = undone.reason === undefined ? '' : `: ${undone.reason}`;
+    return `${text}\nIt was undone afterwards (asked by ${undone.by}${why}); the undoing returned ${outputText(undone.output)}.`;
+  }
   const tool = `"${call.name || '(no name)'}"`;
   switch (call.status) {
     case 'rejected': {
@@ -63,6 +71,34 @@ const REJECTED_NEXT = {
   id_conflict: 'Each tool call needs an id of its own; call $tool again with a new id.',
   budget_exceeded: 'Do not retry this call as it is; ask the user, or wait until the budget has room.',
 } as const;
+
+/**
+ * What the model reads first about a call committed on evidence: its run's own answer was lost, so
+ * the output is what the system it called (or a person who checked) says happened. It did happen:
+ * the model must not call it again.
+ */
+function evidenceText(name: string, evidence: Evidence): string {
+  const tool = `"${name || '(no name)'}"`;
+  const head = `The call to ${tool} was done, but its answer was lost on the way back; `;
+  if (evidence.source === 'downstream')
+    return `${head}this outcome was settled on the evidence of the system it called (found by its idempotency key). Do not call ${tool} again for this.`;
+  const note = evidence.note === undefined || evidence.note === '' ? '' : ` Their note: ${evidence.note}`;
+  const who = evidence.by === undefined ? 'a person' : `a person (${evidence.by})`;
+  return `${head}${who} checked and settled it as done.${note} Do not call ${tool} again for this.`;
+}
+
+/**
+ * What the model reads about a call whose outcome nobody can tell, held for a person (`executing`
+ * with `doubt`): outcome unknown, a person will check. `undefined` for any other call.
+ *
+ * @example
+ * heldText(call); // 'The outcome of the call to "charge" is unknown (…). A person will check and settle it; do not call "charge" again for this.'
+ */
+export function heldText(call: ToolCallRecord): string | undefined {
+  if (call.status !== 'executing' || call.doubt === undefined) return undefined;
+  const tool = `"${call.name || '(no name)'}"`;
+  return `The outcome of the call to ${tool} is unknown (${call.doubt.message}). A person will check and settle it; do not call ${tool} again for this.`;
+}
 
 /**
  * What the model reads first about a call a person edited before approving: each value they

@@ -67,9 +67,10 @@ export interface ToolContext {
   readonly signal: AbortSignal;
   readonly call: { readonly id: string; readonly name: string };
   /**
-   * Stable for the call across every run of it: on the server gate, a tool declared `idempotent`
-   * that is re-run after a crash gets the same key, so a payment provider can refuse the second
-   * charge. Pass it wherever the effect takes an idempotency key.
+   * The name of the call's effect downstream: the tool's `idempotencyKey(input, call)`, or the call
+   * id. The same across every run of the call, on every instance (a re-run after a crash, a run
+   * again after `reconcile` found nothing), so a payment provider can refuse a second charge. Pass
+   * it wherever the effect takes an idempotency key.
    */
   readonly idempotencyKey: string;
   /**
@@ -93,6 +94,36 @@ export interface AuthorizeContext<S> {
 }
 
 type MaybePromise<T> = T | PromiseLike<T>;
+
+/**
+ * What a tool's `reconcile` receives: the call whose outcome nobody saw, the key its effect was
+ * named by downstream, and which run of the tool is in doubt.
+ *
+ * @example
+ * reconcile: async ({ idempotencyKey, signal }: ReconcileContext<Order>) => lookUpCharge(idempotencyKey, { signal })
+ */
+export interface ReconcileContext<I = unknown> {
+  readonly input: I;
+  readonly call: { readonly id: string; readonly name: string };
+  /** The key the tool passed downstream (`ctx.idempotencyKey` of the run in doubt): look the effect up by it. */
+  readonly idempotencyKey: string;
+  /** Which run of the tool is in doubt: 1 for the first, 2 once it was run again after `not_executed`. */
+  readonly attempt: number;
+  /** Aborted when the gate stops waiting for the answer (the tool's `timeoutMs`, 30 s if none, or a lost claim). */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * What `reconcile` answers: the effect happened (with the output the tool would have returned),
+ * it did not (the call runs again once, with the same key), or nobody can tell.
+ *
+ * @example
+ * const found: Reconciliation<Receipt> = charge ? { outcome: 'committed', output: toReceipt(charge) } : { outcome: 'not_executed' };
+ */
+export type Reconciliation<O = unknown> =
+  | { readonly outcome: 'committed'; readonly output: O }
+  | { readonly outcome: 'not_executed' }
+  | { readonly outcome: 'unknown' };
 
 /**
  * A registered tool. Build one with {@link defineTool}. The type parameters default to `any` so
@@ -146,6 +177,33 @@ export interface ToolDefinition<I = any, O = any, S = any, N extends string = st
    * asks once.
    */
   readonly approvals?: number;
+  /**
+   * Names the call's effect downstream, from its validated input (two calls about one order may be
+   * one effect: `charge:${input.order_id}`); `ctx.idempotencyKey` is it. Default: the call id. A
+   * function that throws or answers anything but a non-empty string rejects the call
+   * (`invalid_arguments`) before anything runs.
+   */
+  idempotencyKey?(input: I, call: { readonly id: string; readonly name: string }): string;
+  /**
+   * Looks the effect up downstream by its key when nobody saw how a run ended: its process died
+   * while it ran (server gate), or it threw an error not marked `notExecuted`. `committed`
+   * ends the call committed with that output (checked against `outputSchema`; the tool is not run
+   * again); `not_executed` runs it again once, with the same key; `unknown`, a throw, an answer of
+   * any other shape, or none within `timeoutMs` (30 s if unset) → `onUnknown`.
+   */
+  reconcile?(ctx: ReconcileContext<I>): MaybePromise<Reconciliation<O>>;
+  /**
+   * What happens to a call whose outcome nobody can tell: `'interrupt'` (default) ends it `failed` /
+   * `interrupted` ("it may or may not have taken effect"); `'hold'` keeps it `executing` with
+   * `doubt` set, never run again by itself, until a person settles it (`serverGate.resolve`).
+   */
+  readonly onUnknown?: 'interrupt' | 'hold';
+  /**
+   * Undoes a committed call (a refund for a charge); run by `serverGate.compensate` as a call of
+   * its own, `${id}:compensate`, with the same approval rule as the tool. `ctx.idempotencyKey` is
+   * the compensation's own key (`${key}:compensate`), stable across its re-runs.
+   */
+  compensate?(output: O, ctx: ToolContext): MaybePromise<unknown>;
 }
 
 /**
@@ -188,6 +246,13 @@ export interface ToolConfig<Schema extends ToolSchema, O, S = any, N extends str
   readonly idempotent?: boolean;
   readonly transactional?: boolean;
   readonly approvals?: number;
+  readonly idempotencyKey?: (
+    input: InferSchema<Schema>,
+    call: { readonly id: string; readonly name: string },
+  ) => string;
+  readonly reconcile?: (ctx: ReconcileContext<InferSchema<Schema>>) => MaybePromise<Reconciliation<O>>;
+  readonly onUnknown?: 'interrupt' | 'hold';
+  readonly compensate?: (output: O, ctx: ToolContext) => MaybePromise<unknown>;
 }
 
 /**
@@ -236,9 +301,35 @@ export function defineTool<const Schema extends ToolSchema, O, S = any, const N 
       `${where}: \`approvals\` must be a whole number of approvers, 1 or more (got ${String(config.approvals)}).`,
     );
   }
+  checkOutcomeOptions(where, config);
   if (config.approvals !== undefined && config.approvals > 1 && config.needsApproval === undefined)
     return Object.freeze({ ...config, needsApproval: true });
   return Object.freeze({ ...config });
+}
+
+/** The options about outcomes nobody saw: each a function, and `onUnknown` one of its two words. */
+function checkOutcomeOptions(
+  where: string,
+  config: {
+    readonly idempotencyKey?: unknown;
+    readonly reconcile?: unknown;
+    readonly compensate?: unknown;
+    readonly onUnknown?: unknown;
+    readonly transactional?: boolean;
+  },
+): void {
+  for (const name of ['idempotencyKey', 'reconcile', 'compensate'] as const) {
+    if (config[name] !== undefined && typeof config[name] !== 'function')
+      throw new TypeError(`${where}: \`${name}\` must be a function.`);
+  }
+  if (config.onUnknown !== undefined && config.onUnknown !== 'interrupt' && config.onUnknown !== 'hold')
+    throw new TypeError(
+      `${where}: \`onUnknown\` must be 'interrupt' or 'hold' (got ${textOf(config.onUnknown)}).`,
+    );
+  if (config.transactional === true && (config.reconcile !== undefined || config.onUnknown !== undefined))
+    throw new TypeError(
+      `${where}: a transactional tool's writes commit with its call or not at all, so its outcome is never in doubt; drop \`reconcile\` and \`onUnknown\`.`,
+    );
 }
 
 /**

@@ -14,9 +14,12 @@ import type { ToolContext } from '../../tool/tool.ts';
  * run.signal().aborted; // true
  */
 export class Run {
-  stage: 'opening' | 'running' | 'taken' | 'ended' = 'opening';
+  /** `reconciling`: the tool's run ended in doubt, and its `reconcile` is being asked what happened. */
+  stage: 'opening' | 'running' | 'reconciling' | 'taken' | 'ended' = 'opening';
   scope: ExecutionScope | undefined = undefined;
   timer: unknown = undefined;
+  /** The signal of the `reconcile` being asked, aborted with the run (a stop, a lost claim) or at its own deadline. */
+  asking: AbortController | undefined = undefined;
   #controller: AbortController | undefined = undefined;
   #abortReason: DOMException | undefined = undefined;
 
@@ -29,6 +32,7 @@ export class Run {
   }
 
   abort(reason: DOMException): void {
+    this.asking?.abort(reason);
     if (this.#abortReason !== undefined) return;
     this.#abortReason = reason;
     this.#controller?.abort(reason);

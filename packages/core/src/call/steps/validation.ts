@@ -6,6 +6,8 @@ import type { CallEvent } from '../machine.ts';
 import type { MoveNote, PipelineHost } from '../pipeline-host.ts';
 import type { Issue, Reason, RejectedCode, Repair, ToolCallRecord } from '../record.ts';
 import { messageOf } from '../text.ts';
+import { idempotencyKeyOf } from '../../tool/reconcile.ts';
+import type { ToolEntry } from '../../tool/tool-entry.ts';
 import type { Moves } from './moves.ts';
 import type { ToolInputs } from './tool-inputs.ts';
 import { check } from './verdict.ts';
@@ -58,6 +60,7 @@ export function createValidation(
 
   function accept(
     id: string,
+    entry: ToolEntry,
     repairs: readonly Repair[],
     value: unknown,
     owned: boolean,
@@ -75,6 +78,13 @@ export function createValidation(
         },
         note,
       );
+      return;
+    }
+    // The effect must have a name before anything may run: a key the tool cannot make refuses the call.
+    try {
+      idempotencyKeyOf(entry.tool, input, { id, name: entry.tool.name });
+    } catch (error) {
+      reject(id, { code: 'invalid_arguments', message: messageOf(error) }, note);
       return;
     }
     const event: CallEvent =
@@ -119,7 +129,14 @@ export function createValidation(
     const read = args;
     check(entry.validateInput, read.value, (first) => {
       if (first.ok)
-        return accept(id, [...earlier, ...read.repairs], first.value, first.value === read.value, note);
+        return accept(
+          id,
+          entry,
+          [...earlier, ...read.repairs],
+          first.value,
+          first.value === read.value,
+          note,
+        );
       const repaired = repairValues(read.value, first.issues, allowed, limits);
       if (repaired === undefined) return rejectInvalid(id, name, first.issues, note);
       // Decoded strings are new structure: the same depth and `__proto__` rules apply to them.
@@ -129,6 +146,7 @@ export function createValidation(
         if (second.ok)
           accept(
             id,
+            entry,
             [...earlier, ...read.repairs, ...repaired.repairs],
             second.value,
             second.value === repaired.value,
