@@ -1,8 +1,9 @@
-import { outcomeText, type ToolCallRecord } from '@toolgate/core';
+import { heldText, outcomeText, type ToolCallRecord } from '@toolgate/core';
 
 /**
  * What a toolgate tool's `execute` throws for a call that did not commit: rejected (with each
- * offending argument path), denied, cancelled, failed or interrupted. The message is the text the
+ * offending argument path), denied, cancelled, failed or interrupted, or held because nobody knows
+ * whether it took effect (a person will check). The message is the text the
  * model reads; `record` is the call as the ledger has it. The AI SDK turns it into the tool part's
  * `output-error`.
  *
@@ -29,6 +30,8 @@ export function outcomeTextOf(record: ToolCallRecord): string {
       return outcomeText(record);
     case 'awaiting_approval':
       return `The call to "${record.name}" is waiting for the user's approval; it has not run. Do not call it again: the user can still approve or deny it.`;
+    case 'executing':
+      return heldText(record) ?? `The call to "${record.name}" is executing; it has not finished.`;
     default:
       return `The call to "${record.name}" is ${record.status}; it has not finished.`;
   }

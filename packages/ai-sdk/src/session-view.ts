@@ -1,4 +1,4 @@
-import { isTerminal, type SettledCall, type ToolCallRecord } from '@toolgate/core';
+import { isTerminal, type ToolCallRecord } from '@toolgate/core';
 import type { ServerGate } from '@toolgate/server';
 
 /**
@@ -11,10 +11,12 @@ export interface SessionView {
   /** The session's calls the principal may see, by id. */
   readonly calls: () => Promise<Map<string, ToolCallRecord>>;
   /**
-   * Resolves once the call has ended, here or on another instance; `undefined` when the session has
-   * no such call for this principal. Rejects with the signal's reason when it aborts first.
+   * Resolves once the call has ended, here or on another instance, or is held in doubt for a person
+   * (its outcome is unknown until someone settles it: the model is told so rather than kept
+   * waiting); `undefined` when the session has no such call for this principal. Rejects with the
+   * signal's reason when it aborts first.
    */
-  readonly settled: (id: string, signal?: AbortSignal) => Promise<SettledCall | undefined>;
+  readonly settled: (id: string, signal?: AbortSignal) => Promise<ToolCallRecord | undefined>;
 }
 
 export function sessionView(gate: ServerGate, session: string, principal: string): SessionView {
@@ -23,13 +25,13 @@ export function sessionView(gate: ServerGate, session: string, principal: string
     return new Map(list.map((call) => [call.id, call]));
   }
 
-  async function settled(id: string, signal?: AbortSignal): Promise<SettledCall | undefined> {
+  async function settled(id: string, signal?: AbortSignal): Promise<ToolCallRecord | undefined> {
     signal?.throwIfAborted();
     const known = (await calls()).get(id);
-    if (known === undefined || isTerminal(known.status)) return known as SettledCall | undefined;
+    if (known === undefined || isTerminal(known.status) || known.doubt !== undefined) return known;
     // The call is this session's: the gate's own wait, scoped to the principal, follows it to its end
-    // on whichever instance it ends.
-    const ended = gate.settled(id, { principal });
+    // (or until it is held for a person) on whichever instance that happens.
+    const ended = gate.stopped(id, { principal });
     if (signal === undefined) return ended;
     let stop = (): void => undefined;
     const aborted = new Promise<never>((_, reject) => {

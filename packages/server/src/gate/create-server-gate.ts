@@ -1,11 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import {
   ajvJsonSchema,
   createPipeline,
+  idempotencyKeyOf,
   isTerminal,
   toolResult,
   type Pipeline,
   type SettledCall,
+  type ToolCallRecord,
   type ToolDefinition,
 } from '@toolgate/core';
 import { createTail, type Tail } from '../feed/feed.ts';
@@ -22,10 +23,12 @@ import { recover, sweep } from './recovery.ts';
 import type { ServerGate, ServerGateOptions } from './server-gate.ts';
 import { createSessions } from './sessions.ts';
 import { checkProposeOptions, gateSettings } from './settings.ts';
-import { createToolSet } from './tool-set.ts';
+import { createToolSet, type ToolSet } from './tool-set.ts';
 import { openTurn } from './turn.ts';
 import { keepTurns } from '../turns/turn-keeping.ts';
 import { createWaiters } from './waiters.ts';
+import { compensate } from '../outcomes/compensation.ts';
+import { resolve } from '../outcomes/resolve.ts';
 
 /**
  * Creates the server gate over a ledger.
@@ -74,6 +77,11 @@ export function createServerGate<const Tools extends readonly ToolDefinition<any
     if (principal !== undefined && (await get(id, { principal })) === undefined) return undefined;
     return follower.settled(id);
   };
+  const stopped: ServerGate['stopped'] = async (id, scope) => {
+    const principal = scopedPrincipal('serverGate.stopped', scope);
+    if (principal !== undefined && (await get(id, { principal })) === undefined) return undefined;
+    return follower.stopped(id);
+  };
 
   const turns =
     options.onTurnSettled === undefined ? undefined : keepTurns(parts, tail, options.onTurnSettled);
@@ -91,10 +99,13 @@ export function createServerGate<const Tools extends readonly ToolDefinition<any
       return (await follower.settled(call.id)) ?? (call as SettledCall);
     },
     settled,
+    stopped,
     get,
     approve: (id, decision) => approve(parts, id, decision),
     deny: (id, decision) => deny(parts, id, decision),
     cancel: (id, decision) => cancel(parts, id, decision),
+    resolve: (id, request) => resolve(parts, id, request),
+    compensate: (id, request) => compensate(parts, id, request),
     calls: async (session, principal) => (await snapshot(session, principal)).calls,
     snapshot,
     canSee: async (session, principal) => sessions.mayView(principal, session, await sessions.owner(session)),
@@ -118,6 +129,7 @@ export function createServerGate<const Tools extends readonly ToolDefinition<any
     turn: (turnOptions) =>
       openTurn(parts, turnOptions, {
         settled: follower.settled,
+        stopped: follower.stopped,
         cancel: (id, decision) => cancel(parts, id, decision),
         closed: turns?.closed,
       }),
@@ -147,6 +159,18 @@ export function createServerGate<const Tools extends readonly ToolDefinition<any
   };
 }
 
+/**
+ * The key a call's effect goes by downstream: its tool's `idempotencyKey` of the validated input,
+ * else the call id (a call refused before its input was valid has no effect to name).
+ */
+function keyOf(tools: ToolSet, record: ToolCallRecord): string {
+  const tool = tools.entry(record.name, record.id)?.tool;
+  if (tool?.idempotencyKey === undefined || !HAS_INPUT.has(record.status)) return record.id;
+  return idempotencyKeyOf(tool, record.input, record);
+}
+
+const HAS_INPUT: ReadonlySet<string> = new Set(['awaiting_approval', 'executing', 'committed', 'failed']);
+
 /** Builds the gate's parts, each given what it works with. */
 function assemble(options: ServerGateOptions): GateParts & { readonly tail: Tail } {
   const { ledger } = options;
@@ -163,7 +187,7 @@ function assemble(options: ServerGateOptions): GateParts & { readonly tail: Tail
     approvalTtlMs: settings.approvalTtlMs,
     instance: settings.instance,
     onError: settings.onError,
-    newKey: () => randomUUID(),
+    keyOf: (record) => keyOf(tools, record),
     endingRetryMs: settings.endingRetryMs,
     // Without budgets nothing is counted, and nothing is given back.
     policy: {
@@ -183,6 +207,7 @@ function assemble(options: ServerGateOptions): GateParts & { readonly tail: Tail
       tools.unpin(call.id);
       waiters.settle(call as SettledCall);
     }
+    if (call.doubt !== undefined) waiters.hold(call);
     waiters.rested(call);
   });
   const pipeline: Pipeline = createPipeline({

@@ -13,7 +13,13 @@ import type { Issue } from '@toolgate/core';
  *   database outside the gate): nothing was run, and it was reported;
  * - `invalid_edit`: the edited input was refused (schema, `authorize`, a budget, a field the model
  *   did not propose, another tool); the call keeps waiting;
- * - `already_approved`: this approver has approved this input already; the call waits for others.
+ * - `already_approved`: this approver has approved this input already; the call waits for others;
+ * - `in_doubt`: the call's outcome is unknown and held for a person: settle it with `resolve`;
+ * - `not_in_doubt`: `resolve` names a call that is not held in doubt;
+ * - `invalid_output`: `resolve` gave an output the tool's `outputSchema` refuses; the call stays held;
+ * - `not_committed`: only a committed call can be compensated;
+ * - `no_compensate`: the call's tool has no `compensate`;
+ * - `already_compensated`: the call was compensated already (or its compensation is under way).
  *
  * @example
  * const code: DecisionCode = 'stale';
@@ -27,7 +33,13 @@ export type DecisionCode =
   | 'settled'
   | 'invalid_edit'
   | 'already_approved'
-  | 'tampered';
+  | 'tampered'
+  | 'in_doubt'
+  | 'not_in_doubt'
+  | 'invalid_output'
+  | 'not_committed'
+  | 'no_compensate'
+  | 'already_compensated';
 
 /**
  * What `approve`, `deny` and `cancel` answer: done, or refused with a code and a sentence. Every
@@ -69,6 +81,13 @@ const WHY: Readonly<Record<DecisionCode, string>> = {
   tampered: 'the call was changed in the database outside the gate; it was not run, and this was reported',
   invalid_edit: 'the edited input was refused; the call still waits for a decision',
   already_approved: 'this approver has already approved this input; the call waits for the others',
+  in_doubt:
+    "the call's outcome is unknown and held for a person: check the system it called, then settle it with resolve",
+  not_in_doubt: 'the call is not held in doubt; only a held call can be settled',
+  invalid_output: "the output given does not match the tool's output schema; the call stays held",
+  not_committed: 'only a committed call can be compensated',
+  no_compensate: "the call's tool has no compensate",
+  already_compensated: 'the call was compensated already, or its compensation is under way',
 };
 
 /**

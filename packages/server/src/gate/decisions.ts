@@ -16,8 +16,16 @@ import { textOf } from './settings.ts';
 
 type Trx = Transaction<LedgerDatabase>;
 
-/** Reads a call for a decision and checks that the principal may see it. */
-async function forDecision(
+/**
+ * Reads a call for a decision and checks that the principal may see it: the call's row and what
+ * `canApprove` is asked about, or the refusal (`forbidden` without a principal, `not_found` for a
+ * call it may not see, audited).
+ *
+ * @example
+ * const found = await forDecision(parts, id, principal);
+ * if ('ok' in found) return found;
+ */
+export async function forDecision(
   parts: GateParts,
   id: string,
   principal: unknown,
@@ -37,7 +45,13 @@ async function forDecision(
   return { row, info: { record: readRecord(row.record), session: row.session, owner: row.owner } };
 }
 
-async function audit(
+/**
+ * Writes a refusal of a request about a call into the audit trail, in a transaction of its own.
+ *
+ * @example
+ * await audit(parts, id, principal, 'forbidden', `"${principal}" may not approve this call`);
+ */
+export async function audit(
   parts: GateParts,
   id: string,
   principal: string,
@@ -51,7 +65,13 @@ async function audit(
   });
 }
 
-async function mayDecide(parts: GateParts, principal: string, info: CallInfo): Promise<boolean> {
+/**
+ * Whether `canApprove` lets the principal decide the call; a `canApprove` that throws says no (and is reported).
+ *
+ * @example
+ * if (!(await mayDecide(parts, principal, found.info))) return refused('forbidden');
+ */
+export async function mayDecide(parts: GateParts, principal: string, info: CallInfo): Promise<boolean> {
   const { onError, canApprove } = parts.settings;
   try {
     return (await canApprove(principal, info)) === true;
@@ -61,8 +81,13 @@ async function mayDecide(parts: GateParts, principal: string, info: CallInfo): P
   }
 }
 
-/** Refuses inside the transaction that found the reason, so the refusal is in the audit trail. */
-async function refuseIn(
+/**
+ * Refuses inside the transaction that found the reason, so the refusal is in the audit trail.
+ *
+ * @example
+ * return refuseIn(parts, trx, row, principal, refused('settled') as Decision & { ok: false });
+ */
+export async function refuseIn(
   parts: GateParts,
   trx: Trx,
   row: CallsTable,
@@ -319,6 +344,9 @@ export async function cancel(
         if (row === undefined) return refused('not_found');
         if (isTerminal(row.status))
           return refuseIn(parts, trx, row, principal, refused('settled') as Decision & { ok: false });
+        // Cancelling would tell the model nothing happened, and nobody knows that.
+        if (row.status === 'executing' && readRecord(row.record).doubt !== undefined)
+          return refuseIn(parts, trx, row, principal, refused('in_doubt') as Decision & { ok: false });
         if (row.status === 'awaiting_approval') {
           await trx
             .updateTable('toolgate_approvals')

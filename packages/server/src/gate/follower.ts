@@ -1,4 +1,4 @@
-import { isTerminal, type Pipeline, type SettledCall } from '@toolgate/core';
+import { isTerminal, type Pipeline, type SettledCall, type ToolCallRecord } from '@toolgate/core';
 import type { Tail } from '../feed/feed.ts';
 import type { LedgerKeeper } from '../keeper/ledger-keeper.ts';
 import type { Ledger } from '../ledger/ledger.ts';
@@ -18,6 +18,8 @@ export interface Follower {
   readonly guard: (id: string) => void;
   /** Resolves once the call has ended (here or elsewhere); `undefined` for an unknown id. */
   readonly settled: (id: string) => Promise<SettledCall | undefined>;
+  /** Resolves once the call has ended or is held in doubt for a person; `undefined` for an unknown id. */
+  readonly stopped: (id: string) => Promise<ToolCallRecord | undefined>;
   /** Stops following. */
   readonly close: () => void;
 }
@@ -89,6 +91,7 @@ export function createFollower(parts: FollowerParts): Follower {
         const id = event.callId;
         // Another process took over a call this one runs: look whether the claim is still ours.
         if (event.reason?.code === 'recovered' && keeper.claims.has(id) && pipeline.running(id)) recheck(id);
+        if (event.reason?.code === 'held') waiters.hold(move.record);
         if (!isTerminal(event.to) || event.from === event.to) continue;
         const { record } = move;
         parts.ended(record.id);
@@ -141,6 +144,26 @@ export function createFollower(parts: FollowerParts): Follower {
         return known as SettledCall | undefined;
       }
       return waiting.ended;
+    },
+    async stopped(id) {
+      const ended = waiters.recent(id);
+      if (ended !== undefined) return ended;
+      const ending = waiters.untilEnded(id);
+      const holding = waiters.untilHeld(id);
+      const done = () => {
+        ending.cancel();
+        holding.cancel();
+      };
+      follow();
+      await following;
+      const known = (await keeper.read(id))?.record;
+      if (known === undefined || isTerminal(known.status) || known.doubt !== undefined) {
+        done();
+        return known;
+      }
+      const first = await Promise.race<ToolCallRecord>([ending.ended, holding.held]);
+      done();
+      return first;
     },
     close: unfollow,
   };

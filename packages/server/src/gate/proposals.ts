@@ -16,6 +16,7 @@ import {
 } from '@toolgate/core';
 import { printable, storable } from '../faults/storable.ts';
 import { readRecord } from '../ledger/stored-record.ts';
+import { COMPENSATION, isCompensationId } from '../outcomes/compensation-tool.ts';
 import { abortMessage, proposalSignal } from './abort-signal.ts';
 import { cancel } from './decisions.ts';
 import type { GateParts } from './parts.ts';
@@ -80,6 +81,16 @@ export async function submit(
       id,
       proposed,
       { code: 'invalid_shape', message: 'the call id holds a NUL character, which no call id may hold' },
+      settings.clock.now(),
+    );
+  if (isCompensationId(id))
+    return localRejection(
+      id,
+      proposed,
+      {
+        code: 'invalid_shape',
+        message: `call ids ending in "${COMPENSATION}" are kept for compensations the gate runs; send this call with an id of its own`,
+      },
       settings.clock.now(),
     );
   const reading = storableName(proposed, id);

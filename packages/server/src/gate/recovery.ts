@@ -1,4 +1,4 @@
-import type { MoveNote } from '@toolgate/core';
+import type { DoubtCause, MoveNote, ToolCallRecord, ToolDefinition } from '@toolgate/core';
 import { tampering, trailRecord } from '../faults/chain-check.ts';
 import type { CallsTable } from '../ledger/schema.ts';
 import { readRecord } from '../ledger/stored-record.ts';
@@ -11,16 +11,20 @@ const TIMEKEEPER: MoveNote = { actor: 'toolgate:expiry' };
 
 /**
  * Settles the calls a process that died left open (their lease ran out), and the approvals that
- * ran out: an idempotent or transactional tool's call is run again under a new fencing token with
- * its idempotency key, any other is ended `failed` / `interrupted`; an expired approval cancels its call.
+ * ran out. A running call whose tool has `reconcile` is claimed under a new fencing token and its
+ * `reconcile` asked what became of it; an idempotent or transactional tool's call is run again
+ * under a new token with its idempotency key; a tool that says `onUnknown: 'hold'` has its call
+ * held for a person; any other is ended `failed` / `interrupted`. An expired approval cancels its call.
  *
  * @example
- * const { rerun, interrupted, expired } = await recover(parts);
+ * const { rerun, reconciling, held, interrupted, expired } = await recover(parts);
  */
 export async function recover(parts: GateParts): Promise<Recovery> {
   const { ledger, keeper, settings, life } = parts;
   const now = settings.clock.now();
   const rerun: string[] = [];
+  const reconciling: string[] = [];
+  const held: string[] = [];
   const interrupted: string[] = [];
   const expired: string[] = [];
   const stale = await ledger.read((db) =>
@@ -36,8 +40,7 @@ export async function recover(parts: GateParts): Promise<Recovery> {
     if (life.closed) break;
     if (keeper.claims.has(found.id) || keeper.drafts.has(found.id)) continue;
     const outcome = await reclaim(parts, found);
-    if (outcome === 'rerun') rerun.push(found.id);
-    else if (outcome === 'interrupted') interrupted.push(found.id);
+    if (outcome !== undefined) ({ rerun, reconciling, held, interrupted })[outcome].push(found.id);
   }
   const waiting = await ledger.read((db) =>
     db
@@ -57,20 +60,40 @@ export async function recover(parts: GateParts): Promise<Recovery> {
     );
     if (next !== undefined) expired.push(id);
   }
-  return { rerun, interrupted, expired };
+  return { rerun, reconciling, held, interrupted, expired };
 }
 
+/** What recovery does with a call whose process died, by its tool's kind. */
+type Plan = 'reconciling' | 'rerun' | 'held' | 'interrupted';
+
+function planFor(tool: ToolDefinition | undefined, status: string): Plan {
+  if (tool === undefined || status !== 'executing') return 'interrupted';
+  if (tool.reconcile !== undefined) return 'reconciling';
+  if (tool.idempotent === true || tool.transactional === true) return 'rerun';
+  return tool.onUnknown === 'hold' ? 'held' : 'interrupted';
+}
+
+/** What a recovery's claim did: took the call to run it again or reconcile it, or ended or held it. */
+type Reclaimed =
+  | {
+      readonly kind: 'rerun' | 'reconciling';
+      readonly fence: number;
+      readonly key: string;
+      readonly record: ToolCallRecord;
+    }
+  | { readonly kind: 'held' | 'interrupted' };
+
+const CRASHED: DoubtCause = { kind: 'crashed', message: 'the server stopped while the tool ran' };
+
 /** Takes over one call whose lease ran out, unless someone else did first or its process came back. */
-async function reclaim(parts: GateParts, found: CallsTable): Promise<'rerun' | 'interrupted' | undefined> {
+async function reclaim(parts: GateParts, found: CallsTable): Promise<Plan | undefined> {
   const { ledger, keeper, settings, tools } = parts;
   const { clock } = settings;
   const tool = tools.entry(found.tool, found.id)?.tool;
-  const again =
-    tool !== undefined &&
-    found.status === 'executing' &&
-    (tool.idempotent === true || tool.transactional === true);
+  const plan = planFor(tool, found.status);
+  const again = plan === 'rerun' || plan === 'reconciling';
   const result = await keeper.exclusive(found.id, () =>
-    ledger.transaction(async (trx) => {
+    ledger.transaction(async (trx): Promise<Reclaimed | undefined> => {
       const locked = await keeper.lock(trx, found.id);
       // Someone else recovered it, or its process came back and renewed its lease.
       if (
@@ -101,9 +124,26 @@ async function reclaim(parts: GateParts, found: CallsTable): Promise<'rerun' | '
           row,
           RECOVERY.actor,
           'recovered',
-          `the process running this call stopped; running it again with the same idempotency key (${tool?.transactional === true ? 'transactional' : 'idempotent'} tool)`,
+          plan === 'reconciling'
+            ? 'the process running this call stopped; asking the system it called what became of it (reconcile), by its idempotency key'
+            : `the process running this call stopped; running it again with the same idempotency key (${tool?.transactional === true ? 'transactional' : 'idempotent'} tool)`,
         );
-        return { kind: 'rerun' as const, fence, key: row.idempotency_key, record: readRecord(row.record) };
+        return {
+          kind: plan,
+          fence,
+          key: row.idempotency_key,
+          record: readRecord(row.record),
+        };
+      }
+      if (plan === 'held' && row === locked) {
+        const next = await keeper.moveIn(
+          trx,
+          row,
+          { type: 'doubt', message: `${CRASHED.message}; the tool has no reconcile to ask` },
+          RECOVERY.actor,
+          { unfenced: true },
+        );
+        return next === undefined ? undefined : { kind: 'held' as const };
       }
       const next = await keeper.moveIn(
         trx,
@@ -129,7 +169,7 @@ async function reclaim(parts: GateParts, found: CallsTable): Promise<'rerun' | '
       return next === undefined ? undefined : { kind: 'interrupted' as const };
     }),
   );
-  if (result?.kind !== 'rerun') return result?.kind;
+  if (result === undefined || !('fence' in result)) return result?.kind;
   keeper.claimed(found.id, {
     fence: result.fence,
     idempotencyKey: result.key,
@@ -137,8 +177,9 @@ async function reclaim(parts: GateParts, found: CallsTable): Promise<'rerun' | '
     owner: found.owner,
   });
   parts.follower.guard(found.id);
-  parts.pipeline.run(result.record as never, RECOVERY);
-  return 'rerun';
+  if (result.kind === 'reconciling') parts.pipeline.reconcile(result.record as never, CRASHED, RECOVERY);
+  else parts.pipeline.run(result.record as never, RECOVERY);
+  return result.kind;
 }
 
 /**

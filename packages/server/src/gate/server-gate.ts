@@ -151,6 +151,10 @@ export type TurnGate = StreamGate;
 export interface Recovery {
   /** Calls re-run with their idempotency key (idempotent or transactional tools). */
   readonly rerun: readonly string[];
+  /** Calls whose tool's `reconcile` is being asked what became of them, under this gate's claim. */
+  readonly reconciling: readonly string[];
+  /** Calls held in doubt for a person (`onUnknown: 'hold'`, no `reconcile` to ask). */
+  readonly held: readonly string[];
   /** Calls ended `failed` / `interrupted`: their tool may or may not have taken effect. */
   readonly interrupted: readonly string[];
   /** Approvals that ran out, cancelled with `approval_expired`. */
@@ -187,6 +191,16 @@ export interface ServerGate<
    */
   readonly settled: (id: string, scope?: ReadScope) => Promise<SettledCall | undefined>;
   /**
+   * Resolves once the call has ended or is held in doubt for a person (`executing` with `doubt`:
+   * its outcome is unknown until someone settles it with `resolve`), so that whoever answers the
+   * model is not kept waiting for that person. Scoped as `settled` is.
+   *
+   * @example
+   * const call = await serverGate.stopped(id, { principal });
+   * if (call?.status === 'executing' && call.doubt) reply(heldText(call));
+   */
+  readonly stopped: (id: string, scope?: ReadScope) => Promise<ToolCallRecord | undefined>;
+  /**
    * The call as the ledger holds it now; `undefined` for an unknown id. With `{ principal }`, also
    * `undefined` for a call that principal may not see (as `calls()` decides). Without it, it answers
    * any call to anyone: for trusted server code only, never with an id a client sent.
@@ -216,6 +230,42 @@ export interface ServerGate<
   readonly cancel: (
     id: string,
     options: { readonly principal: string; readonly reason?: string },
+  ) => Promise<Decision>;
+  /**
+   * Settles a call held in doubt (`executing` with `doubt`: its run was cut off and nobody could
+   * tell whether its effect happened) on the word of a person who checked: `committed` with the
+   * output they give (checked against the tool's `outputSchema`; a bad one is refused
+   * `invalid_output` and the call stays held), or `not_executed`: it runs again once, with the same
+   * idempotency key. `canApprove` decides who may. Audited with who and their `note`; the committed
+   * record carries them as its `evidence`. Refused `not_in_doubt` for a call that is not held (of
+   * two at once, one wins).
+   *
+   * @example
+   * await serverGate.resolve(id, { principal: ops.id, outcome: 'committed', output: { charge: 'ch_42', amount_cents: 1250 }, note: 'ch_42 is in the Stripe dashboard' });
+   */
+  readonly resolve: (
+    id: string,
+    request: {
+      readonly principal: string;
+      readonly outcome: 'committed' | 'not_executed';
+      readonly output?: unknown;
+      readonly note?: string;
+    },
+  ) => Promise<Decision>;
+  /**
+   * Undoes a committed call through its tool's `compensate`, run as a call of its own,
+   * `${id}:compensate`, in the same session: approved first if the tool needs approval, leased and
+   * recovered like any call of the tool's kind, audited. The original record's `compensation`
+   * links to it and says how it ended and what it returned. `canApprove` decides who may. Refused
+   * `not_committed`, `no_compensate` or `already_compensated` (a call is compensated once; of two
+   * requests at once, one makes it).
+   *
+   * @example
+   * await serverGate.compensate(purchase.id, { principal: ops.id, reason: 'the customer returned it' });
+   */
+  readonly compensate: (
+    id: string,
+    request: { readonly principal: string; readonly reason?: string },
   ) => Promise<Decision>;
   /** The session's calls, oldest first, if the principal may see the session; otherwise none. */
   readonly calls: (session: string, principal: string) => Promise<ToolCallRecord[]>;

@@ -6,6 +6,7 @@ import {
   type ToolProblem,
   type ToolRegistry,
 } from '@toolgate/core';
+import { compensationEntry, isCompensationId } from '../outcomes/compensation-tool.ts';
 
 /**
  * The gate's tools, which `replaceTools` may change: later proposals see the new set, while each
@@ -21,7 +22,10 @@ import {
 export interface ToolSet {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own input and output
   readonly list: () => readonly ToolDefinition<any, any, any>[];
-  /** The entry for `name`: of the set call `id` was proposed under, or of the current set. */
+  /**
+   * The entry for `name`: of the set call `id` was proposed under, or of the current set. For a
+   * compensation's id (`…:compensate`), the entry that runs the tool's `compensate`.
+   */
   readonly entry: (name: string, id?: string) => ToolEntry | undefined;
   readonly names: () => readonly string[];
   readonly check: () => readonly ToolProblem[];
@@ -51,7 +55,11 @@ export function createToolSet(
   const pinned = new Map<string, ToolRegistry>();
   return {
     list: () => tools,
-    entry: (name, id) => ((id === undefined ? undefined : pinned.get(id)) ?? registry).entry(name),
+    entry(name, id) {
+      const found = ((id === undefined ? undefined : pinned.get(id)) ?? registry).entry(name);
+      // A compensation runs its tool's `compensate`, never its `execute`.
+      return isCompensationId(id) ? compensationEntry(found) : found;
+    },
     names: () => registry.names,
     check: () => registry.check(),
     replace(next) {

@@ -23,6 +23,8 @@ import type { TurnEnd } from '../turns/continuations.ts';
  */
 export interface TurnCalls {
   readonly settled: (id: string) => Promise<SettledCall | undefined>;
+  /** Resolves once the call has ended or is held in doubt for a person. */
+  readonly stopped: (id: string) => Promise<ToolCallRecord | undefined>;
   readonly cancel: (
     id: string,
     options: { readonly principal: string; readonly reason?: string },
@@ -138,9 +140,8 @@ export function openTurn(parts: GateParts, turnOptions: TurnOptions, gate: TurnC
     settled: async (id) => once(await settledHere(id, 'turn.settled')),
     async stopped(id) {
       const first = answers.has(id) ? await answers.get(id) : undefined;
-      // Its first resting point is where it waits for a person, or has ended; one that runs is followed to its end.
-      if (first !== undefined && first.status !== 'executing') return once(first);
-      return once(await settledHere(id, 'turn.stopped'));
+      if (first === undefined) return once(await settledHere(id, 'turn.stopped'));
+      return once(await stoppedAfter(first, gate.stopped, records));
     },
     cancel(id, reason) {
       const now = records.get(id);
@@ -234,4 +235,20 @@ export function openTurn(parts: GateParts, turnOptions: TurnOptions, gate: TurnC
       },
     },
   };
+}
+
+/**
+ * Where a call proposed in a turn comes to rest: its first resting point when it waits for a person
+ * or has ended; one that runs is followed until it ends or is held in doubt (a person must check
+ * what happened).
+ */
+async function stoppedAfter(
+  first: ToolCallRecord,
+  stopped: (id: string) => Promise<ToolCallRecord | undefined>,
+  records: Map<string, ToolCallRecord>,
+): Promise<ToolCallRecord> {
+  if (first.status !== 'executing' || first.doubt !== undefined) return first;
+  const now = (await stopped(first.id)) ?? first;
+  records.set(now.id, now);
+  return now;
 }

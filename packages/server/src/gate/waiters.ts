@@ -21,6 +21,13 @@ export interface Waiters {
   /** Resolves when the call ends; `cancel` takes the waiter back. */
   readonly untilEnded: (id: string) => { readonly ended: Promise<SettledCall>; readonly cancel: () => void };
   readonly settle: (call: SettledCall) => void;
+  /** Resolves when the call is held in doubt for a person; `cancel` takes the waiter back. */
+  readonly untilHeld: (id: string) => {
+    readonly held: Promise<ToolCallRecord>;
+    readonly cancel: () => void;
+  };
+  /** The call is held in doubt (here or on another instance). */
+  readonly hold: (call: ToolCallRecord) => void;
   /** The call, if this process ended it lately. */
   readonly recent: (id: string) => SettledCall | undefined;
 }
@@ -39,6 +46,7 @@ export function createWaiters(): Waiters {
     { resolve: (call: ToolCallRecord | undefined) => void; reject: (error: unknown) => void }[]
   >();
   const endings = new Map<string, ((call: SettledCall) => void)[]>();
+  const holds = new Map<string, ((call: ToolCallRecord) => void)[]>();
   const recent = new Map<string, SettledCall>();
 
   const takeResting = (id: string) => {
@@ -67,24 +75,24 @@ export function createWaiters(): Waiters {
       return true;
     },
     untilEnded(id) {
-      let resolveWaiter!: (call: SettledCall) => void;
-      const ended = new Promise<SettledCall>((resolve) => {
-        resolveWaiter = resolve;
-        const list = endings.get(id) ?? [];
-        list.push(resolve);
-        endings.set(id, list);
-      });
-      const cancel = () => {
-        const list = endings.get(id)?.filter((resolve) => resolve !== resolveWaiter);
-        if (list === undefined || list.length === 0) endings.delete(id);
-        else endings.set(id, list);
-      };
-      return { ended, cancel };
+      const { promise, cancel } = waitIn(endings, id);
+      return { ended: promise, cancel };
+    },
+    untilHeld(id) {
+      const { promise, cancel } = waitIn(holds, id);
+      return { held: promise, cancel };
+    },
+    hold(call) {
+      const waiting = holds.get(call.id);
+      if (waiting === undefined) return;
+      holds.delete(call.id);
+      for (const resolve of waiting) resolve(call);
     },
     settle(call) {
       recent.delete(call.id);
       recent.set(call.id, call);
       if (recent.size > RECENT) recent.delete(recent.keys().next().value as string);
+      holds.delete(call.id);
       const waiting = endings.get(call.id);
       if (waiting === undefined) return;
       endings.delete(call.id);
@@ -92,4 +100,24 @@ export function createWaiters(): Waiters {
     },
     recent: (id) => recent.get(id),
   };
+}
+
+/** A waiter on `id` in `lists`, and the way to take it back. */
+function waitIn<T>(
+  lists: Map<string, ((value: T) => void)[]>,
+  id: string,
+): { readonly promise: Promise<T>; readonly cancel: () => void } {
+  let resolveWaiter!: (value: T) => void;
+  const promise = new Promise<T>((resolve) => {
+    resolveWaiter = resolve;
+    const list = lists.get(id) ?? [];
+    list.push(resolve);
+    lists.set(id, list);
+  });
+  const cancel = () => {
+    const list = lists.get(id)?.filter((resolve) => resolve !== resolveWaiter);
+    if (list === undefined || list.length === 0) lists.delete(id);
+    else lists.set(id, list);
+  };
+  return { promise, cancel };
 }

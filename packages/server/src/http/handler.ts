@@ -52,6 +52,12 @@ export type HandlerErrorCode =
   | 'expired'
   | 'not_awaiting'
   | 'settled'
+  | 'in_doubt'
+  | 'not_in_doubt'
+  | 'invalid_output'
+  | 'not_committed'
+  | 'no_compensate'
+  | 'already_compensated'
   | 'unavailable';
 
 class HttpError extends Error {
@@ -78,7 +84,10 @@ const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache
  *   with `Last-Event-ID`, no snapshot and every move after that seq; heartbeats as comments;
  * - `POST {base}/calls/:id/approve` `{ inputHash, input? }` (`input`: the person's edit of the
  *   input they were shown), `/deny` `{ reason? }`, `/cancel` `{ reason? }`: the gate's decision,
- *   200 `{ ok: true, left? }` or 403 / 404 / 409 (an `invalid_edit` also lists its `issues`).
+ *   200 `{ ok: true, left? }` or 403 / 404 / 409 (an `invalid_edit` also lists its `issues`);
+ * - `POST {base}/calls/:id/resolve` `{ outcome: 'committed' | 'not_executed', output?, note? }`:
+ *   a person settles a call held in doubt (an `invalid_output` lists its `issues`);
+ *   `/compensate` `{ reason? }`: undo a committed call through its tool's `compensate`.
  *
  * Every refusal is JSON `{ error: { code, message } }`: 401 without a principal, 403 not allowed,
  * 404 unknown, 408 body not sent in time, 409 stale or settled, 413 body too large, 415 not JSON, 400 malformed, 503 the
@@ -145,13 +154,18 @@ export function toolgateHandler(
       rest.length === 0 &&
       collection === 'calls' &&
       id !== undefined &&
-      (action === 'approve' || action === 'deny' || action === 'cancel')
+      (action === 'approve' ||
+        action === 'deny' ||
+        action === 'cancel' ||
+        action === 'resolve' ||
+        action === 'compensate')
     ) {
       allow(request, 'POST');
       const principal = await principalOf(request);
       const body = await readBody(request, maxBody, bodyTimeoutMs);
       let decision: Decision;
-      if (action === 'approve') {
+      if (action === 'resolve') decision = await gate.resolve(id, { principal, ...resolution(body) });
+      else if (action === 'approve') {
         const inputHash = body['inputHash'];
         if (typeof inputHash !== 'string' || !/^[0-9a-f]{64}$/.test(inputHash)) {
           throw new HttpError(
@@ -169,7 +183,8 @@ export function toolgateHandler(
         const reason = body['reason'];
         if (reason !== undefined && typeof reason !== 'string')
           throw new HttpError(400, 'malformed', '`reason` must be a string');
-        const decide = action === 'deny' ? gate.deny : gate.cancel;
+        const decide =
+          action === 'deny' ? gate.deny : action === 'compensate' ? gate.compensate : gate.cancel;
         decision = await decide(id, reason === undefined ? { principal } : { principal, reason });
       }
       if (decision.ok)
@@ -219,6 +234,35 @@ export function toolgateHandler(
         error: { code: 'unavailable', message: 'the server could not answer this request' },
       });
     }
+  };
+}
+
+/** A person's word on a call held in doubt, as the body of `/resolve` says it. */
+function resolution(body: Record<string, unknown>): {
+  outcome: 'committed' | 'not_executed';
+  output?: unknown;
+  note?: string;
+} {
+  const outcome = body['outcome'];
+  if (outcome !== 'committed' && outcome !== 'not_executed')
+    throw new HttpError(
+      400,
+      'malformed',
+      'resolve needs { "outcome": "committed" | "not_executed", "output"?: <what the tool returned>, "note"?: "<how you know>" }',
+    );
+  const note = body['note'];
+  if (note !== undefined && typeof note !== 'string')
+    throw new HttpError(400, 'malformed', '`note` must be a string');
+  if (outcome === 'not_executed' && 'output' in body)
+    throw new HttpError(
+      400,
+      'malformed',
+      'an effect that never happened has no output; send `output` only with "committed"',
+    );
+  return {
+    outcome,
+    ...('output' in body ? { output: body['output'] } : {}),
+    ...(note === undefined ? {} : { note }),
   };
 }
 

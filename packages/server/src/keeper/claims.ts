@@ -108,7 +108,15 @@ export function createClaims({ ledger, clock, leaseMs, onError, onLeaseLost }: C
   return {
     claims,
     known,
-    claimed: (id, claim) => claims.set(id, claim),
+    claimed(id, claim) {
+      // A call run again under a new token: the old claim's renewal stops, and its span goes on.
+      const before = claims.get(id);
+      if (before !== undefined && before !== claim) {
+        if (before.renewal !== undefined) clock.clearTimeout(before.renewal);
+        if (claim.span === undefined && before.span !== undefined) claim.span = before.span;
+      }
+      claims.set(id, claim);
+    },
     renew(id) {
       const claim = claims.get(id);
       if (claim !== undefined) schedule(id, claim);

@@ -1,4 +1,4 @@
-import type { ExecutionScope, MoveNote, ToolCallRecord } from '@toolgate/core';
+import type { CallEvent, ExecutionScope, MoveNote, ToolCallRecord } from '@toolgate/core';
 import type { HeldTransaction, Ledger } from '../ledger/ledger.ts';
 import { startToolSpan } from './telemetry.ts';
 import type { Claims } from './claims.ts';
@@ -20,7 +20,7 @@ export interface ExecutionScopeParts {
   /** Moves a call this process runs, as the keeper's `move` does. */
   readonly move: (
     id: string,
-    event: { readonly type: 'commit'; readonly output: unknown },
+    event: Extract<CallEvent, { type: 'commit' }>,
     note: MoveNote,
   ) => ToolCallRecord | undefined | Promise<ToolCallRecord | undefined>;
   readonly written: (next: ToolCallRecord, previous: ToolCallRecord | undefined) => void;
@@ -45,12 +45,17 @@ export function executionScopes(
   return async (call, name) => {
     const claim = claims.claims.get(call.id);
     if (claim === undefined) return undefined;
-    claim.span = startToolSpan(call);
+    claim.span ??= startToolSpan(call);
     claims.renew(call.id);
     if (!parts.transactional(name, call.id)) {
       return {
         context: { idempotencyKey: claim.idempotencyKey },
-        commit: (running, output, note) => parts.move(running.id, { type: 'commit', output }, note),
+        commit: (running, output, note, evidence) =>
+          parts.move(
+            running.id,
+            evidence === undefined ? { type: 'commit', output } : { type: 'commit', output, evidence },
+            note,
+          ),
       };
     }
     let held: HeldTransaction;

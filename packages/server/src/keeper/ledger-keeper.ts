@@ -9,7 +9,7 @@ import {
 } from '@toolgate/core';
 import type { Transaction } from 'kysely';
 import type { RefusalCode } from '../gate/decision.ts';
-import type { Ledger } from '../ledger/ledger.ts';
+import type { Ledger, OutcomeNote } from '../ledger/ledger.ts';
 import type { CallsTable, LedgerDatabase } from '../ledger/schema.ts';
 import { storable } from '../faults/storable.ts';
 import { READ_CALL, run } from '../ledger/statements.ts';
@@ -19,7 +19,7 @@ import { createCallQueue } from './call-queue.ts';
 import { createClaims, type Claim } from './claims.ts';
 import { createEndingRetry } from './ending-retry.ts';
 import { executionScopes } from './execution-scope.ts';
-import { createRowMoves, STALE, type MoveExtra } from './row-moves.ts';
+import { createRowMoves, STALE, type MoveExtra, type RowMoves } from './row-moves.ts';
 
 export type { Claim } from './claims.ts';
 export { hashInput } from './row-columns.ts';
@@ -72,11 +72,13 @@ export interface LedgerKeeper extends CallKeeper {
     trx: Trx,
     row: CallsTable,
     actor: string,
-    code: RefusalCode | 'recovered',
+    code: RefusalCode | 'recovered' | OutcomeNote,
     message: string,
   ) => Promise<void>;
   /** Reads a call's row inside a transaction, locking it on PostgreSQL. */
   readonly lock: (trx: Trx, id: string) => Promise<CallsTable | undefined>;
+  /** Writes a call the gate makes itself (a compensation), with its moves so far, in the caller's transaction. */
+  readonly writeCall: RowMoves['writeDraft'];
   /** This process now runs `id` under fencing token `fence` (an approval or a recovery claimed it). */
   readonly claimed: (id: string, claim: Claim) => void;
   readonly claims: ReadonlyMap<string, Claim>;
@@ -132,13 +134,16 @@ export interface LedgerKeeperOptions {
   readonly onLeaseLost: (id: string) => void;
   /** Whether a tool runs inside the ledger's transaction. */
   readonly transactional: (name: string, id: string) => boolean;
-  /** Makes a fresh idempotency key for a new call. */
-  readonly newKey: () => string;
+  /** The key a call's effect goes by downstream (its tool's `idempotencyKey`, or its id). */
+  readonly keyOf: (record: ToolCallRecord) => string;
   /** How long the end of a run this process holds is tried again while the ledger is unavailable (see `EndingRetry`). */
   readonly endingRetryMs: number;
   /** Decides a call about to start or wait for a person against the gate's policy (budgets, quorum). */
   readonly policy?: Policy;
 }
+
+/** Whether a call runs somewhere: executing, and not held in doubt (a held call runs nowhere, and is claimed by none). */
+const runs = (call: ToolCallRecord): boolean => call.status === 'executing' && call.doubt === undefined;
 
 const DURABLE = new Set(['executing', 'awaiting_approval', 'committed', 'cancelled', 'rejected', 'failed']);
 
@@ -175,7 +180,7 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
     leaseMs: options.leaseMs,
     approvalTtlMs: options.approvalTtlMs,
     instance: options.instance,
-    newKey: options.newKey,
+    keyOf: options.keyOf,
     claims,
     ...(options.policy === undefined ? {} : { policy: options.policy }),
   });
@@ -191,7 +196,7 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
   };
 
   function written(next: ToolCallRecord, previous: ToolCallRecord | undefined): void {
-    if (previous?.status === 'executing' && next.status !== 'executing') claims.release(next.id, next);
+    if (previous?.status === 'executing' && !runs(next)) claims.release(next.id, next);
     notify(next, previous);
   }
 
@@ -245,7 +250,7 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
     }
     // The policy may have written another move than the one asked for (a budget's refusal).
     const last = wrote.record;
-    if (last.status === 'executing')
+    if (runs(last))
       claims.claimed(last.id, {
         fence: wrote.fence,
         idempotencyKey: wrote.key,
@@ -358,6 +363,7 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
     moveIn: rows.moveIn,
     refuse: rows.refuse,
     lock: rows.lock,
+    writeCall: rows.writeDraft,
     claimed: claims.claimed,
     claims: claims.claims,
     release: (id) => claims.release(id),

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { canonicalJson, type Reason, type ToolCallRecord } from '@toolgate/core';
-import type { NewLedgerEvent } from '../ledger/ledger.ts';
+import type { EventReason, NewLedgerEvent } from '../ledger/ledger.ts';
 import { storeRecord } from '../ledger/stored-record.ts';
 
 /**
@@ -38,7 +38,8 @@ export function rowColumns(
   lease: Lease,
 ) {
   const input = next.status === 'pending' || next.input === undefined ? null : canonicalJson(next.input);
-  const executing = next.status === 'executing';
+  // A call held in doubt runs nowhere: it has no lease for a recovery to find run out, and no claim.
+  const executing = next.status === 'executing' && next.doubt === undefined;
   return {
     status: next.status,
     record: storeRecord(next),
@@ -57,6 +58,21 @@ const reasonOf = (record: ToolCallRecord): Reason | undefined =>
   record.history[record.history.length - 1]?.reason;
 
 /**
+ * Why a running call stays running, for the audit trail: held in doubt for a person, or run again
+ * after the downstream (or a person) said its effect never happened.
+ */
+function againReason(from: ToolCallRecord, to: ToolCallRecord): EventReason | undefined {
+  if (to.doubt !== undefined)
+    return { code: 'held', message: `outcome unknown, held for a person to check: ${to.doubt.message}` };
+  if ((to.attempt ?? 1) > (from.attempt ?? 1))
+    return {
+      code: 'run_again',
+      message: `its effect never happened; running it again (run ${to.attempt ?? 1}) with the same idempotency key`,
+    };
+  return undefined;
+}
+
+/**
  * The audit event of a move from `from` to `to` (a first write has no `from`, and no reason).
  *
  * @example
@@ -68,7 +84,12 @@ export function moveEvent(
   to: ToolCallRecord,
   actor: string,
 ): NewLedgerEvent {
-  const reason = from === undefined ? undefined : reasonOf(to);
+  const reason =
+    from === undefined
+      ? undefined
+      : from.status === 'executing' && to.status === 'executing'
+        ? againReason(from, to)
+        : reasonOf(to);
   return {
     callId: to.id,
     session,

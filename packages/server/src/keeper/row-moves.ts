@@ -1,7 +1,9 @@
-import { transition, type CallEvent, type Clock, type ToolCallRecord } from '@toolgate/core';
+import { isTerminal, transition, type CallEvent, type Clock, type ToolCallRecord } from '@toolgate/core';
 import type { Transaction } from 'kysely';
 import type { RefusalCode } from '../gate/decision.ts';
+import type { OutcomeNote } from '../ledger/ledger.ts';
 import type { Ledger } from '../ledger/ledger.ts';
+import { linkCompensation } from '../outcomes/compensation-link.ts';
 import type { CallsTable, LedgerDatabase } from '../ledger/schema.ts';
 import {
   changed,
@@ -42,6 +44,18 @@ export interface DraftRow {
   }[];
 }
 
+/**
+ * How a call the gate makes itself (a compensation) is written: under the key it is given, and
+ * without the policy's say (what its budgets count is the calls a model proposes).
+ *
+ * @example
+ * await rows.writeDraft(trx, draft, last, { key: `${original.idempotency_key}:compensate`, admit: false });
+ */
+export interface DraftWrite {
+  readonly key?: string;
+  readonly admit?: boolean;
+}
+
 /** Answered by {@link RowMoves.tryMove} when the row given was not the call's latest (someone moved it since). */
 export const STALE: unique symbol = Symbol('stale');
 
@@ -51,7 +65,7 @@ export const STALE: unique symbol = Symbol('stale');
  * together, and an approval row when the move asks a person.
  *
  * @example
- * const moves = createRowMoves({ ledger, clock, leaseMs, approvalTtlMs, instance, newKey, claims });
+ * const moves = createRowMoves({ ledger, clock, leaseMs, approvalTtlMs, instance, keyOf, claims });
  * await ledger.transaction(async (trx) => moves.moveIn(trx, await moves.lock(trx, id), { type: 'cancel', reason }, 'user_42'));
  */
 export interface RowMoves {
@@ -66,6 +80,7 @@ export interface RowMoves {
     trx: Trx,
     draft: DraftRow,
     last: ToolCallRecord,
+    how?: DraftWrite,
   ) => Promise<{ fence: number; key: string; record: ToolCallRecord } | undefined>;
   /** One move of a stored call from `row` (its record read already, or read here). */
   readonly tryMove: (
@@ -87,7 +102,7 @@ export interface RowMoves {
     trx: Trx,
     row: CallsTable,
     actor: string,
-    code: RefusalCode | 'recovered',
+    code: RefusalCode | 'recovered' | OutcomeNote,
     message: string,
   ) => Promise<void>;
 }
@@ -96,7 +111,7 @@ export interface RowMoves {
  * What {@link createRowMoves} needs.
  *
  * @example
- * const options: RowMovesOptions = { ledger, clock, leaseMs: 30_000, approvalTtlMs: DAY, instance: 'app-1', newKey: randomUUID, claims };
+ * const options: RowMovesOptions = { ledger, clock, leaseMs: 30_000, approvalTtlMs: DAY, instance: 'app-1', keyOf: (call) => call.id, claims };
  */
 export interface RowMovesOptions {
   readonly ledger: Ledger;
@@ -104,7 +119,8 @@ export interface RowMovesOptions {
   readonly leaseMs: number;
   readonly approvalTtlMs: number;
   readonly instance: string;
-  readonly newKey: () => string;
+  /** The key a call's effect goes by downstream (its tool's `idempotencyKey`, or its id). */
+  readonly keyOf: (record: ToolCallRecord) => string;
   readonly claims: Claims;
   /** Decides a call about to start or wait for a person against the gate's policy, and gives back a share when it stops counting. */
   readonly policy?: Policy;
@@ -122,7 +138,7 @@ export function createRowMoves({
   leaseMs,
   approvalTtlMs,
   instance,
-  newKey,
+  keyOf,
   claims,
   policy,
 }: RowMovesOptions): RowMoves {
@@ -163,6 +179,7 @@ export function createRowMoves({
     trx: Trx,
     draft: DraftRow,
     proposed: ToolCallRecord,
+    how: DraftWrite = {},
   ): Promise<{ fence: number; key: string; record: ToolCallRecord } | undefined> {
     let last = proposed;
     let { moves } = draft;
@@ -170,6 +187,7 @@ export function createRowMoves({
     const final = moves[moves.length - 1];
     if (
       admit !== undefined &&
+      how.admit !== false &&
       final?.from !== undefined &&
       (last.status === 'executing' || last.status === 'awaiting_approval')
     ) {
@@ -194,7 +212,7 @@ export function createRowMoves({
       tool: last.name,
       proposal_hash: draft.proposalHash,
       version: moves.length,
-      idempotency_key: newKey(),
+      idempotency_key: how.key ?? keyOf(last),
       created_at: last.createdAt,
       ...columns,
     };
@@ -205,7 +223,7 @@ export function createRowMoves({
     );
     await afterward(trx, last, draft.session, columns.input_hash);
     await after?.(trx);
-    if (last.status === 'executing') claims.known.set(last.id, row);
+    if (last.status === 'executing' && last.doubt === undefined) claims.known.set(last.id, row);
     return { fence: columns.fence, key: row.idempotency_key, record: last };
   }
 
@@ -238,6 +256,9 @@ export function createRowMoves({
       }
     }
     const columns = rowColumns(next, row, lease());
+    // A person's edit may change what the effect is named by: the run it starts goes by the new name.
+    const key =
+      next.status === 'executing' && current.status !== 'executing' ? keyOf(next) : row.idempotency_key;
     if (
       changed(
         await run(
@@ -257,15 +278,14 @@ export function createRowMoves({
       await policy?.release(trx, row.id);
     await ledger.recordEvents(trx, [moveEvent(row.session, current, next, actor)]);
     await afterward(trx, next, row.session, columns.input_hash);
-    if (next.status === 'executing') {
-      claims.claimed(row.id, {
-        fence: columns.fence,
-        idempotencyKey: row.idempotency_key,
-        session: row.session,
-        owner: row.owner,
-      });
-      claims.known.set(row.id, { ...row, ...columns, version: row.version + 1 });
-    } else claims.known.delete(row.id);
+    await followMove(
+      { ledger, clock, claims, lock },
+      trx,
+      { ...row, ...columns, idempotency_key: key },
+      row,
+      next,
+      actor,
+    );
     return next;
   }
 
@@ -273,7 +293,7 @@ export function createRowMoves({
     trx: Trx,
     row: CallsTable,
     actor: string,
-    code: RefusalCode | 'recovered',
+    code: RefusalCode | 'recovered' | OutcomeNote,
     message: string,
   ): Promise<void> {
     const record = readRecord(row.record);
@@ -302,4 +322,45 @@ export function createRowMoves({
     },
     refuse,
   };
+}
+
+/**
+ * What follows a move of a stored call in its transaction: a new name for its effect (a person's
+ * edit changed it), the compensated call told how its compensation ended, and this process's claim
+ * on a call it now runs (or none on one that stopped running here).
+ */
+async function followMove(
+  parts: {
+    readonly ledger: Ledger;
+    readonly clock: Clock;
+    readonly claims: Claims;
+    readonly lock: RowMoves['lock'];
+  },
+  trx: Trx,
+  moved: CallsTable,
+  before: CallsTable,
+  next: ToolCallRecord,
+  actor: string,
+): Promise<void> {
+  const { claims } = parts;
+  if (moved.idempotency_key !== before.idempotency_key)
+    await trx
+      .updateTable('toolgate_calls')
+      .set({ idempotency_key: moved.idempotency_key })
+      .where('id', '=', moved.id)
+      .execute();
+  // A compensation that ended tells the call it undoes, in the same transaction.
+  if (next.compensates !== undefined && isTerminal(next.status))
+    await linkCompensation({ ledger: parts.ledger, trx, at: parts.clock.now() }, next, actor, parts.lock);
+  if (next.status !== 'executing' || next.doubt !== undefined) {
+    claims.known.delete(moved.id);
+    return;
+  }
+  claims.claimed(moved.id, {
+    fence: moved.fence,
+    idempotencyKey: moved.idempotency_key,
+    session: moved.session,
+    owner: moved.owner,
+  });
+  claims.known.set(moved.id, { ...moved, version: before.version + 1 });
 }

@@ -44,9 +44,13 @@ export function startToolSpan(call: Pick<ToolCallRecord, 'id' | 'name'>): ToolSp
           message: 'the claim on this call ended before the tool finished',
         });
       } else if (settled.status !== 'committed') {
-        const code = settled.reason?.code ?? settled.status;
+        const code =
+          settled.doubt !== undefined ? 'outcome_unknown' : (settled.reason?.code ?? settled.status);
         span.setAttribute('error.type', code);
-        span.setStatus({ code: SpanStatusCode.ERROR, message: settled.reason?.message ?? settled.status });
+        span.setStatus({
+          code: SpanStatusCode.ERROR,
+          message: settled.doubt?.message ?? settled.reason?.message ?? settled.status,
+        });
       }
       span.end();
     },

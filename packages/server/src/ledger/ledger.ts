@@ -29,13 +29,29 @@ export interface LedgerEvent {
  * Why a call moved (the reason its record gives), or, on an event with `from === to`, why a request
  * about it was refused (`stale`, `forbidden`, `expired`, `id_conflict`, …), that a recovery
  * re-ran it (`recovered`), that one of several approvers approved it (`approved`), that a person
- * edited its input (`edited`), or what a shadow budget would have refused (`budget_exceeded`).
+ * edited its input (`edited`), what a shadow budget would have refused (`budget_exceeded`), or
+ * what became of an outcome nobody saw ({@link OutcomeNote}).
  *
  * @example
  * const reason: EventReason = { code: 'stale', message: 'the approval names other arguments than the call holds' };
  */
 export type EventReason =
-  Reason | { readonly code: RefusalCode | 'recovered' | 'approved' | 'edited'; readonly message: string };
+  | Reason
+  | {
+      readonly code: RefusalCode | 'recovered' | 'approved' | 'edited' | OutcomeNote;
+      readonly message: string;
+    };
+
+/**
+ * Notes about outcomes nobody saw, on events that move no status: a running call held in doubt
+ * (`held`) or run again after its effect was found not to have happened (`run_again`), a person's
+ * settling of a held call (`resolved`), and a committed call's compensation asked for or ended
+ * (`compensation`).
+ *
+ * @example
+ * const code: OutcomeNote = 'held';
+ */
+export type OutcomeNote = 'held' | 'run_again' | 'resolved' | 'compensation';
 
 /**
  * An event to append: everything but its number, which the ledger assigns.

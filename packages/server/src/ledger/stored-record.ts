@@ -44,5 +44,10 @@ export function readRecord(text: string): ToolCallRecord {
     evicted: false,
     ...(stored.approval === undefined ? {} : { approval: stored.approval }),
     ...(stored.edit === undefined ? {} : { edit: stored.edit }),
+    ...(stored.doubt === undefined ? {} : { doubt: stored.doubt }),
+    ...(stored.attempt === undefined ? {} : { attempt: stored.attempt }),
+    ...(stored.evidence === undefined ? {} : { evidence: stored.evidence }),
+    ...(stored.compensation === undefined ? {} : { compensation: stored.compensation }),
+    ...(stored.compensates === undefined ? {} : { compensates: stored.compensates }),
   } as ToolCallRecord;
 }

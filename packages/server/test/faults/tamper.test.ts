@@ -158,7 +158,13 @@ describeLedgers(
             update = update.set({ input_hash: sha(canonicalJson(evil)) });
           await update.execute();
 
-          expect(await b.recover()).toEqual({ rerun: [], interrupted: ['r1'], expired: [] });
+          expect(await b.recover()).toEqual({
+            rerun: [],
+            reconciling: [],
+            held: [],
+            interrupted: ['r1'],
+            expired: [],
+          });
           expect(inputs).toEqual([{ to: 'bob', cents: 500 }]);
           // Ended from the record the trail holds, not the edited row.
           const ended = await b.get('r1');

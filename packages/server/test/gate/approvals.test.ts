@@ -148,7 +148,13 @@ describeLedgers(
       const ledger = await (await target.fresh()).open();
       const { gate, clock } = await setup(ledger);
       clock.advance(TTL);
-      expect(await gate.recover()).toEqual({ rerun: [], interrupted: [], expired: ['t1'] });
+      expect(await gate.recover()).toEqual({
+        rerun: [],
+        reconciling: [],
+        held: [],
+        interrupted: [],
+        expired: ['t1'],
+      });
       expect(await gate.get('t1')).toMatchObject({
         status: 'cancelled',
         reason: { code: 'approval_expired' },

@@ -68,7 +68,13 @@ describeLedgers(
         expect((await row(ledgerB, 's1')).lease_expires_at).toBeGreaterThan(start + LEASE),
       );
       clock.advance(LEASE / 3);
-      expect(await b.recover()).toEqual({ rerun: [], interrupted: [], expired: [] });
+      expect(await b.recover()).toEqual({
+        rerun: [],
+        reconciling: [],
+        held: [],
+        interrupted: [],
+        expired: [],
+      });
       runs[0]?.finish({ shipped: true });
       expect(await a.settled('s1')).toMatchObject({ status: 'committed', output: { shipped: true } });
       await Promise.all([a.close(), b.close()]);
@@ -97,7 +103,13 @@ describeLedgers(
         instance: 'b',
       });
       await a.propose({ id: 'p1', name: 'pay', arguments: '{}' }, { session: 's', principal: 'p' });
-      expect(await b.recover()).toEqual({ rerun: [], interrupted: ['p1'], expired: [] });
+      expect(await b.recover()).toEqual({
+        rerun: [],
+        reconciling: [],
+        held: [],
+        interrupted: ['p1'],
+        expired: [],
+      });
       expect(await b.get('p1')).toMatchObject({
         status: 'failed',
         reason: {
@@ -147,7 +159,13 @@ describeLedgers(
       });
       await a.propose({ id: 'r1', name: 'reserve', arguments: '{}' }, { session: 's', principal: 'p' });
       const before = await row(ledgerB, 'r1');
-      expect(await b.recover()).toEqual({ rerun: ['r1'], interrupted: [], expired: [] });
+      expect(await b.recover()).toEqual({
+        rerun: ['r1'],
+        reconciling: [],
+        held: [],
+        interrupted: [],
+        expired: [],
+      });
       await vi.waitFor(() => expect(runs).toHaveLength(2));
       expect(runs[1]?.key).toBe(runs[0]?.key);
       expect(await row(ledgerB, 'r1')).toMatchObject({
