@@ -148,9 +148,14 @@ function usePart(name: string): Part {
 }
 
 // A preview keeps a call's history, and eviction copies it: neither changes what is shown here. An
-// approval of several, or an edit, changes the record without a move.
+// approval of several, an edit, a hold in doubt or a compensation changes the record without a move.
 const sameStatus = (last: ToolCallRecord, next: ToolCallRecord): boolean =>
-  last.history === next.history && last.approval === next.approval && last.edit === next.edit;
+  last.history === next.history &&
+  last.approval === next.approval &&
+  last.edit === next.edit &&
+  last.doubt === next.doubt &&
+  last.attempt === next.attempt &&
+  last.compensation === next.compensation;
 
 /**
  * What {@link ToolCallStatus} takes, beside any `<div>` attribute.
