@@ -22,9 +22,14 @@ afterEach(async () => {
 let program: Promise<Program> | undefined;
 const LEASE = '400';
 
-async function startGate(where: string, instance: string, env: Record<string, string> = {}): Promise<Child> {
+async function startGate(
+  where: string,
+  instance: string,
+  env: Record<string, string> = {},
+  lease = LEASE,
+): Promise<Child> {
   program ??= compile('payment-gate');
-  const child = (await program).start([where, api.url, instance, LEASE], { env });
+  const child = (await program).start([where, api.url, instance, lease], { env });
   started.push(child);
   await child.line((message) => message.ready === true);
   return child;
@@ -261,13 +266,16 @@ describeLedgers(
       const store = await target.fresh();
       const where = `${target.dialect}:${store.location}`;
       api.behave('charge', 'record-then-hang');
-      const first = await startGate(where, 'a');
+      // Leases long enough that no claim runs out while its holder is merely slow (a busy machine
+      // can stall a process for hundreds of milliseconds): each takeover here is of a dead process.
+      const lease = '2000';
+      const first = await startGate(where, 'a', {}, lease);
       first.send({ ref: 'p', op: 'propose', id: 'call_6', order: 'o_6', amount_cents: 600 });
       await api.charged(1);
       await killed(first);
       // A slow lookup: two reconciles at once would overlap here.
       api.lookupDelayMs = 300;
-      const [b, c] = await Promise.all([startGate(where, 'b'), startGate(where, 'c')]);
+      const [b, c] = await Promise.all([startGate(where, 'b', {}, lease), startGate(where, 'c', {}, lease)]);
       const [fromB, fromC] = await Promise.all([
         ask(b, { op: 'settled', id: 'call_6' }),
         ask(c, { op: 'settled', id: 'call_6' }),
