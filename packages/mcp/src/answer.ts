@@ -17,22 +17,27 @@ export type Answer = Record<string, unknown> & {
 };
 
 /**
- * What the client gets for a settled call: a committed call's upstream result exactly as the
- * upstream sent it (every content block, `structuredContent`, `isError`, its `_meta`), with the
- * call id added to `_meta`; any other ending as an `isError` text saying what happened and why.
+ * What the client gets for a settled call: the upstream's result exactly as the upstream sent it
+ * (every content block, `structuredContent`, `isError`, its `_meta`), with the call id added to
+ * `_meta`, for a committed call and for one that failed on the upstream's own `isError` result
+ * (`upstreamError`, while the gateway keeps it); any other ending as an `isError` text saying
+ * what happened and why.
  */
-export function answerSettled(call: SettledCall): Answer {
+export function answerSettled(call: SettledCall, upstreamError?: Record<string, unknown>): Answer {
   const meta = { [CALL_ID]: call.id, 'toolgate/status': call.status };
-  if (call.status === 'committed') {
-    const result = call.output as Answer;
-    const upstreamMeta = typeof result._meta === 'object' && result._meta !== null ? result._meta : {};
-    return { ...result, _meta: { ...upstreamMeta, ...meta } };
-  }
+  if (call.status === 'committed') return withMeta(call.output as Answer, meta);
+  if (call.status === 'failed' && call.reason.code === 'tool_error' && upstreamError !== undefined)
+    return withMeta(upstreamError as Answer, { ...meta, 'toolgate/reason': call.reason.code });
   return {
     content: [{ type: 'text', text: outcomeText(call) }],
     isError: true,
     _meta: { ...meta, 'toolgate/reason': call.reason.code },
   };
+}
+
+function withMeta(result: Answer, meta: Record<string, unknown>): Answer {
+  const upstreamMeta = typeof result._meta === 'object' && result._meta !== null ? result._meta : {};
+  return { ...result, _meta: { ...upstreamMeta, ...meta } };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { ajvJsonSchema, defineTool, type ToolDefinition } from '@toolgate/core';
+import { ajvJsonSchema, defineTool, McpToolError, type ToolDefinition } from '@toolgate/core';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolPolicy } from './config.ts';
 import type { Upstream, UpstreamTool } from './upstream.ts';
@@ -22,6 +22,8 @@ export interface CatalogOptions {
   readonly policies: Readonly<Record<string, ToolPolicy>>;
   readonly timeoutMs: number;
   readonly progress: ProgressSink;
+  /** Keeps an upstream's `isError` result for the requests answering that call id. */
+  readonly upstreamError: (callId: string, result: Record<string, unknown>) => void;
 }
 
 /**
@@ -55,7 +57,13 @@ export function catalogOf(upstreams: readonly Upstream[], options: CatalogOption
             timeoutMs: timeoutMs + 1000,
             onprogress: (progress) => options.progress(ctx.call.id, progress),
           });
-          if (checkOutput !== undefined && result['isError'] !== true) {
+          if (result['isError'] === true) {
+            // The upstream ran the tool and says it failed: the call ends failed / tool_error with
+            // its words, and the client is answered with its result as it was sent.
+            options.upstreamError(ctx.call.id, result);
+            throw new McpToolError(name, result);
+          }
+          if (checkOutput !== undefined) {
             const checked = checkOutput(result['structuredContent']);
             if (!checked.ok) {
               const issues = checked.issues

@@ -117,11 +117,23 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
     };
   };
 
+  // An upstream's isError result is not in the ledger (a failed call keeps only its reason): it is
+  // kept here for the requests answering that call, the most recent ones only.
+  const upstreamErrors = new Map<string, Record<string, unknown>>();
+  const upstreamError = (callId: string, result: Record<string, unknown>) => {
+    upstreamErrors.delete(callId);
+    upstreamErrors.set(callId, result);
+    for (const oldest of upstreamErrors.keys()) {
+      if (upstreamErrors.size <= KEPT_UPSTREAM_ERRORS) break;
+      upstreamErrors.delete(oldest);
+    }
+  };
+
   const servers = new Set<Server>();
   let tools: readonly GatewayTool[] = [];
   let started = false;
   const refresh = () => {
-    tools = catalogOf(upstreams, { policies, timeoutMs, progress });
+    tools = catalogOf(upstreams, { policies, timeoutMs, progress, upstreamError });
     for (const tool of tools)
       if (tool.broken !== undefined) log(`the tool "${tool.name}" is not offered: ${tool.broken}`);
     if (!started) return;
@@ -180,6 +192,7 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
     approvalWaitMs: options.approvalWaitMs ?? 30_000,
     elicitationTimeoutMs: options.elicitationTimeoutMs ?? 600_000,
     upstreamOf: (name) => tools.find((tool) => tool.name === name)?.upstream.name,
+    upstreamError: (callId) => upstreamErrors.get(callId),
     watch,
     log,
   };
@@ -224,6 +237,9 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
       })()),
   };
 }
+
+/** How many upstream `isError` results are kept for their calls' answers. */
+const KEPT_UPSTREAM_ERRORS = 64;
 
 function defaultPrincipal(): string {
   try {

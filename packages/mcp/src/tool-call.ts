@@ -24,6 +24,8 @@ export interface CallContext {
   readonly approvalWaitMs: number;
   readonly elicitationTimeoutMs: number;
   readonly upstreamOf: (tool: string) => string | undefined;
+  /** The upstream's own `isError` result for a call that failed with it, while the gateway keeps it. */
+  readonly upstreamError: (callId: string) => Record<string, unknown> | undefined;
   /** Sends a running call's progress to this request until the returned function is called. */
   readonly watch: (callId: string, send: (progress: Progress) => void) => () => void;
   readonly log: (line: string) => void;
@@ -71,7 +73,7 @@ export async function answerToolCall(
     }
     if (!isTerminal(call.status)) call = (await gate.settled(id)) ?? call;
     return isTerminal(call.status)
-      ? answerSettled(call as SettledCall)
+      ? answerSettled(call as SettledCall, context.upstreamError(id))
       : answerWaiting(call, context.pageUrl);
   } finally {
     unwatch();

@@ -1,4 +1,6 @@
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { join } from 'node:path';
+import { sqliteLedger } from '@toolgate/server';
 import { describe, expect, it } from 'vitest';
 import { startGateway, testUpstream, scratch, textOf } from './support/gateway.ts';
 import { PNG, TOOLS, WAV } from './support/upstream-tools.mjs';
@@ -57,15 +59,43 @@ describe('what passes through the gateway unchanged', () => {
     });
   });
 
-  it("passes an upstream's own isError result on as it is", async () => {
+  it("passes an upstream's own isError result on as it is, and records the call failed / tool_error with the upstream's words", async () => {
     const dir = scratch();
     const gateway = await startGateway({
       dir,
-      config: { upstreams: { test: testUpstream(dir) }, tools: { fail: NEVER } },
+      config: { upstreams: { test: testUpstream(dir) }, tools: { fail: NEVER }, principal: 'ada' },
     });
-    const result = await gateway.client.callTool({ name: 'fail', arguments: {} });
-    expect(result.isError).toBe(true);
-    expect(result.content).toEqual([{ type: 'text', text: 'the note is locked' }]);
+    const ask = () =>
+      gateway.client.callTool({ name: 'fail', arguments: {}, _meta: { 'toolgate/callId': 'fail-1' } });
+    const expected = {
+      content: [{ type: 'text', text: 'the note is locked' }],
+      isError: true,
+      _meta: { 'toolgate/callId': 'fail-1', 'toolgate/status': 'failed', 'toolgate/reason': 'tool_error' },
+    };
+    expect(await ask()).toEqual(expected);
+    // Asked again by its id, the call answers the same, and is not run again.
+    expect(await ask()).toEqual(expected);
+    await gateway.close();
+
+    const ledger = await sqliteLedger({ path: join(dir, 'ledger.db') });
+    try {
+      const { calls } = await ledger.snapshot('mcp:ada');
+      expect(calls.map((call) => [call.id, call.status, call.reason?.code])).toEqual([
+        ['fail-1', 'failed', 'tool_error'],
+      ]);
+      expect(calls[0]?.reason?.message).toContain('the note is locked');
+      const moves = await ledger.read((db) =>
+        db
+          .selectFrom('toolgate_events')
+          .select(['to_status'])
+          .where('call_id', '=', 'fail-1')
+          .orderBy('seq')
+          .execute(),
+      );
+      expect(moves.map((move) => move.to_status)).toEqual(['pending', 'validated', 'executing', 'failed']);
+    } finally {
+      await ledger.close();
+    }
   });
 
   it("forwards the upstream's progress notifications to the client's progress token, before the result", async () => {

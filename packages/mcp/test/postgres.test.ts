@@ -88,4 +88,40 @@ describeOnPostgres('a ledger on PostgreSQL, by URL', () => {
       await ledger.close();
     }
   });
+
+  it("records an upstream's isError result failed / tool_error there, and answers the result unchanged", async () => {
+    if (typeof database !== 'string')
+      throw new Error(`PostgreSQL is required when CI=true: ${database.message}`);
+    const dir = scratch();
+    const gateway = await startGateway({
+      dir,
+      config: {
+        ledger: database,
+        upstreams: { test: testUpstream(dir) },
+        principal: 'grace',
+        tools: { fail: { approval: 'never' } },
+      },
+    });
+    const result = await gateway.client.callTool({
+      name: 'fail',
+      arguments: {},
+      _meta: { 'toolgate/callId': 'pg-fail-1' },
+    });
+    expect(result).toEqual({
+      content: [{ type: 'text', text: 'the note is locked' }],
+      isError: true,
+      _meta: { 'toolgate/callId': 'pg-fail-1', 'toolgate/status': 'failed', 'toolgate/reason': 'tool_error' },
+    });
+
+    const ledger = await postgresLedger({ connectionString: database });
+    try {
+      const { calls } = await ledger.snapshot('mcp:grace');
+      expect(calls.map((call) => [call.id, call.status, call.reason?.code])).toEqual([
+        ['pg-fail-1', 'failed', 'tool_error'],
+      ]);
+      expect(calls[0]?.reason?.message).toContain('the note is locked');
+    } finally {
+      await ledger.close();
+    }
+  });
 });
