@@ -1,0 +1,91 @@
+import { expect, test, type Page } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { build, type Rollup } from 'vite';
+
+// The default look in a production build: a new Vite + React app that declares no `color-scheme`,
+// built by `vite build` with Vite's defaults (its CSS minifier lowers colour functions that the
+// default browser targets lack), then shown in Chromium in light and in dark.
+const app = fileURLToPath(new URL('./app/', import.meta.url));
+const src = fileURLToPath(new URL('../src/', import.meta.url));
+const ORIGIN = 'http://app.localhost';
+
+async function buildApp(): Promise<Map<string, string | Uint8Array>> {
+  const result = await build({
+    configFile: false,
+    logLevel: 'silent',
+    root: app,
+    // What `import '@toolgate/react/styles.css'` gives an app: this package's stylesheet.
+    resolve: {
+      alias: [
+        { find: /^@toolgate\/react$/, replacement: `${src}index.ts` },
+        { find: /^@toolgate\/react\/styles\.css$/, replacement: `${src}styles.css` },
+      ],
+      dedupe: ['react', 'react-dom', 'zustand'],
+    },
+    build: { write: false },
+  });
+  const files = new Map<string, string | Uint8Array>();
+  for (const output of [result as Rollup.RollupOutput | Rollup.RollupOutput[]].flat())
+    for (const file of output.output)
+      files.set(`/${file.fileName}`, file.type === 'chunk' ? file.code : file.source);
+  return files;
+}
+
+let files: Map<string, string | Uint8Array>;
+test.beforeAll(async () => {
+  files = await buildApp();
+});
+
+async function open(page: Page): Promise<void> {
+  await page.route(`${ORIGIN}/**`, async (route) => {
+    const path = new URL(route.request().url()).pathname;
+    const body = files.get(path === '/' ? '/index.html' : path);
+    if (body === undefined) return route.fulfill({ status: 404 });
+    const type = path.endsWith('.js') ? 'text/javascript' : path.endsWith('.css') ? 'text/css' : 'text/html';
+    return route.fulfill({ status: 200, contentType: type, body: Buffer.from(body) });
+  });
+  await page.goto(`${ORIGIN}/`);
+}
+
+/** The colours a person sees on the card waiting for them. */
+async function colours(page: Page) {
+  const card = page.locator('[data-toolgate="call"][data-status="awaiting_approval"]');
+  const style = (locator: ReturnType<Page['locator']>) =>
+    locator.evaluate((element) => {
+      const computed = getComputedStyle(element);
+      return {
+        color: computed.color,
+        background: computed.backgroundColor,
+        border: computed.borderInlineStartColor,
+      };
+    });
+  return {
+    approve: await style(card.getByRole('button', { name: 'Approve' })),
+    deny: await style(card.getByRole('button', { name: 'Deny' })),
+    card: await style(card),
+  };
+}
+
+test('a production build of an app without a color-scheme shows Approve, Deny and the status colours, light and dark', async ({
+  page,
+}) => {
+  // The app itself says nothing about light or dark: only the stylesheet decides.
+  for (const name of ['index.html', 'main.js'])
+    expect(readFileSync(`${app}${name}`, 'utf8')).not.toContain('color-scheme');
+  await page.emulateMedia({ colorScheme: 'light' });
+  await open(page);
+  await expect(page.getByRole('button', { name: 'Approve' })).toBeVisible();
+  expect(await colours(page)).toEqual({
+    approve: { color: 'rgb(255, 255, 255)', background: 'rgb(31, 136, 61)', border: 'rgba(0, 0, 0, 0)' },
+    deny: { color: 'rgb(207, 34, 46)', background: 'rgb(246, 248, 250)', border: 'rgb(209, 217, 224)' },
+    card: { color: 'rgb(31, 35, 40)', background: 'rgb(255, 255, 255)', border: 'rgb(154, 103, 0)' },
+  });
+
+  await page.emulateMedia({ colorScheme: 'dark' });
+  expect(await colours(page)).toEqual({
+    approve: { color: 'rgb(255, 255, 255)', background: 'rgb(35, 134, 54)', border: 'rgba(0, 0, 0, 0)' },
+    deny: { color: 'rgb(248, 81, 73)', background: 'rgb(33, 40, 48)', border: 'rgb(61, 68, 77)' },
+    card: { color: 'rgb(230, 237, 243)', background: 'rgb(21, 27, 35)', border: 'rgb(210, 153, 34)' },
+  });
+});
