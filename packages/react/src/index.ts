@@ -14,6 +14,12 @@ export {
   type ToolCallStatusLabels,
   type ToolCallStatusProps,
 } from './tool-call-status.tsx';
+export {
+  ToolCallStatusSettle,
+  ToolCallStatusUndo,
+  type ToolCallSettler,
+  type ToolCallUndoer,
+} from './tool-call-outcome.tsx';
 export type { ToolCallRefusalWords } from './refusal-words.ts';
 export { useGateConnection } from './use-gate-connection.ts';
 export { useGateTools } from './use-gate-tools.ts';

@@ -2,7 +2,7 @@ import type { RequestError } from '@toolgate/core';
 
 /**
  * The sentence `<ToolCallStatusRefusal>` shows after `Not approved:` (or `Not denied:`,
- * `Not cancelled:`) for each refusal code: what happened and what the person can do now. `{message}`
+ * `Not cancelled:`, `Not settled:`, `Not undone:`) for each refusal code: what happened and what the person can do now. `{message}`
  * in a sentence is replaced by the server's own words. A code without a sentence shows the
  * server's message.
  *
@@ -31,6 +31,13 @@ export const REFUSALS: ToolCallRefusalWords = {
   unavailable: 'the server could not take it just now. Try again in a moment.',
   too_many_requests: 'the server is busy. Try again in a moment.',
   not_sent: 'it could not be sent: {message}. Try again.',
+  invalid_output:
+    'the output you gave is not one this tool returns: {message}. The call is still held; correct it, then settle again.',
+  not_in_doubt: 'the call is no longer held: someone settled it, or it moved on. Its status shows where it is.',
+  in_doubt: 'nobody can tell yet whether the call took effect. Check, then settle it.',
+  not_committed: 'only a call that went through can be undone. Its status shows how it ended.',
+  no_compensate: 'this tool has no way to undo what it did. Undo it where it was done.',
+  already_compensated: 'someone already asked to undo this call. Its status shows how that went.',
 };
 
 /**

@@ -1,10 +1,7 @@
-import type { CallRequest, RemoteConnection, ToolCallRecord, ToolCallStatus as Status } from '@toolgate/core';
+import type { ToolCallRecord } from '@toolgate/core';
 import {
-  createContext,
   forwardRef,
   memo,
-  useContext,
-  useEffect,
   useId,
   useImperativeHandle,
   useLayoutEffect,
@@ -12,79 +9,29 @@ import {
   useState,
   type ComponentPropsWithoutRef,
   type ReactNode,
-  type RefObject,
 } from 'react';
 import { useGate } from './provider.tsx';
-import { REFUSALS, refusalSentence, type ToolCallRefusalWords } from './refusal-words.ts';
+import { refusalSentence } from './refusal-words.ts';
+import {
+  away,
+  ConnectionNote,
+  isHeld,
+  mergeLabels,
+  NOTHING_SHOWN,
+  PartContext,
+  PRESS_DELAY_MS,
+  text,
+  useArmed,
+  useFocusCatch,
+  usePart,
+  wordFor,
+  type ToolCallStatusLabels,
+} from './status-part.tsx';
+import { ToolCallStatusSettle, ToolCallStatusUndo } from './tool-call-outcome.tsx';
 import { useConnection } from './use-gate-connection.ts';
-import { useCall, useCallRequest, useControls, type ToolCallControls } from './use-tool-call.ts';
+import { useCall, useCallRequest, useControls } from './use-tool-call.ts';
 
-/**
- * The words `<ToolCallStatus>` shows: one per status, `denied` for a call a person denied, the
- * three action buttons, each button while its request is on its way to a server (`approving`…),
- * what precedes a refusal (`approveRefused`…) and the sentence for each refusal code
- * (`refusals`), and, while a remote gate is not live, what its connection is doing
- * (`connecting`, `notLive` while reconnecting, `offline`, `disconnected`) with `lastEvent` before
- * the time the server was last heard from. Pass some or all of them as `labels` to translate or
- * reword.
- *
- * @example
- * const labels: Partial<ToolCallStatusLabels> = { awaiting_approval: 'Waiting for you', approve: 'Allow', refusals: { stale: 'the input changed: read it again.' } };
- */
-export interface ToolCallStatusLabels extends Record<Status, string> {
-  readonly denied: string;
-  readonly approve: string;
-  readonly deny: string;
-  readonly cancel: string;
-  readonly approving: string;
-  readonly denying: string;
-  readonly cancelling: string;
-  readonly approveRefused: string;
-  readonly denyRefused: string;
-  readonly cancelRefused: string;
-  readonly resolveRefused: string;
-  readonly compensateRefused: string;
-  /** While a remote gate's feed is being opened again after it broke. */
-  readonly notLive: string;
-  readonly connecting: string;
-  readonly offline: string;
-  /** A remote gate whose feed stopped for good (`closed`). */
-  readonly disconnected: string;
-  /** Before the time the server was last heard from, while it is not live. */
-  readonly lastEvent: string;
-  /** The sentence after `approveRefused` (…) for each refusal code; the ones you give replace the defaults one by one. */
-  readonly refusals: ToolCallRefusalWords;
-}
-
-const LABELS: ToolCallStatusLabels = {
-  pending: 'Preparing',
-  validated: 'Checked',
-  awaiting_approval: 'Needs approval',
-  executing: 'Running',
-  committed: 'Done',
-  cancelled: 'Cancelled',
-  rejected: 'Rejected',
-  failed: 'Failed',
-  denied: 'Denied',
-  approve: 'Approve',
-  deny: 'Deny',
-  cancel: 'Cancel',
-  approving: 'Approving…',
-  denying: 'Denying…',
-  cancelling: 'Cancelling…',
-  approveRefused: 'Not approved',
-  denyRefused: 'Not denied',
-  cancelRefused: 'Not cancelled',
-  resolveRefused: 'Not settled',
-  compensateRefused: 'Not undone',
-  notLive: 'The server is out of reach; reconnecting…',
-  connecting: 'Connecting to the server…',
-  offline:
-    'Offline: the server cannot be reached. You can decide once the connection is back; it is retried on its own.',
-  disconnected: 'Disconnected from the server. Reload the page to connect again.',
-  lastEvent: 'Last update:',
-  refusals: REFUSALS,
-};
+export type { ToolCallStatusLabels } from './status-part.tsx';
 
 type Action = 'approve' | 'deny' | 'cancel';
 const SENDING = { approve: 'approving', deny: 'denying', cancel: 'cancelling' } as const;
@@ -95,57 +42,6 @@ const REFUSED = {
   resolve: 'resolveRefused',
   compensate: 'compensateRefused',
 } as const;
-
-/**
- * Only text reaches the page: a record from elsewhere (a saved transcript, a server) or a label may
- * hold anything, and an object would throw or, shaped like an element, render as one.
- */
-const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
-
-/** The word for a status or an action: the given label when it is text, else the default. */
-function wordFor(labels: ToolCallStatusLabels, key: unknown): string {
-  if (typeof key !== 'string' || !Object.hasOwn(LABELS, key)) return text(key) ?? '';
-  const word = key as keyof ToolCallStatusLabels;
-  return text(labels[word]) ?? text(LABELS[word]) ?? '';
-}
-
-/** The defaults with the app's words over them; the app's refusal sentences over the default ones, code by code. */
-function mergeLabels(given: Partial<ToolCallStatusLabels> | undefined): ToolCallStatusLabels {
-  if (given === undefined) return LABELS;
-  const refusals: unknown = given.refusals;
-  return {
-    ...LABELS,
-    ...given,
-    refusals: typeof refusals === 'object' && refusals !== null ? { ...REFUSALS, ...refusals } : REFUSALS,
-  };
-}
-
-/** What no input is: distinct from every value a record's `input` can hold, `undefined` included. */
-const NOTHING_SHOWN: unique symbol = Symbol('nothing shown');
-
-interface Part {
-  readonly call: ToolCallRecord | undefined;
-  readonly request: CallRequest | undefined;
-  readonly controls: ToolCallControls;
-  readonly labels: ToolCallStatusLabels;
-  readonly labelId: string;
-  readonly root: RefObject<HTMLDivElement | null>;
-  /** The input a {@link ToolCallStatusInput} has put on the screen (the record's own object), or nothing. */
-  readonly shown: unknown;
-  readonly setShown: (input: unknown) => void;
-  readonly pressDelayMs: number;
-}
-
-/** How long after Approve, Deny or Cancel appears or changes a press on it is ignored, by default. */
-const PRESS_DELAY_MS = 500;
-
-const PartContext = createContext<Part | undefined>(undefined);
-
-function usePart(name: string): Part {
-  const part = useContext(PartContext);
-  if (part === undefined) throw new Error(`\`<${name}>\` must be used within \`<ToolCallStatus>\`.`);
-  return part;
-}
 
 // A preview keeps a call's history, and eviction copies it: neither changes what is shown here. An
 // approval of several, an edit, a hold in doubt or a compensation changes the record without a move.
@@ -185,9 +81,10 @@ export interface ToolCallStatusProps extends Omit<ComponentPropsWithoutRef<'div'
  *
  * Without children it shows the label, the input (exactly what Approve approves), the reason (each
  * offending argument path when there are issues), and Approve/Deny while the call awaits approval
- * or Cancel while it runs. With children, compose the parts yourself: {@link ToolCallStatusLabel},
- * {@link ToolCallStatusInput}, {@link ToolCallStatusReason}, {@link ToolCallStatusActions}, or your
- * own markup. Children render from the start; each part renders nothing until the gate knows the call.
+ * or Cancel while it runs; for a call held in doubt, the settle form ({@link ToolCallStatusSettle}),
+ * and for a committed call whose tool can be undone, Undo ({@link ToolCallStatusUndo}). With
+ * children, compose the parts yourself: {@link ToolCallStatusLabel}, {@link ToolCallStatusInput},
+ * {@link ToolCallStatusReason}, {@link ToolCallStatusActions}, or your own markup. Children render from the start; each part renders nothing until the gate knows the call.
  *
  * Approve binds what is shown: Approve and Deny are enabled only once a {@link ToolCallStatusInput}
  * inside the same status has rendered the input of the very record Approve sends (its hash, to a
@@ -258,6 +155,8 @@ export const ToolCallStatus = memo(
                 <ToolCallStatusChanges />
                 <ToolCallStatusRefusal />
                 <ToolCallStatusActions />
+                <ToolCallStatusSettle />
+                <ToolCallStatusUndo />
               </>
             ))}
         </div>
@@ -285,14 +184,43 @@ export const ToolCallStatusLabel = forwardRef<HTMLSpanElement, ComponentPropsWit
           <>
             <span data-toolgate="tool">{text(call.name) || 'Tool call'}</span>{' '}
             <span data-toolgate="state">
-              {wordFor(labels, call.reason?.code === 'approval_denied' ? 'denied' : call.status)}
+              {wordFor(
+                labels,
+                call.reason?.code === 'approval_denied' ? 'denied' : isHeld(call) ? 'held' : call.status,
+              )}
             </span>
+            <Evidence call={call} labels={labels} />
           </>
         )}
       </span>
     );
   },
 );
+
+/** On whose word a committed call was settled, when its run's own answer was lost. */
+function Evidence({
+  call,
+  labels,
+}: {
+  readonly call: ToolCallRecord;
+  readonly labels: ToolCallStatusLabels;
+}): ReactNode {
+  const evidence: unknown = call.status === 'committed' ? call.evidence : undefined;
+  if (typeof evidence !== 'object' || evidence === null) return null;
+  const { source, by } = evidence as { source?: unknown; by?: unknown };
+  const words =
+    source === 'person'
+      ? wordFor(labels, 'evidencePerson').split('{by}').join(text(by) ?? 'a person')
+      : wordFor(labels, 'evidenceDownstream');
+  return (
+    <>
+      {' '}
+      <span data-toolgate="evidence" data-source={text(source)}>
+        ({words})
+      </span>
+    </>
+  );
+}
 
 /**
  * What {@link ToolCallStatusInput} takes, beside any `<div>` attribute.
@@ -347,61 +275,6 @@ function inputText(input: unknown): string {
   } catch {
     return String(input);
   }
-}
-
-/** The connection while it is not live, else nothing: a live connection's `lastEventAt` re-renders no status. */
-const away = (connection: RemoteConnection): RemoteConnection | undefined =>
-  connection.state === 'live' ? undefined : connection;
-
-const CONNECTION_WORDS = {
-  connecting: 'connecting',
-  reconnecting: 'notLive',
-  offline: 'offline',
-  closed: 'disconnected',
-} as const;
-
-/** What the connection is doing while decisions cannot be sent, and when the server was last heard from. */
-function ConnectionNote({
-  connection,
-  labels,
-}: {
-  readonly connection: RemoteConnection;
-  readonly labels: ToolCallStatusLabels;
-}): ReactNode {
-  const state = text(connection.state) ?? 'reconnecting';
-  const at = connection.lastEventAt;
-  const words = Object.hasOwn(CONNECTION_WORDS, state)
-    ? CONNECTION_WORDS[state as keyof typeof CONNECTION_WORDS]
-    : 'notLive';
-  const known = typeof at === 'number' && Number.isFinite(at);
-  return (
-    <span data-toolgate="connection" data-state={state} role="note">
-      {wordFor(labels, words)}
-      {known ? (
-        <>
-          {' '}
-          <span data-toolgate="last-event">
-            {wordFor(labels, 'lastEvent')}{' '}
-            <time dateTime={new Date(at).toISOString()}>{new Date(at).toLocaleTimeString()}</time>
-          </span>
-        </>
-      ) : null}
-    </span>
-  );
-}
-
-/**
- * Whether a press may land: `false` from the moment `key` changes (a button appeared, or what it
- * acts on changed) until `delayMs` have passed.
- */
-function useArmed(key: string, delayMs: number): boolean {
-  const [armed, setArmed] = useState<string | undefined>(undefined);
-  useEffect(() => {
-    if (delayMs <= 0) return;
-    const timer = setTimeout(() => setArmed(key), delayMs);
-    return () => clearTimeout(timer);
-  }, [key, delayMs]);
-  return delayMs <= 0 || armed === key;
 }
 
 // A number per input object, so that a new input (another record's) re-arms the buttons.
@@ -510,21 +383,12 @@ export const ToolCallStatusActions = forwardRef<HTMLDivElement, ComponentPropsWi
     const status = call?.status;
     const inputShown = call?.input !== undefined && shown === call.input;
     const armed = useArmed(
-      `${String(status)}|${inputKey(call?.input)}|${String(inputShown)}|${request?.state ?? ''}|${request?.action ?? ''}`,
+      `${String(status)}|${String(isHeld(call))}|${inputKey(call?.input)}|${String(inputShown)}|${request?.state ?? ''}|${request?.action ?? ''}`,
       pressDelayMs,
     );
-    // Whether focus is on one of these buttons. Removing a focused button fires no blur, so this
-    // stays true when a transition takes the button away, and the effect below catches the focus.
-    const holdsFocus = useRef(false);
-    useLayoutEffect(() => {
-      const element = root.current;
-      if (!holdsFocus.current || element === null) return;
-      const focused = document.activeElement;
-      if (focused !== null && focused !== document.body) return;
-      holdsFocus.current = false;
-      element.focus();
-    }, [status, root]);
-    if (status !== 'awaiting_approval' && status !== 'executing') return null;
+    const focus = useFocusCatch(root, `${String(status)}|${String(isHeld(call))}`);
+    // A call held in doubt is ended only by a commit or a run again: its settle form offers both.
+    if ((status !== 'awaiting_approval' && status !== 'executing') || isHeld(call)) return null;
     // While a request is on its way every button waits for it; `aria-disabled` rather than
     // `disabled`, so that the button under the keyboard keeps the focus.
     const sending = request?.state === 'sending' ? request.action : undefined;
@@ -551,11 +415,11 @@ export const ToolCallStatusActions = forwardRef<HTMLDivElement, ComponentPropsWi
         {...props}
         ref={ref}
         onFocus={(event) => {
-          holdsFocus.current = true;
+          focus.onFocus();
           props.onFocus?.(event);
         }}
         onBlur={(event) => {
-          if (!event.currentTarget.contains(event.relatedTarget)) holdsFocus.current = false;
+          focus.onBlur(event);
           props.onBlur?.(event);
         }}
       >

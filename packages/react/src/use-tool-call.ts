@@ -6,6 +6,7 @@ import {
   type InputOf,
   type OutputOf,
   type ProposeOptions,
+  type Resolution,
   type ToolCallRecord,
   type ToolDefinition,
   type ToolGate,
@@ -41,6 +42,14 @@ export interface ToolCallControls {
   readonly deny: (reason?: string) => boolean;
   /** Cancels a call that has not ended, with code `user_cancelled`; aborts its tool if it is running. */
   readonly cancel: (reason?: string) => boolean;
+  /**
+   * Settles a call held in doubt on the word of a person who checked: `committed` with the output
+   * they found (a server gate checks it against the tool's `outputSchema` and refuses
+   * `invalid_output`), or `not_executed`, which runs it again once with the same idempotency key.
+   */
+  readonly resolve: (resolution: Resolution) => boolean;
+  /** Undoes a committed call through its tool's `compensate` (a gate that mirrors a server gate); `false` with any other gate. */
+  readonly compensate: (reason?: string) => boolean;
 }
 
 /**
@@ -91,7 +100,7 @@ const useProposeEffect = typeof document === 'undefined' ? useEffect : useLayout
  * recognised after a remount; without one it is proposed once per mounted component.
  *
  * The component re-renders only when its own call changes, including each argument `preview`
- * while a call is still streaming. `approve`, `deny` and `cancel` keep their identity for a given call.
+ * while a call is still streaming. `approve`, `deny`, `cancel`, `resolve` and `compensate` keep their identity for a given call.
  *
  * @example
  * function ChargeCard({ part }: { part: AnthropicToolUse }) {
@@ -197,7 +206,7 @@ export function useCallRequest(gate: ToolGate, id: string | undefined): CallRequ
 }
 
 /**
- * `approve`, `deny` and `cancel` bound to one call, stable while the gate and the id are.
+ * `approve`, `deny`, `cancel`, `resolve` and `compensate` bound to one call, stable while the gate and the id are.
  *
  * @example
  * const { approve, deny, cancel } = useControls(gate, id);
@@ -209,6 +218,8 @@ export function useControls(gate: ToolGate, id: string | undefined): ToolCallCon
       approveEdited: (input: unknown) => id !== undefined && gate.approve(id, { input }),
       deny: (reason?: string) => id !== undefined && gate.deny(id, reason),
       cancel: (reason?: string) => id !== undefined && gate.cancel(id, reason),
+      resolve: (resolution: Resolution) => id !== undefined && (gate.resolve?.(id, resolution) ?? false),
+      compensate: (reason?: string) => id !== undefined && (gate.compensate?.(id, reason) ?? false),
     }),
     [gate, id],
   );

@@ -1,0 +1,262 @@
+import type { CallRequest, RemoteConnection, ToolCallRecord, ToolCallStatus as Status } from '@toolgate/core';
+import {
+  createContext,
+  useContext,
+  useEffect,
+  useLayoutEffect,
+  useRef,
+  useState,
+  type FocusEvent,
+  type ReactNode,
+  type RefObject,
+} from 'react';
+import { REFUSALS, type ToolCallRefusalWords } from './refusal-words.ts';
+import type { ToolCallControls } from './use-tool-call.ts';
+
+// What the parts of `<ToolCallStatus>` share: its words, the call they show, and how a press is
+// kept from landing on a control the person has not seen yet.
+
+/**
+ * The words `<ToolCallStatus>` shows: one per status, `denied` for a call a person denied, the
+ * three action buttons, each button while its request is on its way to a server (`approving`…),
+ * what precedes a refusal (`approveRefused`…) and the sentence for each refusal code
+ * (`refusals`), and, while a remote gate is not live, what its connection is doing
+ * (`connecting`, `notLive` while reconnecting, `offline`, `disconnected`) with `lastEvent` before
+ * the time the server was last heard from; for a call held in doubt, `held` and the settle
+ * form's words (`settleOutput`…), and for a committed call, `undo` and where its compensation
+ * stands (`undoRunning`, `undone`, `undoFailed`). Pass some or all of them as `labels` to translate or
+ * reword.
+ *
+ * @example
+ * const labels: Partial<ToolCallStatusLabels> = { awaiting_approval: 'Waiting for you', approve: 'Allow', refusals: { stale: 'the input changed: read it again.' } };
+ */
+export interface ToolCallStatusLabels extends Record<Status, string> {
+  readonly denied: string;
+  readonly approve: string;
+  readonly deny: string;
+  readonly cancel: string;
+  readonly approving: string;
+  readonly denying: string;
+  readonly cancelling: string;
+  readonly approveRefused: string;
+  readonly denyRefused: string;
+  readonly cancelRefused: string;
+  readonly resolveRefused: string;
+  readonly compensateRefused: string;
+  /** An `executing` call held in doubt: nobody can tell whether its effect happened. */
+  readonly held: string;
+  /** After `committed` for a call settled without its run's own answer, on the word of the system it called. */
+  readonly evidenceDownstream: string;
+  /** After `committed` for a call a person settled; `{by}` is who. */
+  readonly evidencePerson: string;
+  /** The settle form: the output field, the note field, and the two settlements. */
+  readonly settleOutput: string;
+  readonly settleNote: string;
+  readonly settleCommitted: string;
+  readonly settleNotExecuted: string;
+  readonly settling: string;
+  /** Shown, and nothing sent, when the output given is not JSON; `{message}` is the parser's words. */
+  readonly settleNotJson: string;
+  /** The Undo button of a committed call whose tool can be undone, and while it is being sent. */
+  readonly undo: string;
+  readonly undoing: string;
+  /** Where a committed call's compensation stands: running (or waiting for approval), done, or ended otherwise. */
+  readonly undoRunning: string;
+  readonly undone: string;
+  readonly undoFailed: string;
+  /** While a remote gate's feed is being opened again after it broke. */
+  readonly notLive: string;
+  readonly connecting: string;
+  readonly offline: string;
+  /** A remote gate whose feed stopped for good (`closed`). */
+  readonly disconnected: string;
+  /** Before the time the server was last heard from, while it is not live. */
+  readonly lastEvent: string;
+  /** The sentence after `approveRefused` (…) for each refusal code; the ones you give replace the defaults one by one. */
+  readonly refusals: ToolCallRefusalWords;
+}
+
+export const LABELS: ToolCallStatusLabels = {
+  pending: 'Preparing',
+  validated: 'Checked',
+  awaiting_approval: 'Needs approval',
+  executing: 'Running',
+  committed: 'Done',
+  cancelled: 'Cancelled',
+  rejected: 'Rejected',
+  failed: 'Failed',
+  denied: 'Denied',
+  approve: 'Approve',
+  deny: 'Deny',
+  cancel: 'Cancel',
+  approving: 'Approving…',
+  denying: 'Denying…',
+  cancelling: 'Cancelling…',
+  approveRefused: 'Not approved',
+  denyRefused: 'Not denied',
+  cancelRefused: 'Not cancelled',
+  resolveRefused: 'Not settled',
+  compensateRefused: 'Not undone',
+  notLive: 'The server is out of reach; reconnecting…',
+  connecting: 'Connecting to the server…',
+  offline:
+    'Offline: the server cannot be reached. You can decide once the connection is back; it is retried on its own.',
+  disconnected: 'Disconnected from the server. Reload the page to connect again.',
+  lastEvent: 'Last update:',
+  held: 'Outcome unknown — check, then settle',
+  evidenceDownstream: 'settled on evidence from the system it called',
+  evidencePerson: 'settled by {by}',
+  settleOutput: 'What the tool returned (JSON)',
+  settleNote: 'How you know',
+  settleCommitted: 'It went through',
+  settleNotExecuted: 'It did not happen — run again',
+  settling: 'Settling…',
+  settleNotJson: 'That is not JSON ({message}): give the output as the tool returns it, e.g. {"id": "ch_42"}.',
+  undo: 'Undo',
+  undoing: 'Undoing…',
+  undoRunning: 'Being undone',
+  undone: 'Undone',
+  undoFailed: 'Undo failed',
+  refusals: REFUSALS,
+};
+
+/**
+ * Only text reaches the page: a record from elsewhere (a saved transcript, a server) or a label may
+ * hold anything, and an object would throw or, shaped like an element, render as one.
+ */
+export const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+/** The word for a status or an action: the given label when it is text, else the default. */
+export function wordFor(labels: ToolCallStatusLabels, key: unknown): string {
+  if (typeof key !== 'string' || !Object.hasOwn(LABELS, key)) return text(key) ?? '';
+  const word = key as keyof ToolCallStatusLabels;
+  return text(labels[word]) ?? text(LABELS[word]) ?? '';
+}
+
+/** The defaults with the app's words over them; the app's refusal sentences over the default ones, code by code. */
+export function mergeLabels(given: Partial<ToolCallStatusLabels> | undefined): ToolCallStatusLabels {
+  if (given === undefined) return LABELS;
+  const refusals: unknown = given.refusals;
+  return {
+    ...LABELS,
+    ...given,
+    refusals: typeof refusals === 'object' && refusals !== null ? { ...REFUSALS, ...refusals } : REFUSALS,
+  };
+}
+
+/** What no input is: distinct from every value a record's `input` can hold, `undefined` included. */
+export const NOTHING_SHOWN: unique symbol = Symbol('nothing shown');
+
+export interface Part {
+  readonly call: ToolCallRecord | undefined;
+  readonly request: CallRequest | undefined;
+  readonly controls: ToolCallControls;
+  readonly labels: ToolCallStatusLabels;
+  readonly labelId: string;
+  readonly root: RefObject<HTMLDivElement | null>;
+  /** The input a {@link ToolCallStatusInput} has put on the screen (the record's own object), or nothing. */
+  readonly shown: unknown;
+  readonly setShown: (input: unknown) => void;
+  readonly pressDelayMs: number;
+}
+
+/** How long after Approve, Deny or Cancel appears or changes a press on it is ignored, by default. */
+export const PRESS_DELAY_MS = 500;
+
+export const PartContext = createContext<Part | undefined>(undefined);
+
+export function usePart(name: string): Part {
+  const part = useContext(PartContext);
+  if (part === undefined) throw new Error(`\`<${name}>\` must be used within \`<ToolCallStatus>\`.`);
+  return part;
+}
+
+/** The connection while it is not live, else nothing: a live connection's `lastEventAt` re-renders no status. */
+export const away = (connection: RemoteConnection): RemoteConnection | undefined =>
+  connection.state === 'live' ? undefined : connection;
+
+const CONNECTION_WORDS = {
+  connecting: 'connecting',
+  reconnecting: 'notLive',
+  offline: 'offline',
+  closed: 'disconnected',
+} as const;
+
+/** What the connection is doing while decisions cannot be sent, and when the server was last heard from. */
+export function ConnectionNote({
+  connection,
+  labels,
+}: {
+  readonly connection: RemoteConnection;
+  readonly labels: ToolCallStatusLabels;
+}): ReactNode {
+  const state = text(connection.state) ?? 'reconnecting';
+  const at = connection.lastEventAt;
+  const words = Object.hasOwn(CONNECTION_WORDS, state)
+    ? CONNECTION_WORDS[state as keyof typeof CONNECTION_WORDS]
+    : 'notLive';
+  const known = typeof at === 'number' && Number.isFinite(at);
+  return (
+    <span data-toolgate="connection" data-state={state} role="note">
+      {wordFor(labels, words)}
+      {known ? (
+        <>
+          {' '}
+          <span data-toolgate="last-event">
+            {wordFor(labels, 'lastEvent')}{' '}
+            <time dateTime={new Date(at).toISOString()}>{new Date(at).toLocaleTimeString()}</time>
+          </span>
+        </>
+      ) : null}
+    </span>
+  );
+}
+
+/**
+ * Whether a press may land: `false` from the moment `key` changes (a button appeared, or what it
+ * acts on changed) until `delayMs` have passed.
+ */
+export function useArmed(key: string, delayMs: number): boolean {
+  const [armed, setArmed] = useState<string | undefined>(undefined);
+  useEffect(() => {
+    if (delayMs <= 0) return;
+    const timer = setTimeout(() => setArmed(key), delayMs);
+    return () => clearTimeout(timer);
+  }, [key, delayMs]);
+  return delayMs <= 0 || armed === key;
+}
+
+
+/**
+ * Keeps the keyboard's place when the controls under it go away (the call moved, a form was
+ * answered): focus moves to the status itself, never to the control that took their place and
+ * never to the top of the page. Removing a focused element fires no blur, so `holds` stays true
+ * when a move takes the control away, and the effect catches the focus.
+ */
+export function useFocusCatch(
+  root: RefObject<HTMLElement | null>,
+  key: string,
+): {
+  readonly onFocus: () => void;
+  readonly onBlur: (event: FocusEvent<HTMLElement>) => void;
+} {
+  const holds = useRef(false);
+  useLayoutEffect(() => {
+    const element = root.current;
+    if (!holds.current || element === null) return;
+    const focused = document.activeElement;
+    if (focused !== null && focused !== document.body) return;
+    holds.current = false;
+    element.focus();
+  }, [key, root]);
+  return {
+    onFocus: () => void (holds.current = true),
+    onBlur: (event) => {
+      if (!event.currentTarget.contains(event.relatedTarget)) holds.current = false;
+    },
+  };
+}
+
+/** Whether a call is held in doubt: running, and nobody can tell whether its effect happened. */
+export const isHeld = (call: ToolCallRecord | undefined): boolean =>
+  call?.status === 'executing' && typeof call.doubt === 'object' && call.doubt !== null;
