@@ -33,7 +33,8 @@ export const REFUSALS: ToolCallRefusalWords = {
   not_sent: 'it could not be sent: {message}. Try again.',
   invalid_output:
     'the output you gave is not one this tool returns: {message}. The call is still held; correct it, then settle again.',
-  not_in_doubt: 'the call is no longer held: someone settled it, or it moved on. Its status shows where it is.',
+  not_in_doubt:
+    'the call is no longer held: someone settled it, or it moved on. Its status shows where it is.',
   in_doubt: 'nobody can tell yet whether the call took effect. Check, then settle it.',
   not_committed: 'only a call that went through can be undone. Its status shows how it ended.',
   no_compensate: 'this tool has no way to undo what it did. Undo it where it was done.',

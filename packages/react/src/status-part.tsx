@@ -111,7 +111,8 @@ export const LABELS: ToolCallStatusLabels = {
   settleCommitted: 'It went through',
   settleNotExecuted: 'It did not happen — run again',
   settling: 'Settling…',
-  settleNotJson: 'That is not JSON ({message}): give the output as the tool returns it, e.g. {"id": "ch_42"}.',
+  settleNotJson:
+    'That is not JSON ({message}): give the output as the tool returns it, e.g. {"id": "ch_42"}.',
   undo: 'Undo',
   undoing: 'Undoing…',
   undoRunning: 'Being undone',
@@ -225,7 +226,6 @@ export function useArmed(key: string, delayMs: number): boolean {
   }, [key, delayMs]);
   return delayMs <= 0 || armed === key;
 }
-
 
 /**
  * Keeps the keyboard's place when the controls under it go away (the call moved, a form was

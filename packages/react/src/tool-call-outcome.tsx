@@ -124,7 +124,11 @@ function SettleForm({
       value = JSON.parse(output);
     } catch (error) {
       // Nothing is sent: an output that is not JSON is not one any tool returns.
-      setNotJson(wordFor(labels, 'settleNotJson').split('{message}').join((error as Error).message));
+      setNotJson(
+        wordFor(labels, 'settleNotJson')
+          .split('{message}')
+          .join((error as Error).message),
+      );
       return;
     }
     setNotJson(undefined);
@@ -194,7 +198,12 @@ export interface ToolCallUndoer {
   readonly undo: ((reason?: string) => boolean) | undefined;
 }
 
-const COMPENSATION_WORDS = { committed: 'undone', cancelled: 'undoFailed', rejected: 'undoFailed', failed: 'undoFailed' } as const;
+const COMPENSATION_WORDS = {
+  committed: 'undone',
+  cancelled: 'undoFailed',
+  rejected: 'undoFailed',
+  failed: 'undoFailed',
+} as const;
 
 /**
  * Undo for a committed call, and where its undo stands. The button is there while the call can be
@@ -228,8 +237,7 @@ export const ToolCallStatusUndo = forwardRef<
     pressDelayMs,
   );
   const link: unknown = call?.status === 'committed' ? call.compensation : undefined;
-  const compensation =
-    typeof link === 'object' && link !== null ? (link as CompensationLink) : undefined;
+  const compensation = typeof link === 'object' && link !== null ? (link as CompensationLink) : undefined;
   const ready = can && armed && live && request?.state !== 'sending';
   const undoer: ToolCallUndoer = {
     compensation,

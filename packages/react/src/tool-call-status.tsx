@@ -210,7 +210,9 @@ function Evidence({
   const { source, by } = evidence as { source?: unknown; by?: unknown };
   const words =
     source === 'person'
-      ? wordFor(labels, 'evidencePerson').split('{by}').join(text(by) ?? 'a person')
+      ? wordFor(labels, 'evidencePerson')
+          .split('{by}')
+          .join(text(by) ?? 'a person')
       : wordFor(labels, 'evidenceDownstream');
   return (
     <>

@@ -101,8 +101,9 @@ async function mirror(tool: ReturnType<typeof payment>['pay'], pageTool = tool) 
     headers: { Authorization: 'Bearer alice' },
     clock: createFakeClock(),
     fetch: (url, init) => {
+      // The remote gate posts a URL string and a JSON string body.
       if (init?.method === 'POST')
-        sent.push({ path: new URL(String(url)).pathname, body: JSON.parse(String(init.body)) });
+        sent.push({ path: new URL(url as string).pathname, body: JSON.parse(init.body as string) });
       return fetch(url, init);
     },
   });
@@ -156,9 +157,7 @@ describe('<ToolCallStatus> for a call held in doubt (a real server gate)', () =>
     // Not JSON: the page says so and sends nothing.
     await user.type(output, 'ch_o_1 for 12.50');
     await user.click(wentThrough);
-    expect(container.querySelector('[data-toolgate="settle-error"]')).toHaveTextContent(
-      'That is not JSON (',
-    );
+    expect(container.querySelector('[data-toolgate="settle-error"]')).toHaveTextContent('That is not JSON (');
     expect(output).toHaveAttribute('aria-invalid', 'true');
     expect(sent).toEqual([]);
 
@@ -184,7 +183,10 @@ describe('<ToolCallStatus> for a call held in doubt (a real server gate)', () =>
     expect(status).toHaveTextContent('pay Done (settled by alice)');
     expect(container.querySelector('[data-toolgate="settle"]')).toBeNull();
     expect(sent).toEqual([
-      { path: '/api/toolgate/calls/p1/resolve', body: { outcome: 'committed', output: { charge: 'ch_o_1' } } },
+      {
+        path: '/api/toolgate/calls/p1/resolve',
+        body: { outcome: 'committed', output: { charge: 'ch_o_1' } },
+      },
       {
         path: '/api/toolgate/calls/p1/resolve',
         body: {
