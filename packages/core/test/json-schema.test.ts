@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -224,6 +224,32 @@ describe.each(paths)('a draft-07 $ref stands alone with %s', (_name, jsonSchema)
   });
 });
 
+describe('the suite\'s draft-07 "ref overrides any sibling keywords", through a whole gate', () => {
+  const suite = JSON.parse(
+    readFileSync(join(import.meta.dirname, 'fixtures/JSON-Schema-Test-Suite/tests/draft7/ref.json'), 'utf8'),
+  ) as { description: string; schema: JsonSchemaObject; tests: { data: unknown; valid: boolean }[] }[];
+  const group = suite.find((each) => each.description === 'ref overrides any sibling keywords');
+  const gates = {
+    '@toolgate/core/csp': createCspToolGate,
+    '@toolgate/core': createToolGate,
+  } as const;
+
+  it.each(Object.keys(gates) as (keyof typeof gates)[])(
+    'is decided as the suite says by %s',
+    async (entry) => {
+      expect(group?.tests.length).toBeGreaterThan(0);
+      const schema = { $schema: DRAFT_07, ...group?.schema };
+      const gate = gates[entry]({
+        tools: [defineTool({ name: 't', inputSchema: schema, execute: () => 'ok' })],
+      });
+      for (const test of group?.tests ?? []) {
+        const call = await gate.run({ name: 't', arguments: JSON.stringify(test.data) });
+        expect([test.data, call.status]).toEqual([test.data, test.valid ? 'committed' : 'rejected']);
+      }
+    },
+  );
+});
+
 describe('draft-07 tool schemas from an MCP server', () => {
   it("validates a Zod tuple the TypeScript SDK sends as draft-07 against the server's own meaning", async () => {
     const server = new McpServer({ name: 'plotter', version: '1.0.0' });
@@ -406,5 +432,22 @@ describe.each([
     expect(unaware.propose({ name: 't', arguments: '{}' }).reason).toMatchObject({
       code: 'tool_unavailable',
     });
+  });
+
+  it('reads one written in draft-07 as draft-07: a $ref in it ignores its siblings at any depth, whatever dialect refers to it', async () => {
+    const list = {
+      $schema: DRAFT_07,
+      definitions: { tags: { type: 'array', items: { type: 'string' } } },
+      properties: { tags: { $ref: '#/definitions/tags', maxItems: 2 } },
+    } as const;
+    const jsonSchema = create({ schemas: { 'https://example.com/list.json': list } });
+    const from2020: JsonSchemaObject = { properties: { post: { $ref: 'https://example.com/list.json' } } };
+    const fromDraft07: JsonSchemaObject = { $schema: DRAFT_07, ...from2020 };
+    for (const schema of [from2020, fromDraft07]) {
+      expect((await run(jsonSchema, schema, { post: { tags: ['a', 'b', 'c'] } })).status).toBe('committed');
+      expect((await run(jsonSchema, schema, { post: { tags: ['a', 2] } })).reason?.issues).toEqual([
+        { path: '/post/tags/1', keyword: 'type', message: 'must be string (got integer 2)' },
+      ]);
+    }
   });
 });

@@ -3,7 +3,13 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { JsonSchemaCompiler, JsonSchemaCompilerOptions, ValidationResult } from './schema.ts';
 import { AJV_OPTIONS, ajvIssues } from './ajv-issues.ts';
-import { draft07RefsAlone, jsonSchemaDialect, META_SCHEMA, type JsonSchemaDialect } from './dialect.ts';
+import {
+  draft07RefsAlone,
+  jsonSchemaDialect,
+  knownSchemasFor,
+  META_SCHEMA,
+  type JsonSchemaDialect,
+} from './dialect.ts';
 
 type AnyAjv = AjvDraft07 | Ajv2020;
 type Check = (value: unknown) => ValidationResult;
@@ -19,10 +25,14 @@ type Check = (value: unknown) => ValidationResult;
  */
 export function createAjvJsonSchema(options: JsonSchemaCompilerOptions = {}): JsonSchemaCompiler {
   const known = options.schemas ?? {};
+  // Ajv applies a `$ref`'s siblings in every schema it holds; draft-07 ignores them.
+  const held = new Map<JsonSchemaDialect, Record<string, unknown>>();
   const make = (dialect: JsonSchemaDialect, ajvOptions: Options): AnyAjv => {
     const ajv = dialect === 'draft-07' ? new AjvDraft07(ajvOptions) : new Ajv2020(ajvOptions);
     addFormats(ajv);
-    for (const [uri, schema] of Object.entries(known))
+    let schemas = held.get(dialect);
+    if (schemas === undefined) held.set(dialect, (schemas = knownSchemasFor(known, dialect)));
+    for (const [uri, schema] of Object.entries(schemas))
       ajv.addSchema(schema as AnySchema, uri, undefined, false);
     return ajv;
   };

@@ -8,7 +8,7 @@ import {
   type JsonSchemaCompilerOptions,
   type ValidationResult,
 } from './schema.ts';
-import { draft07RefsAlone, jsonSchemaDialect } from './dialect.ts';
+import { draft07RefsAlone, jsonSchemaDialect, knownSchemasFor } from './dialect.ts';
 
 // Keywords that only say "something below me failed"; the failure below is reported on its own.
 const WRAPPERS = new Set([
@@ -58,8 +58,9 @@ export function createCfworkerJsonSchema(options: JsonSchemaCompilerOptions = {}
     const root = (draft === '7' && typeof schema === 'object' ? draft07RefsAlone(schema) : schema) as Schema;
     const lookup = dereference(root) as Lookup;
     const own = Object.values(lookup);
-    // As the library's own `Validator.addSchema` registers a schema under a URI.
-    for (const [uri, extra] of Object.entries(known))
+    // As the library's own `Validator.addSchema` registers a schema under a URI; a draft-07 one
+    // with its `$ref`s alone, since the library applies their siblings when it reads 2020-12.
+    for (const [uri, extra] of Object.entries(knownSchemasFor(known, draft === '7' ? 'draft-07' : '2020-12')))
       dereference(typeof extra === 'boolean' ? extra : { ...(extra as Schema), $id: uri }, lookup);
     // The library resolves a `$ref` only when a value reaches it; one that can never resolve is a
     // schema that does not compile, and says so when the gate is created.

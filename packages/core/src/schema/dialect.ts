@@ -173,6 +173,31 @@ export function draft07RefsAlone(schema: JsonSchemaObject): JsonSchemaObject {
 }
 
 /**
+ * The schemas a tool schema may `$ref` by URI, as a validator reading `dialect` should hold them:
+ * each one that is draft-07 (by its own `$schema`, or, naming none, because it is read as part of
+ * a draft-07 schema) with every `$ref` standing alone, at any depth. A schema whose `$schema`
+ * names neither dialect is left as it is.
+ */
+export function knownSchemasFor(
+  known: Readonly<Record<string, unknown>>,
+  dialect: JsonSchemaDialect,
+): Record<string, unknown> {
+  const held: Record<string, unknown> = {};
+  for (const [uri, schema] of Object.entries(known)) {
+    let own: JsonSchemaDialect | undefined = dialect;
+    if (isNode(schema) && schema['$schema'] !== undefined) {
+      try {
+        own = jsonSchemaDialect(schema, known);
+      } catch {
+        own = undefined;
+      }
+    }
+    held[uri] = own === 'draft-07' && isNode(schema) ? draft07RefsAlone(schema) : schema;
+  }
+  return held;
+}
+
+/**
  * The draft 2020-12 schema that accepts exactly what a draft-07 schema accepts, for providers that
  * read 2020-12: array-form `items` becomes `prefixItems` (and `additionalItems` becomes `items`),
  * `dependencies` becomes `dependentRequired`/`dependentSchemas`, `definitions` becomes `$defs`
