@@ -66,28 +66,71 @@ test('the approving request sent again runs nothing again', async ({ page }) => 
   expect(ran('processPayment')).toHaveLength(1);
 });
 
-test('an approval whose input was changed on its way is refused stale, nothing runs, and the page shows why', async ({
-  page,
-}) => {
-  await open(page);
-  await say(page, 'Pay Bob $5000');
-  await page.route('**/api/chat', async (route) => {
-    const body = route.request().postDataJSON() as {
-      messages: { parts: { state?: string; input?: unknown }[] }[];
-    };
-    for (const part of body.messages.flatMap((message) => message.parts)) {
-      if (part.state === 'approval-responded') part.input = { amount: 9_999_999, recipient: 'Mallory' };
-    }
-    await route.continue({ postData: JSON.stringify(body) });
-  });
-  await chatButton(page, 'Approve').click();
+/** Changes the tool input of every answered part of the next chat request only, as a tampering proxy would. */
+async function tamperNextApproval(page: Page): Promise<void> {
+  await page.route(
+    '**/api/chat',
+    async (route) => {
+      const body = route.request().postDataJSON() as {
+        messages: { parts: { state?: string; input?: unknown }[] }[];
+      };
+      for (const part of body.messages.flatMap((message) => message.parts)) {
+        if (part.state === 'approval-responded') part.input = { amount: 9_999_999, recipient: 'Mallory' };
+      }
+      await route.continue({ postData: JSON.stringify(body) });
+    },
+    { times: 1 },
+  );
+}
 
+/** The refused approval is shown as not approved, with both sets of buttons offered again. */
+async function expectAskedAgain(page: Page): Promise<void> {
   const refusal = statusOf(page).locator('[data-toolgate="refusal"]');
   await expect(refusal).toHaveAttribute('data-code', 'stale');
   await expect(refusal).toContainText('Not approved');
   await expect(statusOf(page)).toHaveAttribute('data-status', 'awaiting_approval');
+  await expect(tool(page)).toHaveAttribute('data-state', 'approval-requested');
+  await expect(chatButton(page, 'Approve')).toBeVisible();
+  await expect(chatButton(page, 'Deny')).toBeVisible();
+  await expect(statusOf(page).locator('[data-action="approve"]')).toBeVisible();
+}
+
+test('an approval whose input was changed on its way is refused stale, nothing runs, the page asks again, and a new press runs it once', async ({
+  page,
+}) => {
+  await open(page);
+  await say(page, 'Pay Bob $5000');
+  await tamperNextApproval(page);
+  await chatButton(page, 'Approve').click();
+
+  await expectAskedAgain(page);
   await expect(page.locator('.message.assistant').last()).toContainText('refused (stale)');
   expect(server.effects()).toEqual([]);
+
+  await chatButton(page, 'Approve').click();
+  await expect(tool(page)).toHaveAttribute('data-state', 'output-available');
+  await expect(tool(page).locator('.output')).toHaveText('Payment of $5000 to Bob processed.');
+  await expect(statusOf(page)).toHaveAttribute('data-status', 'committed');
+  expect(ran('processPayment')).toEqual([
+    { tool: 'processPayment', input: { amount: 5000, recipient: 'Bob' } },
+  ]);
+});
+
+test("after a refused approval, the person's next message runs nothing: the call waits for a new press", async ({
+  page,
+}) => {
+  await open(page);
+  await say(page, 'Pay Bob $5000');
+  await tamperNextApproval(page);
+  await chatButton(page, 'Approve').click();
+  await expectAskedAgain(page);
+
+  await say(page, 'Thanks');
+  await expect(page.locator('.message.assistant')).toHaveCount(2);
+  await expect(page.locator('.message.assistant').last()).toContainText('I can check the weather');
+  expect(server.effects()).toEqual([]);
+  await expect(statusOf(page)).toHaveAttribute('data-status', 'awaiting_approval');
+  await expect(tool(page)).toHaveAttribute('data-state', 'approval-requested');
 });
 
 test('after a reload and a server restart mid-approval, the approval still runs the payment, once', async ({

@@ -23,4 +23,8 @@ export interface ChatState {
   history: unknown[] | undefined;
   /** Writes the call's record as a `data-toolgate` part (nowhere without a writer). */
   readonly emit: (record: ToolCallRecord, refusal?: ToolgateRefusal) => void;
+  /** Puts the call's tool part back to `approval-requested` under a new approval id (nowhere without a writer). */
+  readonly askAgain: (id: string) => void;
+  /** Shows an ended call's outcome in its useChat tool part, where the SDK will not stream it. */
+  readonly showOutcome: (record: ToolCallRecord) => void;
 }

@@ -8,9 +8,15 @@ import {
   type UIMessageStreamWriter,
 } from 'ai';
 import type { ChatState } from './chat-state.ts';
-import { dataChunk, type ToolgateDataChunk, type ToolgateRefusal, type ToolgateWriter } from './data-part.ts';
+import {
+  dataChunk,
+  type ToolgateDataChunk,
+  type ToolgatePartChunk,
+  type ToolgateRefusal,
+  type ToolgateWriter,
+} from './data-part.ts';
 import { answerHistory } from './history.ts';
-import { toolErrorText } from './outcome-error.ts';
+import { outcomeTextOf, toolErrorText } from './outcome-error.ts';
 import { sessionView } from './session-view.ts';
 import { buildToolSet, type ToolgateToolSet } from './tool-set.ts';
 
@@ -100,8 +106,12 @@ export function toolgateChat<const Tools extends readonly ToolDefinition<any, an
   options: ToolgateChatOptions,
 ): ToolgateChat<Tools> {
   const { session, principal, writer } = checked(options);
-  const queued: ToolgateDataChunk[] = [];
+  const queued: (ToolgateDataChunk | ToolgatePartChunk)[] = [];
   let sink: ToolgateWriter | undefined = writer;
+  const write = (chunk: ToolgateDataChunk | ToolgatePartChunk): void => {
+    if (sink === undefined) queued.push(chunk);
+    else sink.write(chunk);
+  };
   const state: ChatState = {
     gate: serverGate,
     session,
@@ -111,9 +121,13 @@ export function toolgateChat<const Tools extends readonly ToolDefinition<any, an
     approved: new Set(),
     history: undefined,
     emit(record: ToolCallRecord, refusal?: ToolgateRefusal) {
-      const chunk = dataChunk(record, refusal);
-      if (sink === undefined) queued.push(chunk);
-      else sink.write(chunk);
+      write(dataChunk(record, refusal));
+    },
+    askAgain(id: string) {
+      write({ type: 'tool-approval-request', toolCallId: id, approvalId: `toolgate-${crypto.randomUUID()}` });
+    },
+    showOutcome(record: ToolCallRecord) {
+      write(outcomeChunk(record));
     },
   };
 
@@ -165,4 +179,13 @@ function checked(options: ToolgateChatOptions): ToolgateChatOptions {
     );
   }
   return options;
+}
+
+/** The chunk that shows an ended call's outcome in its useChat tool part. */
+function outcomeChunk(record: ToolCallRecord): ToolgatePartChunk {
+  if (record.status === 'committed')
+    return { type: 'tool-output-available', toolCallId: record.id, output: record.output };
+  if (record.status === 'cancelled' && record.reason.code === 'approval_denied')
+    return { type: 'tool-output-denied', toolCallId: record.id };
+  return { type: 'tool-output-error', toolCallId: record.id, errorText: outcomeTextOf(record) };
 }

@@ -13,6 +13,11 @@ export interface ToolgateRefusal {
   readonly action: 'approve' | 'deny';
   readonly code: DecisionCode;
   readonly message: string;
+  /**
+   * The refused answer's approval (the part's `approval.id`). The part is asked again under a new
+   * one, so this answer, sent again with a later message, is never taken for a new press.
+   */
+  readonly approvalId?: string;
 }
 
 /**
@@ -52,14 +57,29 @@ export interface ToolgateDataChunk {
 }
 
 /**
- * Where toolgate writes its data parts: the `writer` of `createUIMessageStream({ execute })`, or
+ * The AI SDK chunks toolgate writes to move a useChat tool part the SDK will not move itself: a part
+ * whose answer the ledger refused goes back to `approval-requested` under a new approval id (the
+ * page offers Approve and Deny again; nothing runs until a new press), and a part answered again
+ * in an earlier step of the message gets the ledger's outcome.
+ *
+ * @example
+ * const chunk: ToolgatePartChunk = { type: 'tool-approval-request', toolCallId: 'call_1', approvalId: 'toolgate-…' };
+ */
+export type ToolgatePartChunk =
+  | { readonly type: 'tool-approval-request'; readonly toolCallId: string; readonly approvalId: string }
+  | { readonly type: 'tool-output-available'; readonly toolCallId: string; readonly output: unknown }
+  | { readonly type: 'tool-output-denied'; readonly toolCallId: string }
+  | { readonly type: 'tool-output-error'; readonly toolCallId: string; readonly errorText: string };
+
+/**
+ * Where toolgate writes its chunks: the `writer` of `createUIMessageStream({ execute })`, or
  * anything with the same `write`.
  *
  * @example
  * createUIMessageStream({ execute: ({ writer }) => { const chat = toolgateChat(gate, { session, principal, writer }); … } });
  */
 export interface ToolgateWriter {
-  write(chunk: ToolgateDataChunk): void;
+  write(chunk: ToolgateDataChunk | ToolgatePartChunk): void;
 }
 
 export function dataChunk(record: ToolCallRecord, refusal?: ToolgateRefusal): ToolgateDataChunk {

@@ -1,4 +1,4 @@
-import { shownInputHash, type ToolCallRecord } from '@toolgate/core';
+import { isTerminal, shownInputHash, type ToolCallRecord } from '@toolgate/core';
 import type { ChatState } from './chat-state.ts';
 import type { ToolgateRefusal } from './data-part.ts';
 import { outcomeTextOf } from './outcome-error.ts';
@@ -34,6 +34,9 @@ export async function answerHistory(state: ChatState, messages: unknown): Promis
     const record = ledger.get(id);
     if (record !== undefined) state.emit(record, refusals.byId.get(id));
   }
+  // A refused answer leaves useChat's part answered; put it back to asking, so the page offers
+  // Approve and Deny again and the answer is not sent again with the person's next message.
+  for (const id of refusals.askAgain) if (ledger.get(id)?.status === 'awaiting_approval') state.askAgain(id);
   catchUp(state, messages, ledger, new Set(refusals.decidedIds));
 
   const lastIndex = messages.length - 1;
@@ -47,7 +50,8 @@ export async function answerHistory(state: ChatState, messages: unknown): Promis
     const finalFrom = index === lastIndex ? lastStepStart(parts) : Number.POSITIVE_INFINITY;
     const next: Part[] = [];
     for (const [at, raw] of parts.entries()) {
-      const part = answerPart(state, raw, ledger, at >= finalFrom, refusals.byId);
+      const place = at >= finalFrom ? 'final' : index === lastIndex ? 'continued' : 'earlier';
+      const part = answerPart(state, raw, ledger, place, refusals.byId);
       if (part === undefined) continue;
       next.push(await part);
     }
@@ -96,9 +100,15 @@ interface Answers {
   readonly decided: boolean;
   readonly decidedIds: string[];
   readonly byId: Map<string, ToolgateRefusal>;
+  /** Calls whose part, in the message this response continues, carries an answer the ledger refused. */
+  readonly askAgain: string[];
 }
 
-/** Gives the ledger each answer a person gave to a call that waits for one, bound to the input the part shows. */
+/**
+ * Gives the ledger each answer a person gave to a call that waits for one, bound to the input the
+ * part shows. An answer the ledger refused before (a `data-toolgate` refusal names its approval id)
+ * is not given again: only a new press, which carries a new approval id, is.
+ */
 async function applyAnswers(
   state: ChatState,
   messages: unknown[],
@@ -106,12 +116,20 @@ async function applyAnswers(
 ): Promise<Answers> {
   const decidedIds: string[] = [];
   const byId = new Map<string, ToolgateRefusal>();
+  const refusedBefore = refusedApprovals(messages);
+  const last = messages.at(-1);
+  const askAgain: string[] = [];
   for (const message of messages) {
     if (!isAssistant(message)) continue;
     for (const raw of message['parts'] as unknown[]) {
       const tool = readToolPart(raw);
       if (tool?.answer === undefined || decidedIds.includes(tool.id)) continue;
       if (ledger.get(tool.id)?.status !== 'awaiting_approval') continue;
+      const continued = message === last && tool.responded;
+      if (tool.answer.approvalId !== undefined && refusedBefore.has(tool.answer.approvalId)) {
+        if (continued) askAgain.push(tool.id);
+        continue;
+      }
       decidedIds.push(tool.id);
       const { principal } = state;
       const definition = state.gate.tools.find((candidate) => candidate.name === ledger.get(tool.id)?.name);
@@ -124,26 +142,49 @@ async function applyAnswers(
             tool.id,
             tool.answer.reason === undefined ? { principal } : { principal, reason: tool.answer.reason },
           );
-      if (!decision.ok)
-        byId.set(tool.id, {
-          action: tool.answer.approved ? 'approve' : 'deny',
-          code: decision.code,
-          message: decision.message,
-        });
+      if (decision.ok) continue;
+      byId.set(tool.id, {
+        action: tool.answer.approved ? 'approve' : 'deny',
+        code: decision.code,
+        message: decision.message,
+        ...(tool.answer.approvalId === undefined ? {} : { approvalId: tool.answer.approvalId }),
+      });
+      if (continued) askAgain.push(tool.id);
     }
   }
-  return { decided: decidedIds.length > 0, decidedIds, byId };
+  return { decided: decidedIds.length > 0, decidedIds, byId, askAgain };
+}
+
+/** The approval ids of the answers the ledger refused, as the history's `data-toolgate` parts name them. */
+function refusedApprovals(messages: unknown[]): Set<string> {
+  const refused = new Set<string>();
+  for (const message of messages) {
+    if (!isAssistant(message)) continue;
+    for (const raw of message['parts'] as unknown[]) {
+      if (!isRecord(raw) || raw['type'] !== 'data-toolgate' || !isRecord(raw['data'])) continue;
+      const refusal = raw['data']['refusal'];
+      if (isRecord(refusal) && typeof refusal['approvalId'] === 'string') refused.add(refusal['approvalId']);
+    }
+  }
+  return refused;
 }
 
 /**
  * One part of an assistant message as the ledger has it. Tool parts of calls the session does not
  * hold are left out, whatever they claim; `data-toolgate` parts carry the ledger's current record.
  */
+/**
+ * Where a part stands in the history: in the last step of the message this response continues
+ * (the SDK streams the outcome of an answer handed back to it there), elsewhere in that message,
+ * or in an earlier message.
+ */
+type Place = 'final' | 'continued' | 'earlier';
+
 function answerPart(
   state: ChatState,
   raw: unknown,
   ledger: Map<string, ToolCallRecord>,
-  final: boolean,
+  place: Place,
   refusals: Map<string, ToolgateRefusal>,
 ): Promise<Part> | undefined {
   if (!isRecord(raw)) return undefined;
@@ -157,14 +198,14 @@ function answerPart(
   const tool = readToolPart(raw);
   const record = tool === undefined ? undefined : ledger.get(tool.id);
   if (tool === undefined || record === undefined) return undefined;
-  return answerToolPart(state, tool, record, final, refusals.get(tool.id));
+  return answerToolPart(state, tool, record, place, refusals.get(tool.id));
 }
 
 async function answerToolPart(
   state: ChatState,
   tool: ToolPart,
   record: ToolCallRecord,
-  final: boolean,
+  place: Place,
   refusal: ToolgateRefusal | undefined,
 ): Promise<Part> {
   const head: Part = { ...typeOf(state, record), toolCallId: record.id };
@@ -176,7 +217,7 @@ async function answerToolPart(
 
   // The last step's answers go back to the SDK as answers, so that it streams their outcome into the
   // page's tool part (approved: `execute` returns what the ledger ran; denied: `output-denied`).
-  if (final && asked && tool.responded && tool.answer !== undefined) {
+  if (place === 'final' && asked && tool.responded && tool.answer !== undefined) {
     const ran = record.history.some((step) => step.status === 'executing');
     const denied = record.status === 'cancelled' && record.reason.code === 'approval_denied';
     if (tool.answer.approved && ran) {
@@ -198,6 +239,9 @@ async function answerToolPart(
     now = (await state.view.settled(now.id)) ?? now;
     state.known.set(now.id, now);
   }
+  // An answered part the SDK will not move (an answer given again after a refusal sits in an
+  // earlier step): the page's part shows the ledger's outcome all the same.
+  if (place !== 'earlier' && tool.responded && isTerminal(now.status)) state.showOutcome(now);
   switch (now.status) {
     case 'committed':
       return { ...head, state: 'output-available', input: now.input, output: now.output };

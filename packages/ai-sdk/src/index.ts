@@ -8,6 +8,7 @@ export type {
   ToolgateData,
   ToolgateDataChunk,
   ToolgateDataTypes,
+  ToolgatePartChunk,
   ToolgateRefusal,
   ToolgateWriter,
 } from './data-part.ts';

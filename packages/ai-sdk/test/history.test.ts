@@ -191,11 +191,71 @@ describe('chat.messages() answers a history from the ledger, whatever the client
         {
           type: 'data-toolgate',
           id: 'call_1',
-          data: { record: { status: 'awaiting_approval' }, refusal: { action: 'approve', code: 'stale' } },
+          data: {
+            record: { status: 'awaiting_approval' },
+            refusal: { action: 'approve', code: 'stale', approvalId: 'approval_1' },
+          },
+        },
+        // useChat's part goes back to asking, under a new approval id.
+        {
+          type: 'tool-approval-request',
+          toolCallId: 'call_1',
+          approvalId: expect.stringMatching(/^toolgate-/),
         },
       ]);
       expect(effects.transfers).toEqual([]);
     }
+  });
+
+  it('never takes a refused answer, sent again with a later message, for a new press; a new approval id is one', async () => {
+    const { gate, effects } = await waiting();
+    const refusal = {
+      action: 'approve',
+      code: 'stale',
+      message: 'other arguments',
+      approvalId: 'approval_1',
+    };
+    const refused = assistant(approved(), {
+      type: 'data-toolgate',
+      id: 'call_1',
+      data: { record: { status: 'awaiting_approval' }, refusal },
+    });
+    const written: unknown[] = [];
+    const write = { write: (chunk: unknown) => written.push(chunk) };
+    await toolgateChat(gate, { session: 'chat_1', principal: 'alice', writer: write }).messages([
+      user('Hi'),
+      refused,
+      user('Thanks'),
+    ]);
+    expect(await gate.get('call_1')).toMatchObject({ status: 'awaiting_approval' });
+    // Still the message this response continues: the part is asked again.
+    await toolgateChat(gate, { session: 'chat_1', principal: 'alice', writer: write }).messages([
+      user('Hi'),
+      refused,
+    ]);
+    expect(await gate.get('call_1')).toMatchObject({ status: 'awaiting_approval' });
+    expect(written).toMatchObject([{ type: 'tool-approval-request', toolCallId: 'call_1' }]);
+    expect(effects.transfers).toEqual([]);
+
+    // The new press sits before the step the refusal's answer added: the SDK will not stream its
+    // outcome there, so toolgate writes it into the part.
+    written.length = 0;
+    const pressed = { ...approved(), approval: { id: 'toolgate-new', approved: true } };
+    await toolgateChat(gate, { session: 'chat_1', principal: 'alice', writer: write }).messages([
+      user('Hi'),
+      assistant(
+        pressed,
+        { type: 'data-toolgate', id: 'call_1', data: { record: { status: 'awaiting_approval' }, refusal } },
+        { type: 'step-start' },
+        { type: 'text', text: 'The transfer still waits for your approval.' },
+      ),
+    ]);
+    expect(effects.transfers).toHaveLength(1);
+    expect(written).toContainEqual({
+      type: 'tool-output-available',
+      toolCallId: 'call_1',
+      output: expect.objectContaining({ receipt: 'rcpt_1' }),
+    });
   });
 
   it('runs an approval sent twice once, and answers both with the one output', async () => {
@@ -339,7 +399,7 @@ describe('a call the server stopped in the middle of', () => {
     });
     try {
       expect((await gate.recover()).interrupted).toEqual(['call_s']);
-      const written: { data: unknown }[] = [];
+      const written: unknown[] = [];
       const chat = toolgateChat(gate, {
         session: 'chat_1',
         principal: 'alice',

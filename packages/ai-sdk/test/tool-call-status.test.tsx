@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ToolCallStatus } from '../src/react/index.ts';
+import { ToolCallStatus, toolgateSendAutomaticallyWhen } from '../src/react/index.ts';
 
 afterEach(cleanup);
 
@@ -80,6 +80,24 @@ describe('<ToolCallStatus> for a useChat tool part', () => {
     );
   });
 
+  it('offers Approve and Deny again once the refused part is asked again, and shows a new press on its way', () => {
+    const refusal = {
+      action: 'approve',
+      code: 'stale',
+      message: 'other arguments',
+      approvalId: 'approval_1',
+    };
+    const asked = { ...part('approval-requested'), approval: { id: 'approval_2' } };
+    const { root, addToolApprovalResponse } = show(asked, [data(waiting, refusal)]);
+    expect(root.querySelector('[data-toolgate="refusal"]')?.getAttribute('data-code')).toBe('stale');
+    fireEvent.click(screen.getByRole('button', { name: 'Approve' }));
+    expect(addToolApprovalResponse).toHaveBeenLastCalledWith({ id: 'approval_2', approved: true });
+    cleanup();
+
+    const pressed = { ...part('approval-responded'), approval: { id: 'approval_2', approved: true } };
+    expect(show(pressed, [data(waiting, refusal)]).root.dataset['request']).toBe('sending');
+  });
+
   it('shows each offending path of a rejected call, from the latest record of it in any message', () => {
     const toolPart = part('output-error');
     const chat = {
@@ -102,5 +120,24 @@ describe('<ToolCallStatus> for a useChat tool part', () => {
     ]);
     expect(root.dataset['status']).toBeUndefined();
     expect(root.textContent).toBe('');
+  });
+
+  it("sends a new answer to a refused call on its own, as useChat sends a last step's answers, and nothing else", () => {
+    const refusal = {
+      action: 'approve',
+      code: 'stale',
+      message: 'other arguments',
+      approvalId: 'approval_1',
+    };
+    const later = [{ type: 'step-start' }, { type: 'text', text: 'It still waits for you.' }];
+    const message = (toolPart: unknown) =>
+      [{ id: 'a_1', role: 'assistant', parts: [toolPart, data(waiting, refusal), ...later] }] as never;
+    const pressed = { ...part('approval-responded'), approval: { id: 'approval_2', approved: true } };
+    expect(toolgateSendAutomaticallyWhen({ messages: message(pressed) })).toBe(true);
+    // The refused answer itself, and a part still asking, send nothing.
+    const refused = { ...pressed, approval: { id: 'approval_1', approved: true } };
+    expect(toolgateSendAutomaticallyWhen({ messages: message(refused) })).toBe(false);
+    const asking = { ...part('approval-requested'), approval: { id: 'approval_2' } };
+    expect(toolgateSendAutomaticallyWhen({ messages: message(asking) })).toBe(false);
   });
 });

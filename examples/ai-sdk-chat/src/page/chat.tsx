@@ -1,6 +1,6 @@
 import { useChat } from '@ai-sdk/react';
-import { ToolCallStatus } from '@toolgate/ai-sdk/react';
-import { DefaultChatTransport, lastAssistantMessageIsCompleteWithApprovalResponses } from 'ai';
+import { ToolCallStatus, toolgateSendAutomaticallyWhen } from '@toolgate/ai-sdk/react';
+import { DefaultChatTransport } from 'ai';
 import { useState } from 'react';
 import type { ChatMessage } from '../server/route.ts';
 import { useSaveChat, useSavedChat } from './saved-chat.ts';
@@ -10,7 +10,7 @@ export default function Chat() {
   const { messages, sendMessage, addToolApprovalResponse } = useChat<ChatMessage>({
     ...saved,
     transport: new DefaultChatTransport({ api: '/api/chat' }),
-    sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
+    sendAutomaticallyWhen: toolgateSendAutomaticallyWhen,
   });
   useSaveChat(saved.id, messages);
   const [input, setInput] = useState('');

@@ -64,14 +64,19 @@ export function shownCall(chat: ChatHandle, part: ChatToolPart): Shown {
   const data = latestData(chat.messages, part.toolCallId);
   const record = data?.record;
   const approvalId = part.state === 'approval-requested' ? part.approval?.id : undefined;
+  const answering = record?.status === 'awaiting_approval' && part.state === 'approval-responded';
+  // A press after the refusal answers under a new approval id: that answer is on its way.
+  const refused = data?.refusal;
+  const pressedAgain =
+    answering && refused?.approvalId !== undefined && refused.approvalId !== part.approval?.id;
   let request: CallRequest | undefined;
-  if (data?.refusal !== undefined) {
+  if (refused !== undefined && !pressedAgain) {
     request = {
-      action: data.refusal.action,
+      action: refused.action,
       state: 'refused',
-      error: { code: data.refusal.code, message: data.refusal.message },
+      error: { code: refused.code, message: refused.message },
     };
-  } else if (record?.status === 'awaiting_approval' && part.state === 'approval-responded') {
+  } else if (answering) {
     request = { action: part.approval?.approved === false ? 'deny' : 'approve', state: 'sending' };
   }
   return { record, request, approvalId };

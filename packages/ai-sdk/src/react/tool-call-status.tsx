@@ -39,7 +39,7 @@ export interface ChatToolCallStatusProps extends Omit<CallStatusProps, 'id' | 'c
  * import { ToolCallStatus } from '@toolgate/ai-sdk/react';
  * import '@toolgate/react/styles.css';
  *
- * const { messages, addToolApprovalResponse } = useChat({ sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses });
+ * const { messages, addToolApprovalResponse } = useChat({ sendAutomaticallyWhen: toolgateSendAutomaticallyWhen });
  * // in a tool part:
  * <ToolCallStatus part={part} chat={{ messages, addToolApprovalResponse }} />
  */
