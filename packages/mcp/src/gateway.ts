@@ -164,6 +164,10 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
   const gate = createServerGate({
     tools: tools.map((tool) => tool.definition),
     ledger: options.ledger,
+    // The gateway's session holds the calls its clients ask (each as `<principal> via <client>`)
+    // and the person it acts for sees and decides them: on the page, or in a client's dialog.
+    canSee: (_principal, seen) => seen.id === session,
+    canApprove: (approver, call) => approver === principal && call.session === session,
     ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
     onError: (error) => log(`ledger: ${(error as Error).message ?? String(error)}`),
   });

@@ -18,6 +18,7 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 export interface CallContext {
   readonly gate: () => ServerGate;
   readonly session: string;
+  /** The person the gateway acts for: who approves on the page and in a client's dialog. */
   readonly principal: string;
   /** The page's address without its token: what the model may read. */
   readonly pageUrl: string;
@@ -64,7 +65,7 @@ export async function answerToolCall(
     // The client's cancel ends the call wherever it is: waiting for a person, or running upstream.
     let call = await gate.propose(
       { name, arguments: args ?? {} },
-      { session: context.session, principal: context.principal, id, signal: cancelled.signal },
+      { session: context.session, principal: askerOf(context, server), id, signal: cancelled.signal },
     );
     if (call.status === 'awaiting_approval') {
       const decided = await awaitPerson(context, server, call, extra, cancelled.signal);
@@ -80,6 +81,26 @@ export async function answerToolCall(
     cancelled.dispose();
   }
 }
+
+/**
+ * Who asks a call, as the ledger records it: the person the gateway acts for, through the client
+ * that sent the request (its `clientInfo.name` from `initialize`), so the trail tells the model's
+ * request apart from the person's decision.
+ */
+function askerOf(context: CallContext, server: Server): string {
+  const name = server.getClientVersion()?.name;
+  // The client names itself: kept printable and short, as the ledger stores and the page shows it.
+  const shown =
+    typeof name === 'string'
+      ? name
+          .replace(/\p{Cc}/gu, '')
+          .trim()
+          .slice(0, MAX_CLIENT_NAME)
+      : '';
+  return `${context.principal} via ${shown === '' ? 'an unnamed MCP client' : shown}`;
+}
+
+const MAX_CLIENT_NAME = 80;
 
 /**
  * Waits for a person's decision: through the client's own dialog when it supports elicitation,

@@ -163,7 +163,7 @@ describe('a person approves, bound to the exact input', () => {
     expect(gateway.upstreamLog()).toEqual([]);
   });
 
-  it('keeps the audit trail in the ledger file: the proposal, the approval by the principal, the run; and it verifies', async () => {
+  it('keeps the audit trail in the ledger file: the proposal by the client, the approval by the person on the page, the run; and it verifies', async () => {
     const gateway = await gatewayWithNotes();
     await gateway.client.callTool({
       name: 'write_note',
@@ -191,9 +191,10 @@ describe('a person approves, bound to the exact input', () => {
           .execute(),
       );
       expect(events.map((event) => [event.from_status, event.to_status, event.actor])).toEqual([
-        [null, 'pending', 'ada'],
-        ['pending', 'validated', 'ada'],
-        ['validated', 'awaiting_approval', 'ada'],
+        // The model's request, through the client that sent it; the person's decision on the page.
+        [null, 'pending', 'ada via toolgate-test'],
+        ['pending', 'validated', 'ada via toolgate-test'],
+        ['validated', 'awaiting_approval', 'ada via toolgate-test'],
         ['awaiting_approval', 'executing', 'ada'],
         ['executing', 'committed', expect.any(String)],
       ]);
