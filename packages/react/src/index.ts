@@ -9,6 +9,7 @@ export {
   ToolCallStatusLabel,
   ToolCallStatusReason,
   ToolCallStatusRefusal,
+  type NamedPartProps,
   type ToolCallEditor,
   type ToolCallStatusInputProps,
   type ToolCallStatusLabels,

@@ -440,19 +440,42 @@ export const ToolCallStatusActions = forwardRef<HTMLDivElement, ComponentPropsWi
 );
 
 /**
+ * The props of a part that names people: a `div`'s, and `nameOf`, which turns a principal (as the
+ * ledger records it) into the words the page shows; without it, or when it does not answer text,
+ * the principal itself.
+ *
+ * @example
+ * const props: NamedPartProps = { className: 'approvals', nameOf: (principal) => people[principal] ?? principal };
+ */
+export interface NamedPartProps extends ComponentPropsWithoutRef<'div'> {
+  readonly nameOf?: (principal: string) => string;
+}
+
+/** A principal as the page shows it: `nameOf`'s text, else the principal; a throwing `nameOf` is the app's bug, and shows the principal rather than nothing. */
+function nameFor(nameOf: ((principal: string) => string) | undefined, principal: string): string {
+  if (nameOf === undefined) return principal;
+  try {
+    return text(nameOf(principal)) ?? principal;
+  } catch {
+    return principal;
+  }
+}
+
+/**
  * Who has approved a call that needs several approvers, how many are left, and the budget that sent
  * it to a person, when one did. Renders nothing for a call without that state (one approver, no
- * budget). `data-left` carries how many approvals are still needed.
+ * budget). `data-left` carries how many approvals are still needed. The ledger knows people by
+ * their principal (`user_8f3a…`); `nameOf` says how each reads on the page.
  *
  * @example
  * <ToolCallStatus id={id}>
  *   <ToolCallStatusLabel />
- *   <ToolCallStatusApprovals />
+ *   <ToolCallStatusApprovals nameOf={(principal) => (principal === me ? 'you' : directory.name(principal))} />
  *   <ToolCallStatusActions />
  * </ToolCallStatus>
  */
-export const ToolCallStatusApprovals = forwardRef<HTMLDivElement, ComponentPropsWithoutRef<'div'>>(
-  function ToolCallStatusApprovals({ children, ...props }, ref) {
+export const ToolCallStatusApprovals = forwardRef<HTMLDivElement, NamedPartProps>(
+  function ToolCallStatusApprovals({ children, nameOf, ...props }, ref) {
     const { call } = usePart('ToolCallStatusApprovals');
     const approval: unknown = call?.approval;
     if (typeof approval !== 'object' || approval === null) return null;
@@ -464,7 +487,8 @@ export const ToolCallStatusApprovals = forwardRef<HTMLDivElement, ComponentProps
     };
     const names = (Array.isArray(approvedBy) ? approvedBy : [])
       .map((entry: unknown) => text((entry as { principal?: unknown } | null)?.principal))
-      .filter((name) => name !== undefined);
+      .filter((name) => name !== undefined)
+      .map((principal) => nameFor(nameOf, principal));
     const over = text((overBudget as { message?: unknown } | null | undefined)?.message);
     const count = typeof left === 'number' ? left : undefined;
     return (
@@ -487,23 +511,25 @@ export const ToolCallStatusApprovals = forwardRef<HTMLDivElement, ComponentProps
 
 /**
  * What a person changed before approving: each value's path, the model's value and theirs, and who
- * changed it. Renders nothing for a call nobody edited.
+ * changed it (`nameOf` says how a principal reads on the page). Renders nothing for a call nobody
+ * edited.
  *
  * @example
- * <ToolCallStatusChanges className="diff" />
+ * <ToolCallStatusChanges className="diff" nameOf={(principal) => directory.name(principal)} />
  */
-export const ToolCallStatusChanges = forwardRef<HTMLDivElement, ComponentPropsWithoutRef<'div'>>(
-  function ToolCallStatusChanges({ children, ...props }, ref) {
+export const ToolCallStatusChanges = forwardRef<HTMLDivElement, NamedPartProps>(
+  function ToolCallStatusChanges({ children, nameOf, ...props }, ref) {
     const { call } = usePart('ToolCallStatusChanges');
     const edit: unknown = call?.edit;
     if (typeof edit !== 'object' || edit === null) return null;
     const { by, changes } = edit as { by?: unknown; changes?: unknown };
+    const who = text(by);
     const shown = (value: unknown) => (value === undefined ? '(none)' : JSON.stringify(value));
     return (
       <div data-toolgate="changes" {...props} ref={ref}>
         {children ?? (
           <>
-            <span>Changed by {text(by) ?? 'a person'}:</span>
+            <span>Changed by {who === undefined ? 'a person' : nameFor(nameOf, who)}:</span>
             <ul>
               {(Array.isArray(changes) ? changes : []).map((change: unknown, i) => {
                 const { path, from, to } = (typeof change === 'object' && change !== null ? change : {}) as {

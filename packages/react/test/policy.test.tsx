@@ -125,6 +125,32 @@ it('shows who has approved a call that needs two approvers and how many are left
   );
 });
 
+it('names each approver in the words the app gives, and the principal where it gives none', async () => {
+  const { server, gate } = await page(3, 'manager_1');
+  const people: Record<string, string> = { manager_1: 'you', manager_2: 'Dana (finance)' };
+  render(
+    <ToolGateProvider gate={gate}>
+      <ToolCallStatus pressDelayMs={0} id="w1">
+        <ToolCallStatusLabel />
+        <ToolCallStatusApprovals
+          nameOf={(principal) => {
+            if (principal === 'manager_3') throw new Error('not in the directory');
+            return people[principal] as string;
+          }}
+        />
+      </ToolCallStatus>
+    </ToolGateProvider>,
+  );
+  const hash = await (await import('@toolgate/core')).inputHash(gate.get('w1')?.input);
+  for (const principal of ['manager_2', 'manager_1', 'manager_3'])
+    await server.approve('w1', { principal, inputHash: hash });
+  await settle(gate, () => gate.get('w1')?.status === 'committed');
+  // A name the app cannot give (its function threw) reads as the principal, never as nothing.
+  expect(screen.getByRole('status').querySelector('[data-toolgate="approvals"]')?.textContent).toBe(
+    'Approved by Dana (finance), you, manager_3',
+  );
+});
+
 function EditForm() {
   return (
     <ToolCallStatusEdit>
