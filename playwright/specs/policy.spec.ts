@@ -5,30 +5,36 @@ const TRANSFER_PROMPT = 'Send $25 to sam@example.com for the camping trip.';
 const WIRE = 'A wire that needs two approvers';
 const WIRE_PROMPT = 'Wire $40 to landlord@example.com for the rent.';
 
-test('the day’s transfer budget shows what is used and left; a transfer over it is refused with the budget’s reason', async ({
+test('the chat’s transfer budget shows what is used and left; a transfer past it is refused, in dollars, and a new chat starts afresh', async ({
   page,
   playground,
 }) => {
   const budget = page.getByTestId('budget');
-  await expect(budget).toHaveText('Transfers today: $0.00 of $60.00 used · $60.00 left');
+  await expect(budget).toHaveText('Transfers in this chat: $0.00 of $60.00 used · $60.00 left');
+  await playground.run('Transfers past the chat’s budget', /\$45 to sam@example\.com/);
+  const [first, second] = [playground.status(0), playground.status(1)];
+  await expect(second).toHaveAttribute('data-status', 'rejected');
+  await expect(second).toHaveAttribute('data-reason', 'budget_exceeded');
+  await expect(second.locator('[data-toolgate="reason"]')).toHaveText(
+    'Over this chat’s transfer budget: $45.00 of $60.00 is used and $15.00 is left, and this transfer needs $30.00.',
+  );
+  // A transfer waiting for a person already counts.
+  await expect(first).toHaveAttribute('data-status', 'awaiting_approval');
+  await expect(budget).toHaveText('Transfers in this chat: $45.00 of $60.00 used · $15.00 left');
+  await first.getByRole('button', { name: 'Approve', exact: true }).click();
+  await playground.settled();
+  await expect(page.getByTestId('wallet')).toHaveText('$55.00');
+  await expect(playground.assistantTexts.last()).toHaveText(
+    /^Sent \$45\.00 to sam@example\.com \(tr_\d+\)\. One transfer was refused: Over this chat’s transfer budget: \$45\.00 of \$60\.00 is used and \$15\.00 is left, and this transfer needs \$30\.00\.$/,
+  );
+  await expect(budget).toHaveAttribute('data-left', '1500');
+
+  // The budget belongs to the chat, as the wallet does.
+  await page.getByRole('button', { name: 'New chat' }).click();
+  await expect(budget).toHaveText('Transfers in this chat: $0.00 of $60.00 used · $60.00 left');
   await playground.run(TRANSFER, TRANSFER_PROMPT);
   await expect(playground.status(0)).toHaveAttribute('data-status', 'awaiting_approval');
-  // A transfer waiting for a person already counts.
-  await expect(budget).toHaveText('Transfers today: $25.00 of $60.00 used · $35.00 left');
-  await playground.status(0).getByRole('button', { name: 'Approve' }).click();
-  await playground.settled();
-  await expect(page.getByTestId('wallet')).toHaveText('$75.00');
-  await expect(budget).toHaveAttribute('data-left', '3500');
-
-  await playground.say('send 40 dollars to alice@example.com');
-  await playground.settled();
-  await expect(playground.status(1)).toHaveAttribute('data-status', 'rejected');
-  await expect(playground.status(1)).toHaveAttribute('data-reason', 'budget_exceeded');
-  await expect(playground.status(1)).toContainText(
-    'budget "daily_transfers" allows 6000 in any 1 day for this principal; 2500 is used and 3500 is left, and this call would take 4000',
-  );
-  await expect(page.getByTestId('wallet')).toHaveText('$75.00');
-  await expect(budget).toHaveText('Transfers today: $25.00 of $60.00 used · $35.00 left');
+  await expect(budget).toHaveText('Transfers in this chat: $25.00 of $60.00 used · $35.00 left');
 });
 
 test('a wire runs only once the holder and the manager have both approved it', async ({
@@ -70,7 +76,7 @@ test('a person changes the amount before approving: a bad amount is refused and 
   await expect(call).toHaveAttribute('data-status', 'awaiting_approval');
   const amount = call.getByRole('textbox', { name: 'Amount ($)' });
 
-  // More than the day's budget allows: refused as an edit, and the call keeps waiting.
+  // More than the chat's budget allows: refused as an edit, and the call keeps waiting.
   await amount.fill('70.00');
   await call.getByRole('button', { name: 'Use this amount' }).click();
   await expect(call.locator('[data-toolgate="refusal"]')).toHaveAttribute('data-code', 'invalid_edit');
@@ -85,5 +91,7 @@ test('a person changes the amount before approving: a bad amount is refused and 
   await expect(playground.assistantTexts.last()).toHaveText(
     'You changed the amount before approving, so I used yours. Sent $10.00 to sam@example.com (tr_501).',
   );
-  await expect(page.getByTestId('budget')).toHaveText('Transfers today: $10.00 of $60.00 used · $50.00 left');
+  await expect(page.getByTestId('budget')).toHaveText(
+    'Transfers in this chat: $10.00 of $60.00 used · $50.00 left',
+  );
 });

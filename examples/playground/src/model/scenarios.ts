@@ -1,5 +1,6 @@
 import { SKUS } from '../shop/shop-store.ts';
 import type { ScriptedCall, ScriptedTurn } from './chat-chunks.ts';
+import { budgetWords } from './budget-words.ts';
 import { didNotGoThrough, whyNot } from './reply-reading.ts';
 
 /** How the previous turn's calls ended, as the model reads it from the tool messages. */
@@ -30,6 +31,7 @@ export type ScenarioId =
   | 'slow-cancel'
   | 'transfer'
   | 'wire'
+  | 'budget'
   | 'parallel'
   | 'tool-throws'
   | 'browser-tool'
@@ -224,7 +226,7 @@ export const SCENARIOS: readonly Scenario[] = [
     title: 'A wire that needs two approvers',
     prompt: 'Wire $40 to landlord@example.com for the rent.',
     shows:
-      'wire_funds needs two different people to approve the same amount: approve as yourself, then flip “Approve as the manager” and approve again. Change the amount first and the other approver must approve the new one. Both count against the day’s transfer budget.',
+      'wire_funds needs two different people to approve the same amount: approve as yourself, then flip “Approve as the manager” and approve again. Change the amount first and the other approver must approve the new one. Both approvers see the same wire; it runs only after the second approval.',
     script: (view) =>
       view.step === 0
         ? {
@@ -243,6 +245,35 @@ export const SCENARIOS: readonly Scenario[] = [
                 ? 'Understood, I did not wire the money.'
                 : didNotGoThrough('wire', reply, 'Check the wallet before you try again.'),
           ),
+  },
+  {
+    id: 'budget',
+    title: 'Transfers past the chat’s budget',
+    prompt: 'Send $45 to sam@example.com and $30 to alex@example.com.',
+    shows:
+      'A chat may move $60 in transfers and wires, counted by the server’s ledger. The $45 transfer waits for your approval and already counts, so the $30 one is refused over budget, saying what is used and left. New chat starts a fresh budget.',
+    script: (view) => {
+      if (view.step === 0) {
+        return {
+          content:
+            'Preparing two transfers: $45.00 to sam@example.com and $30.00 to alex@example.com. You need to approve them.',
+          calls: [
+            call(view, 0, 'transfer_funds', { to: 'sam@example.com', amount_cents: 4500, memo: 'Tickets' }),
+            call(view, 1, 'transfer_funds', { to: 'alex@example.com', amount_cents: 3000, memo: 'Dinner' }),
+          ],
+        };
+      }
+      const said = view.replies.map((reply) => {
+        const sent = readJson(reply.content);
+        if (reply.code === undefined)
+          return `${editedNote(reply.content)}Sent ${dollars(sent.amount_cents)} to ${String(sent.to)} (${String(sent.transfer_id)}).`;
+        if (reply.code === 'approval_denied') return 'You denied one transfer, so I did not send it.';
+        if (reply.code === 'budget_exceeded')
+          return `One transfer was refused: ${budgetWords(reply.content) ?? whyNot(reply)}`;
+        return didNotGoThrough('transfer', reply, 'Check the wallet before you try again.');
+      });
+      return { content: said.join(' ') || 'I did not get an answer from the tools, so nothing was done.' };
+    },
   },
   {
     id: 'parallel',

@@ -56,11 +56,15 @@ export interface PlaygroundServer {
 /** What the manager switch adds to the visitor's principal. */
 const MANAGER = ':manager';
 
-/** Transfers and wires of one visitor: $60.00 in any 24 hours, counted by the ledger as it decides each call. */
+/**
+ * Transfers and wires of one chat: $60.00, counted by the ledger as it decides each call. It belongs
+ * to the chat (the gate's session), as the wallet does, so a scenario, which starts a fresh chat,
+ * does what its card says however often it is picked; one scenario of its own runs into it.
+ */
 const TRANSFER_BUDGET: Budget = {
-  name: 'daily_transfers',
+  name: 'chat_transfers',
   tools: ['transfer_funds', 'wire_funds'],
-  per: 'principal',
+  per: 'session',
   windowMs: 24 * 60 * 60 * 1000,
   max: 6000,
   measure: (input) => (input as { amount_cents: number }).amount_cents,
@@ -321,15 +325,15 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
 
   app.get('/chat/:id/shop', async (c) => c.json({ shop: await book.read((await ownChat(c)).id) }));
 
-  /** The visitor's transfer budget as the ledger counts it now: what is used and left of the day's. */
-  app.get('/budget', async (c) => {
-    const principal = visitor(c);
+  /** The chat's transfer budget as the ledger counts it now: what is used and what is left. */
+  app.get('/chat/:id/budget', async (c) => {
+    const chat = await ownChat(c);
     const since = Date.now() - TRANSFER_BUDGET.windowMs;
     const row = await ledger.db
       .selectFrom('toolgate_budget_uses')
       .select((eb) => eb.fn.sum<number>('amount').as('used'))
       .where('budget', '=', TRANSFER_BUDGET.name)
-      .where('key', '=', principal)
+      .where('key', '=', chat.id)
       .where('at', '>', since)
       .executeTakeFirst();
     const used = Number(row?.used ?? 0);

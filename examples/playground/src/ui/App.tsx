@@ -191,7 +191,7 @@ export function App(): ReactElement {
             />
             <aside className="inspector" aria-label="App state">
               <ShopPanel key={conversation.id} shop={conversation.shop} />
-              <PolicyPanel />
+              <PolicyPanel chatId={conversation.id} />
               <Spotlight view={conversation.view} />
               <StateVerdict verdict={conversation.verdict} />
               <AuditTimeline key={`audit-${conversation.id}`} feed={conversation.audit} />

@@ -12,25 +12,25 @@ interface BudgetView {
 }
 
 /**
- * The server's policy, as this visitor meets it: the day's transfer budget (what the ledger counts
+ * The server's policy, as this visitor meets it: the chat's transfer budget (what the ledger counts
  * as used and left, read again whenever a transfer or wire moves), and the switch that makes this
  * page approve as the manager, the second approver a wire needs.
  */
-export const PolicyPanel = memo(function PolicyPanel(): ReactElement {
+export const PolicyPanel = memo(function PolicyPanel({ chatId }: { chatId: string }): ReactElement {
   const moves = useToolCalls((call) => MONEY.has(call.name))
     .map((call) => `${call.id}:${call.status}:${call.input === undefined ? '' : JSON.stringify(call.input)}`)
     .join(' ');
   const [budget, setBudget] = useState<BudgetView | undefined>(undefined);
   useEffect(() => {
     let current = true;
-    void fetch('/api/budget')
+    void fetch(`/api/chat/${encodeURIComponent(chatId)}/budget`)
       .then((response) => (response.ok ? (response.json() as Promise<BudgetView>) : undefined))
       .then((view) => current && view !== undefined && setBudget(view))
       .catch(() => undefined);
     return () => {
       current = false;
     };
-  }, [moves]);
+  }, [chatId, moves]);
   const role = useSyncExternalStore(actingAs.subscribe, actingAs.getState);
   return (
     <section className="policy" aria-labelledby="policy-title" data-testid="policy">
@@ -42,10 +42,13 @@ export const PolicyPanel = memo(function PolicyPanel(): ReactElement {
           'Transfer budget: …'
         ) : (
           <>
-            Transfers today: <strong>{formatCents(budget.used)}</strong> of {formatCents(budget.max)} used ·{' '}
-            <strong>{formatCents(budget.left)}</strong> left
+            Transfers in this chat: <strong>{formatCents(budget.used)}</strong> of {formatCents(budget.max)}{' '}
+            used · <strong>{formatCents(budget.left)}</strong> left
           </>
         )}
+      </p>
+      <p className="policy-note">
+        A transfer waiting for approval already counts. New chat starts a fresh budget.
       </p>
       <label className="manager-switch">
         <input

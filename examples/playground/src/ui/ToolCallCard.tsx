@@ -12,10 +12,11 @@ import {
   useToolCall,
 } from '@toolgate/react';
 import { memo, type ReactElement } from 'react';
+import { budgetWords } from '../model/budget-words.ts';
 
 /**
  * Approving a transfer or wire for another amount: the person types it, and the server gate checks
- * the edit as it checks a proposal (the schema, the wallet, the day's budget) before it runs it.
+ * the edit as it checks a proposal (the schema, the wallet, the chat's budget) before it runs it.
  */
 function AmountEdit(): ReactElement {
   return (
@@ -58,6 +59,20 @@ function AmountEdit(): ReactElement {
 function streamCut(message: string): string {
   const cause = /\(([^()]*)\)/.exec(message)?.[1];
   return `Not run: the model’s stream was cut${cause === undefined ? '' : ` (${cause})`} before this call was complete.`;
+}
+
+/**
+ * Who a principal is, to the visitor: only this browser may decide its calls, as itself or as the
+ * manager (the server's `canApprove`), so every approver is "you", in one role or the other.
+ */
+const personOf = (principal: string): string =>
+  principal.endsWith(':manager') ? 'you as the manager' : 'you';
+
+/** The playground's own words for a reason the gate wrote for any app: a cut stream, a budget in cents. */
+function reasonWords(call: ToolCallRecord | undefined): string | undefined {
+  if (call?.reason?.code === 'truncated') return streamCut(call.reason.message);
+  if (call?.reason?.code === 'budget_exceeded') return budgetWords(call.reason.message);
+  return undefined;
 }
 
 /**
@@ -122,11 +137,9 @@ export const ToolCallCard = memo(function ToolCallCard({
         </ToolCallStatusInput>
         <ToolCallStatusLabel />
         <ToolCallStatusActions />
-        <ToolCallStatusReason>
-          {call?.reason?.code === 'truncated' ? streamCut(call.reason.message) : undefined}
-        </ToolCallStatusReason>
-        <ToolCallStatusApprovals className="call-approvals" />
-        <ToolCallStatusChanges className="call-changes" />
+        <ToolCallStatusReason>{reasonWords(call)}</ToolCallStatusReason>
+        <ToolCallStatusApprovals className="call-approvals" nameOf={personOf} />
+        <ToolCallStatusChanges className="call-changes" nameOf={personOf} />
         <ToolCallStatusRefusal className="call-refusal" />
         {call?.name === 'transfer_funds' || call?.name === 'wire_funds' ? <AmountEdit /> : null}
         {call?.status === 'committed' ? (
