@@ -42,9 +42,14 @@ function withMeta(result: Answer, meta: Record<string, unknown>): Answer {
 
 /**
  * What the client gets for a call still waiting for a person: where to decide, and how to ask
- * for the outcome later. It is an error result, since the tool has not run.
+ * for the outcome later. It is an error result, since the tool has not run. A client that named
+ * the call (`named`) asks again by its id; one that did not asks again with the same arguments,
+ * which joins the call in its session (a model there cannot set `_meta`, so it is not told to).
  */
-export function answerWaiting(call: ToolCallRecord, approvalUrl: string): Answer {
+export function answerWaiting(call: ToolCallRecord, approvalUrl: string, named: boolean): Answer {
+  const again = named
+    ? `call "${call.name}" again with the same arguments and _meta {"${CALL_ID}": ${JSON.stringify(call.id)}}`
+    : `call "${call.name}" again with exactly the same arguments: that joins this call, which runs at most once`;
   return {
     content: [
       {
@@ -52,7 +57,7 @@ export function answerWaiting(call: ToolCallRecord, approvalUrl: string): Answer
         text:
           `The call to "${call.name}" has not run: it waits for a person's approval. ` +
           `Approve or deny it at ${approvalUrl} (call ${call.id}). ` +
-          `To get its outcome, call "${call.name}" again with the same arguments and _meta {"${CALL_ID}": ${JSON.stringify(call.id)}}; do not call it again without that id, or it will be a new call.`,
+          `To get its outcome once they have decided, ${again}.`,
       },
     ],
     isError: true,

@@ -67,7 +67,7 @@ export interface GatewayConfig {
   readonly approvalPage: { readonly port: number };
   /** Who approves, and whose calls these are (default: the user running the gateway). */
   readonly principal?: string;
-  /** How long a `tools/call` waits for a decision before it answers where to approve (default 30 s). */
+  /** How long a `tools/call` waits for a decision before it answers where to approve (default 10 s). */
   readonly approvalWaitMs?: number;
   /** How long an upstream may take on a call (default 5 minutes). */
   readonly timeoutMs?: number;

@@ -10,6 +10,7 @@ import { startApprovalPage, type ApprovalPage } from './approval-page.ts';
 import { catalogOf, listEntries, type GatewayTool } from './catalog.ts';
 import { createHttpSessions } from './http-sessions.ts';
 import type { ToolPolicy, UpstreamSpec } from './config.ts';
+import { SameAsks } from './same-asks.ts';
 import { answerToolCall, type CallContext } from './tool-call.ts';
 import { connectUpstream, type Upstream } from './upstream.ts';
 
@@ -32,7 +33,7 @@ export interface McpGatewayOptions {
   readonly tools?: Readonly<Record<string, ToolPolicy>>;
   /** The approval page on 127.0.0.1 (default: any free port). */
   readonly approvalPage?: { readonly port?: number; readonly assets?: string };
-  /** How long a `tools/call` from a client without elicitation waits for a decision before answering where to approve (default 30 s). */
+  /** How long a `tools/call` from a client without elicitation waits for a decision before answering where to approve (default 10 s). */
   readonly approvalWaitMs?: number;
   /** How long the client's approval dialog may stay open (default 10 minutes). */
   readonly elicitationTimeoutMs?: number;
@@ -193,7 +194,10 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
     session,
     principal,
     pageUrl: page.origin,
-    approvalWaitMs: options.approvalWaitMs ?? 30_000,
+    // Until this answer the person may not know where to approve (the link is on stderr, which
+    // clients hide in a log); the model is told it here. Asking again with the same arguments
+    // joins the call, so a short wait costs nothing.
+    approvalWaitMs: options.approvalWaitMs ?? 10_000,
     elicitationTimeoutMs: options.elicitationTimeoutMs ?? 600_000,
     upstreamOf: (name) => tools.find((tool) => tool.name === name)?.upstream.name,
     upstreamError: (callId) => upstreamErrors.get(callId),
@@ -207,8 +211,9 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
       { capabilities: { tools: { listChanged: true } } },
     );
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listEntries(tools) }));
+    const asks = new SameAsks();
     server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-      answerToolCall(context, server, request, extra),
+      answerToolCall(context, server, request, extra, asks),
     );
     servers.add(server);
     const onclose = server.onclose;

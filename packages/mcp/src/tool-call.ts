@@ -11,6 +11,7 @@ import { isTerminal, type SettledCall, type ToolCallRecord } from '@toolgate/cor
 import { inputHash, type ServerGate } from '@toolgate/server';
 import { answerRefused, answerSettled, answerWaiting, CALL_ID, type Answer } from './answer.ts';
 import { approvalMessage, elicitApproval } from './elicitation.ts';
+import type { SameAsks } from './same-asks.ts';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -43,6 +44,7 @@ export async function answerToolCall(
   server: Server,
   request: CallToolRequest,
   extra: Extra,
+  asks: SameAsks,
 ): Promise<Answer> {
   const { name, arguments: args, _meta } = request.params;
   const given: unknown = _meta?.[CALL_ID];
@@ -51,7 +53,9 @@ export async function answerToolCall(
       `_meta["${CALL_ID}"] must be a non-empty string of at most ${MAX_CALL_ID} characters (got ${JSON.stringify(given).slice(0, 80)}); nothing was run.`,
     );
   }
-  const id = typeof given === 'string' ? given : randomUUID();
+  // A request without a call id joins an identical one of this client session that waits for a person.
+  const same = typeof given === 'string' ? undefined : await asks.take(name, args ?? {}, randomUUID);
+  const id = typeof given === 'string' ? given : (same?.id ?? randomUUID());
   const cancelled = clientCancel(server, extra);
   const token = _meta?.progressToken;
   const unwatch = context.watch(id, (progress) => {
@@ -60,6 +64,7 @@ export async function answerToolCall(
       .sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken: token } })
       .catch(() => undefined);
   });
+  let proposed: ToolCallRecord | undefined;
   try {
     const gate = context.gate();
     // The client's cancel ends the call wherever it is: waiting for a person, or running upstream.
@@ -67,16 +72,26 @@ export async function answerToolCall(
       { name, arguments: args ?? {} },
       { session: context.session, principal: askerOf(context, server), id, signal: cancelled.signal },
     );
+    proposed = call;
+    same?.settle(call.status === 'awaiting_approval');
+    const named = typeof given === 'string';
     if (call.status === 'awaiting_approval') {
-      const decided = await awaitPerson(context, server, call, extra, cancelled.signal);
-      if (decided === undefined) return answerWaiting(call, context.pageUrl);
+      const release = same === undefined ? () => undefined : asks.claimAsking(same.key, id);
+      let decided: ToolCallRecord | undefined;
+      try {
+        decided = await awaitPerson(context, server, call, extra, cancelled.signal, release !== undefined);
+      } finally {
+        release?.();
+      }
+      if (decided === undefined) return answerWaiting(call, context.pageUrl, named);
       call = decided;
     }
     if (!isTerminal(call.status)) call = (await gate.settled(id)) ?? call;
-    return isTerminal(call.status)
-      ? answerSettled(call as SettledCall, context.upstreamError(id))
-      : answerWaiting(call, context.pageUrl);
+    if (!isTerminal(call.status)) return answerWaiting(call, context.pageUrl, named);
+    if (same !== undefined) asks.answered(same.key, id);
+    return answerSettled(call as SettledCall, context.upstreamError(id));
   } finally {
+    if (proposed === undefined) same?.settle(false);
     unwatch();
     cancelled.dispose();
   }
@@ -113,6 +128,7 @@ async function awaitPerson(
   call: ToolCallRecord,
   extra: Extra,
   cancelled: AbortSignal,
+  mayAsk: boolean,
 ): Promise<ToolCallRecord | undefined> {
   const gate = context.gate();
   const ended = gate.settled(call.id);
@@ -121,7 +137,7 @@ async function awaitPerson(
   cancelled.addEventListener('abort', stop, { once: true });
   const settledFirst = ended.then((done) => ({ kind: 'settled' as const, done }));
   try {
-    if (canElicit(server)) {
+    if (mayAsk && canElicit(server)) {
       const hash = await inputHash(call.input);
       const asked = elicitApproval(
         extra,
