@@ -23,7 +23,7 @@ const describe = (violations: AxeResults['violations']) =>
     .join('\n');
 
 for (const colorScheme of ['light', 'dark'] as const) {
-  test(`axe finds no violations in the ${colorScheme} theme: empty, after committed and rejected calls, awaiting approval`, async ({
+  test(`axe finds no violations in the ${colorScheme} theme: empty, after committed and rejected calls, a card payment to refund, awaiting approval`, async ({
     page,
     playground,
   }, testInfo) => {
@@ -32,6 +32,11 @@ for (const colorScheme of ['light', 'dark'] as const) {
 
     await playground.run('Three parallel calls, one invalid', /unicorn/);
     await playground.settled();
+    expect(describe(await axeViolations(page))).toBe('');
+
+    await playground.run('A payment whose answer was lost', /card on file/);
+    await playground.settled();
+    await expect(playground.status(0).getByRole('button', { name: 'Refund' })).toBeVisible();
     expect(describe(await axeViolations(page))).toBe('');
 
     await playground.run('A transfer that needs approval', /sam@example\.com/);

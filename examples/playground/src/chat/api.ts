@@ -1,4 +1,5 @@
 import type { AuditEvent, SettledCall } from '@toolgate/core';
+import type { CardCharge } from '../shop/card-payment.ts';
 import type { ShopState } from '../shop/shop-store.ts';
 import type { ChatMode, ChatView, Pace } from './transcript.ts';
 
@@ -64,6 +65,9 @@ export const api = {
       },
     }),
   shop: (chat: string) => call<{ shop: ShopState }>('GET', `/chat/${encodeURIComponent(chat)}/shop`),
+  /** The conversation's card charges, as the payment provider's dashboard shows them. */
+  payments: (chat: string) =>
+    call<{ charges: readonly CardCharge[] }>('GET', `/chat/${encodeURIComponent(chat)}/payments`),
   model: () => call<ModelSettings>('GET', '/model'),
   /** Sends the visitor's model settings once; the server keeps the key in its memory and never sends it back. */
   setModel: (settings: { readonly baseURL: string; readonly model: string; readonly apiKey: string }) =>

@@ -20,6 +20,7 @@ const PAGE_SIDE: ShopBackend = {
   write: ON_THE_SERVER,
   pause: ON_THE_SERVER,
   transferHoldMs: 0,
+  paymentsUrl: '',
 };
 const SHOP_TOOLS = createShopTools(PAGE_SIDE);
 

@@ -11,17 +11,22 @@ import type { ShopStore } from '../shop/shop-store.ts';
 export interface Verdict {
   /** How many times the shop's state has changed since the conversation began. */
   readonly changes: number;
-  /** The call that settled last, and which state its commit would write: the shop's, or only this page's view. */
+  /**
+   * The call that settled last, and which state its commit would write: the shop's, only this
+   * page's view, or neither (its tool acts in another system, a payment provider, and has no commit).
+   */
   readonly last?: {
     readonly callId: string;
     readonly name: string;
     readonly status: ToolCallStatus;
     readonly code?: string;
-    readonly writes: 'shop' | 'view';
+    readonly writes: Writes;
   };
 }
 
 export type VerdictStore = StoreApi<Verdict>;
+
+type Writes = 'shop' | 'view' | 'elsewhere';
 
 /** What {@link watchVerdict} watches. */
 export interface VerdictSources {
@@ -41,7 +46,7 @@ export interface VerdictSources {
 /** An event that ends a call: a refusal (a stale approval, say) leaves its call as it was, and is no verdict. */
 const ends = (event: AuditEvent) => isTerminal(event.to) && event.from !== event.to;
 
-const lastOf = (event: AuditEvent, writes: 'shop' | 'view'): NonNullable<Verdict['last']> => ({
+const lastOf = (event: AuditEvent, writes: Writes): NonNullable<Verdict['last']> => ({
   callId: event.callId,
   name: event.name,
   status: event.to,
@@ -68,10 +73,11 @@ export function watchVerdict({ shop, gate, pageGate, history, settledInPage, cha
   verdict: VerdictStore;
   stop: () => void;
 } {
+  const shopOrElsewhere = (event: AuditEvent): Writes => (changesShop(event.name) ? 'shop' : 'elsewhere');
   const ended = history.filter(ends);
   // The last call to end, of the server's and the page's: a sort that keeps ties in that order.
   const endings = [
-    ...ended.map((event) => ({ at: event.at, last: lastOf(event, 'shop') })),
+    ...ended.map((event) => ({ at: event.at, last: lastOf(event, shopOrElsewhere(event)) })),
     ...settledInPage.map((call) => ({ at: call.updatedAt, last: lastOfCall(call) })),
   ];
   const latest = endings.sort((a, b) => a.at - b.at).at(-1)?.last;
@@ -80,11 +86,11 @@ export function watchVerdict({ shop, gate, pageGate, history, settledInPage, cha
     ...(latest === undefined ? {} : { last: latest }),
   }));
   const stopShop = shop.subscribe(() => verdict.setState((state) => ({ changes: state.changes + 1 })));
-  const follow = (source: Pick<ToolGate, 'audit'>, writes: 'shop' | 'view') =>
+  const follow = (source: Pick<ToolGate, 'audit'>, writes: (event: AuditEvent) => Writes) =>
     source.audit.subscribe((event) => {
-      if (ends(event)) verdict.setState({ last: lastOf(event, writes) });
+      if (ends(event)) verdict.setState({ last: lastOf(event, writes(event)) });
     });
-  const stops = [stopShop, follow(gate, 'shop'), follow(pageGate, 'view')];
+  const stops = [stopShop, follow(gate, shopOrElsewhere), follow(pageGate, () => 'view')];
   return {
     verdict,
     stop: () => {

@@ -34,6 +34,7 @@ export type ScenarioId =
   | 'budget'
   | 'parallel'
   | 'tool-throws'
+  | 'lost-answer'
   | 'browser-tool'
   | 'guard'
   | 'flood';
@@ -66,8 +67,8 @@ function closing(
 
 function readJson(text: string): Record<string, unknown> {
   try {
-    // A call a person edited before approving says so first; its output is on the last line.
-    const value: unknown = JSON.parse(text.startsWith('A person') ? (text.split('\n').at(-1) ?? '') : text);
+    // A call a person edited before approving, or one settled on evidence, says so first; its output is on the last line.
+    const value: unknown = JSON.parse(text.startsWith('{') ? text : (text.split('\n').at(-1) ?? ''));
     return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
   } catch {
     return {};
@@ -315,6 +316,35 @@ export const SCENARIOS: readonly Scenario[] = [
             (content) => `Your order is at ${String(readJson(content).location)}.`,
             () =>
               "The carrier's tracking service is failing right now, so I can't say where ord_1000 is. Nothing was changed; try again later.",
+          ),
+  },
+  {
+    id: 'lost-answer',
+    title: 'A payment whose answer was lost',
+    prompt: 'Pay $12.50 with my card on file.',
+    shows:
+      'The payment provider records the charge, then the connection drops before its answer. The tool threw, yet nobody guesses: reconcile looks the charge up by its idempotency key, finds it, and the call is committed on the provider’s evidence, once (one charge at the provider). Refund undoes it through the tool’s compensate.',
+    script: (view) =>
+      view.step === 0
+        ? {
+            content: 'Charging $12.50 to your card on file.',
+            calls: [
+              call(view, 0, 'pay_by_card', {
+                amount_cents: 1250,
+                currency: 'USD',
+                payment_method: 'pm_card_answer_lost',
+              }),
+            ],
+          }
+        : closing(
+            view.replies[0],
+            (content) =>
+              `Paid: charge ${String(readJson(content).charge)} for ${dollars(readJson(content).amount_cents)}.${
+                content.startsWith('{')
+                  ? ''
+                  : ' The provider’s answer was lost on the way back, so the payment was confirmed by looking it up at the provider: it was charged once. I will not charge it again.'
+              }`,
+            (reply) => didNotGoThrough('card payment', reply, 'Check the provider before you try again.'),
           ),
   },
   {

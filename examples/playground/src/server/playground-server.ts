@@ -23,6 +23,7 @@ import { createShopTools } from '../shop/shop-tools.ts';
 import { loadChat, startChat, type Chat, type ChatDeps } from './chat.ts';
 import { remoteLabel, type RemoteModel } from './model-connection.ts';
 import { createPageResults } from './page-calls.ts';
+import { startPaymentProvider } from './payment-provider.ts';
 import { openPlaygroundDb } from './playground-db.ts';
 import { createShopBook } from './shop-book.ts';
 
@@ -86,9 +87,12 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
   const ledger: Ledger = await sqliteLedger({ path: options.ledgerPath });
   const store = await openPlaygroundDb(ledger);
   const chats = new Map<string, Chat>();
+  // The payment provider `pay_by_card` charges: on loopback, in this process, with no account.
+  const provider = await startPaymentProvider();
   const book = createShopBook(store, {
     paceOf: (session) => paceScale(chats.get(session)?.pace ?? 'realistic'),
     transferHoldMs: options.transferHoldMs ?? 1500,
+    paymentsUrl: provider.url,
   });
   const serverTools = createShopTools(book.backend);
   // The visitor, and the same visitor acting as the manager (the page's manager switch): both may
@@ -325,6 +329,14 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
 
   app.get('/chat/:id/shop', async (c) => c.json({ shop: await book.read((await ownChat(c)).id) }));
 
+  /** The conversation's card charges as the payment provider's dashboard shows them (a call's key is its id). */
+  app.get('/chat/:id/payments', async (c) => {
+    const chat = await ownChat(c);
+    const calls = await gate.calls(chat.id, chat.principal);
+    const keys = new Set(calls.filter((call) => call.name === 'pay_by_card').map((call) => call.id));
+    return c.json({ charges: provider.chargesFor(keys) });
+  });
+
   /** The chat's transfer budget as the ledger counts it now: what is used and what is left. */
   app.get('/chat/:id/budget', async (c) => {
     const chat = await ownChat(c);
@@ -502,6 +514,7 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
       for (const chat of chats.values()) chat.close();
       await gate.close();
       await ledger.close();
+      await provider.close();
     },
   };
 }

@@ -26,7 +26,7 @@ export interface ShopBook {
 
 export function createShopBook(
   store: PlaygroundDb,
-  options: { readonly paceOf: PaceOf; readonly transferHoldMs: number },
+  options: { readonly paceOf: PaceOf; readonly transferHoldMs: number; readonly paymentsUrl: string },
 ): ShopBook {
   // Calls the chat has opened and the ledger may not hold yet (authorize runs before the first write).
   const assigned = new Map<string, string>();
@@ -100,6 +100,7 @@ export function createShopBook(
       await pause(ms * scale, ctx.signal);
     },
     transferHoldMs: options.transferHoldMs,
+    paymentsUrl: options.paymentsUrl,
   };
 
   return {

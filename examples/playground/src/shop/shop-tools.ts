@@ -17,6 +17,7 @@ import {
   type Sku,
   type Transfer,
 } from './shop-store.ts';
+import { payByCard } from './card-payment.ts';
 
 /** How long the slow delivery search runs before it answers, unless someone cancels it first. */
 export const DELIVERY_SEARCH_MS = 30_000;
@@ -46,6 +47,8 @@ export interface ShopBackend {
   readonly pause: (ms: number, ctx: ToolContext, options?: { readonly fixed?: boolean }) => Promise<void>;
   /** How long the bank holds a transfer before it sends it (a fixed time, whatever the pace). */
   readonly transferHoldMs: number;
+  /** Where the payment provider `pay_by_card` charges listens (the server's own, on loopback). */
+  readonly paymentsUrl: string;
 }
 
 const PUBLIC_COUPONS: Readonly<Record<string, number>> = { TRAIL10: 10, WELCOME5: 5 };
@@ -179,6 +182,7 @@ function checkoutRefusal(state: ShopState, amount: number): string | undefined {
  *   holds it, then sends it. A server that stops while it runs ends it `failed` / `interrupted`,
  *   and never sends it again.
  * - `find_delivery_slot` is slow (cancel it) and `track_order` always fails.
+ * - `pay_by_card` charges a card at the payment provider, by idempotency key (see `card-payment.ts`).
  */
 export function createShopTools(backend: ShopBackend): ToolDefinition[] {
   const addToCart = defineTool({
@@ -326,5 +330,14 @@ export function createShopTools(backend: ShopBackend): ToolDefinition[] {
     },
   });
 
-  return [addToCart, checkout, applyCoupon, findDeliverySlot, transferFunds, wireFunds, trackOrder];
+  return [
+    addToCart,
+    checkout,
+    applyCoupon,
+    findDeliverySlot,
+    transferFunds,
+    wireFunds,
+    trackOrder,
+    payByCard(backend.paymentsUrl),
+  ];
 }

@@ -11,6 +11,7 @@ import { ConnectionForm } from './ConnectionForm.tsx';
 import { ScenarioList } from './ScenarioList.tsx';
 import { ServerStatus, ServerStatusLine } from './ServerStatus.tsx';
 import { PolicyPanel } from './PolicyPanel.tsx';
+import { ProviderCharges } from './ProviderCharges.tsx';
 import { ShopPanel } from './ShopPanel.tsx';
 import { Spotlight } from './Spotlight.tsx';
 import { StateVerdict } from './StateVerdict.tsx';
@@ -191,6 +192,7 @@ export function App(): ReactElement {
             />
             <aside className="inspector" aria-label="App state">
               <ShopPanel key={conversation.id} shop={conversation.shop} />
+              <ProviderCharges key={`provider-${conversation.id}`} chat={conversation.id} />
               <PolicyPanel chatId={conversation.id} />
               <Spotlight view={conversation.view} />
               <StateVerdict verdict={conversation.verdict} />

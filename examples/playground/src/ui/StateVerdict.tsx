@@ -4,7 +4,8 @@ import type { VerdictStore } from '../chat/state-verdict.ts';
 
 /**
  * Says what the last settled call did to the app's state: changed the shop by committing, changed
- * only this page's view (a tool of the browser's own gate), or left it exactly as it was, and why.
+ * only this page's view (a tool of the browser's own gate), acted only in another system (a card
+ * payment, at the provider), or left it exactly as it was, and why.
  * The count of state changes makes "changed once" visible. It is a polite live region, so each new
  * verdict is announced.
  */
@@ -15,9 +16,9 @@ export function StateVerdict({ verdict }: { verdict: VerdictStore }): ReactEleme
       ? 'idle'
       : last.status !== 'committed'
         ? 'unchanged'
-        : last.writes === 'view'
-          ? 'view'
-          : 'changed';
+        : last.writes === 'shop'
+          ? 'changed'
+          : last.writes;
   return (
     <div
       className="verdict"
@@ -37,6 +38,11 @@ export function StateVerdict({ verdict }: { verdict: VerdictStore }): ReactEleme
         ) : outcome === 'changed' ? (
           <>
             <strong>Changed</strong> by <code>{last.name}</code>, committed.
+          </>
+        ) : outcome === 'elsewhere' ? (
+          <>
+            <strong>Committed</strong>: <code>{last.name}</code> acted in another system (the payment
+            provider), not the shop.
           </>
         ) : outcome === 'view' ? (
           <>

@@ -9,7 +9,10 @@ import {
   ToolCallStatusLabel,
   ToolCallStatusReason,
   ToolCallStatusRefusal,
+  ToolCallStatusSettle,
+  ToolCallStatusUndo,
   useToolCall,
+  type ToolCallStatusLabels,
 } from '@toolgate/react';
 import { memo, type ReactElement } from 'react';
 import { budgetWords } from '../model/budget-words.ts';
@@ -51,6 +54,15 @@ function AmountEdit(): ReactElement {
     </ToolCallStatusEdit>
   );
 }
+
+/** A card payment is undone by a refund at the provider: its Undo says so. */
+const CARD_LABELS: Partial<ToolCallStatusLabels> = {
+  undo: 'Refund',
+  undoing: 'Refunding…',
+  undoRunning: 'Refunding',
+  undone: 'Refunded',
+  undoFailed: 'Refund failed',
+};
 
 /**
  * A call whose arguments the model never finished: nothing of it ran. The gate's message says how
@@ -126,7 +138,12 @@ export const ToolCallCard = memo(function ToolCallCard({
           preview) until the call has a validated input; from then on the status's own part shows
           the input itself, from the record Approve sends, and only then enables Approve. Both are
           kept out of the live region's announcements. */}
-      <ToolCallStatus id={id} {...(ended === undefined ? {} : { call: ended })} className="call-status">
+      <ToolCallStatus
+        id={id}
+        {...(ended === undefined ? {} : { call: ended })}
+        {...(call?.name === 'pay_by_card' ? { labels: CARD_LABELS } : {})}
+        className="call-status"
+      >
         {call?.input === undefined ? (
           <pre className="call-args" data-toolgate-slot="args" aria-label="Arguments" aria-live="off">
             {args ?? '…'}
@@ -142,9 +159,17 @@ export const ToolCallCard = memo(function ToolCallCard({
         <ToolCallStatusChanges className="call-changes" nameOf={personOf} />
         <ToolCallStatusRefusal className="call-refusal" />
         {call?.name === 'transfer_funds' || call?.name === 'wire_funds' ? <AmountEdit /> : null}
+        <ToolCallStatusSettle />
         {call?.status === 'committed' ? (
           <p className="call-output">
             <span className="call-output-label">Result</span> <code>{outputText(call.output)}</code>
+          </p>
+        ) : null}
+        <ToolCallStatusUndo className="call-undo" />
+        {call?.status === 'committed' && call.compensation?.status === 'committed' ? (
+          <p className="call-undone" data-testid="compensation-output">
+            <span className="call-output-label">Undone by</span>{' '}
+            <code>{outputText(call.compensation.output)}</code>
           </p>
         ) : null}
       </ToolCallStatus>
