@@ -52,6 +52,8 @@ const PARTS = [
   '.call-status [data-toolgate="label"]',
   '.call-status [data-toolgate="actions"]',
   '.call-status [data-toolgate="approvals"]',
+  '.call-status [data-toolgate="undo"]',
+  '.call-status [data-toolgate="settle"]',
   '.call-edit',
   '[data-testid="policy"]',
   '[data-testid="state-verdict"]',
@@ -62,7 +64,7 @@ for (const colorScheme of ['light', 'dark'] as const) {
     test.describe(`${width} px, ${colorScheme}`, () => {
       test.use({ viewport: { width, height: 900 }, colorScheme });
 
-      test('nothing is drawn over anything else: a wire approved by two, a budget refusal, a call waiting while the server is away', async ({
+      test('nothing is drawn over anything else: a wire approved by two, a budget refusal, a refunded card payment, a call waiting while the server is away', async ({
         page,
         playground,
       }, testInfo) => {
@@ -92,6 +94,15 @@ for (const colorScheme of ['light', 'dark'] as const) {
         );
         await look('wire-done');
 
+        await playground.run('A payment whose answer was lost', /card on file/);
+        await playground.settled();
+        await playground.status(0).getByRole('button', { name: 'Refund' }).click();
+        await expect(playground.status(0).locator('[data-toolgate="compensation"]')).toHaveAttribute(
+          'data-status',
+          'committed',
+        );
+        await look('refunded');
+
         await playground.run('Transfers past the chat’s budget', /\$45 to sam@example\.com/);
         await expect(playground.status(1)).toHaveAttribute('data-reason', 'budget_exceeded');
         await expect(playground.status(0)).toHaveAttribute('data-status', 'awaiting_approval');
@@ -105,7 +116,7 @@ for (const colorScheme of ['light', 'dark'] as const) {
         });
         await look('offline');
 
-        expect(seen).toEqual({ 'wire-waiting': [], 'wire-done': [], budget: [], offline: [] });
+        expect(seen).toEqual({ 'wire-waiting': [], 'wire-done': [], budget: [], refunded: [], offline: [] });
       });
     });
   }
