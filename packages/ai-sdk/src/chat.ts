@@ -73,7 +73,9 @@ export interface ToolgateChat<
    * then answers the messages with every tool part as the ledger has it: its input, its output or
    * the reason it has none. Parts of calls this session does not hold are left out. What the
    * client sent as inputs, outputs and approvals is never used as such. Rejects with a TypeError
-   * when `messages` is not an array, and with a `LedgerError` when the ledger can't be reached.
+   * when `messages` is not an array or carries approvals streamText signed (remove
+   * `experimental_toolApprovalSecret` from it; nothing is applied), and with a `LedgerError` when
+   * the ledger can't be reached.
    */
   readonly messages: <M extends UIMessage>(messages: readonly M[]) => Promise<M[]>;
   /**

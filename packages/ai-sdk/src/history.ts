@@ -26,6 +26,7 @@ export async function answerHistory(state: ChatState, messages: unknown): Promis
       "chat.messages: pass the UI messages useChat sent (the request body's `messages` array).",
     );
   }
+  if (messages.some(signsApprovals)) throw new TypeError(APPROVAL_SECRET);
   let ledger = await state.view.calls();
   const refusals = await applyAnswers(state, messages, ledger);
   if (refusals.decided) ledger = await state.view.calls();
@@ -59,6 +60,25 @@ export async function answerHistory(state: ChatState, messages: unknown): Promis
   }
   state.history = answered;
   return answered;
+}
+
+/** Why a history whose approvals the SDK signed is refused before anything in it is applied. */
+const APPROVAL_SECRET =
+  'chat.messages: streamText signs tool approvals here (experimental_toolApprovalSecret is set). ' +
+  'Remove experimental_toolApprovalSecret from streamText: the ledger already binds each approval to the ' +
+  'input the person saw and runs it once, and the SDK would refuse every approval toolgate answers ' +
+  '("missing signature"). Nothing was applied.';
+
+/** A message with a tool part whose approval the SDK signed: only an approval secret makes it do that. */
+function signsApprovals(message: unknown): boolean {
+  if (!isAssistant(message)) return false;
+  return (message['parts'] as unknown[]).some(
+    (part) =>
+      readToolPart(part) !== undefined &&
+      isRecord(part) &&
+      isRecord(part['approval']) &&
+      typeof part['approval']['signature'] === 'string',
+  );
 }
 
 /**

@@ -47,5 +47,13 @@ export function outcomeTextOf(record: ToolCallRecord): string {
  * writer.merge(result.toUIMessageStream({ onError: toolErrorText }));
  */
 export function toolErrorText(error: unknown): string {
-  return error instanceof ToolCallOutcomeError ? error.message : 'An error occurred.';
+  if (error instanceof ToolCallOutcomeError) return error.message;
+  // streamText's own check, left on beside toolgate's: say what to change rather than mask it.
+  if (
+    error instanceof Error &&
+    error.name === 'AI_InvalidToolApprovalSignatureError' &&
+    error.message.endsWith('missing signature')
+  )
+    return 'Tool approvals fail: remove experimental_toolApprovalSecret from streamText (toolgate binds each approval to its input).';
+  return 'An error occurred.';
 }

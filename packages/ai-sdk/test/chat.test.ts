@@ -88,6 +88,34 @@ describe('toolgateChat under streamText and useChat, over HTTP', () => {
     expect((await app.gate.verify()).ok).toBe(true);
   });
 
+  it('refuses, saying why, an approval streamText signed: experimental_toolApprovalSecret must be removed, and nothing runs', async () => {
+    const { model } = scriptedModel(transferCall('call_1'), { text: 'Sent.' });
+    const app = await startApp(model, { approvalSecret: 'an app secret' });
+    const chat = new NodeChat(app.server.url, 'alice', 'chat_1');
+    await chat.say('Send Bob 12.50');
+    expect(chat.toolParts()).toMatchObject([{ state: 'approval-requested' }]);
+
+    await chat.answer('call_1', true);
+    expect(app.server.errors).toHaveLength(1);
+    expect(String(app.server.errors[0])).toMatch(/Remove experimental_toolApprovalSecret from streamText/);
+    expect(app.effects.transfers).toEqual([]);
+    expect(await app.gate.get('call_1')).toMatchObject({ status: 'awaiting_approval' });
+
+    // A client that drops the signature gets past that check to streamText's own, and the page is
+    // told what to change rather than "An error occurred."
+    const approving = chat.requests.at(-1) as {
+      messages: { parts: { approval?: { signature?: string } }[] }[];
+    };
+    for (const part of approving.messages.flatMap((message) => message.parts))
+      delete part.approval?.signature;
+    const response = await fetch(app.server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-user': 'alice' },
+      body: JSON.stringify(approving),
+    });
+    expect(await response.text()).toMatch(/remove experimental_toolApprovalSecret from streamText/);
+  });
+
   it('keeps a call waiting across a server restart, and the approval after it runs the call once', async () => {
     const { model } = scriptedModel(transferCall('call_1'), { text: 'Sent.' });
     const app = await startApp(model);

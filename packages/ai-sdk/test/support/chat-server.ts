@@ -11,16 +11,35 @@ export interface ChatServer {
   model: LanguageModel;
   /** The gate the next requests use (a test swaps it to play a restart). */
   gate: ServerGate;
+  /** What the route threw, as the server's log would show it. */
+  readonly errors: unknown[];
   readonly close: () => Promise<void>;
+}
+
+export interface ChatServerOptions {
+  /** Left on streamText beside toolgate, as an app adopting it might. */
+  readonly approvalSecret?: string;
 }
 
 /**
  * The AI SDK's chat route, adopted with toolgate, on a real port. The principal is the `x-user`
  * header, standing in for the app's session cookie.
  */
-export async function startChatServer(gate: ServerGate, model: LanguageModel): Promise<ChatServer> {
-  const state = { gate, model };
+export async function startChatServer(
+  gate: ServerGate,
+  model: LanguageModel,
+  options: ChatServerOptions = {},
+): Promise<ChatServer> {
+  const state = { gate, model, errors: [] as unknown[] };
   const handler = async (request: Request): Promise<Response> => {
+    try {
+      return await route(request);
+    } catch (error) {
+      state.errors.push(error);
+      return new Response('Internal Server Error', { status: 500 });
+    }
+  };
+  const route = async (request: Request): Promise<Response> => {
     const user = request.headers.get('x-user');
     if (user === null || user === '') return new Response('who are you?', { status: 401 });
     const body = (await request.json()) as { id: string; messages: never[] };
@@ -30,6 +49,9 @@ export async function startChatServer(gate: ServerGate, model: LanguageModel): P
       tools: chat.tools,
       messages: await convertToModelMessages(await chat.messages(body.messages)),
       stopWhen: stepCountIs(5),
+      ...(options.approvalSecret === undefined
+        ? {}
+        : { experimental_toolApprovalSecret: options.approvalSecret }),
     });
     return chat.toUIMessageStreamResponse(result);
   };

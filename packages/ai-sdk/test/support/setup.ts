@@ -1,7 +1,7 @@
 import { createServerGate, type Ledger, type ServerGate } from '@toolgate/server';
 import type { LanguageModel } from 'ai';
 import { afterEach } from 'vitest';
-import { startChatServer, type ChatServer } from './chat-server.ts';
+import { startChatServer, type ChatServer, type ChatServerOptions } from './chat-server.ts';
 import { freshStore, type Store } from './stores.ts';
 import { createTools, newEffects, type Effects } from './tools.ts';
 
@@ -35,11 +35,11 @@ export async function openGate(effects: Effects, store?: Store) {
 }
 
 /** A chat server over a fresh ledger, with the tools' effects to count. */
-export async function startApp(model: LanguageModel): Promise<App> {
+export async function startApp(model: LanguageModel, options: ChatServerOptions = {}): Promise<App> {
   const store = await freshStore();
   const effects = newEffects();
   let { ledger, gate } = await openGate(effects, store);
-  const server = await startChatServer(gate, model);
+  const server = await startChatServer(gate, model, options);
   open.servers.push(server);
   const app: App = {
     server,
