@@ -32,7 +32,7 @@ export const processPayment = defineTool({
 
 export const serverGate = createServerGate({
   tools: [processPayment],
-  ledger: await sqliteLedger({ path: '.data/toolgate.db' }),
+  ledger: await sqliteLedger({ path: 'toolgate.db' }),
 });
 
 // The route.
