@@ -23,7 +23,7 @@ const describe = (violations: AxeResults['violations']) =>
     .join('\n');
 
 for (const colorScheme of ['light', 'dark'] as const) {
-  test(`axe finds no violations in the ${colorScheme} theme: empty, after committed and rejected calls, a card payment to refund, awaiting approval`, async ({
+  test(`axe finds no violations in the ${colorScheme} theme: empty, after committed and rejected calls, a card payment to refund, awaiting approval, a payment held for a person`, async ({
     page,
     playground,
   }, testInfo) => {
@@ -43,5 +43,9 @@ for (const colorScheme of ['light', 'dark'] as const) {
     await expect(playground.status(0)).toHaveAttribute('data-status', 'awaiting_approval');
     expect(describe(await axeViolations(page))).toBe('');
     await playground.screenshot(`axe-${colorScheme}`, testInfo);
+
+    await playground.run('A payment nobody can confirm', /backup card/);
+    await expect(playground.status(0).getByRole('button', { name: 'It went through' })).toBeVisible();
+    expect(describe(await axeViolations(page))).toBe('');
   });
 }

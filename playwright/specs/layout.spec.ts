@@ -64,7 +64,7 @@ for (const colorScheme of ['light', 'dark'] as const) {
     test.describe(`${width} px, ${colorScheme}`, () => {
       test.use({ viewport: { width, height: 900 }, colorScheme });
 
-      test('nothing is drawn over anything else: a wire approved by two, a budget refusal, a refunded card payment, a call waiting while the server is away', async ({
+      test('nothing is drawn over anything else: a wire approved by two, a budget refusal, a refunded card payment, a payment held for a person, a call waiting while the server is away', async ({
         page,
         playground,
       }, testInfo) => {
@@ -103,6 +103,10 @@ for (const colorScheme of ['light', 'dark'] as const) {
         );
         await look('refunded');
 
+        await playground.run('A payment nobody can confirm', /backup card/);
+        await expect(playground.status(0).getByRole('button', { name: 'It went through' })).toBeVisible();
+        await look('held');
+
         await playground.run('Transfers past the chat’s budget', /\$45 to sam@example\.com/);
         await expect(playground.status(1)).toHaveAttribute('data-reason', 'budget_exceeded');
         await expect(playground.status(0)).toHaveAttribute('data-status', 'awaiting_approval');
@@ -116,7 +120,14 @@ for (const colorScheme of ['light', 'dark'] as const) {
         });
         await look('offline');
 
-        expect(seen).toEqual({ 'wire-waiting': [], 'wire-done': [], budget: [], refunded: [], offline: [] });
+        expect(seen).toEqual({
+          'wire-waiting': [],
+          'wire-done': [],
+          budget: [],
+          refunded: [],
+          held: [],
+          offline: [],
+        });
       });
     });
   }

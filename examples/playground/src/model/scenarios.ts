@@ -35,6 +35,7 @@ export type ScenarioId =
   | 'parallel'
   | 'tool-throws'
   | 'lost-answer'
+  | 'held-payment'
   | 'browser-tool'
   | 'guard'
   | 'flood';
@@ -346,6 +347,36 @@ export const SCENARIOS: readonly Scenario[] = [
               }`,
             (reply) => didNotGoThrough('card payment', reply, 'Check the provider before you try again.'),
           ),
+  },
+  {
+    id: 'held-payment',
+    title: 'A payment nobody can confirm',
+    prompt: 'Pay $12.50 with my backup card.',
+    shows:
+      'The provider records the charge and the answer is lost, and the provider cannot look the charge up either. Nobody can tell, so the call is held for you and never run again by itself; the model waits. Check the charge under “At the payment provider”, then settle it on the card: the output you found, or “It did not happen — run again”.',
+    script: (view) => {
+      if (view.step === 0) {
+        return {
+          content: 'Charging $12.50 to your backup card.',
+          calls: [
+            call(view, 0, 'pay_by_card', {
+              amount_cents: 1250,
+              currency: 'USD',
+              payment_method: 'pm_card_provider_down',
+            }),
+          ],
+        };
+      }
+      const reply = view.replies[0];
+      return closing(
+        reply,
+        (content) =>
+          `Paid: charge ${String(readJson(content).charge)} for ${dollars(readJson(content).amount_cents)}${
+            / checked and settled it as done\./.test(content) ? ', as you confirmed at the provider' : ''
+          }. I will not charge it again.`,
+        (failed) => didNotGoThrough('card payment', failed, 'Check the provider before you try again.'),
+      );
+    },
   },
   {
     id: 'browser-tool',

@@ -1,0 +1,46 @@
+import { expect, test } from '../playground.ts';
+
+test('a payment nobody can confirm is held for a person, who checks the provider and settles it on the card', async ({
+  playground,
+}, testInfo) => {
+  await playground.run('A payment nobody can confirm', 'Pay $12.50 with my backup card.');
+
+  const status = playground.status(0);
+  await expect(status.locator('[data-toolgate="state"]')).toHaveText('Outcome unknown — check, then settle');
+  await expect(status).toHaveAttribute('data-status', 'executing');
+  await expect(status.getByRole('button', { name: 'Cancel' })).toHaveCount(0);
+  // Nothing runs it again by itself: the model waits for the person's word.
+  await expect(playground.chat).toHaveAttribute('data-busy', 'true');
+  // The provider recorded one charge; the page's person reads its id there, as in a dashboard.
+  const charge = playground.page.getByTestId('provider-charges').getByTestId('provider-charge');
+  await expect(charge).toHaveCount(1);
+  await expect(charge).toContainText('$12.50 · pm_card_provider_down · paid');
+  const id = await charge.locator('code').textContent();
+  await playground.screenshot('held-payment', testInfo);
+
+  const output = status.getByLabel('What the tool returned (JSON)');
+  const wentThrough = status.getByRole('button', { name: 'It went through' });
+  // Not an output the tool returns: the server refuses it, in words, and the call stays held.
+  await output.fill(`{"charge": "${id}"}`);
+  await wentThrough.click();
+  await expect(status.locator('[data-toolgate="refusal"]')).toHaveAttribute('data-code', 'invalid_output');
+  await expect(status.locator('[data-toolgate="refusal"]')).toContainText(
+    'Not settled: the output you gave is not one this tool returns',
+  );
+  await expect(status).toHaveAttribute('data-status', 'executing');
+
+  await output.fill(`{"charge": "${id}", "amount_cents": 1250, "currency": "USD"}`);
+  await status.getByLabel('How you know').fill(`${id} is at the provider`);
+  await wentThrough.click();
+  await expect(status).toHaveAttribute('data-status', 'committed');
+  await expect(status.locator('[data-toolgate="evidence"]')).toHaveText(/^\(settled by visitor-[0-9a-f]+\)$/);
+  await expect(playground.calls.nth(0).locator('.call-output')).toContainText(`"charge":"${id}"`);
+  // Settled, never run again: still one charge at the provider.
+  await expect(charge).toHaveCount(1);
+  await expect(status.getByRole('button', { name: 'Refund' })).toBeVisible();
+  await playground.settled();
+  await expect(playground.assistantTexts.last()).toHaveText(
+    `Paid: charge ${id} for $12.50, as you confirmed at the provider. I will not charge it again.`,
+  );
+  await playground.screenshot('held-payment-settled', testInfo);
+});
