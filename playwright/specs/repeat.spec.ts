@@ -68,8 +68,13 @@ const PROMISES: Record<string, Promise_> = {
       expect(playground.transcript.locator('.notice[data-tone="guard"]')).toHaveCount(1),
   },
   'A flood of 200 calls': {
-    then: async (_, page) =>
-      expect(page.getByTestId('turn-summary')).toHaveText('180 committed · 20 rejected', { timeout: 30_000 }),
+    then: async (_, page) => {
+      const summary = page.getByTestId('turn-summary');
+      await expect(summary).toHaveText('180 committed · 20 rejected', { timeout: 30_000 });
+      // The summary is the ledger's, not the page's memory: a reload shows it again.
+      await page.reload();
+      await expect(summary).toHaveText('180 committed · 20 rejected');
+    },
   },
 };
 

@@ -1,5 +1,5 @@
 import type { ToolGate } from '@toolgate/core';
-import { ToolGateProvider, useToolGate } from '@toolgate/react';
+import { ToolGateProvider, useToolCallIds, useToolGate } from '@toolgate/react';
 import { memo, useMemo, useRef, type ReactElement } from 'react';
 import { useStore } from 'zustand';
 import type { AuditFeed } from '../chat/audit-feed.ts';
@@ -148,11 +148,13 @@ const ORDER = [
 /**
  * Counts a big turn's calls by status. It follows the audit feed, which moves once per frame,
  * rather than every transition of every call: with 200 calls in flight that is the difference
- * between a few hundred recounts and tens of thousands.
+ * between a few hundred recounts and tens of thousands. After a reload the feed can be read before
+ * the gate has mirrored the calls (both come from the server), so it recounts as calls arrive too.
  */
 function TurnSummary({ ids, audit }: { ids: readonly string[]; audit: AuditFeed }): ReactElement {
   const gate = useToolGate();
   const events = useStore(audit, (state) => state.events.length);
+  const known = useToolCallIds().length;
   const summary = useMemo(() => {
     const counts = new Map<string, number>();
     for (const id of ids) {
@@ -164,7 +166,7 @@ function TurnSummary({ ids, audit }: { ids: readonly string[]; audit: AuditFeed 
       .join(' · ');
     // `events` is the clock: every transition adds an audit event.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [gate, ids, events]);
+  }, [gate, ids, events, known]);
   return (
     <p className="turn-summary" data-testid="turn-summary">
       {summary}
