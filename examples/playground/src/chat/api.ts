@@ -24,6 +24,17 @@ export type ModelSettings =
 /** Where the server mounted `toolgateHandler`. */
 export const TOOLGATE_URL = '/api/toolgate';
 
+/** The playground's server said no: its message, and its code (`busy`, `left`…) when it gave one. */
+export class ApiRefusal extends Error {
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+  ) {
+    super(message);
+    this.name = 'ApiRefusal';
+  }
+}
+
 async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
   const response = await fetch(`/api${path}`, {
     method,
@@ -35,9 +46,10 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
   const text = await response.text();
   const parsed: unknown = text === '' ? {} : JSON.parse(text);
   if (!response.ok) {
-    const error = (parsed as { error?: { message?: unknown } }).error;
-    throw new Error(
+    const error = (parsed as { error?: { message?: unknown; code?: unknown } }).error;
+    throw new ApiRefusal(
       typeof error?.message === 'string' ? error.message : `the server answered ${response.status}`,
+      typeof error?.code === 'string' ? error.code : undefined,
     );
   }
   return parsed as T;

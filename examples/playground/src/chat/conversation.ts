@@ -6,7 +6,7 @@ import { createShopStore, type ShopStore } from '../shop/shop-store.ts';
 import { createShopTools, type ShopBackend } from '../shop/shop-tools.ts';
 import { pause } from '../shop/tool-timing.ts';
 import { actingHeaders } from './acting-as.ts';
-import { api, chatEventsUrl, TOOLGATE_URL, type ChatLoad } from './api.ts';
+import { api, ApiRefusal, chatEventsUrl, TOOLGATE_URL, type ChatLoad } from './api.ts';
 import { watchAudit, withPageMoves, type AuditFeed } from './audit-feed.ts';
 import { pageAnswers } from './page-answers.ts';
 import { watchVerdict, type VerdictStore } from './state-verdict.ts';
@@ -45,6 +45,8 @@ export interface Conversation {
   readonly audit: AuditFeed;
   /** Resolves once the server's event feed has sent its first snapshot: what commits after it reaches the shop. */
   readonly live: Promise<void>;
+  /** Settles when the visitor has left this chat for a newer one (started in another tab). */
+  readonly left: Promise<void>;
   readonly send: (text: string) => Promise<void>;
   readonly stop: () => void;
   /** Closes the feeds and stops every watcher; the conversation is not used again. */
@@ -79,8 +81,14 @@ export function openConversation(load: ChatLoad): Conversation {
     });
   });
 
+  // Settles once the visitor has left this chat for a new one, started in another tab: the page
+  // then shows that one, and this chat takes no more messages.
+  let markLeft!: () => void;
+  const left = new Promise<void>((resolve) => (markLeft = resolve));
+
   // The transcript, as the server's loop writes it: a snapshot on every (re)connection, then patches.
   const events = new EventSource(chatEventsUrl(chat.id));
+  events.addEventListener('left', () => markLeft());
   events.addEventListener('transcript', (event) =>
     transcript.setState(JSON.parse((event as MessageEvent<string>).data) as TranscriptState, true),
   );
@@ -180,6 +188,7 @@ export function openConversation(load: ChatLoad): Conversation {
     verdict: verdict.verdict,
     audit: audit.feed,
     live,
+    left,
     send: async (text) => {
       await live;
       transcript.setState({ busy: true });
@@ -187,6 +196,8 @@ export function openConversation(load: ChatLoad): Conversation {
         await api.send(chat.id, text);
       } catch (error) {
         transcript.setState({ busy: false });
+        // Left in another tab before this page heard of it: it follows, and the message is not sent.
+        if (error instanceof ApiRefusal && error.code === 'left') return markLeft();
         throw error;
       }
     },

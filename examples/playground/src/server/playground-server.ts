@@ -147,13 +147,23 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
    * still open there is cancelled through the gate, so that nothing waits for an approval nobody
    * can give. Resolves with what the new chat should say about them, if anything was open.
    */
-  async function leave(principal: string): Promise<string | undefined> {
+  /** The chat the visitor has open: the last one started, in whichever tab. */
+  async function currentChatOf(principal: string): Promise<string | undefined> {
     const row = await store.db
       .selectFrom('playground_visitors')
       .select('chat')
       .where('principal', '=', principal)
       .executeTakeFirst();
-    const chat = row === undefined ? undefined : await chatById(row.chat);
+    return row?.chat;
+  }
+
+  // The pages still showing a chat, told when the visitor leaves it for a new one (in another tab):
+  // a page left on an abandoned chat could go on proposing there, unreachable from any other.
+  const leftListeners = new Map<string, Set<(current: string) => void>>();
+
+  async function leave(principal: string): Promise<string | undefined> {
+    const id = await currentChatOf(principal);
+    const chat = id === undefined ? undefined : await chatById(id);
     if (chat === undefined) return undefined;
     const open = (await gate.calls(chat.id, principal)).filter((call) => !isTerminal(call.status));
     const reason = 'the visitor started a new chat';
@@ -260,15 +270,10 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
   /** The conversation this browser has open (a new one when it has none). */
   app.get('/chat', async (c) => {
     const principal = visitor(c);
-    const row = await store.db
-      .selectFrom('playground_visitors')
-      .select('chat')
-      .where('principal', '=', principal)
-      .executeTakeFirst();
+    const id = await currentChatOf(principal);
     const pace = readPace(c.req.query('pace'));
     const chat =
-      (row === undefined ? undefined : await chatById(row.chat)) ??
-      (await newChat(principal, pace, 'scripted'));
+      (id === undefined ? undefined : await chatById(id)) ?? (await newChat(principal, pace, 'scripted'));
     return c.json(await load(chat));
   });
 
@@ -276,6 +281,7 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
   app.post('/chat', async (c) => {
     const principal = visitor(c);
     const body = await readJson(c);
+    const left = await currentChatOf(principal);
     const notice = await leave(principal);
     const chat = await newChat(
       principal,
@@ -283,11 +289,18 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
       body['mode'] === 'remote' ? 'remote' : 'scripted',
       notice,
     );
+    for (const tell of leftListeners.get(left ?? '') ?? []) tell(chat.id);
     return c.json(await load(chat));
   });
 
   app.post('/chat/:id/messages', async (c) => {
     const chat = await ownChat(c);
+    if ((await currentChatOf(chat.principal)) !== chat.id)
+      throw new ApiError(
+        409,
+        'left',
+        'this chat was left for a newer one, started in another tab or window; continue there',
+      );
     const text = (await readJson(c))['text'];
     if (typeof text !== 'string' || text.trim() === '')
       throw new ApiError(400, 'malformed', 'send { "text": "…" }, a message of 1 or more characters');
@@ -388,7 +401,14 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
       const heartbeat = setInterval(() => void stream.write(': heartbeat\n\n').catch(() => done()), 10_000);
       feeds.add(done);
       stream.onAbort(done);
+      const tell = (current: string) => void write('left', { chat: current });
+      const listeners = leftListeners.get(chat.id) ?? new Set();
+      leftListeners.set(chat.id, listeners.add(tell));
+      const current = await currentChatOf(chat.principal);
+      if (current !== chat.id && current !== undefined) tell(current);
       await ended;
+      listeners.delete(tell);
+      if (listeners.size === 0) leftListeners.delete(chat.id);
       feeds.delete(done);
       unsubscribe();
       clearTimeout(timer);

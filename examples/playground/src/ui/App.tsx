@@ -76,6 +76,32 @@ export function App(): ReactElement {
     [show],
   );
 
+  // A chat left in another tab (its New chat, or a scenario picked there): this tab follows to the
+  // chat the visitor has open now, rather than staying where nothing it does can be seen again.
+  useEffect(() => {
+    if (conversation === undefined) return;
+    let shown = true;
+    // A chat this tab is leaving itself (New chat, a scenario) is left too: that is already handled.
+    const since = opening.current;
+    void conversation.left.then(async () => {
+      if (!shown || opening.current !== since) return;
+      const attempt = ++opening.current;
+      try {
+        const load = await api.current(pace);
+        if (attempt !== opening.current) return;
+        setScenario(undefined);
+        show(openConversation(load));
+      } catch (error) {
+        setProblem(
+          `The playground's server could not be reached: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+    });
+    return () => {
+      shown = false;
+    };
+  }, [conversation, show]);
+
   const mode: ChatMode = picked ?? conversation?.mode ?? 'scripted';
 
   const pick = (picked: Scenario) => {
