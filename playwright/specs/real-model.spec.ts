@@ -97,6 +97,7 @@ test('your model is called from the server: parallel calls from an OpenAI-compat
       'transfer_funds',
       'wire_funds',
       'track_order',
+      'pay_by_card',
       'show_product',
     ]);
   }

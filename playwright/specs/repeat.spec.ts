@@ -67,6 +67,14 @@ const PROMISES: Record<string, Promise_> = {
     then: async (playground) =>
       expect(playground.transcript.locator('.notice[data-tone="guard"]')).toHaveCount(1),
   },
+  'A payment whose answer was lost': {
+    ends: ['committed'],
+    // Settled on the provider's evidence, and charged once, however often it is picked.
+    then: async (playground, page) => {
+      await expect(playground.status(0).locator('[data-toolgate="evidence"]')).toBeVisible();
+      await expect(page.getByTestId('provider-charge-count')).toHaveText('1 charge');
+    },
+  },
   'A flood of 200 calls': {
     then: async (_, page) => {
       const summary = page.getByTestId('turn-summary');
