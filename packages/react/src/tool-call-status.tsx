@@ -166,44 +166,53 @@ export const ToolCallStatus = memo(
 );
 
 /**
- * The tool's name and the call's status in words (`Denied` for a call a person denied). The
- * action buttons point at it with `aria-describedby`. Children replace the default text.
+ * The tool's name and the call's status in words (`Denied` for a call a person denied, "Outcome
+ * unknown — check, then settle" for one held in doubt), and, for a call committed without its
+ * run's own answer, on whose word: "(settled on evidence from the system it called)" or "(settled
+ * by …)", the person named by `nameOf`. The action buttons point at it with `aria-describedby`.
+ * Children replace the default text.
  *
  * @example
  * <ToolCallStatus id={id}>
  *   <ToolCallStatusLabel />
  * </ToolCallStatus>
  */
-export const ToolCallStatusLabel = forwardRef<HTMLSpanElement, ComponentPropsWithoutRef<'span'>>(
-  function ToolCallStatusLabel({ children, ...props }, ref) {
-    const { call, labels, labelId } = usePart('ToolCallStatusLabel');
-    if (call === undefined) return null;
-    return (
-      <span data-toolgate="label" {...props} id={labelId} ref={ref}>
-        {children ?? (
-          <>
-            <span data-toolgate="tool">{text(call.name) || 'Tool call'}</span>{' '}
-            <span data-toolgate="state">
-              {wordFor(
-                labels,
-                call.reason?.code === 'approval_denied' ? 'denied' : isHeld(call) ? 'held' : call.status,
-              )}
-            </span>
-            <Evidence call={call} labels={labels} />
-          </>
-        )}
-      </span>
-    );
-  },
-);
+export const ToolCallStatusLabel = forwardRef<
+  HTMLSpanElement,
+  ComponentPropsWithoutRef<'span'> & {
+    /** Turns the principal who settled a call held in doubt into the words shown ("settled by …"). */
+    readonly nameOf?: (principal: string) => string;
+  }
+>(function ToolCallStatusLabel({ children, nameOf, ...props }, ref) {
+  const { call, labels, labelId } = usePart('ToolCallStatusLabel');
+  if (call === undefined) return null;
+  return (
+    <span data-toolgate="label" {...props} id={labelId} ref={ref}>
+      {children ?? (
+        <>
+          <span data-toolgate="tool">{text(call.name) || 'Tool call'}</span>{' '}
+          <span data-toolgate="state">
+            {wordFor(
+              labels,
+              call.reason?.code === 'approval_denied' ? 'denied' : isHeld(call) ? 'held' : call.status,
+            )}
+          </span>
+          <Evidence call={call} labels={labels} nameOf={nameOf} />
+        </>
+      )}
+    </span>
+  );
+});
 
 /** On whose word a committed call was settled, when its run's own answer was lost. */
 function Evidence({
   call,
   labels,
+  nameOf,
 }: {
   readonly call: ToolCallRecord;
   readonly labels: ToolCallStatusLabels;
+  readonly nameOf: ((principal: string) => string) | undefined;
 }): ReactNode {
   const evidence: unknown = call.status === 'committed' ? call.evidence : undefined;
   if (typeof evidence !== 'object' || evidence === null) return null;
@@ -212,7 +221,7 @@ function Evidence({
     source === 'person'
       ? wordFor(labels, 'evidencePerson')
           .split('{by}')
-          .join(text(by) ?? 'a person')
+          .join(typeof by === 'string' ? nameFor(nameOf, by) : 'a person')
       : wordFor(labels, 'evidenceDownstream');
   return (
     <>

@@ -239,7 +239,7 @@ describe('<ToolCallStatus> for a call held in doubt (a real server gate)', () =>
     render(
       <ToolGateProvider gate={gate}>
         <ToolCallStatus pressDelayMs={0} id="p1">
-          <ToolCallStatusLabel />
+          <ToolCallStatusLabel nameOf={(principal) => (principal === 'alice' ? 'Alice (ops)' : principal)} />
           <ToolCallStatusRefusal />
           <ToolCallStatusSettle>
             {({ doubt, ready, committed }) => (
@@ -259,7 +259,7 @@ describe('<ToolCallStatus> for a call held in doubt (a real server gate)', () =>
     );
     await userEvent.setup().click(screen.getByRole('button', { name: 'Charged' }));
     await moved(gate, (call) => call?.status === 'committed');
-    expect(screen.getByRole('status')).toHaveTextContent('pay Done (settled by alice)');
+    expect(screen.getByRole('status')).toHaveTextContent('pay Done (settled by Alice (ops))');
     expect(sent.map((request) => request.body)).toEqual([
       { outcome: 'committed', output: { charge: 'ch_o_1', amount_cents: 1250 }, note: 'checked' },
     ]);
@@ -294,6 +294,41 @@ describe('Undo for a committed call (a real server gate)', () => {
       status: 'committed',
       output: { refund: 're_ch_o_1' },
     });
+  });
+
+  it('ignores a press on Undo in the first 500 ms after it appears', async () => {
+    const { pay, refunds } = payment(['ok']);
+    const { server, gate, sent } = await mirror(pay);
+    await server.run(
+      { id: 'p1', name: 'pay', arguments: { order: 'o_1', amount_cents: 1250 } },
+      { session: 's1', principal: 'alice' },
+    );
+    await moved(gate, (call) => call?.status === 'committed');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      render(
+        <ToolGateProvider gate={gate}>
+          <ToolCallStatus id="p1" />
+        </ToolGateProvider>,
+      );
+      const undo = screen.getByRole('button', { name: 'Undo' });
+      expect(undo).toHaveAttribute('aria-disabled', 'true');
+      act(() => undo.click());
+      act(() => void vi.advanceTimersByTime(499));
+      act(() => undo.click());
+      expect(gate.requestOf('p1')).toBeUndefined();
+      act(() => void vi.advanceTimersByTime(1));
+      expect(undo).not.toHaveAttribute('aria-disabled');
+      act(() => undo.click());
+      // Sent at once: the request is on its way, and the button says so.
+      expect(gate.requestOf('p1')).toEqual({ action: 'compensate', state: 'sending' });
+      expect(screen.getByRole('button', { name: 'Undoing…' })).toHaveAttribute('aria-busy', 'true');
+    } finally {
+      vi.useRealTimers();
+    }
+    await moved(gate, (call) => call?.compensation?.status === 'committed');
+    expect(sent).toEqual([{ path: '/api/toolgate/calls/p1/compensate', body: {} }]);
+    expect(refunds).toEqual(['ch_o_1']);
   });
 
   it("shows no Undo when the page's definition of the tool has no compensate, and a refusal in words when the server has none", async () => {

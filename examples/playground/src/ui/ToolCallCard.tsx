@@ -152,7 +152,7 @@ export const ToolCallCard = memo(function ToolCallCard({
         <ToolCallStatusInput className="call-args" aria-label="Arguments">
           {(input) => JSON.stringify(input)}
         </ToolCallStatusInput>
-        <ToolCallStatusLabel />
+        <ToolCallStatusLabel nameOf={personOf} />
         <ToolCallStatusActions />
         <ToolCallStatusReason>{reasonWords(call)}</ToolCallStatusReason>
         <ToolCallStatusApprovals className="call-approvals" nameOf={personOf} />
