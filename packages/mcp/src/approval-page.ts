@@ -10,8 +10,8 @@ import { toolgateHandler, type ServerGate } from '@toolgate/server';
 
 /** The approval page as it runs. */
 export interface ApprovalPage {
-  /** `http://127.0.0.1:<port>/?token=…`: the link a person opens (the gateway prints it on stderr). */
-  readonly url: string;
+  /** Each approver's `http://127.0.0.1:<port>/?token=…`: the link they open (the gateway prints them on stderr). */
+  readonly urls: Readonly<Record<string, string>>;
   /** The page's address without its token, for text a model reads. */
   readonly origin: string;
   readonly close: () => Promise<void>;
@@ -21,7 +21,8 @@ export interface ApprovalPage {
 export interface ApprovalPageOptions {
   readonly gate: () => ServerGate;
   readonly session: string;
-  readonly principal: string;
+  /** Who may decide: each gets a token of their own, and a decision made with it is theirs. */
+  readonly approvers: readonly string[];
   readonly port: number;
   /** The built page (default: `page/` beside this module once built, or the package's `dist/page/`). */
   readonly assets?: string;
@@ -61,22 +62,29 @@ function defaultAssets(): string {
  * port can approve a call.
  */
 export async function startApprovalPage(options: ApprovalPageOptions): Promise<ApprovalPage> {
-  const token = randomBytes(24).toString('base64url');
+  const tokens = options.approvers.map((approver) => ({
+    approver,
+    token: randomBytes(24).toString('base64url'),
+  }));
   const assets = options.assets ?? defaultAssets();
-  const expected = Buffer.from(token);
-  const hasToken = (request: Request, url: URL): boolean => {
+  /** Whose token the request carries (`token=` in the query, or `Authorization: Bearer`), if anyone's. */
+  const holderOf = (request: Request): { approver: string; token: string } | undefined => {
+    const url = new URL(request.url);
     const bearer = /^Bearer (.+)$/.exec(request.headers.get('authorization') ?? '')?.[1];
     const given = Buffer.from(url.searchParams.get('token') ?? bearer ?? '');
-    return given.length === expected.length && timingSafeEqual(given, expected);
+    return tokens.find(({ token }) => {
+      const expected = Buffer.from(token);
+      return given.length === expected.length && timingSafeEqual(given, expected);
+    });
   };
   let handler: ((request: Request) => Promise<Response>) | undefined;
   let handlerGate: ServerGate | undefined;
   const api = (request: Request) => {
     const gate = options.gate();
     if (handler === undefined || handlerGate !== gate) {
-      // The token was checked before: whoever holds it is the person this gateway acts for.
+      // The token was checked before: whoever holds one is the approver it was made for.
       handler = toolgateHandler(gate, {
-        authenticate: () => options.principal,
+        authenticate: (request) => holderOf(request)?.approver ?? null,
         basePath: API,
         onError: options.onError,
       });
@@ -93,7 +101,8 @@ export async function startApprovalPage(options: ApprovalPageOptions): Promise<A
       return text(421, 'This page answers only at its loopback address (127.0.0.1).');
     }
     const isApi = url.pathname === API || url.pathname.startsWith(`${API}/`);
-    if (!hasToken(request, url)) {
+    const holder = holderOf(request);
+    if (holder === undefined) {
       if (isApi)
         return json(401, {
           error: {
@@ -109,7 +118,8 @@ export async function startApprovalPage(options: ApprovalPageOptions): Promise<A
     }
     if (isApi) return api(request);
     if (request.method !== 'GET' && request.method !== 'HEAD') return text(405, 'Only GET is served here.');
-    if (url.pathname === '/' || url.pathname === '/index.html') return page(assets, options.session, token);
+    if (url.pathname === '/' || url.pathname === '/index.html')
+      return page(assets, options.session, holder.token);
     if (url.pathname.startsWith('/assets/')) return asset(assets, url.pathname);
     return text(404, 'Not found.');
   };
@@ -132,7 +142,7 @@ export async function startApprovalPage(options: ApprovalPageOptions): Promise<A
   port = (server.address() as AddressInfo).port;
   const origin = `http://127.0.0.1:${port}/`;
   return {
-    url: `${origin}?token=${token}`,
+    urls: Object.fromEntries(tokens.map(({ approver, token }) => [approver, `${origin}?token=${token}`])),
     origin,
     close: () =>
       new Promise<void>((resolve) => {

@@ -74,6 +74,7 @@ async function main(): Promise<number> {
     tools: config.tools,
     approvalPage: config.approvalPage,
     ...(config.principal === undefined ? {} : { principal: config.principal }),
+    ...(config.approvers === undefined ? {} : { approvers: config.approvers }),
     ...(config.approvalWaitMs === undefined ? {} : { approvalWaitMs: config.approvalWaitMs }),
     ...(config.timeoutMs === undefined ? {} : { timeoutMs: config.timeoutMs }),
     ...(config.leaseMs === undefined ? {} : { leaseMs: config.leaseMs }),
@@ -84,6 +85,8 @@ async function main(): Promise<number> {
     throw error;
   });
   say(`approve calls at ${gateway.approvalUrl}`);
+  for (const [approver, url] of Object.entries(gateway.approvalUrls))
+    if (approver !== gateway.principal) say(`approve calls as ${approver} at ${url}`);
 
   let stopping: Promise<void> | undefined;
   const stop = (code: number) => {

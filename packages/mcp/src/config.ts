@@ -67,6 +67,8 @@ export interface GatewayConfig {
   readonly approvalPage: { readonly port: number };
   /** Who approves, and whose calls these are (default: the user running the gateway). */
   readonly principal?: string;
+  /** More people who may approve, each with a page link of their own, so the ledger names who decided. */
+  readonly approvers?: readonly string[];
   /** How long a `tools/call` waits for a decision before it answers where to approve (default 10 s). */
   readonly approvalWaitMs?: number;
   /** How long an upstream may take on a call (default 5 minutes). */
@@ -93,6 +95,7 @@ const TOP_KEYS = new Set([
   'tools',
   'approvalPage',
   'principal',
+  'approvers',
   'approvalWaitMs',
   'timeoutMs',
   'leaseMs',
@@ -149,6 +152,7 @@ export function readGatewayConfig(text: string, directory: string): GatewayConfi
     throw new ConfigError('"approvalPage.port" must be a port number from 0 (any free port) to 65535');
 
   const principal = optionalString(top['principal'], 'principal');
+  const approvers = optionalNames(top['approvers'], 'approvers');
   const approvalWaitMs = optionalMs(top['approvalWaitMs'], 'approvalWaitMs', true);
   const timeoutMs = optionalMs(top['timeoutMs'], 'timeoutMs', false);
   const leaseMs = optionalMs(top['leaseMs'], 'leaseMs', false);
@@ -159,6 +163,7 @@ export function readGatewayConfig(text: string, directory: string): GatewayConfi
     tools,
     approvalPage: { port },
     ...(principal === undefined ? {} : { principal }),
+    ...(approvers === undefined ? {} : { approvers }),
     ...(approvalWaitMs === undefined ? {} : { approvalWaitMs }),
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
     ...(leaseMs === undefined ? {} : { leaseMs }),
@@ -249,6 +254,18 @@ function optionalString(value: unknown, where: string): string | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'string') throw new ConfigError(`"${where}" must be a string`);
   return value;
+}
+
+function optionalNames(value: unknown, where: string): string[] | undefined {
+  if (value === undefined) return undefined;
+  const names = Array.isArray(value) ? (value as unknown[]) : [];
+  const ok = (name: unknown): name is string =>
+    typeof name === 'string' && name.trim() !== '' && name.length <= 128 && !/\p{Cc}/u.test(name);
+  if (!Array.isArray(value) || !names.every(ok) || new Set(names).size !== names.length)
+    throw new ConfigError(
+      `"${where}" must be a list of distinct names (each 1 to 128 printable characters), e.g. ["bob", "carol"]`,
+    );
+  return names;
 }
 
 function optionalMs(value: unknown, where: string, zero: boolean): number | undefined {

@@ -29,6 +29,8 @@ export interface McpGatewayOptions {
   readonly ledger: Ledger;
   /** Whose calls these are and who approves them (default: the user running the gateway). */
   readonly principal?: string;
+  /** More people who may approve, each with a page link of their own (`approvalUrls`), so the ledger names who decided. */
+  readonly approvers?: readonly string[];
   /** Per tool (by the name the client sees): `approval: "never"` lets it run without a person. */
   readonly tools?: Readonly<Record<string, ToolPolicy>>;
   /** The approval page on 127.0.0.1 (default: any free port). */
@@ -67,8 +69,10 @@ export interface McpGateway {
   readonly newServer: () => Server;
   /** Streamable HTTP (`POST`/`GET`/`DELETE`), one MCP session per client: mount it at `/mcp`. */
   readonly streamableHttp: (request: Request) => Promise<Response>;
-  /** The approval page's link, with its token. */
+  /** The approval page's link, with its token: the principal's. */
   readonly approvalUrl: string;
+  /** Each approver's own link to the page (the principal's too): a decision made there is recorded as theirs. */
+  readonly approvalUrls: Readonly<Record<string, string>>;
   /** The server gate that decides every call (its ledger is the audit trail). */
   readonly gate: ServerGate;
   /** The session the gateway's calls are in. */
@@ -100,6 +104,7 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
   const log = options.log ?? ((line: string) => process.stderr.write(`toolgate-mcp: ${line}\n`));
   const principal = options.principal ?? defaultPrincipal();
   const session = `mcp:${principal}`;
+  const approvers = [principal, ...(options.approvers ?? []).filter((name) => name !== principal)];
   const policies = options.tools ?? {};
   const timeoutMs = options.timeoutMs ?? 300_000;
   const maxResultBytes = options.maxResultBytes ?? 16 * 1024 * 1024;
@@ -168,7 +173,7 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
     // The gateway's session holds the calls its clients ask (each as `<principal> via <client>`)
     // and the person it acts for sees and decides them: on the page, or in a client's dialog.
     canSee: (_principal, seen) => seen.id === session,
-    canApprove: (approver, call) => approver === principal && call.session === session,
+    canApprove: (approver, call) => approvers.includes(approver) && call.session === session,
     ...(options.leaseMs === undefined ? {} : { leaseMs: options.leaseMs }),
     onError: (error) => log(`ledger: ${(error as Error).message ?? String(error)}`),
   });
@@ -177,7 +182,7 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
     page = await startApprovalPage({
       gate: () => gate,
       session,
-      principal,
+      approvers,
       port: options.approvalPage?.port ?? 0,
       ...(options.approvalPage?.assets === undefined ? {} : { assets: options.approvalPage.assets }),
       onError: (error) => log(`approval page: ${(error as Error).message ?? String(error)}`),
@@ -232,7 +237,8 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
     server,
     newServer,
     streamableHttp: http.handle,
-    approvalUrl: page.url,
+    approvalUrl: page.urls[principal] ?? '',
+    approvalUrls: page.urls,
     gate,
     session,
     principal,

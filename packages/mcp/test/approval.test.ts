@@ -1,7 +1,7 @@
 import { sqliteLedger } from '@toolgate/server';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startGateway, testUpstream, scratch, textOf } from './support/gateway.ts';
+import { startGateway, testUpstream, scratch, textOf, waitFor } from './support/gateway.ts';
 import { approveOnPage, pageApi, pageCalls } from './support/page-api.ts';
 
 const note = { path: 'notes/today.md', text: 'buy milk' };
@@ -197,6 +197,57 @@ describe('a person approves, bound to the exact input', () => {
         ['validated', 'awaiting_approval', 'ada via toolgate-test'],
         ['awaiting_approval', 'executing', 'ada'],
         ['executing', 'committed', expect.any(String)],
+      ]);
+    } finally {
+      await ledger.close();
+    }
+  });
+
+  it('records each approver by the page link they used: one of their own per approver the config names', async () => {
+    const gateway = await gatewayWithNotes({ approvers: ['bob', 'carol'] });
+    // Printed right after the principal's own link, which the gateway was awaited for.
+    const printed = await waitFor(() => {
+      const found = [...gateway.stderr().matchAll(/approve calls as (\S+) at (\S+)/g)];
+      return found.length === 2 && found;
+    });
+    const links = Object.fromEntries(printed.map(([, name, url]) => [name, url]));
+    expect(Object.keys(links).sort()).toEqual(['bob', 'carol']);
+    expect(new Set([gateway.approvalUrl, links['bob'], links['carol']]).size).toBe(3);
+
+    for (const [id, text] of [
+      ['note-7', 'buy bread'],
+      ['note-8', 'buy jam'],
+    ] as const)
+      await gateway.client.callTool({
+        name: 'write_note',
+        arguments: { ...note, text },
+        _meta: { 'toolgate/callId': id },
+      });
+    const shown = await pageCalls(links['bob'] ?? '', 'mcp:ada');
+    const input = (id: string) => shown.find((call) => call.id === id)?.input;
+    expect((await approveOnPage(links['bob'] ?? '', 'note-7', input('note-7'))).status).toBe(200);
+    const denied = await pageApi(links['carol'] ?? '', '/calls/note-8/deny', { body: { reason: 'no jam' } });
+    expect(denied.status).toBe(200);
+    await gateway.client.callTool({
+      name: 'write_note',
+      arguments: { ...note, text: 'buy bread' },
+      _meta: { 'toolgate/callId': 'note-7' },
+    });
+    await gateway.close();
+
+    const ledger = await sqliteLedger({ path: join(gateway.dir, 'ledger.db') });
+    try {
+      const decisions = await ledger.read((db) =>
+        db
+          .selectFrom('toolgate_events')
+          .select(['call_id', 'to_status', 'actor'])
+          .where('from_status', '=', 'awaiting_approval')
+          .orderBy('seq')
+          .execute(),
+      );
+      expect(decisions.map((event) => [event.call_id, event.to_status, event.actor])).toEqual([
+        ['note-7', 'executing', 'bob'],
+        ['note-8', 'cancelled', 'carol'],
       ]);
     } finally {
       await ledger.close();

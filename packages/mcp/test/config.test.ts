@@ -45,6 +45,14 @@ describe('the config file', () => {
     ],
     [{ upstreams: files, ledgr: 'x.db' }, 'the config has an unknown key "ledgr"'],
     [
+      { upstreams: files, approvers: ['bob', 'bob'] },
+      '"approvers" must be a list of distinct names (each 1 to 128 printable characters), e.g. ["bob", "carol"]',
+    ],
+    [
+      { upstreams: files, approvers: 'bob' },
+      '"approvers" must be a list of distinct names (each 1 to 128 printable characters), e.g. ["bob", "carol"]',
+    ],
+    [
       { upstreams: { 'bad name': files.files } },
       'upstream name "bad name" must be 1 to 64 letters, digits, "_" or "-"',
     ],
