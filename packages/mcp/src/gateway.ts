@@ -123,17 +123,8 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
     };
   };
 
-  // An upstream's isError result is not in the ledger (a failed call keeps only its reason): it is
-  // kept here for the requests answering that call, the most recent ones only.
-  const upstreamErrors = new Map<string, Record<string, unknown>>();
-  const upstreamError = (callId: string, result: Record<string, unknown>) => {
-    upstreamErrors.delete(callId);
-    upstreamErrors.set(callId, result);
-    for (const oldest of upstreamErrors.keys()) {
-      if (upstreamErrors.size <= KEPT_UPSTREAM_ERRORS) break;
-      upstreamErrors.delete(oldest);
-    }
-  };
+  const upstreamErrors = keptUpstreamErrors();
+  const upstreamError = upstreamErrors.keep;
 
   const servers = new Set<Server>();
   let tools: readonly GatewayTool[] = [];
@@ -205,7 +196,7 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
     approvalWaitMs: options.approvalWaitMs ?? 10_000,
     elicitationTimeoutMs: options.elicitationTimeoutMs ?? 600_000,
     upstreamOf: (name) => tools.find((tool) => tool.name === name)?.upstream.name,
-    upstreamError: (callId) => upstreamErrors.get(callId),
+    upstreamError: upstreamErrors.get,
     watch,
     log,
   };
@@ -255,6 +246,25 @@ export async function createMcpGateway(options: McpGatewayOptions): Promise<McpG
 
 /** How many upstream `isError` results are kept for their calls' answers. */
 const KEPT_UPSTREAM_ERRORS = 64;
+
+/**
+ * An upstream's `isError` result is not in the ledger (a failed call keeps only its reason): it is
+ * kept here for the requests answering that call, the most recent ones only.
+ */
+function keptUpstreamErrors() {
+  const kept = new Map<string, Record<string, unknown>>();
+  return {
+    keep: (callId: string, result: Record<string, unknown>) => {
+      kept.delete(callId);
+      kept.set(callId, result);
+      for (const oldest of kept.keys()) {
+        if (kept.size <= KEPT_UPSTREAM_ERRORS) break;
+        kept.delete(oldest);
+      }
+    },
+    get: (callId: string) => kept.get(callId),
+  };
+}
 
 function defaultPrincipal(): string {
   try {
