@@ -75,6 +75,23 @@ const PROMISES: Record<string, Promise_> = {
       await expect(page.getByTestId('provider-charge-count')).toHaveText('1 charge');
     },
   },
+  'A payment nobody can confirm': {
+    // Held for a person: they read the charge at the provider and settle it on the card.
+    act: async (playground, page) => {
+      const call = playground.status(0);
+      await expect(call.getByRole('button', { name: 'It went through' })).toBeVisible();
+      const id = await page.getByTestId('provider-charge').locator('code').textContent();
+      await call
+        .getByLabel('What the tool returned (JSON)')
+        .fill(`{"charge": "${id}", "amount_cents": 1250, "currency": "USD"}`);
+      await call.getByRole('button', { name: 'It went through' }).click();
+    },
+    ends: ['committed'],
+    then: async (playground, page) => {
+      await expect(playground.status(0).locator('[data-toolgate="evidence"]')).toHaveText('(settled by you)');
+      await expect(page.getByTestId('provider-charge-count')).toHaveText('1 charge');
+    },
+  },
   'A flood of 200 calls': {
     then: async (_, page) => {
       const summary = page.getByTestId('turn-summary');
