@@ -1,5 +1,7 @@
 import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { startGateway, testUpstream, scratch, textOf, waitFor } from './support/gateway.ts';
 import { approveOnPage, pageCalls } from './support/page-api.ts';
 
@@ -102,5 +104,28 @@ describe('a client that cannot name its calls asks the same thing again', () => 
       'write_note notes/today.md buy eggs',
     ]);
     expect(dialogs).toHaveLength(2);
+  });
+
+  it("keeps two client sessions apart: another client's identical request is a call of its own", async () => {
+    const dir = scratch();
+    const gw = await startGateway({
+      dir,
+      http: true,
+      config: { upstreams: { test: testUpstream(dir) }, approvalWaitMs: 200, principal: 'ada' },
+    });
+    const other = new Client({ name: 'other-window', version: '1.0.0' });
+    const url = /Streamable HTTP\) at (\S+)/.exec(gw.stderr())?.[1] ?? '';
+    await other.connect(new StreamableHTTPClientTransport(new URL(url)));
+    onTestFinished(() => other.close());
+
+    const mine = await gw.client.callTool({ name: 'write_note', arguments: note });
+    const theirs = await other.callTool({ name: 'write_note', arguments: note });
+    expect(mine._meta).toMatchObject({ 'toolgate/status': 'awaiting_approval' });
+    expect(theirs._meta).toMatchObject({ 'toolgate/status': 'awaiting_approval' });
+    expect(theirs._meta?.['toolgate/callId']).not.toBe(mine._meta?.['toolgate/callId']);
+    // Each session's own retry still joins its own call.
+    const again = await other.callTool({ name: 'write_note', arguments: note });
+    expect(again._meta?.['toolgate/callId']).toBe(theirs._meta?.['toolgate/callId']);
+    expect(await waitingCalls(gw.approvalUrl)).toHaveLength(2);
   });
 });
