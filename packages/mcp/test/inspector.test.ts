@@ -1,9 +1,10 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { describe, expect, inject, it } from 'vitest';
-import { scratch } from './support/gateway.ts';
+import { describe, expect, inject, it, onTestFinished } from 'vitest';
+import { scratch, waitFor } from './support/gateway.ts';
+import { approveOnPage, pageCalls } from './support/page-api.ts';
 
 const require = createRequire(import.meta.url);
 const FILESYSTEM = require.resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
@@ -81,5 +82,58 @@ describe("the README's MCP Inspector commands", () => {
     const without = shell(ours(list).replace(' -- ', ' '), cwd);
     expect(without.status).not.toBe(0);
     expect(without.stdout + without.stderr).toContain('--config');
+  }, 120_000);
+
+  it('asks for the outcome of a call that waited, by its id, in a new run where the person approves it', async () => {
+    const cwd = project();
+    const notes = join(cwd, 'notes');
+    mkdirSync(notes);
+    const config = join(cwd, 'toolgate.json');
+    const write = (approvalWaitMs: number) =>
+      writeFileSync(
+        config,
+        JSON.stringify({
+          ledger: 'toolgate.db',
+          principal: 'ada',
+          approvalWaitMs,
+          upstreams: { files: { command: process.execPath, args: [FILESYSTEM, notes] } },
+        }),
+      );
+    const plan = join(notes, 'plan.md');
+    const gateway = `-- npx toolgate-mcp --config ${config}`;
+    const call = `npx @modelcontextprotocol/inspector --cli --method tools/call --tool-name write_file --tool-arg path=${plan} --tool-arg content=hello`;
+
+    write(100);
+    const first = shell(`${call} ${gateway}`, cwd);
+    // The CLI exits with an error for an isError answer, and prints it.
+    expect(first.status).not.toBe(0);
+    const told = JSON.parse(first.stdout) as { _meta: Record<string, string> };
+    expect(told._meta['toolgate/status']).toBe('awaiting_approval');
+    const id = told._meta['toolgate/callId'] ?? '';
+
+    write(60_000);
+    const again = spawn('sh', ['-c', `${call} --tool-metadata toolgate/callId=${id} ${gateway}`], {
+      cwd,
+      env: { ...process.env, npm_config_offline: 'true', npm_config_update_notifier: 'false' },
+      // A group of its own, so that a failed test ends the Inspector and the gateway under the shell too.
+      detached: true,
+    });
+    onTestFinished(() => {
+      if (again.exitCode === null && again.pid !== undefined) process.kill(-again.pid, 'SIGTERM');
+    });
+    let out = '';
+    let err = '';
+    again.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    again.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => again.once('exit', resolve));
+    const link = await waitFor(() => /approve calls at (\S+)/.exec(err)?.[1], 50_000);
+    const [waiting] = await pageCalls(link, 'mcp:ada');
+    expect(waiting).toMatchObject({ id, status: 'awaiting_approval' });
+    expect((await approveOnPage(link, id, waiting?.input)).status).toBe(200);
+    expect(await exited, err).toBe(0);
+    expect(JSON.parse(out)).toMatchObject({
+      _meta: { 'toolgate/callId': id, 'toolgate/status': 'committed' },
+    });
+    expect(readFileSync(plan, 'utf8')).toBe('hello');
   }, 120_000);
 });
