@@ -44,3 +44,16 @@ test('a payment nobody can confirm is held for a person, who checks the provider
   );
   await playground.screenshot('held-payment-settled', testInfo);
 });
+
+test('a chat left while a payment is held says the payment stays held for a person, rather than that it is being cancelled', async ({
+  page,
+  playground,
+}) => {
+  await playground.run('A payment nobody can confirm', 'Pay $12.50 with my backup card.');
+  await expect(playground.status(0).getByRole('button', { name: 'It went through' })).toBeVisible();
+  await page.getByRole('button', { name: 'New chat' }).click();
+  await expect(page.getByTestId('notice')).toContainText(
+    "Started a new chat. In the last one, pay_by_card's outcome was unknown: it stays held for a person to settle, and is never run again by itself.",
+  );
+  await expect(playground.calls).toHaveCount(0);
+});

@@ -171,9 +171,12 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
     if (!chat.stop(reason))
       await Promise.all(open.map((call) => gate.cancel(call.id, { principal, reason })));
     if (open.length === 0) return undefined;
+    // A call held in doubt is not cancelled (only a person's word ends it): nothing to wait for.
     const ended = await Promise.all(
       open.map((call) =>
-        Promise.race([gate.settled(call.id), new Promise<undefined>((done) => setTimeout(done, 3000))]),
+        isHeld(call)
+          ? undefined
+          : Promise.race([gate.settled(call.id), new Promise<undefined>((done) => setTimeout(done, 3000))]),
       ),
     );
     return `Started a new chat. In the last one, ${open.map((call, index) => leftBehind(call, ended[index])).join(' ')}`;
@@ -541,6 +544,8 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
 
 /** What became of one call left open in a chat the visitor left, in a sentence. */
 function leftBehind(call: ToolCallRecord, ended: SettledCall | undefined): string {
+  if (isHeld(call))
+    return `${call.name}'s outcome was unknown: it stays held for a person to settle, and is never run again by itself.`;
   const was =
     call.status === 'awaiting_approval'
       ? `${call.name} awaited your approval`
@@ -550,6 +555,9 @@ function leftBehind(call: ToolCallRecord, ended: SettledCall | undefined): strin
     return `${was}: it was cancelled, and ${call.status === 'executing' ? 'nothing it did was committed' : 'nothing of it ran'}.`;
   return `${was}, and it ended ${ended.status}${ended.reason === undefined ? '' : ` (${ended.reason.code})`}.`;
 }
+
+/** A running call whose outcome nobody can tell, held for a person. */
+const isHeld = (call: ToolCallRecord): boolean => call.status === 'executing' && call.doubt !== undefined;
 
 /** The principal a browser's cookie stands for: a digest, so the secret itself is never stored or shown. */
 function principalOf(secret: string): string {
