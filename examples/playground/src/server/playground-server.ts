@@ -175,7 +175,7 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
     const ended = await Promise.all(
       open.map((call) =>
         isHeld(call)
-          ? undefined
+          ? Promise.resolve(undefined)
           : Promise.race([gate.settled(call.id), new Promise<undefined>((done) => setTimeout(done, 3000))]),
       ),
     );
