@@ -77,6 +77,7 @@ export {
   defineTool,
   isCallOf,
   isCancel,
+  type ApproversCall,
   type AuthorizeContext,
   type Cancel,
   type InferSchema,

@@ -287,6 +287,7 @@ function record(
   } as { -readonly [K in keyof ToolCallRecord]: ToolCallRecord[K] };
   // Only a server gate's calls carry these; the others keep the smaller shape.
   if (call.approval !== undefined) next.approval = call.approval;
+  if (call.onBehalfOf !== undefined) next.onBehalfOf = call.onBehalfOf;
   if (call.edit !== undefined) next.edit = call.edit;
   if (call.attempt !== undefined) next.attempt = call.attempt;
   if (call.compensates !== undefined) next.compensates = call.compensates;

@@ -145,6 +145,8 @@ interface RecordBase {
   readonly evicted: boolean;
   /** Where the people deciding this call stand (a server gate's quorum, a budget that sent it to them). */
   readonly approval?: ApprovalState;
+  /** On a server gate: the person an agent proposed this call for (the requester), when it said. */
+  readonly onBehalfOf?: string;
   /** Set when a person changed the input before approving: what the model proposed and what changed. */
   readonly edit?: InputEdit;
   /**
@@ -210,16 +212,22 @@ export interface CompensationLink {
 /**
  * Where the people deciding a call stand: how many distinct approvers it needs, who has approved
  * (each of them the hash of the input they approved), how many are left, and the budget that sent
- * it to a person, when one did.
+ * it to a person, when one did. On a tool with `approvers`, also who is asked (the only principals
+ * who may decide it) and who asks.
  *
  * @example
  * if (call.approval && call.approval.left > 0) show(`${call.approval.left} more approval(s) needed`);
+ * if (call.approval?.asked) show(`Waiting for ${call.approval.asked.join(', ')}`);
  */
 export interface ApprovalState {
   readonly required: number;
   readonly approvedBy: readonly { readonly principal: string; readonly at: number }[];
   readonly left: number;
   readonly overBudget?: { readonly budget: string; readonly message: string };
+  /** The principals the tool's `approvers` named for this call: the only ones who may decide it. */
+  readonly asked?: readonly string[];
+  /** Who asks: the principal who proposed the call and the person it acts for (neither may approve it, by default). */
+  readonly from?: { readonly principal: string; readonly onBehalfOf?: string };
 }
 
 /**

@@ -126,6 +126,22 @@ export type Reconciliation<O = unknown> =
   | { readonly outcome: 'unknown' };
 
 /**
+ * What a tool's `approvers` receives: the call to be decided (its validated input), who proposed
+ * it, in which session, and the person an agent proposed it for, when it said.
+ *
+ * @example
+ * approvers: ({ input, principal }: ApproversCall<Transfer>) => (input.amount_cents > 100_000 ? ['cfo'] : [managerOf(principal)])
+ */
+export interface ApproversCall<I = unknown> {
+  readonly id: string;
+  readonly name: string;
+  readonly input: I;
+  readonly principal: string;
+  readonly session: string;
+  readonly onBehalfOf?: string;
+}
+
+/**
  * A registered tool. Build one with {@link defineTool}. The type parameters default to `any` so
  * that tools with different inputs fit one `tools` list.
  *
@@ -177,6 +193,17 @@ export interface ToolDefinition<I = any, O = any, S = any, N extends string = st
    * asks once.
    */
   readonly approvals?: number;
+  /**
+   * On the server gate: the principals asked to decide a call, from the call (may answer a
+   * Promise). They are the only ones who may approve or deny it (a `canApprove` given to the gate
+   * still applies too); with `approvals: n`, n distinct ones of them. By default (the gate's
+   * `selfApproval: 'forbid'`) neither the call's principal nor its `onBehalfOf` may approve it, and
+   * they are not asked. A throw, an answer that is not a list of principals, or one that leaves
+   * fewer principals than `approvals` rejects the call (`unauthorized`) instead of leaving it to
+   * wait for nobody. Implies `needsApproval: true` unless `needsApproval` says otherwise. Without
+   * it, the gate's `canApprove` decides who may approve (by default the session's owner).
+   */
+  approvers?(call: ApproversCall<I>): MaybePromise<readonly string[]>;
   /**
    * Names the call's effect downstream, from its validated input (two calls about one order may be
    * one effect: `charge:${input.order_id}`); `ctx.idempotencyKey` is it. Default: the call id. A
@@ -246,6 +273,7 @@ export interface ToolConfig<Schema extends ToolSchema, O, S = any, N extends str
   readonly idempotent?: boolean;
   readonly transactional?: boolean;
   readonly approvals?: number;
+  readonly approvers?: (call: ApproversCall<InferSchema<Schema>>) => MaybePromise<readonly string[]>;
   readonly idempotencyKey?: (
     input: InferSchema<Schema>,
     call: { readonly id: string; readonly name: string },
@@ -301,9 +329,13 @@ export function defineTool<const Schema extends ToolSchema, O, S = any, const N 
       `${where}: \`approvals\` must be a whole number of approvers, 1 or more (got ${String(config.approvals)}).`,
     );
   }
+  if (config.approvers !== undefined && typeof config.approvers !== 'function')
+    throw new TypeError(
+      `${where}: \`approvers\` must be a function of the call that answers the principals asked to decide it, e.g. \`approvers: () => ['manager_1']\` (got ${textOf(config.approvers)}).`,
+    );
   checkOutcomeOptions(where, config);
-  if (config.approvals !== undefined && config.approvals > 1 && config.needsApproval === undefined)
-    return Object.freeze({ ...config, needsApproval: true });
+  const asks = (config.approvals !== undefined && config.approvals > 1) || config.approvers !== undefined;
+  if (asks && config.needsApproval === undefined) return Object.freeze({ ...config, needsApproval: true });
   return Object.freeze({ ...config });
 }
 
