@@ -13,6 +13,7 @@ import { createTail, type Tail } from '../feed/feed.ts';
 import { eventsOf, openSessionFeed } from '../feed/session-feed.ts';
 import { createLedgerKeeper } from '../keeper/ledger-keeper.ts';
 import { createAdmission, release } from '../policy/admission.ts';
+import { createAsking } from '../policy/approvers.ts';
 import { checkBudgets } from '../policy/budget.ts';
 import { approve, cancel, deny } from './decisions.ts';
 import { createFollower } from './follower.ts';
@@ -193,6 +194,14 @@ function assemble(options: ServerGateOptions): GateParts & { readonly tail: Tail
     policy: {
       admit,
       release: budgets.length === 0 ? () => Promise.resolve() : (trx, id) => release(trx, id, ledger.dialect),
+      ask: createAsking({
+        approversOf: (name, id) => {
+          const tool = tools.entry(name, id)?.tool;
+          return tool?.approvers?.bind(tool);
+        },
+        approvalsOf,
+        selfApproval: settings.selfApproval,
+      }),
     },
     transactional: (name, id) => tools.entry(name, id)?.tool.transactional === true,
     onMoveFailed: (id, error) => waiters.failed(id, error) || settings.onError(error),

@@ -38,11 +38,15 @@ export async function forDecision(
     db.selectFrom('toolgate_calls').selectAll().where('id', '=', id).executeTakeFirst(),
   );
   if (row === undefined) return refused('not_found');
-  if (!(await parts.sessions.mayView(principal, row.session, row.owner))) {
+  const record = readRecord(row.record);
+  // Being asked lets a principal see the call it must decide, not the rest of its session; the
+  // person an agent acts for sees the call made for them (and is told they may not approve it).
+  const concerned = record.approval?.asked?.includes(principal) === true || record.onBehalfOf === principal;
+  if (!concerned && !(await parts.sessions.mayView(principal, row.session, row.owner))) {
     await audit(parts, id, principal, 'forbidden', `"${principal}" may not see session "${row.session}"`);
     return refused('not_found');
   }
-  return { row, info: { record: readRecord(row.record), session: row.session, owner: row.owner } };
+  return { row, info: { record, session: row.session, owner: row.owner } };
 }
 
 /**
@@ -82,6 +86,41 @@ export async function mayDecide(parts: GateParts, principal: string, info: CallI
 }
 
 /**
+ * Why the principal may not approve or deny the call, or `undefined` when they may. A call of a
+ * tool with `approvers` is decided only by the principals it asked (and a `canApprove` the app gave
+ * must allow them too); under `selfApproval: 'forbid'` its requester and the person it acts for
+ * may not approve it. Any other call is decided by `canApprove`.
+ *
+ * @example
+ * const why = await whyNotDecide(parts, 'manager_1', found.info, 'approve');
+ * if (why !== undefined) return refused('forbidden', why);
+ */
+export async function whyNotDecide(
+  parts: GateParts,
+  principal: string,
+  info: CallInfo,
+  vote: 'approve' | 'deny',
+): Promise<string | undefined> {
+  const { record } = info;
+  const approval = record.approval;
+  const ruled =
+    approval?.asked !== undefined || parts.tools.entry(record.name, record.id)?.tool.approvers !== undefined;
+  const allowed = () => mayDecide(parts, principal, info);
+  if (!ruled) return (await allowed()) ? undefined : `"${principal}" may not ${vote} this call`;
+  const from = approval?.from;
+  if (vote === 'approve' && parts.settings.selfApproval === 'forbid' && from !== undefined) {
+    if (principal === from.principal)
+      return `"${principal}" asked for this call and may not approve it: another person must`;
+    if (principal === from.onBehalfOf)
+      return `"${principal}" is the person this call was made for and may not approve it: another person must`;
+  }
+  if (approval?.asked?.includes(principal) !== true)
+    return `"${principal}" was not asked to decide this call`;
+  if (parts.settings.canApproveGiven && !(await allowed())) return `"${principal}" may not ${vote} this call`;
+  return undefined;
+}
+
+/**
  * Refuses inside the transaction that found the reason, so the refusal is in the audit trail.
  *
  * @example
@@ -97,6 +136,18 @@ export async function refuseIn(
   const { keeper } = parts;
   await keeper.refuse(trx, row, principal, decision.code, decision.message);
   return decision;
+}
+
+/** Audits a vote refused `forbidden`; one about a call with approvers answers why, the others the standard sentence. */
+async function forbid(
+  parts: GateParts,
+  id: string,
+  principal: string,
+  info: CallInfo,
+  why: string,
+): Promise<Decision> {
+  await audit(parts, id, principal, 'forbidden', why);
+  return info.record.approval?.asked === undefined ? refused('forbidden') : refused('forbidden', why);
 }
 
 function notAwaiting(status: string): Decision & { ok: false } {
@@ -167,10 +218,8 @@ export async function approve(parts: GateParts, id: string, request: ApproveRequ
   const { principal, inputHash } = request;
   const found = await forDecision(parts, id, principal);
   if ('ok' in found) return found;
-  if (!(await mayDecide(parts, principal, found.info))) {
-    await audit(parts, id, principal, 'forbidden', `"${principal}" may not approve this call`);
-    return refused('forbidden');
-  }
+  const why = await whyNotDecide(parts, principal, found.info, 'approve');
+  if (why !== undefined) return forbid(parts, id, principal, found.info, why);
   let edit: Extract<CheckedEdit, { ok: true }> | undefined;
   if (request.input !== undefined || request.name !== undefined) {
     const { record } = found.info;
@@ -260,10 +309,8 @@ export async function deny(
   const { clock } = parts.settings;
   const found = await forDecision(parts, id, principal);
   if ('ok' in found) return found;
-  if (!(await mayDecide(parts, principal, found.info))) {
-    await audit(parts, id, principal, 'forbidden', `"${principal}" may not deny this call`);
-    return refused('forbidden');
-  }
+  const why = await whyNotDecide(parts, principal, found.info, 'deny');
+  if (why !== undefined) return forbid(parts, id, principal, found.info, why);
   return keeper.exclusive(id, () =>
     ledger.transaction(async (trx) => {
       const row = await keeper.lock(trx, id);

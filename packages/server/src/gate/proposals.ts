@@ -119,7 +119,7 @@ export async function submit(
   if (!(await sessions.mayView(principal, session, owner))) return unauthorized();
   const name = reading.ok ? reading.proposal.name : (reading.name ?? '');
   const source = reading.ok ? reading.proposal.source : reading.source;
-  const record = createPending({
+  const pending = createPending({
     id,
     name,
     source,
@@ -127,6 +127,8 @@ export async function submit(
     turn: proposeOptions.turn,
     at: settings.clock.now(),
   });
+  const { onBehalfOf } = proposeOptions;
+  const record = onBehalfOf === undefined ? pending : Object.freeze({ ...pending, onBehalfOf });
   if (keeper.drafts.has(id))
     return answerKnown(
       parts,

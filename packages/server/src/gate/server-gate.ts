@@ -58,6 +58,13 @@ export interface ServerGateOptions {
   readonly canApprove?: (principal: string, call: CallInfo) => boolean | Promise<boolean>;
   /** How long a call waits for a person before it is cancelled with `approval_expired` (default 24 h). */
   readonly approvalTtlMs?: number;
+  /**
+   * Separation of duties on a tool with `approvers`: `'forbid'` (default) refuses the call's
+   * principal and its `onBehalfOf` when they approve it (`forbidden`, audited) and does not ask
+   * them; `'allow'` lets them approve when the tool's `approvers` names them. A tool without
+   * `approvers` is decided by `canApprove` alone.
+   */
+  readonly selfApproval?: 'forbid' | 'allow';
   /** How long a claim on a running call lasts without renewal (default 30 s); renewed every third of it. */
   readonly leaseMs?: number;
   /**
@@ -115,6 +122,12 @@ export interface ServerProposeOptions {
   readonly session: string;
   /** Who the model is acting for (the authenticated user's id). */
   readonly principal: string;
+  /**
+   * The person an agent acts for, when the principal is the agent's own (the requester): stored on
+   * the record as `onBehalfOf`, given to the tool's `approvers`, and, with `selfApproval: 'forbid'`,
+   * kept from approving the call.
+   */
+  readonly onBehalfOf?: string;
   readonly id?: string;
   readonly turn?: string;
   /**

@@ -21,6 +21,9 @@ export interface GateSettings {
   readonly generateId: () => string;
   readonly canSee: (principal: string, session: SessionInfo) => boolean | Promise<boolean>;
   readonly canApprove: (principal: string, call: CallInfo) => boolean | Promise<boolean>;
+  /** Whether an app gave `canApprove`: on a tool with `approvers` only a given one applies too. */
+  readonly canApproveGiven: boolean;
+  readonly selfApproval: 'forbid' | 'allow';
 }
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -43,7 +46,16 @@ export function gateSettings(options: ServerGateOptions): GateSettings {
     generateId: options.generateId ?? (() => randomUUID()),
     canSee: options.canSee ?? ((principal, session) => principal === session.owner),
     canApprove: options.canApprove ?? ((principal, call) => principal === call.owner),
+    canApproveGiven: options.canApprove !== undefined,
+    selfApproval: selfApproval(options.selfApproval),
   };
+}
+
+function selfApproval(value: unknown): 'forbid' | 'allow' {
+  if (value === undefined || value === 'forbid' || value === 'allow') return value ?? 'forbid';
+  throw new TypeError(
+    `createServerGate: \`selfApproval\` must be 'forbid' or 'allow' (got ${JSON.stringify(value) ?? typeof value}).`,
+  );
 }
 
 function positive(name: string, value: number): number {
@@ -77,6 +89,14 @@ export function checkProposeOptions<T extends Omit<ServerProposeOptions, 'id'>>(
   if (!storable(options.session) || !storable(options.principal))
     throw new TypeError(
       'serverGate.propose: `session` and `principal` may not hold a NUL character (the ledger cannot store it).',
+    );
+  const { onBehalfOf } = options as { readonly onBehalfOf?: unknown };
+  if (
+    onBehalfOf !== undefined &&
+    !(typeof onBehalfOf === 'string' && onBehalfOf !== '' && storable(onBehalfOf))
+  )
+    throw new TypeError(
+      'serverGate.propose: `onBehalfOf` must be a non-empty string without NUL characters (the person the agent acts for), or left out.',
     );
   return options;
 }

@@ -44,7 +44,7 @@ export function openTurn(parts: GateParts, turnOptions: TurnOptions, gate: TurnC
   const { keeper, settings } = parts;
   const { clock, limits, onError, generateId } = settings;
   const { settled, cancel } = gate;
-  const { session, principal } = checkProposeOptions(turnOptions);
+  const { session, principal, onBehalfOf } = checkProposeOptions(turnOptions);
   const signal = proposalSignal('serverGate.turn', turnOptions.signal);
   const records = new Map<string, ToolCallRecord>();
   const answers = new Map<string, Promise<ToolCallRecord>>();
@@ -73,6 +73,7 @@ export function openTurn(parts: GateParts, turnOptions: TurnOptions, gate: TurnC
     const answer = proposeReading(parts, reading, {
       session,
       principal,
+      ...(onBehalfOf === undefined ? {} : { onBehalfOf }),
       id,
       ...(turnId === undefined ? {} : { turn: turnId }),
       ...(signal === undefined ? {} : { signal }),

@@ -56,6 +56,49 @@ export interface DraftWrite {
   readonly admit?: boolean;
 }
 
+type Moves = DraftRow['moves'];
+
+/**
+ * What the policy makes of a draft about to be written, in the transaction that writes it: the
+ * budgets' verdict on a call that starts or waits for a person (not on a call the gate makes
+ * itself), then who is asked about a call that waits.
+ */
+async function judgeDraft(
+  policy: Policy | undefined,
+  trx: Trx,
+  draft: DraftRow,
+  proposed: ToolCallRecord,
+  how: DraftWrite,
+): Promise<{ last: ToolCallRecord; moves: Moves; after: ((trx: Trx) => Promise<void>) | undefined }> {
+  let last = proposed;
+  let { moves } = draft;
+  let after: ((trx: Trx) => Promise<void>) | undefined;
+  const final = moves[moves.length - 1];
+  if (policy === undefined || final?.from === undefined) return { last, moves, after };
+  const call = { previous: final.from, session: draft.session, principal: moves[0]?.actor ?? draft.owner };
+  if (how.admit !== false && (last.status === 'executing' || last.status === 'awaiting_approval')) {
+    // Decided in this transaction, before the row exists: what the policy counts is what is written.
+    const verdict = await policy.admit(trx, { record: last, ...call });
+    ({ after } = verdict);
+    if (verdict.record !== last) {
+      last = verdict.record;
+      moves = [...moves.slice(0, -1), { from: final.from, to: last, actor: verdict.actor ?? final.actor }];
+    }
+  }
+  if (policy.ask !== undefined && last.status === 'awaiting_approval') {
+    // A compensation, written without the budgets' say, still asks its tool's approvers.
+    const asking = await policy.ask({ record: last, ...call });
+    if (asking.record !== last) {
+      const actor = asking.actor ?? moves[moves.length - 1]?.actor ?? final.actor;
+      last = asking.record;
+      moves = [...moves.slice(0, -1), { from: final.from, to: last, actor }];
+      // A call nobody could be asked about is refused before it counts against any budget.
+      if (last.status === 'rejected') after = undefined;
+    }
+  }
+  return { last, moves, after };
+}
+
 /** Answered by {@link RowMoves.tryMove} when the row given was not the call's latest (someone moved it since). */
 export const STALE: unique symbol = Symbol('stale');
 
@@ -142,7 +185,6 @@ export function createRowMoves({
   claims,
   policy,
 }: RowMovesOptions): RowMoves {
-  const admit = policy?.admit;
   const lease = (): Lease => ({ instance, expiresAt: clock.now() + leaseMs });
 
   const lock = (trx: Trx, id: string): Promise<CallsTable | undefined> => {
@@ -181,29 +223,7 @@ export function createRowMoves({
     proposed: ToolCallRecord,
     how: DraftWrite = {},
   ): Promise<{ fence: number; key: string; record: ToolCallRecord } | undefined> {
-    let last = proposed;
-    let { moves } = draft;
-    let after: ((trx: Trx) => Promise<void>) | undefined;
-    const final = moves[moves.length - 1];
-    if (
-      admit !== undefined &&
-      how.admit !== false &&
-      final?.from !== undefined &&
-      (last.status === 'executing' || last.status === 'awaiting_approval')
-    ) {
-      // Decided in this transaction, before the row exists: what the policy counts is what is written.
-      const verdict = await admit(trx, {
-        record: last,
-        previous: final.from,
-        session: draft.session,
-        principal: moves[0]?.actor ?? draft.owner,
-      });
-      ({ after } = verdict);
-      if (verdict.record !== last) {
-        last = verdict.record;
-        moves = [...moves.slice(0, -1), { from: final.from, to: last, actor: verdict.actor ?? final.actor }];
-      }
-    }
+    const { last, moves, after } = await judgeDraft(policy, trx, draft, proposed, how);
     const columns = rowColumns(last, { fence: 0, input_hash: null }, lease());
     const row: CallsTable = {
       id: last.id,

@@ -43,6 +43,7 @@ export function readRecord(text: string): ToolCallRecord {
     repairs: stored.repairs,
     evicted: false,
     ...(stored.approval === undefined ? {} : { approval: stored.approval }),
+    ...(stored.onBehalfOf === undefined ? {} : { onBehalfOf: stored.onBehalfOf }),
     ...(stored.edit === undefined ? {} : { edit: stored.edit }),
     ...(stored.doubt === undefined ? {} : { doubt: stored.doubt }),
     ...(stored.attempt === undefined ? {} : { attempt: stored.attempt }),

@@ -4,6 +4,7 @@ import type { Ledger } from '../ledger/ledger.ts';
 import type { LedgerDatabase } from '../ledger/schema.ts';
 import { quoted, run, shaped, statement, type Statement } from '../ledger/statements.ts';
 import { storeRecord } from '../ledger/stored-record.ts';
+import type { Ask } from './approvers.ts';
 import { windowText, type Budget, type BudgetCall } from './budget.ts';
 
 type Trx = Transaction<LedgerDatabase>;
@@ -67,6 +68,8 @@ export interface AdmissionOptions {
 export interface Policy {
   readonly admit: Admit;
   readonly release: (trx: Trx, id: string) => Promise<void>;
+  /** Who is asked about a call that will wait for a person (its tool's `approvers`); see `createAsking`. */
+  readonly ask?: Ask;
 }
 
 /** The actor of moves and events a budget makes, in the audit trail. */

@@ -139,12 +139,8 @@ export async function decideApproval(
   const left = Math.max(0, required - approvedBy.length);
   const state: ApprovalState | undefined =
     required > 1 || record.approval !== undefined
-      ? {
-          required,
-          approvedBy,
-          left,
-          ...(record.approval?.overBudget === undefined ? {} : { overBudget: record.approval.overBudget }),
-        }
+      ? // Who is asked, who asks and the budget that sent it stay as they were written.
+        { ...record.approval, required, approvedBy, left }
       : undefined;
   const notes: NewLedgerEvent[] = [];
   const note = (code: 'approved' | 'edited', message: string, stored: string) =>
