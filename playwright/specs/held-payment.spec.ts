@@ -57,3 +57,26 @@ test('a chat left while a payment is held says the payment stays held for a pers
   );
   await expect(playground.calls).toHaveCount(0);
 });
+
+test('Stop while a payment is held ends the exchange and says the payment stays held; the card can still be settled', async ({
+  page,
+  playground,
+}) => {
+  await playground.run('A payment nobody can confirm', 'Pay $12.50 with my backup card.');
+  const status = playground.status(0);
+  await expect(status.getByRole('button', { name: 'It went through' })).toBeVisible();
+  await page.getByRole('button', { name: 'Stop' }).click();
+  await playground.settled();
+  await expect(page.getByTestId('notice')).toContainText(
+    'Stopped. A call whose outcome nobody knows stays held for a person to settle on its card',
+  );
+  // No stop ends a held call: it still waits for the person's word, which still settles it.
+  await expect(status).toHaveAttribute('data-status', 'executing');
+  const id = await page.getByTestId('provider-charge').locator('code').textContent();
+  await status
+    .getByLabel('What the tool returned (JSON)')
+    .fill(`{"charge": "${id}", "amount_cents": 1250, "currency": "USD"}`);
+  await status.getByRole('button', { name: 'It went through' }).click();
+  await expect(status).toHaveAttribute('data-status', 'committed');
+  await expect(page.getByTestId('provider-charge')).toHaveCount(1);
+});

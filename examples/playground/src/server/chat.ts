@@ -1,13 +1,16 @@
 import {
   createContinuationGuard,
   createPending,
+  heldText,
   isTerminal,
   openaiChatReply,
   openaiChatTools,
   readOpenAIChatStream,
   type SettledCall,
   type SettledTurn,
+  type ToolCallRecord,
   type ToolDefinition,
+  type TurnReader,
 } from '@toolgate/core';
 import type { ServerGate } from '@toolgate/server';
 import { randomBytes } from 'node:crypto';
@@ -178,6 +181,8 @@ function createChat(
   const guard = createContinuationGuard();
   let keys = saved.entries.length;
   let running: AbortController | undefined;
+  /** The last stop left a call held for a person: the stop's notice says so. */
+  let stoppedWithHeld = false;
   let closed = false;
 
   const append = (entry: TranscriptEntry) =>
@@ -291,6 +296,49 @@ function createChat(
     } finally {
       exchangeSignal.removeEventListener('abort', follow);
     }
+  }
+
+  /**
+   * The turn once every call has ended. A stop ends every call it can; a call held in doubt is not
+   * one of them (only a person's word ends it), so then the model is answered without waiting for
+   * it: the calls that ended as they ended, the held one as an outcome nobody knows yet, and the
+   * stop is thrown.
+   */
+  async function settledUnlessHeld(
+    reader: Pick<TurnReader<unknown>, 'settled' | 'stopped'>,
+    signal: AbortSignal,
+    modelIds: Readonly<Record<string, string>>,
+  ): Promise<SettledTurn> {
+    const settled = reader.settled();
+    const stopped = new Promise<undefined>((resolve) => {
+      if (signal.aborted) resolve(undefined);
+      else signal.addEventListener('abort', () => resolve(undefined), { once: true });
+    });
+    const first = await Promise.race([settled, stopped]);
+    if (first !== undefined) return first;
+    const records = await reader.stopped();
+    if (!records.some(isHeld)) return settled;
+    const ended = records.filter((record): record is SettledCall => isTerminal(record.status));
+    const answered: SettledTurn = {
+      turn: undefined,
+      answers: ended.map((record) => ({
+        id: modelIds[record.id] ?? record.id,
+        name: record.name,
+        generatedId: false,
+        calls: [record],
+      })),
+    };
+    messages.push(...(ended.length === 0 ? [] : openaiChatReply(asTheModelSaw(answered))));
+    for (const record of records.filter(isHeld))
+      messages.push({
+        role: 'tool',
+        tool_call_id: modelIds[record.id] ?? record.id,
+        content: heldText(record) ?? '',
+      });
+    waiting = undefined;
+    stoppedWithHeld = true;
+    await save();
+    throw signal.reason;
   }
 
   /** One assistant turn and its calls. Resolves `true` when the model should be asked again. */
@@ -422,7 +470,7 @@ function createChat(
       })),
     };
     await save();
-    const turn = await reader.settled();
+    const turn = await settledUnlessHeld(reader, signal, modelIds);
     signal.removeEventListener('abort', cancelOpen);
     for (const call of turnCalls) book.release(call.id);
     return answer(turn, signal);
@@ -477,6 +525,7 @@ function createChat(
   async function exchange(first: (signal: AbortSignal) => Promise<boolean>): Promise<void> {
     const controller = new AbortController();
     running = controller;
+    stoppedWithHeld = false;
     transcript.setState({ busy: true });
     try {
       if (await first(controller.signal)) while (await assistantTurn(controller.signal));
@@ -485,7 +534,9 @@ function createChat(
       if (controller.signal.aborted)
         notice(
           'stop',
-          'Stopped. Calls that had not finished were cancelled; nothing they would have done was committed.',
+          stoppedWithHeld
+            ? 'Stopped. A call whose outcome nobody knows stays held for a person to settle on its card; the other calls that had not finished were cancelled.'
+            : 'Stopped. Calls that had not finished were cancelled; nothing they would have done was committed.',
         );
       else if (error instanceof StreamCut)
         notice(
@@ -547,6 +598,9 @@ function createChat(
  * The turn with each call under the id the model gave it: the gate's ids carry the turn's prefix,
  * and the reply must answer the ids the model wrote.
  */
+/** A running call whose outcome nobody can tell, held for a person. */
+const isHeld = (call: ToolCallRecord): boolean => call.status === 'executing' && call.doubt !== undefined;
+
 function asTheModelSaw(turn: SettledTurn): SettledTurn {
   return {
     ...turn,
