@@ -126,8 +126,9 @@ export type Reconciliation<O = unknown> =
   | { readonly outcome: 'unknown' };
 
 /**
- * What a tool's `approvers` receives: the call to be decided (its validated input), who proposed
- * it, in which session, and the person an agent proposed it for, when it said.
+ * What a tool's `approvers` receives: the call to be decided (its validated input; for a
+ * compensation, the input of the call it undoes), who proposed it, in which session, and the
+ * person an agent proposed it for, when it said.
  *
  * @example
  * approvers: ({ input, principal }: ApproversCall<Transfer>) => (input.amount_cents > 100_000 ? ['cfo'] : [managerOf(principal)])
@@ -200,8 +201,11 @@ export interface ToolDefinition<I = any, O = any, S = any, N extends string = st
    * `selfApproval: 'forbid'`) neither the call's principal nor its `onBehalfOf` may approve it, and
    * they are not asked. A throw, an answer that is not a list of principals, or one that leaves
    * fewer principals than `approvals` rejects the call (`unauthorized`) instead of leaving it to
-   * wait for nobody. Implies `needsApproval: true` unless `needsApproval` says otherwise. Without
-   * it, the gate's `canApprove` decides who may approve (by default the session's owner).
+   * wait for nobody; so does no answer within `timeoutMs` (30 s if unset): it is asked inside the
+   * ledger transaction that makes the call wait, so keep it to a quick lookup. A compensation of
+   * the tool is asked of it with the input of the call it undoes. Implies `needsApproval: true`
+   * unless `needsApproval` says otherwise. Without it, the gate's `canApprove` decides who may
+   * approve (by default the session's owner).
    */
   approvers?(call: ApproversCall<I>): MaybePromise<readonly string[]>;
   /**

@@ -195,12 +195,10 @@ function assemble(options: ServerGateOptions): GateParts & { readonly tail: Tail
       admit,
       release: budgets.length === 0 ? () => Promise.resolve() : (trx, id) => release(trx, id, ledger.dialect),
       ask: createAsking({
-        approversOf: (name, id) => {
-          const tool = tools.entry(name, id)?.tool;
-          return tool?.approvers?.bind(tool);
-        },
+        toolOf: (name, id) => tools.entry(name, id)?.tool,
         approvalsOf,
         selfApproval: settings.selfApproval,
+        clock: settings.clock,
       }),
     },
     transactional: (name, id) => tools.entry(name, id)?.tool.transactional === true,

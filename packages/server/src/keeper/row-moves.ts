@@ -87,7 +87,7 @@ async function judgeDraft(
   }
   if (policy.ask !== undefined && last.status === 'awaiting_approval') {
     // A compensation, written without the budgets' say, still asks its tool's approvers.
-    const asking = await policy.ask({ record: last, ...call });
+    const asking = await policy.ask(trx, { record: last, ...call });
     if (asking.record !== last) {
       const actor = asking.actor ?? moves[moves.length - 1]?.actor ?? final.actor;
       last = asking.record;

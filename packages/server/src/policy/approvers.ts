@@ -2,13 +2,21 @@ import {
   messageOf,
   transition,
   type ApprovalState,
+  type Clock,
   type ToolCallRecord,
   type ToolDefinition,
 } from '@toolgate/core';
+import type { Transaction } from 'kysely';
 import { storable } from '../faults/storable.ts';
+import type { LedgerDatabase } from '../ledger/schema.ts';
+
+type Trx = Transaction<LedgerDatabase>;
 
 /** The actor of a call refused because nobody could be asked to decide it, in the audit trail. */
 export const APPROVERS_ACTOR = 'toolgate:approvers';
+
+/** How long `approvers` may take when its tool sets no `timeoutMs`: it holds the transaction that makes the call wait. */
+export const APPROVERS_TIMEOUT_MS = 30_000;
 
 /** More principals than any approval asks of, and a record kept to a size a page can show. */
 const MOST_ASKED = 100;
@@ -17,12 +25,13 @@ const MOST_ASKED = 100;
  * What asking needs: each tool's `approvers` and quorum, and whether a requester may approve.
  *
  * @example
- * const ask = createAsking({ approversOf: (name, id) => tools.entry(name, id)?.tool.approvers, approvalsOf, selfApproval: 'forbid' });
+ * const ask = createAsking({ toolOf: (name, id) => tools.entry(name, id)?.tool, approvalsOf, selfApproval: 'forbid', clock });
  */
 export interface AskingOptions {
-  readonly approversOf: (name: string, id: string) => ToolDefinition['approvers'] | undefined;
+  readonly toolOf: (name: string, id: string) => ToolDefinition | undefined;
   readonly approvalsOf: (name: string, id: string) => number;
   readonly selfApproval: 'forbid' | 'allow';
+  readonly clock: Clock;
 }
 
 /**
@@ -45,9 +54,12 @@ export interface AskedCall {
  * record's `approval.asked`), or, when nobody could be asked, the call rejected `unauthorized`.
  *
  * @example
- * const { record, actor } = await ask({ record: waiting, previous: validated, session: 'chat_1', principal: 'agent_7' });
+ * const { record, actor } = await ask(trx, { record: waiting, previous: validated, session: 'chat_1', principal: 'agent_7' });
  */
-export type Ask = (call: AskedCall) => Promise<{ readonly record: ToolCallRecord; readonly actor?: string }>;
+export type Ask = (
+  trx: Trx,
+  call: AskedCall,
+) => Promise<{ readonly record: ToolCallRecord; readonly actor?: string }>;
 
 /**
  * Builds the asking step of a gate. A tool without `approvers` keeps its call as it is. An
@@ -59,11 +71,11 @@ export type Ask = (call: AskedCall) => Promise<{ readonly record: ToolCallRecord
  * @example
  * const ask = createAsking(options);
  */
-export function createAsking({ approversOf, approvalsOf, selfApproval }: AskingOptions): Ask {
-  return async (call) => {
+export function createAsking({ toolOf, approvalsOf, selfApproval, clock }: AskingOptions): Ask {
+  return async (trx, call) => {
     const { record, previous, session, principal } = call;
-    const approvers = approversOf(record.name, record.id);
-    if (approvers === undefined || record.status !== 'awaiting_approval') return { record };
+    const tool = toolOf(record.name, record.id);
+    if (tool?.approvers === undefined || record.status !== 'awaiting_approval') return { record };
     const { onBehalfOf } = record;
     const refuse = (message: string) => {
       const rejected = transition(
@@ -71,23 +83,33 @@ export function createAsking({ approversOf, approvalsOf, selfApproval }: AskingO
         { type: 'reject', reason: { code: 'unauthorized', message } },
         record.updatedAt,
       );
-      // Where no rejection fits (a compensation), the call waits with nobody who may approve it.
+      // Where no rejection fits, the call waits with nobody who may approve it (it can be cancelled).
       if (rejected === undefined) return { record: withAsked(record, [], principal, approvalsOf) };
       return { record: rejected, actor: APPROVERS_ACTOR };
     };
-    let answer: unknown;
-    try {
-      answer = await approvers({
-        id: record.id,
-        name: record.name,
-        input: record.input,
-        principal,
-        session,
-        ...(onBehalfOf === undefined ? {} : { onBehalfOf }),
-      });
-    } catch (error) {
-      return refuse(`nobody could be asked to approve this call: approvers threw: ${messageOf(error)}`);
-    }
+    const ms = tool.timeoutMs ?? APPROVERS_TIMEOUT_MS;
+    // A compensation is decided on what it undoes: the input of the committed call.
+    const input =
+      record.compensates === undefined ? record.input : await undoneInput(trx, record.compensates);
+    const answer = await answerOf(
+      () =>
+        tool.approvers?.({
+          id: record.id,
+          name: record.name,
+          input,
+          principal,
+          session,
+          ...(onBehalfOf === undefined ? {} : { onBehalfOf }),
+        }),
+      ms,
+      clock,
+    );
+    if (answer === LATE)
+      return refuse(`nobody could be asked to approve this call: approvers did not answer within ${ms} ms`);
+    if (answer instanceof Threw)
+      return refuse(
+        `nobody could be asked to approve this call: approvers threw: ${messageOf(answer.error)}`,
+      );
     const named = principalsIn(answer);
     if (typeof named === 'string')
       return refuse(`nobody could be asked to approve this call: approvers answered ${named}`);
@@ -106,6 +128,27 @@ export function createAsking({ approversOf, approvalsOf, selfApproval }: AskingO
     }
     return { record: withAsked(record, asked, principal, approvalsOf) };
   };
+}
+
+const LATE = Symbol('late');
+
+class Threw {
+  constructor(readonly error: unknown) {}
+}
+
+/** What `approvers` answered, or that it threw or did not answer in time: it runs inside the ledger transaction. */
+async function answerOf(ask: () => unknown, ms: number, clock: Clock): Promise<unknown> {
+  let timer: unknown;
+  const late = new Promise<typeof LATE>((resolve) => {
+    timer = clock.setTimeout(() => resolve(LATE), ms);
+  });
+  try {
+    return await Promise.race([Promise.resolve().then(ask), late]);
+  } catch (error) {
+    return new Threw(error);
+  } finally {
+    clock.clearTimeout(timer);
+  }
 }
 
 function withAsked(
@@ -147,4 +190,10 @@ function describe(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.slice(0, 80));
   if (typeof value === 'object' && value !== null) return Array.isArray(value) ? 'a list' : 'an object';
   return typeof value === 'function' ? 'a function' : (JSON.stringify(value) ?? typeof value);
+}
+
+/** The input of the committed call a compensation undoes: what its tool's `approvers` decides on. */
+async function undoneInput(trx: Trx, id: string): Promise<unknown> {
+  const row = await trx.selectFrom('toolgate_calls').select('input').where('id', '=', id).executeTakeFirst();
+  return row?.input == null ? undefined : JSON.parse(row.input);
 }

@@ -310,6 +310,77 @@ describeLedgers(
       await gate.close();
     });
 
+    it("rejects the call when approvers does not answer within the tool's timeoutMs, and the ledger goes on", async () => {
+      const ledger = await (await target.fresh()).open();
+      const slow = defineTool({
+        name: 'wire',
+        inputSchema: { type: 'object' },
+        timeoutMs: 20,
+        approvers: ({ input }) =>
+          (input as { amount_cents: number }).amount_cents > 1000
+            ? new Promise<string[]>(() => undefined)
+            : ['manager_1'],
+        execute: () => ({ sent: true }),
+      });
+      const gate = createServerGate({ tools: [slow], ledger, recover: false });
+      const message = 'nobody could be asked to approve this call: approvers did not answer within 20 ms';
+      expect(await gate.propose(WIRE, { session: 'chat_a', principal: 'alice' })).toMatchObject({
+        status: 'rejected',
+        reason: { code: 'unauthorized', message },
+      });
+      expect((await gate.toolResult('w1', 'openai-chat')).content).toContain(message);
+      const small = { id: 'w2', name: 'wire', arguments: { iban: 'DE02', amount_cents: 5 } };
+      expect(await gate.propose(small, { session: 'chat_a', principal: 'alice' })).toMatchObject({
+        status: 'awaiting_approval',
+        approval: { asked: ['manager_1'] },
+      });
+      await gate.close();
+    });
+
+    it('asks the approvers of a compensation about the call it undoes', async () => {
+      const ledger = await (await target.fresh()).open();
+      const undone: unknown[] = [];
+      const seen: unknown[] = [];
+      const refundable = defineTool({
+        name: 'wire',
+        inputSchema: { type: 'object' },
+        approvers: ({ input, principal }) => {
+          seen.push({ input, principal });
+          return ['manager_1'];
+        },
+        execute: () => ({ sent: 500_000 }),
+        compensate: (output) => {
+          undone.push(output);
+          return { returned: true };
+        },
+      });
+      const gate = createServerGate({ tools: [refundable], ledger, recover: false });
+      const call = await gate.propose(WIRE, { session: 'chat_a', principal: 'alice' });
+      await gate.approve('w1', { principal: 'manager_1', inputHash: await inputHash(call.input) });
+      expect((await gate.settled('w1'))?.status).toBe('committed');
+      expect(await gate.compensate('w1', { principal: 'alice', reason: 'sent twice' })).toEqual({ ok: true });
+      const undo = await gate.get('w1:compensate');
+      expect(undo).toMatchObject({
+        status: 'awaiting_approval',
+        approval: { asked: ['manager_1'], from: { principal: 'alice' } },
+      });
+      expect(seen).toEqual([
+        { input: WIRE.arguments, principal: 'alice' },
+        { input: WIRE.arguments, principal: 'alice' },
+      ]);
+      const hash = await inputHash(undo?.input);
+      expect(await gate.approve('w1:compensate', { principal: 'alice', inputHash: hash })).toMatchObject({
+        ok: false,
+        code: 'forbidden',
+      });
+      expect(await gate.approve('w1:compensate', { principal: 'manager_1', inputHash: hash })).toEqual({
+        ok: true,
+      });
+      expect((await gate.settled('w1:compensate'))?.status).toBe('committed');
+      expect(undone).toEqual([{ sent: 500_000 }]);
+      await gate.close();
+    });
+
     it('keeps a canApprove the app gave: an asked principal it refuses may not decide', async () => {
       const ledger = await (await target.fresh()).open();
       const { gate, runs } = setup(ledger, () => ['manager_1', 'intern_1'], {
