@@ -20,6 +20,31 @@ interface Shop {
 }
 
 describe('input types flow from the schema', () => {
+  it('gives approvers the validated input, and takes a list of principals or a Promise of one', () => {
+    defineTool({
+      name: 'wire',
+      inputSchema: {
+        type: 'object',
+        properties: { amount_cents: { type: 'integer' } },
+        required: ['amount_cents'],
+        additionalProperties: false,
+      },
+      approvers: ({ input, principal, onBehalfOf }) => {
+        expectTypeOf(input.amount_cents).toEqualTypeOf<number>();
+        expectTypeOf(onBehalfOf).toEqualTypeOf<string | undefined>();
+        return input.amount_cents > 100_000 ? Promise.resolve(['cfo']) : [`manager_of_${principal}`];
+      },
+      execute: () => 1,
+    });
+    defineTool({
+      name: 'wire',
+      inputSchema: { type: 'object' },
+      // @ts-expect-error approvers answers principals, not a single one
+      approvers: () => 'manager_1',
+      execute: () => 1,
+    });
+  });
+
   it('infers from a JSON Schema written inline', () => {
     const charge = defineTool({
       name: 'charge',
