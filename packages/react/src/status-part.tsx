@@ -49,6 +49,25 @@ export interface ToolCallStatusLabels extends Record<Status, string> {
   readonly evidenceDownstream: string;
   /** After `committed` for a call a person settled; `{by}` is who. */
   readonly evidencePerson: string;
+  /** Who, when a record names nobody: in `evidencePerson` and `changedBy`. */
+  readonly somePerson: string;
+  /** The tool's name for a record that has none. */
+  readonly unnamedTool: string;
+  /** The path of an issue about the whole input, and about the whole output. */
+  readonly wholeArguments: string;
+  readonly wholeOutput: string;
+  /** A call that needs several approvers: who approved (`{names}`), or nobody yet. */
+  readonly approvedBy: string;
+  readonly noApprovals: string;
+  /** After `approvedBy` or `noApprovals`: `{left}` approvals of `{required}` still needed. */
+  readonly approvalsLeft: string;
+  /** The budget that sent the call to a person; `{message}` is the budget's words. */
+  readonly overBudget: string;
+  /** Before a person's changes to the input; `{by}` is who. */
+  readonly changedBy: string;
+  /** A change's path when it replaced the whole input, and a value that was or is not there. */
+  readonly wholeInput: string;
+  readonly noValue: string;
   /** The settle form: the output field, the note field, and the two settlements. */
   readonly settleOutput: string;
   readonly settleNote: string;
@@ -106,6 +125,17 @@ export const LABELS: ToolCallStatusLabels = {
   held: 'Outcome unknown — check, then settle',
   evidenceDownstream: 'settled on evidence from the system it called',
   evidencePerson: 'settled by {by}',
+  somePerson: 'a person',
+  unnamedTool: 'Tool call',
+  wholeArguments: '(arguments)',
+  wholeOutput: '(output)',
+  approvedBy: 'Approved by {names}',
+  noApprovals: 'No approvals yet',
+  approvalsLeft: '{left} more of {required} needed',
+  overBudget: 'Over budget: {message}',
+  changedBy: 'Changed by {by}:',
+  wholeInput: '(input)',
+  noValue: '(none)',
   settleOutput: 'What the tool returned (JSON)',
   settleNote: 'How you know',
   settleCommitted: 'It went through',
@@ -133,6 +163,30 @@ export function wordFor(labels: ToolCallStatusLabels, key: unknown): string {
   const word = key as keyof ToolCallStatusLabels;
   return text(labels[word]) ?? text(LABELS[word]) ?? '';
 }
+
+/**
+ * The word for `key` with each `{name}` in it replaced by `values[name]`, in one pass, so a value
+ * that itself holds `{…}` (a person's name, a server's message) is shown as it is.
+ */
+export function fill(
+  labels: ToolCallStatusLabels,
+  key: keyof ToolCallStatusLabels,
+  values: Readonly<Record<string, string>>,
+): string {
+  return wordFor(labels, key).replace(/\{(\w+)\}/g, (slot, name: string) =>
+    Object.hasOwn(values, name) ? (values[name] as string) : slot,
+  );
+}
+
+/** A record field read as its fields, each `unknown`. */
+export type Fields = { readonly [field: string]: unknown };
+
+/**
+ * A record field as an object whose fields are still to be checked, or nothing: a record made
+ * elsewhere (a saved transcript, a server) may hold anything where an object is expected.
+ */
+export const fieldsOf = (value: unknown): Fields | undefined =>
+  typeof value === 'object' && value !== null ? (value as Fields) : undefined;
 
 /** The defaults with the app's words over them; the app's refusal sentences over the default ones, code by code. */
 export function mergeLabels(given: Partial<ToolCallStatusLabels> | undefined): ToolCallStatusLabels {

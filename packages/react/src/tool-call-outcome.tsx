@@ -4,6 +4,8 @@ import { useGate } from './provider.tsx';
 import {
   away,
   ConnectionNote,
+  fieldsOf,
+  fill,
   isHeld,
   text,
   useArmed,
@@ -13,6 +15,10 @@ import {
   type ToolCallStatusLabels,
 } from './status-part.tsx';
 import { useConnection } from './use-gate-connection.ts';
+
+/* -------------------------------------------------------------------------------------------------
+ * ToolCallStatusSettle
+ * -----------------------------------------------------------------------------------------------*/
 
 /**
  * What {@link ToolCallStatusSettle} hands its render function for a call held in doubt: why nobody
@@ -62,15 +68,17 @@ export interface ToolCallSettler {
  *   <ToolCallStatusSettle />
  * </ToolCallStatus>
  */
+const SETTLE_NAME = 'ToolCallStatusSettle';
+
 export function ToolCallStatusSettle({
   children,
 }: {
   readonly children?: (settler: ToolCallSettler) => ReactNode;
 }): ReactNode {
-  const { call, request, controls, labels, pressDelayMs, root } = usePart('ToolCallStatusSettle');
-  const connection = useConnection(useGate('ToolCallStatusSettle'), away);
+  const { call, request, controls, labels, pressDelayMs, root } = usePart(SETTLE_NAME);
+  const connection = useConnection(useGate(SETTLE_NAME), away);
   const held = isHeld(call);
-  const doubt = held ? (call?.doubt as Doubt) : undefined;
+  const doubt = held ? call?.doubt : undefined;
   const sending = request?.state === 'sending';
   const armed = useArmed(
     `${String(call?.id)}|${String(doubt?.at)}|${request?.state ?? ''}|${request?.action ?? ''}`,
@@ -124,11 +132,7 @@ function SettleForm({
       value = JSON.parse(output);
     } catch (error) {
       // Nothing is sent: an output that is not JSON is not one any tool returns.
-      setNotJson(
-        wordFor(labels, 'settleNotJson')
-          .split('{message}')
-          .join((error as Error).message),
-      );
+      setNotJson(fill(labels, 'settleNotJson', { message: (error as Error).message }));
       return;
     }
     setNotJson(undefined);
@@ -170,6 +174,10 @@ function SettleForm({
     </>
   );
 }
+
+/* -------------------------------------------------------------------------------------------------
+ * ToolCallStatusUndo
+ * -----------------------------------------------------------------------------------------------*/
 
 /**
  * Whether a committed call can be undone from this page: the gate mirrors a server gate (it has
@@ -221,14 +229,16 @@ const COMPENSATION_WORDS = {
  *   <ToolCallStatusUndo />
  * </ToolCallStatus>
  */
+const UNDO_NAME = 'ToolCallStatusUndo';
+
 export const ToolCallStatusUndo = forwardRef<
   HTMLDivElement,
   Omit<ComponentPropsWithoutRef<'div'>, 'children'> & {
     readonly children?: (undoer: ToolCallUndoer) => ReactNode;
   }
 >(function ToolCallStatusUndo({ children, ...props }, ref) {
-  const { call, request, controls, labels, pressDelayMs } = usePart('ToolCallStatusUndo');
-  const gate = useGate('ToolCallStatusUndo');
+  const { call, request, controls, labels, pressDelayMs } = usePart(UNDO_NAME);
+  const gate = useGate(UNDO_NAME);
   const live = useConnection(gate, away) === undefined;
   const can = undoable(gate, call);
   const sending = request?.state === 'sending' && request.action === 'compensate';
@@ -236,8 +246,8 @@ export const ToolCallStatusUndo = forwardRef<
     `${String(call?.id)}|${String(can)}|${request?.state ?? ''}|${request?.action ?? ''}`,
     pressDelayMs,
   );
-  const link: unknown = call?.status === 'committed' ? call.compensation : undefined;
-  const compensation = typeof link === 'object' && link !== null ? (link as CompensationLink) : undefined;
+  const compensation =
+    call?.status === 'committed' && fieldsOf(call.compensation) ? call.compensation : undefined;
   const ready = can && armed && live && request?.state !== 'sending';
   const undoer: ToolCallUndoer = {
     compensation,
@@ -265,6 +275,7 @@ export const ToolCallStatusUndo = forwardRef<
     </div>
   );
 });
+ToolCallStatusUndo.displayName = UNDO_NAME;
 
 /** Where a committed call's undo stands: its call's id, and why it did not commit when it ended otherwise. */
 function CompensationState({
@@ -279,7 +290,7 @@ function CompensationState({
     status !== undefined && Object.hasOwn(COMPENSATION_WORDS, status)
       ? COMPENSATION_WORDS[status as keyof typeof COMPENSATION_WORDS]
       : 'undoRunning';
-  const failure = text((compensation.failure as { message?: unknown } | undefined)?.message);
+  const failure = text(fieldsOf(compensation.failure)?.message);
   return (
     <span data-toolgate="compensation" data-status={status}>
       {wordFor(labels, words)} <code data-toolgate="compensation-id">{text(compensation.id)}</code>

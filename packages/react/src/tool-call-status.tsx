@@ -15,6 +15,8 @@ import { refusalSentence } from './refusal-words.ts';
 import {
   away,
   ConnectionNote,
+  fieldsOf,
+  fill,
   isHeld,
   mergeLabels,
   NOTHING_SHOWN,
@@ -52,6 +54,10 @@ const sameStatus = (last: ToolCallRecord, next: ToolCallRecord): boolean =>
   last.doubt === next.doubt &&
   last.attempt === next.attempt &&
   last.compensation === next.compensation;
+
+/* -------------------------------------------------------------------------------------------------
+ * ToolCallStatus (the root)
+ * -----------------------------------------------------------------------------------------------*/
 
 /**
  * What {@link ToolCallStatus} takes, beside any `<div>` attribute.
@@ -104,12 +110,14 @@ export interface ToolCallStatusProps extends Omit<ComponentPropsWithoutRef<'div'
  *   <ToolCallStatusActions />
  * </ToolCallStatus>
  */
+const ROOT_NAME = 'ToolCallStatus';
+
 export const ToolCallStatus = memo(
   forwardRef<HTMLDivElement, ToolCallStatusProps>(function ToolCallStatus(
     { id, call: given, labels, pressDelayMs = PRESS_DELAY_MS, children, ...props },
     ref,
   ) {
-    const gate = useGate('ToolCallStatus');
+    const gate = useGate(ROOT_NAME);
     const callId = id ?? given?.id;
     const call = useCall(gate, callId, sameStatus) ?? given;
     const request = useCallRequest(gate, callId);
@@ -164,6 +172,11 @@ export const ToolCallStatus = memo(
     );
   }),
 );
+ToolCallStatus.displayName = ROOT_NAME;
+
+/* -------------------------------------------------------------------------------------------------
+ * ToolCallStatusLabel
+ * -----------------------------------------------------------------------------------------------*/
 
 /**
  * The tool's name and the call's status in words (`Denied` for a call a person denied, "Outcome
@@ -177,6 +190,8 @@ export const ToolCallStatus = memo(
  *   <ToolCallStatusLabel />
  * </ToolCallStatus>
  */
+const LABEL_NAME = 'ToolCallStatusLabel';
+
 export const ToolCallStatusLabel = forwardRef<
   HTMLSpanElement,
   ComponentPropsWithoutRef<'span'> & {
@@ -184,13 +199,13 @@ export const ToolCallStatusLabel = forwardRef<
     readonly nameOf?: (principal: string) => string;
   }
 >(function ToolCallStatusLabel({ children, nameOf, ...props }, ref) {
-  const { call, labels, labelId } = usePart('ToolCallStatusLabel');
+  const { call, labels, labelId } = usePart(LABEL_NAME);
   if (call === undefined) return null;
   return (
     <span data-toolgate="label" {...props} id={labelId} ref={ref}>
       {children ?? (
         <>
-          <span data-toolgate="tool">{text(call.name) || 'Tool call'}</span>{' '}
+          <span data-toolgate="tool">{text(call.name) || wordFor(labels, 'unnamedTool')}</span>{' '}
           <span data-toolgate="state">
             {wordFor(
               labels,
@@ -203,6 +218,7 @@ export const ToolCallStatusLabel = forwardRef<
     </span>
   );
 });
+ToolCallStatusLabel.displayName = LABEL_NAME;
 
 /** On whose word a committed call was settled, when its run's own answer was lost. */
 function Evidence({
@@ -214,14 +230,12 @@ function Evidence({
   readonly labels: ToolCallStatusLabels;
   readonly nameOf: ((principal: string) => string) | undefined;
 }): ReactNode {
-  const evidence: unknown = call.status === 'committed' ? call.evidence : undefined;
-  if (typeof evidence !== 'object' || evidence === null) return null;
-  const { source, by } = evidence as { source?: unknown; by?: unknown };
+  const evidence = call.status === 'committed' ? fieldsOf(call.evidence) : undefined;
+  if (evidence === undefined) return null;
+  const { source, by } = evidence;
   const words =
     source === 'person'
-      ? wordFor(labels, 'evidencePerson')
-          .split('{by}')
-          .join(typeof by === 'string' ? nameFor(nameOf, by) : 'a person')
+      ? fill(labels, 'evidencePerson', { by: personFor(labels, nameOf, by) })
       : wordFor(labels, 'evidenceDownstream');
   return (
     <>
@@ -232,6 +246,10 @@ function Evidence({
     </>
   );
 }
+
+/* -------------------------------------------------------------------------------------------------
+ * ToolCallStatusInput
+ * -----------------------------------------------------------------------------------------------*/
 
 /**
  * What {@link ToolCallStatusInput} takes, beside any `<div>` attribute.
@@ -261,9 +279,11 @@ export interface ToolCallStatusInputProps extends Omit<ComponentPropsWithoutRef<
  *   <ToolCallStatusActions />
  * </ToolCallStatus>
  */
+const INPUT_NAME = 'ToolCallStatusInput';
+
 export const ToolCallStatusInput = forwardRef<HTMLDivElement, ToolCallStatusInputProps>(
   function ToolCallStatusInput({ children, ...props }, ref) {
-    const { call, setShown } = usePart('ToolCallStatusInput');
+    const { call, setShown } = usePart(INPUT_NAME);
     const input: unknown = call?.input;
     const has = call !== undefined && input !== undefined;
     useLayoutEffect(() => {
@@ -279,6 +299,7 @@ export const ToolCallStatusInput = forwardRef<HTMLDivElement, ToolCallStatusInpu
     );
   },
 );
+ToolCallStatusInput.displayName = INPUT_NAME;
 
 function inputText(input: unknown): string {
   try {
@@ -298,6 +319,10 @@ function inputKey(input: unknown): string {
   return `o:${known}`;
 }
 
+/* -------------------------------------------------------------------------------------------------
+ * ToolCallStatusReason
+ * -----------------------------------------------------------------------------------------------*/
+
 /**
  * Why a rejected, cancelled or failed call ended: each offending path and what is wrong with it
  * when the reason has issues, its message otherwise. Renders nothing for other statuses.
@@ -306,22 +331,22 @@ function inputKey(input: unknown): string {
  * @example
  * <ToolCallStatusReason className="why" />
  */
+const REASON_NAME = 'ToolCallStatusReason';
+
 export const ToolCallStatusReason = forwardRef<HTMLDivElement, ComponentPropsWithoutRef<'div'>>(
   function ToolCallStatusReason({ children, ...props }, ref) {
-    const { call } = usePart('ToolCallStatusReason');
-    const reason: unknown = call?.reason;
-    if (typeof reason !== 'object' || reason === null) return null;
-    const { code, message, issues } = reason as { code?: unknown; message?: unknown; issues?: unknown };
-    const whole = code === 'output_invalid' ? '(output)' : '(arguments)';
+    const { call, labels } = usePart(REASON_NAME);
+    const reason = fieldsOf(call?.reason);
+    if (reason === undefined) return null;
+    const { code, message, issues } = reason;
+    const whole = wordFor(labels, code === 'output_invalid' ? 'wholeOutput' : 'wholeArguments');
     return (
       <div data-toolgate="reason" data-code={text(code)} {...props} ref={ref}>
         {children ??
           (Array.isArray(issues) && issues.length > 0 ? (
             <ul>
               {issues.map((issue: unknown, i) => {
-                const { path, message: says } = (
-                  typeof issue === 'object' && issue !== null ? issue : {}
-                ) as { path?: unknown; message?: unknown };
+                const { path, message: says } = fieldsOf(issue) ?? {};
                 return (
                   <li key={i}>
                     <code>{text(path) || whole}</code> {text(says)}
@@ -336,6 +361,147 @@ export const ToolCallStatusReason = forwardRef<HTMLDivElement, ComponentPropsWit
     );
   },
 );
+ToolCallStatusReason.displayName = REASON_NAME;
+
+/* -------------------------------------------------------------------------------------------------
+ * Parts that name people
+ * -----------------------------------------------------------------------------------------------*/
+
+/**
+ * The props of a part that names people: a `div`'s, and `nameOf`, which turns a principal (as the
+ * ledger records it) into the words the page shows; without it, or when it does not answer text,
+ * the principal itself.
+ *
+ * @example
+ * const props: NamedPartProps = { className: 'approvals', nameOf: (principal) => people[principal] ?? principal };
+ */
+export interface NamedPartProps extends ComponentPropsWithoutRef<'div'> {
+  readonly nameOf?: (principal: string) => string;
+}
+
+/** A principal as the page shows it: `nameOf`'s text, else the principal; a throwing `nameOf` is the app's bug, and shows the principal rather than nothing. */
+function nameFor(nameOf: ((principal: string) => string) | undefined, principal: string): string {
+  if (nameOf === undefined) return principal;
+  try {
+    return text(nameOf(principal)) ?? principal;
+  } catch {
+    return principal;
+  }
+}
+
+/** Who a record names, as the page shows them, or `somePerson` when it names nobody. */
+function personFor(
+  labels: ToolCallStatusLabels,
+  nameOf: ((principal: string) => string) | undefined,
+  principal: unknown,
+): string {
+  return typeof principal === 'string' ? nameFor(nameOf, principal) : wordFor(labels, 'somePerson');
+}
+
+/* -------------------------------------------------------------------------------------------------
+ * ToolCallStatusApprovals
+ * -----------------------------------------------------------------------------------------------*/
+
+/**
+ * Who has approved a call that needs several approvers, how many are left, and the budget that sent
+ * it to a person, when one did. Renders nothing for a call without that state (one approver, no
+ * budget). `data-left` carries how many approvals are still needed. The ledger knows people by
+ * their principal (`user_8f3a…`); `nameOf` says how each reads on the page.
+ *
+ * @example
+ * <ToolCallStatus id={id}>
+ *   <ToolCallStatusLabel />
+ *   <ToolCallStatusApprovals nameOf={(principal) => (principal === me ? 'you' : directory.name(principal))} />
+ *   <ToolCallStatusActions />
+ * </ToolCallStatus>
+ */
+const APPROVALS_NAME = 'ToolCallStatusApprovals';
+
+export const ToolCallStatusApprovals = forwardRef<HTMLDivElement, NamedPartProps>(
+  function ToolCallStatusApprovals({ children, nameOf, ...props }, ref) {
+    const { call, labels } = usePart(APPROVALS_NAME);
+    const approval = fieldsOf(call?.approval);
+    if (approval === undefined) return null;
+    const { required, left, approvedBy, overBudget } = approval;
+    const names = (Array.isArray(approvedBy) ? approvedBy : [])
+      .map((entry: unknown) => text(fieldsOf(entry)?.principal))
+      .filter((name) => name !== undefined)
+      .map((principal) => nameFor(nameOf, principal));
+    const over = text(fieldsOf(overBudget)?.message);
+    const count = typeof left === 'number' ? left : undefined;
+    return (
+      <div data-toolgate="approvals" data-left={count} {...props} ref={ref}>
+        {children ?? (
+          <>
+            {typeof required === 'number' && required > 1 && (
+              <span data-toolgate="approvers">
+                {names.length > 0
+                  ? fill(labels, 'approvedBy', { names: names.join(', ') })
+                  : wordFor(labels, 'noApprovals')}
+                {count !== undefined && count > 0
+                  ? ` · ${fill(labels, 'approvalsLeft', { left: String(count), required: String(required) })}`
+                  : ''}
+              </span>
+            )}
+            {over !== undefined && (
+              <span data-toolgate="over-budget">{fill(labels, 'overBudget', { message: over })}</span>
+            )}
+          </>
+        )}
+      </div>
+    );
+  },
+);
+ToolCallStatusApprovals.displayName = APPROVALS_NAME;
+
+/* -------------------------------------------------------------------------------------------------
+ * ToolCallStatusChanges
+ * -----------------------------------------------------------------------------------------------*/
+
+/**
+ * What a person changed before approving: each value's path, the model's value and theirs, and who
+ * changed it (`nameOf` says how a principal reads on the page). Renders nothing for a call nobody
+ * edited.
+ *
+ * @example
+ * <ToolCallStatusChanges className="diff" nameOf={(principal) => directory.name(principal)} />
+ */
+const CHANGES_NAME = 'ToolCallStatusChanges';
+
+export const ToolCallStatusChanges = forwardRef<HTMLDivElement, NamedPartProps>(
+  function ToolCallStatusChanges({ children, nameOf, ...props }, ref) {
+    const { call, labels } = usePart(CHANGES_NAME);
+    const edit = fieldsOf(call?.edit);
+    if (edit === undefined) return null;
+    const { by, changes } = edit;
+    const shown = (value: unknown) =>
+      value === undefined ? wordFor(labels, 'noValue') : JSON.stringify(value);
+    return (
+      <div data-toolgate="changes" {...props} ref={ref}>
+        {children ?? (
+          <>
+            <span>{fill(labels, 'changedBy', { by: personFor(labels, nameOf, by) })}</span>
+            <ul>
+              {(Array.isArray(changes) ? changes : []).map((change: unknown, i) => {
+                const { path, from, to } = fieldsOf(change) ?? {};
+                return (
+                  <li key={i}>
+                    <code>{text(path) || wordFor(labels, 'wholeInput')}</code> {shown(from)} → {shown(to)}
+                  </li>
+                );
+              })}
+            </ul>
+          </>
+        )}
+      </div>
+    );
+  },
+);
+ToolCallStatusChanges.displayName = CHANGES_NAME;
+
+/* -------------------------------------------------------------------------------------------------
+ * ToolCallStatusRefusal
+ * -----------------------------------------------------------------------------------------------*/
 
 /**
  * Why a request about the call did not go through, and what to do now: the refusal's label
@@ -353,9 +519,11 @@ export const ToolCallStatusReason = forwardRef<HTMLDivElement, ComponentPropsWit
  *   <ToolCallStatusActions />
  * </ToolCallStatus>
  */
+const REFUSAL_NAME = 'ToolCallStatusRefusal';
+
 export const ToolCallStatusRefusal = forwardRef<HTMLDivElement, ComponentPropsWithoutRef<'div'>>(
   function ToolCallStatusRefusal({ children, ...props }, ref) {
-    const { request, labels } = usePart('ToolCallStatusRefusal');
+    const { request, labels } = usePart(REFUSAL_NAME);
     if (request?.state !== 'refused') return null;
     return (
       <div data-toolgate="refusal" data-code={request.error.code} {...props} ref={ref}>
@@ -365,6 +533,11 @@ export const ToolCallStatusRefusal = forwardRef<HTMLDivElement, ComponentPropsWi
     );
   },
 );
+ToolCallStatusRefusal.displayName = REFUSAL_NAME;
+
+/* -------------------------------------------------------------------------------------------------
+ * ToolCallStatusActions
+ * -----------------------------------------------------------------------------------------------*/
 
 /**
  * Approve and Deny while the call awaits approval, Cancel while it runs; nothing otherwise. Each
@@ -385,11 +558,12 @@ export const ToolCallStatusRefusal = forwardRef<HTMLDivElement, ComponentPropsWi
  *   <ToolCallStatusActions className="row" />
  * </ToolCallStatus>
  */
+const ACTIONS_NAME = 'ToolCallStatusActions';
+
 export const ToolCallStatusActions = forwardRef<HTMLDivElement, ComponentPropsWithoutRef<'div'>>(
   function ToolCallStatusActions(props, ref) {
-    const { call, request, controls, labels, labelId, root, shown, pressDelayMs } =
-      usePart('ToolCallStatusActions');
-    const connection = useConnection(useGate('ToolCallStatusActions'), away);
+    const { call, request, controls, labels, labelId, root, shown, pressDelayMs } = usePart(ACTIONS_NAME);
+    const connection = useConnection(useGate(ACTIONS_NAME), away);
     const live = connection === undefined;
     const status = call?.status;
     const inputShown = call?.input !== undefined && shown === call.input;
@@ -447,118 +621,11 @@ export const ToolCallStatusActions = forwardRef<HTMLDivElement, ComponentPropsWi
     );
   },
 );
+ToolCallStatusActions.displayName = ACTIONS_NAME;
 
-/**
- * The props of a part that names people: a `div`'s, and `nameOf`, which turns a principal (as the
- * ledger records it) into the words the page shows; without it, or when it does not answer text,
- * the principal itself.
- *
- * @example
- * const props: NamedPartProps = { className: 'approvals', nameOf: (principal) => people[principal] ?? principal };
- */
-export interface NamedPartProps extends ComponentPropsWithoutRef<'div'> {
-  readonly nameOf?: (principal: string) => string;
-}
-
-/** A principal as the page shows it: `nameOf`'s text, else the principal; a throwing `nameOf` is the app's bug, and shows the principal rather than nothing. */
-function nameFor(nameOf: ((principal: string) => string) | undefined, principal: string): string {
-  if (nameOf === undefined) return principal;
-  try {
-    return text(nameOf(principal)) ?? principal;
-  } catch {
-    return principal;
-  }
-}
-
-/**
- * Who has approved a call that needs several approvers, how many are left, and the budget that sent
- * it to a person, when one did. Renders nothing for a call without that state (one approver, no
- * budget). `data-left` carries how many approvals are still needed. The ledger knows people by
- * their principal (`user_8f3a…`); `nameOf` says how each reads on the page.
- *
- * @example
- * <ToolCallStatus id={id}>
- *   <ToolCallStatusLabel />
- *   <ToolCallStatusApprovals nameOf={(principal) => (principal === me ? 'you' : directory.name(principal))} />
- *   <ToolCallStatusActions />
- * </ToolCallStatus>
- */
-export const ToolCallStatusApprovals = forwardRef<HTMLDivElement, NamedPartProps>(
-  function ToolCallStatusApprovals({ children, nameOf, ...props }, ref) {
-    const { call } = usePart('ToolCallStatusApprovals');
-    const approval: unknown = call?.approval;
-    if (typeof approval !== 'object' || approval === null) return null;
-    const { required, left, approvedBy, overBudget } = approval as {
-      required?: unknown;
-      left?: unknown;
-      approvedBy?: unknown;
-      overBudget?: unknown;
-    };
-    const names = (Array.isArray(approvedBy) ? approvedBy : [])
-      .map((entry: unknown) => text((entry as { principal?: unknown } | null)?.principal))
-      .filter((name) => name !== undefined)
-      .map((principal) => nameFor(nameOf, principal));
-    const over = text((overBudget as { message?: unknown } | null | undefined)?.message);
-    const count = typeof left === 'number' ? left : undefined;
-    return (
-      <div data-toolgate="approvals" data-left={count} {...props} ref={ref}>
-        {children ?? (
-          <>
-            {typeof required === 'number' && required > 1 && (
-              <span data-toolgate="approvers">
-                {names.length > 0 ? `Approved by ${names.join(', ')}` : 'No approvals yet'}
-                {count !== undefined && count > 0 ? ` · ${count} more of ${required} needed` : ''}
-              </span>
-            )}
-            {over !== undefined && <span data-toolgate="over-budget">Over budget: {over}</span>}
-          </>
-        )}
-      </div>
-    );
-  },
-);
-
-/**
- * What a person changed before approving: each value's path, the model's value and theirs, and who
- * changed it (`nameOf` says how a principal reads on the page). Renders nothing for a call nobody
- * edited.
- *
- * @example
- * <ToolCallStatusChanges className="diff" nameOf={(principal) => directory.name(principal)} />
- */
-export const ToolCallStatusChanges = forwardRef<HTMLDivElement, NamedPartProps>(
-  function ToolCallStatusChanges({ children, nameOf, ...props }, ref) {
-    const { call } = usePart('ToolCallStatusChanges');
-    const edit: unknown = call?.edit;
-    if (typeof edit !== 'object' || edit === null) return null;
-    const { by, changes } = edit as { by?: unknown; changes?: unknown };
-    const who = text(by);
-    const shown = (value: unknown) => (value === undefined ? '(none)' : JSON.stringify(value));
-    return (
-      <div data-toolgate="changes" {...props} ref={ref}>
-        {children ?? (
-          <>
-            <span>Changed by {who === undefined ? 'a person' : nameFor(nameOf, who)}:</span>
-            <ul>
-              {(Array.isArray(changes) ? changes : []).map((change: unknown, i) => {
-                const { path, from, to } = (typeof change === 'object' && change !== null ? change : {}) as {
-                  path?: unknown;
-                  from?: unknown;
-                  to?: unknown;
-                };
-                return (
-                  <li key={i}>
-                    <code>{text(path) || '(input)'}</code> {shown(from)} → {shown(to)}
-                  </li>
-                );
-              })}
-            </ul>
-          </>
-        )}
-      </div>
-    );
-  },
-);
+/* -------------------------------------------------------------------------------------------------
+ * ToolCallStatusEdit
+ * -----------------------------------------------------------------------------------------------*/
 
 /**
  * What {@link ToolCallStatusEdit} hands its render function: the input the person is shown, and
@@ -587,12 +654,14 @@ export interface ToolCallEditor {
  *   )}
  * </ToolCallStatusEdit>
  */
+const EDIT_NAME = 'ToolCallStatusEdit';
+
 export function ToolCallStatusEdit({
   children,
 }: {
   readonly children: (editor: ToolCallEditor) => ReactNode;
 }): ReactNode {
-  const { call, controls } = usePart('ToolCallStatusEdit');
+  const { call, controls } = usePart(EDIT_NAME);
   if (call?.status !== 'awaiting_approval') return null;
   return children({ input: call.input, approve: controls.approveEdited });
 }

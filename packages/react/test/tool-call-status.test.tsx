@@ -363,6 +363,80 @@ describe('<ToolCallStatus> renders only text', () => {
   });
 });
 
+describe('<ToolCallStatus> words', () => {
+  const saved = (id: string, fields: object) =>
+    ({ ...createShop().gate.propose(openaiCall(id, 'add_item', { sku: 'socks' })), ...fields }) as never;
+  const labels = {
+    unnamedTool: 'Outil',
+    somePerson: 'quelqu’un',
+    evidencePerson: 'réglé par {by}',
+    wholeArguments: '(tous les arguments)',
+    approvedBy: 'Approuvé par {names}',
+    noApprovals: 'Aucune approbation',
+    approvalsLeft: 'encore {left} sur {required}',
+    overBudget: 'Hors budget : {message}',
+    changedBy: 'Modifié par {by} :',
+    wholeInput: '(saisie)',
+    noValue: '(rien)',
+  };
+
+  it('shows every word through labels, a name or message with {braces} as it is', () => {
+    const shop = createShop();
+    renderWithGate(
+      shop.gate,
+      <>
+        <ToolCallStatus
+          pressDelayMs={0}
+          data-testid="settled"
+          labels={labels}
+          call={saved('call_x', {
+            evidence: { source: 'person' },
+            approval: {
+              required: 2,
+              left: 1,
+              approvedBy: [{ principal: 'ops_{names}' }],
+              overBudget: { message: 'over {required} a day' },
+            },
+            edit: { changes: [{ path: '', from: undefined, to: 3 }] },
+          })}
+        />
+        <ToolCallStatus
+          pressDelayMs={0}
+          data-testid="unnamed"
+          labels={labels}
+          call={saved('call_y', {
+            name: undefined,
+            status: 'rejected',
+            reason: {
+              code: 'invalid_arguments',
+              message: 'bad',
+              issues: [{ path: '', message: 'not an object' }],
+            },
+          })}
+        />
+        <ToolCallStatus
+          pressDelayMs={0}
+          data-testid="nobody"
+          labels={labels}
+          call={saved('call_z', { approval: { required: 3, left: 3, approvedBy: [] } })}
+        />
+      </>,
+    );
+    const settled = screen.getByTestId('settled');
+    const part = (status: HTMLElement, name: string) => status.querySelector(`[data-toolgate="${name}"]`);
+    expect(part(settled, 'label')).toHaveTextContent('add_item Done (réglé par quelqu’un)');
+    expect(part(settled, 'approvers')?.textContent).toBe('Approuvé par ops_{names} · encore 1 sur 2');
+    expect(part(settled, 'over-budget')?.textContent).toBe('Hors budget : over {required} a day');
+    expect(part(settled, 'changes')?.textContent).toBe('Modifié par quelqu’un :(saisie) (rien) → 3');
+    const unnamed = screen.getByTestId('unnamed');
+    expect(part(unnamed, 'label')).toHaveTextContent('Outil Rejected');
+    expect(part(unnamed, 'reason')?.textContent).toBe('(tous les arguments) not an object');
+    expect(part(screen.getByTestId('nobody'), 'approvers')?.textContent).toBe(
+      'Aucune approbation · encore 3 sur 3',
+    );
+  });
+});
+
 describe('<ToolCallStatus> props and parts', () => {
   it('takes the record itself and still follows the live call', async () => {
     const shop = createShop();
