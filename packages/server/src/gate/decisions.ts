@@ -19,7 +19,8 @@ type Trx = Transaction<LedgerDatabase>;
 /**
  * Reads a call for a decision and checks that the principal may see it: the call's row and what
  * `canApprove` is asked about, or the refusal (`forbidden` without a principal, `not_found` for a
- * call it may not see, audited).
+ * call it may not see, audited). With `vote`, a principal the call asked, and the person it was
+ * made for, see it too: they vote on it (or are told why they may not), and nothing else.
  *
  * @example
  * const found = await forDecision(parts, id, principal);
@@ -29,6 +30,7 @@ export async function forDecision(
   parts: GateParts,
   id: string,
   principal: unknown,
+  vote = false,
 ): Promise<{ row: CallsTable; info: CallInfo } | Decision> {
   const { ledger } = parts;
   if (typeof principal !== 'string' || principal === '')
@@ -39,9 +41,8 @@ export async function forDecision(
   );
   if (row === undefined) return refused('not_found');
   const record = readRecord(row.record);
-  // Being asked lets a principal see the call it must decide, not the rest of its session; the
-  // person an agent acts for sees the call made for them (and is told they may not approve it).
-  const concerned = record.approval?.asked?.includes(principal) === true || record.onBehalfOf === principal;
+  const concerned =
+    vote && (record.approval?.asked?.includes(principal) === true || record.onBehalfOf === principal);
   if (!concerned && !(await parts.sessions.mayView(principal, row.session, row.owner))) {
     await audit(parts, id, principal, 'forbidden', `"${principal}" may not see session "${row.session}"`);
     return refused('not_found');
@@ -216,7 +217,7 @@ export async function approve(parts: GateParts, id: string, request: ApproveRequ
   const { ledger, keeper, pipeline } = parts;
   const { clock } = parts.settings;
   const { principal, inputHash } = request;
-  const found = await forDecision(parts, id, principal);
+  const found = await forDecision(parts, id, principal, true);
   if ('ok' in found) return found;
   const why = await whyNotDecide(parts, principal, found.info, 'approve');
   if (why !== undefined) return forbid(parts, id, principal, found.info, why);
@@ -307,7 +308,7 @@ export async function deny(
 ): Promise<Decision> {
   const { ledger, keeper } = parts;
   const { clock } = parts.settings;
-  const found = await forDecision(parts, id, principal);
+  const found = await forDecision(parts, id, principal, true);
   if ('ok' in found) return found;
   const why = await whyNotDecide(parts, principal, found.info, 'deny');
   if (why !== undefined) return forbid(parts, id, principal, found.info, why);

@@ -81,6 +81,12 @@ describeLedgers(
       expect((await gate.get('w1'))?.status).toBe('awaiting_approval');
       expect(runs).toEqual([]);
 
+      // Being asked is leave to vote on the call, not to cancel it or read its session.
+      expect(await gate.cancel('w1', { principal: 'manager_1' })).toMatchObject({
+        ok: false,
+        code: 'not_found',
+      });
+      expect(await gate.get('w1', { principal: 'manager_1' })).toBeUndefined();
       expect(await gate.approve('w1', { principal: 'manager_1', inputHash: hash })).toEqual({ ok: true });
       const done = await gate.settled('w1');
       expect(done).toMatchObject({
@@ -93,6 +99,7 @@ describeLedgers(
         { actor: 'mallory', message: '"mallory" was not asked to decide this call' },
         { actor: 'mallory', message: '"mallory" was not asked to decide this call' },
         { actor: 'stranger', message: '"stranger" may not see session "chat_a"' },
+        { actor: 'manager_1', message: '"manager_1" may not see session "chat_a"' },
       ]);
       const events = await ledger.eventsAfter(0);
       expect(events.find((event) => event.to === 'executing')?.actor).toBe('manager_1');
