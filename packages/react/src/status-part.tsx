@@ -1,20 +1,10 @@
 import type { CallRequest, RemoteConnection, ToolCallRecord, ToolCallStatus as Status } from '@toolgate/core';
-import {
-  createContext,
-  useContext,
-  useEffect,
-  useLayoutEffect,
-  useRef,
-  useState,
-  type FocusEvent,
-  type ReactNode,
-  type RefObject,
-} from 'react';
+import { createContext, useContext, type ReactNode, type RefObject } from 'react';
 import { REFUSALS, type ToolCallRefusalWords } from './refusal-words.ts';
 import type { ToolCallControls } from './use-tool-call.ts';
 
-// What the parts of `<ToolCallStatus>` share: its words, the call they show, and how a press is
-// kept from landing on a control the person has not seen yet.
+// What the parts of `<ToolCallStatus>` share: its words and the call they show. How a press is kept
+// from landing on a control the person has not seen yet is `press-guard.ts`.
 
 /**
  * The words `<ToolCallStatus>` shows: one per status, `denied` for a call a person denied, the
@@ -215,9 +205,6 @@ export interface Part {
   readonly pressDelayMs: number;
 }
 
-/** How long after Approve, Deny or Cancel appears or changes a press on it is ignored, by default. */
-export const PRESS_DELAY_MS = 500;
-
 export const PartContext = createContext<Part | undefined>(undefined);
 
 export function usePart(name: string): Part {
@@ -265,50 +252,6 @@ export function ConnectionNote({
       ) : null}
     </span>
   );
-}
-
-/**
- * Whether a press may land: `false` from the moment `key` changes (a button appeared, or what it
- * acts on changed) until `delayMs` have passed.
- */
-export function useArmed(key: string, delayMs: number): boolean {
-  const [armed, setArmed] = useState<string | undefined>(undefined);
-  useEffect(() => {
-    if (delayMs <= 0) return;
-    const timer = setTimeout(() => setArmed(key), delayMs);
-    return () => clearTimeout(timer);
-  }, [key, delayMs]);
-  return delayMs <= 0 || armed === key;
-}
-
-/**
- * Keeps the keyboard's place when the controls under it go away (the call moved, a form was
- * answered): focus moves to the status itself, never to the control that took their place and
- * never to the top of the page. Removing a focused element fires no blur, so `holds` stays true
- * when a move takes the control away, and the effect catches the focus.
- */
-export function useFocusCatch(
-  root: RefObject<HTMLElement | null>,
-  key: string,
-): {
-  readonly onFocus: () => void;
-  readonly onBlur: (event: FocusEvent<HTMLElement>) => void;
-} {
-  const holds = useRef(false);
-  useLayoutEffect(() => {
-    const element = root.current;
-    if (!holds.current || element === null) return;
-    const focused = document.activeElement;
-    if (focused !== null && focused !== document.body) return;
-    holds.current = false;
-    element.focus();
-  }, [key, root]);
-  return {
-    onFocus: () => void (holds.current = true),
-    onBlur: (event) => {
-      if (!event.currentTarget.contains(event.relatedTarget)) holds.current = false;
-    },
-  };
 }
 
 /** Whether a call is held in doubt: running, and nobody can tell whether its effect happened. */

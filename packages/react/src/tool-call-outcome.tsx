@@ -1,5 +1,6 @@
 import type { CompensationLink, Doubt, ToolCallRecord, ToolGate } from '@toolgate/core';
 import { forwardRef, useState, type ComponentPropsWithoutRef, type ReactNode } from 'react';
+import { pressKey, useArmed, useFocusCatch } from './press-guard.ts';
 import { useGate } from './provider.tsx';
 import {
   away,
@@ -8,8 +9,6 @@ import {
   fill,
   isHeld,
   text,
-  useArmed,
-  useFocusCatch,
   usePart,
   wordFor,
   type ToolCallStatusLabels,
@@ -80,11 +79,8 @@ export function ToolCallStatusSettle({
   const held = isHeld(call);
   const doubt = held ? call?.doubt : undefined;
   const sending = request?.state === 'sending';
-  const armed = useArmed(
-    `${String(call?.id)}|${String(doubt?.at)}|${request?.state ?? ''}|${request?.action ?? ''}`,
-    pressDelayMs,
-  );
-  const focus = useFocusCatch(root, String(held));
+  const armed = useArmed(pressKey(call?.id, doubt?.at, request?.state, request?.action), pressDelayMs);
+  const focus = useFocusCatch(root, pressKey(held));
   if (doubt === undefined) return null;
   const ready = armed && !sending && connection === undefined;
   const settler: ToolCallSettler = {
@@ -242,10 +238,7 @@ export const ToolCallStatusUndo = forwardRef<
   const live = useConnection(gate, away) === undefined;
   const can = undoable(gate, call);
   const sending = request?.state === 'sending' && request.action === 'compensate';
-  const armed = useArmed(
-    `${String(call?.id)}|${String(can)}|${request?.state ?? ''}|${request?.action ?? ''}`,
-    pressDelayMs,
-  );
+  const armed = useArmed(pressKey(call?.id, can, request?.state, request?.action), pressDelayMs);
   const compensation =
     call?.status === 'committed' && fieldsOf(call.compensation) ? call.compensation : undefined;
   const ready = can && armed && live && request?.state !== 'sending';

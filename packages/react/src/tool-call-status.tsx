@@ -10,6 +10,7 @@ import {
   type ComponentPropsWithoutRef,
   type ReactNode,
 } from 'react';
+import { PRESS_DELAY_MS, pressKey, useArmed, useFocusCatch } from './press-guard.ts';
 import { useGate } from './provider.tsx';
 import { refusalSentence } from './refusal-words.ts';
 import {
@@ -21,10 +22,7 @@ import {
   mergeLabels,
   NOTHING_SHOWN,
   PartContext,
-  PRESS_DELAY_MS,
   text,
-  useArmed,
-  useFocusCatch,
   usePart,
   wordFor,
   type ToolCallStatusLabels,
@@ -309,16 +307,6 @@ function inputText(input: unknown): string {
   }
 }
 
-// A number per input object, so that a new input (another record's) re-arms the buttons.
-const inputIds = new WeakMap<object, number>();
-let nextInputId = 0;
-function inputKey(input: unknown): string {
-  if (typeof input !== 'object' || input === null) return `v:${String(input)}`;
-  let known = inputIds.get(input);
-  if (known === undefined) inputIds.set(input, (known = ++nextInputId));
-  return `o:${known}`;
-}
-
 /* -------------------------------------------------------------------------------------------------
  * ToolCallStatusReason
  * -----------------------------------------------------------------------------------------------*/
@@ -567,11 +555,12 @@ export const ToolCallStatusActions = forwardRef<HTMLDivElement, ComponentPropsWi
     const live = connection === undefined;
     const status = call?.status;
     const inputShown = call?.input !== undefined && shown === call.input;
+    // What Approve, Deny or Cancel acts on: a press waits again when any of it changes.
     const armed = useArmed(
-      `${String(status)}|${String(isHeld(call))}|${inputKey(call?.input)}|${String(inputShown)}|${request?.state ?? ''}|${request?.action ?? ''}`,
+      pressKey(status, isHeld(call), call?.input, inputShown, request?.state, request?.action),
       pressDelayMs,
     );
-    const focus = useFocusCatch(root, `${String(status)}|${String(isHeld(call))}`);
+    const focus = useFocusCatch(root, pressKey(status, isHeld(call)));
     // A call held in doubt is ended only by a commit or a run again: its settle form offers both.
     if ((status !== 'awaiting_approval' && status !== 'executing') || isHeld(call)) return null;
     // While a request is on its way every button waits for it; `aria-disabled` rather than
