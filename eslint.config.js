@@ -38,7 +38,15 @@ export default defineConfig(
     rules: reactHooks.configs.recommended.rules,
   },
   {
-    files: ['**/test/**', '**/*.test.ts', '**/*.test.tsx', '**/*.test-d.ts', 'bench/**', 'playwright/**'],
+    files: [
+      '**/test/**',
+      '**/*.test.ts',
+      '**/*.test.tsx',
+      '**/*.test-d.ts',
+      'packages/test-utils/**',
+      'bench/**',
+      'playwright/**',
+    ],
     rules: {
       // Tests hand tools odd values on purpose and read records loosely.
       '@typescript-eslint/no-unsafe-assignment': 'off',

@@ -34,7 +34,7 @@ export default defineConfig({
           typecheck: {
             enabled: true,
             include: ['test/**/*.test-d.ts'],
-            tsconfig: './tsconfig.json',
+            tsconfig: './tsconfig.test-d.json',
           },
         },
       },

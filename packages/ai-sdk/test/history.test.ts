@@ -3,7 +3,7 @@ import { createServerGate } from '@toolgate/server';
 import type { UIMessage } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createFakeClock } from '../../core/test/support/clock.ts';
+import { createFakeClock } from '@toolgate/test-utils';
 import { toolgateChat } from '../src/index.ts';
 import { openGate } from './support/setup.ts';
 import { freshStore } from './support/stores.ts';

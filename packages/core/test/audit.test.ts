@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createToolGate, defineTool, type AuditEvent } from '../src/index.ts';
-import { createFakeClock } from './support/clock.ts';
+import { createFakeClock } from '@toolgate/test-utils';
 
 describe('audit', () => {
   it('records every transition as { callId, from, to, at, reason? } in order, and history matches', async () => {

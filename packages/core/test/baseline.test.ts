@@ -4,7 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cancel, createToolGate, defineTool, type ToolDefinition } from '../src/index.ts';
-import { args, chargeTool, createShop, watchStore } from './support/shop.ts';
+import { args, chargeTool, createShop, watchStore } from '@toolgate/test-utils';
 
 let unhandled: unknown[] = [];
 const onUnhandled = (reason: unknown) => unhandled.push(reason);

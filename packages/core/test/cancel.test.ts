@@ -19,7 +19,7 @@ import { DEFAULT_LIMITS } from '../src/proposal/limits.ts';
 import type { ToolCallRecord } from '../src/call/record.ts';
 import { compileSchema } from '../src/schema/schema.ts';
 import { ajvJsonSchema } from '../src/schema/ajv.ts';
-import { createFakeClock } from './support/clock.ts';
+import { createFakeClock } from '@toolgate/test-utils';
 
 function trail(gate: ToolGate, id: string): string[] {
   return gate.audit

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createToolGate, defineTool } from '../src/index.ts';
-import { createShop, watchStore, type Shop } from './support/shop.ts';
+import { createShop, watchStore, type Shop } from '@toolgate/test-utils';
 
 function counted() {
   const execute = vi.fn(async (input: { cents?: number }) => ({ cents: input.cents ?? 1 }));

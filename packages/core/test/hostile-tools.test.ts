@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { createToolGate, defineTool, isTerminal } from '../src/index.ts';
-import { createShop, type Shop } from './support/shop.ts';
+import { createShop, type Shop } from '@toolgate/test-utils';
 
 function revoked(): object {
   const { proxy, revoke } = Proxy.revocable({}, {});

@@ -1,19 +1,15 @@
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { cancel, createToolGate, defineTool, isTerminal, type ToolContext } from '../src/index.ts';
-import { createFakeClock } from './support/clock.ts';
-import { args, chargeTool, createShop, watchStore, type Shop } from './support/shop.ts';
-
-/** A promise the test resolves or rejects by hand. */
-function deferred<T>() {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
+import {
+  args,
+  chargeTool,
+  createFakeClock,
+  deferred,
+  createShop,
+  type Shop,
+  watchStore,
+} from '@toolgate/test-utils';
 
 const charge = args({ amount_cents: 500, currency: 'USD' });
 

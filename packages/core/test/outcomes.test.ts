@@ -16,7 +16,7 @@ import {
   type ToolCallRecord,
 } from '../src/index.ts';
 import { readRecord } from '../src/remote/wire.ts';
-import { createFakeClock } from './support/clock.ts';
+import { createFakeClock } from '@toolgate/test-utils';
 
 // Outcomes nobody saw, in core: what a tool author declares, what the machine allows a call in
 // doubt, how the browser gate's pipeline asks reconcile, and what the model and the page read.

@@ -9,7 +9,7 @@ import { createPending, transition } from '../src/call/machine.ts';
 import { compileEntry, createPipeline, type CallKeeper, type ExecutionScope } from '../src/call/pipeline.ts';
 import type { ToolCallRecord } from '../src/call/record.ts';
 import { ajvJsonSchema } from '../src/schema/ajv.ts';
-import { createFakeClock } from './support/clock.ts';
+import { createFakeClock } from '@toolgate/test-utils';
 
 const note = { actor: 'user_42' };
 

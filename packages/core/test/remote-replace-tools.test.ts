@@ -3,9 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineTool } from '../src/index.ts';
 import { createRemoteGate } from '../src/remote.ts';
-import { startLoopbackServer } from './support/remote-server.ts';
-import { chargeSchema, createShop, type Shop } from './support/shop.ts';
-import { when } from './support/when.ts';
+import { chargeSchema, createShop, type Shop, startLoopbackServer, when } from '@toolgate/test-utils';
 
 let cleanup: (() => Promise<void> | void)[] = [];
 afterEach(async () => {

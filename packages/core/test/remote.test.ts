@@ -8,10 +8,19 @@ import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineTool } from '../src/index.ts';
 import { createRemoteGate, type RemoteGate, type RemoteGateOptions } from '../src/remote.ts';
-import { createFakeClock, type FakeClock } from './support/clock.ts';
-import { startLoopbackServer, wireRecord, type LoopbackServer } from './support/remote-server.ts';
-import { chargeTool, createShop, watchStore, type Shop } from './support/shop.ts';
-import { errorLog, when } from './support/when.ts';
+import {
+  chargeTool,
+  createFakeClock,
+  createShop,
+  errorLog,
+  type FakeClock,
+  type LoopbackServer,
+  type Shop,
+  startLoopbackServer,
+  watchStore,
+  when,
+  wireRecord,
+} from '@toolgate/test-utils';
 
 const input = { amount_cents: 1250, currency: 'USD' };
 const receipt = { amount_cents: 1250, currency: 'USD' };

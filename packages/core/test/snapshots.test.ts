@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createToolGate, defineTool, type ToolCallRecord } from '../src/index.ts';
-import { createShop, type Shop } from './support/shop.ts';
+import { createShop, type Shop } from '@toolgate/test-utils';
 
 /** Tries a change the way app code would; a frozen value refuses it (strict mode throws). */
 function tryTo(change: () => void): void {

@@ -15,7 +15,7 @@ import {
   type ToolGate,
   type TurnReader,
 } from '../src/index.ts';
-import { createFakeClock } from './support/clock.ts';
+import { createFakeClock } from '@toolgate/test-utils';
 import { depthOf } from './providers/support/by-hand.ts';
 import { createWorkspace, getTime, writeFile } from './providers/support/tools.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cancel, createToolGate, defineTool, outcomeText, type SettledCall } from '../src/index.ts';
-import { chargeTool, createShop } from './support/shop.ts';
+import { chargeTool, createShop } from '@toolgate/test-utils';
 
 async function mixedTurn() {
   const gate = createToolGate({

@@ -2,7 +2,7 @@ import { defineTool, inputHash } from '@toolgate/core';
 import { Agent, run, RunState } from '@openai/agents';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createFakeClock } from '../../core/test/support/clock.ts';
+import { createFakeClock } from '@toolgate/test-utils';
 import { toolgateAgents } from '../src/index.ts';
 import { paymentsGate } from './support/gate.ts';
 import { scriptedModel } from './support/model.ts';

@@ -4,9 +4,13 @@
 import { createRemoteGate, type RemoteGate, type RemoteGateOptions } from '@toolgate/core/remote';
 import { act, render, screen, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createFakeClock, type FakeClock } from '../../core/test/support/clock.ts';
-import { startLoopbackServer, type LoopbackServer } from '../../core/test/support/remote-server.ts';
-import { when } from '../../core/test/support/when.ts';
+import {
+  createFakeClock,
+  type FakeClock,
+  type LoopbackServer,
+  startLoopbackServer,
+  when,
+} from '@toolgate/test-utils';
 import { ToolCallStatus, ToolGateProvider, useGateConnection } from '../src/index.ts';
 import { createShop, renderWithGate } from './shop.tsx';
 

@@ -12,8 +12,7 @@ import { createServerGate, sqliteLedger, toolgateHandler, type ServerGate } from
 import { act, render, screen, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createFakeClock } from '../../core/test/support/clock.ts';
-import { when } from '../../core/test/support/when.ts';
+import { createFakeClock, when } from '@toolgate/test-utils';
 import { bearer, serve } from '../../server/test/support/http.ts';
 import {
   ToolCallStatus,

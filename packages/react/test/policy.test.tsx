@@ -9,8 +9,7 @@ import { createServerGate, sqliteLedger, toolgateHandler, type ServerGate } from
 import { act, render, screen } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import { afterEach, expect, it } from 'vitest';
-import { createFakeClock } from '../../core/test/support/clock.ts';
-import { when } from '../../core/test/support/when.ts';
+import { createFakeClock, when } from '@toolgate/test-utils';
 import { bearer, serve } from '../../server/test/support/http.ts';
 import {
   ToolCallStatus,

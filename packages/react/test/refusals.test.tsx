@@ -5,9 +5,7 @@ import { createRemoteGate, type RemoteGate } from '@toolgate/core/remote';
 import { act, render, screen, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createFakeClock } from '../../core/test/support/clock.ts';
-import { startLoopbackServer, type LoopbackServer } from '../../core/test/support/remote-server.ts';
-import { when } from '../../core/test/support/when.ts';
+import { createFakeClock, type LoopbackServer, startLoopbackServer, when } from '@toolgate/test-utils';
 import { ToolCallStatus, ToolGateProvider, type ToolCallStatusLabels } from '../src/index.ts';
 import { createShop } from './shop.tsx';
 

@@ -2,6 +2,7 @@
 // to settle the async ones from the test.
 import { createToolGate, defineTool, type Cancel, type ToolGate } from '@toolgate/core';
 import { render, type RenderResult } from '@testing-library/react';
+import { chargeSchema, deferred } from '@toolgate/test-utils';
 import type { ReactNode } from 'react';
 import { vi } from 'vitest';
 import { createStore } from 'zustand/vanilla';
@@ -11,32 +12,6 @@ export interface Shop {
   readonly balance: number;
   readonly items: readonly string[];
 }
-
-export interface Deferred<T> {
-  readonly promise: Promise<T>;
-  readonly resolve: (value: T) => void;
-  readonly reject: (error: unknown) => void;
-}
-
-export function deferred<T>(): Deferred<T> {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
-
-export const chargeSchema = {
-  type: 'object',
-  properties: {
-    amount_cents: { type: 'integer', minimum: 0 },
-    currency: { enum: ['USD', 'EUR'] },
-  },
-  required: ['amount_cents', 'currency'],
-  additionalProperties: false,
-} as const;
 
 export function createShop() {
   const store = createStore<Shop>()(() => ({ balance: 10_000, items: [] }));

@@ -8,8 +8,7 @@ import { defineTool, inputHash, type ToolCallRecord } from '@toolgate/core';
 import { createRemoteGate, type RemoteGate, type RemoteGateOptions } from '@toolgate/core/remote';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createStore } from 'zustand/vanilla';
-import { createFakeClock, type FakeClock } from '../../core/test/support/clock.ts';
-import { errorLog, when } from '../../core/test/support/when.ts';
+import { createFakeClock, errorLog, type FakeClock, when } from '@toolgate/test-utils';
 import {
   createServerGate,
   toolgateHandler,

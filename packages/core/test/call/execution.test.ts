@@ -15,7 +15,7 @@ import { createToolInputs } from '../../src/call/steps/tool-inputs.ts';
 import { DEFAULT_LIMITS } from '../../src/proposal/limits.ts';
 import { ajvJsonSchema } from '../../src/schema/ajv.ts';
 import { compileEntry } from '../../src/tool/tool-entry.ts';
-import { createFakeClock } from '../support/clock.ts';
+import { createFakeClock } from '@toolgate/test-utils';
 
 const note = { actor: 'user_42' };
 

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { createRemoteConnection } from '../../src/remote/connection.ts';
-import { createFakeClock } from '../support/clock.ts';
+import { createFakeClock } from '@toolgate/test-utils';
 
 const down = { code: 'network_error', message: 'no answer from the server: fetch failed' };
 

@@ -6,7 +6,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { inputHash } from '../../src/call/input-hash.ts';
 import type { ToolCallRecord, ToolCallStatus } from '../../src/call/record.ts';
 import { createDecisions } from '../../src/remote/decisions.ts';
-import { wireRecord } from '../support/remote-server.ts';
+import { wireRecord } from '@toolgate/test-utils';
 
 const input = { amount_cents: 1250, currency: 'USD' };
 

@@ -7,7 +7,7 @@ import type { ToolCallRecord, ToolCallStatus } from '../../src/call/record.ts';
 import { createAuditLog } from '../../src/gate/audit.ts';
 import { createFeedReader } from '../../src/remote/feed-reader.ts';
 import { createMirror } from '../../src/remote/mirror.ts';
-import { wireRecord } from '../support/remote-server.ts';
+import { wireRecord } from '@toolgate/test-utils';
 
 const input = { amount_cents: 1250, currency: 'USD' };
 

@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { createStore } from 'zustand/vanilla';
 import { defineTool, type ToolDefinition } from '../../src/index.ts';
 import { createLiveCommit } from '../../src/remote/live-commit.ts';
-import { wireRecord } from '../support/remote-server.ts';
+import { wireRecord } from '@toolgate/test-utils';
 
 interface Cart {
   readonly items: readonly string[];

@@ -1,7 +1,7 @@
 /** A remote gate's records: what it tells its gate when a call moves or ends, and `settled(id)`. */
 import { describe, expect, it, vi } from 'vitest';
 import { createMirror } from '../../src/remote/mirror.ts';
-import { wireRecord } from '../support/remote-server.ts';
+import { wireRecord } from '@toolgate/test-utils';
 
 const input = { amount_cents: 1250, currency: 'USD' };
 

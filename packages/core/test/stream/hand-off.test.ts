@@ -5,7 +5,7 @@ import { cancelOpen, close, truncate } from '../../src/stream/hand-off.ts';
 import { createPreviews } from '../../src/stream/previews.ts';
 import { createSlot } from '../../src/stream/slot.ts';
 import { createStreamTurn, finish } from '../../src/stream/stream-turn.ts';
-import { createFakeClock } from '../support/clock.ts';
+import { createFakeClock } from '@toolgate/test-utils';
 
 const search = defineTool({
   name: 'search',

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { StreamGate } from '../../src/gate/stream-gate.ts';
 import { createPreviews } from '../../src/stream/previews.ts';
 import { createSlot, type Slot } from '../../src/stream/slot.ts';
-import { createFakeClock } from '../support/clock.ts';
+import { createFakeClock } from '@toolgate/test-utils';
 
 function setup() {
   const published: unknown[] = [];

@@ -4,7 +4,7 @@
 import { canonicalJson, defineTool, inputHash } from '@toolgate/core';
 import { createHash } from 'node:crypto';
 import { expect, it, vi } from 'vitest';
-import { createFakeClock } from '../../../core/test/support/clock.ts';
+import { createFakeClock } from '@toolgate/test-utils';
 import { createServerGate } from '../../src/index.ts';
 import { describeLedgers } from '../support/ledgers.ts';
 

@@ -1,6 +1,6 @@
 import { defineTool, inputHash } from '@toolgate/core';
 import { expect, it } from 'vitest';
-import { createFakeClock } from '../../../core/test/support/clock.ts';
+import { createFakeClock } from '@toolgate/test-utils';
 import { createServerGate, type Ledger, type ServerGate, type ServerGateOptions } from '../../src/index.ts';
 import { describeLedgers } from '../support/ledgers.ts';
 

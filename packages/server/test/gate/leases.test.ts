@@ -1,6 +1,6 @@
 import { defineTool } from '@toolgate/core';
 import { expect, it, vi } from 'vitest';
-import { createFakeClock } from '../../../core/test/support/clock.ts';
+import { createFakeClock } from '@toolgate/test-utils';
 import { createServerGate, transactionOf, type Ledger } from '../../src/index.ts';
 import type { LedgerDatabase } from '../../src/ledger/schema.ts';
 import { describeLedgers } from '../support/ledgers.ts';

@@ -1,15 +1,6 @@
+import { deferred } from '@toolgate/test-utils';
 import { describe, expect, it } from 'vitest';
 import { createCallQueue } from '../../src/keeper/call-queue.ts';
-
-function deferred() {
-  let resolve!: () => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
 
 describe('the per-call queue', () => {
   it('runs work on one call in the order asked, one at a time, and work on another call beside it', async () => {

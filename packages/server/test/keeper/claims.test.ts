@@ -1,6 +1,6 @@
 import type { ToolCallRecord } from '@toolgate/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createFakeClock } from '../../../core/test/support/clock.ts';
+import { createFakeClock } from '@toolgate/test-utils';
 import { sqliteLedger, type Ledger } from '../../src/index.ts';
 import { createClaims } from '../../src/keeper/claims.ts';
 

@@ -1,6 +1,6 @@
 import { heldText, type ToolCallRecord } from '@toolgate/core';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { createFakeClock } from '../../../core/test/support/clock.ts';
+import { createFakeClock } from '@toolgate/test-utils';
 import { createServerGate, type Ledger, type ServerGate } from '../../src/index.ts';
 import { describeLedgers } from '../support/ledgers.ts';
 import { startPaymentApi, type PaymentApi } from '../support/payment-api.ts';

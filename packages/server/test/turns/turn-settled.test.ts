@@ -7,7 +7,7 @@ import {
   type OpenAIChatChunk,
 } from '@toolgate/core';
 import { expect, it, vi } from 'vitest';
-import { createFakeClock } from '../../../core/test/support/clock.ts';
+import { createFakeClock } from '@toolgate/test-utils';
 import {
   createServerGate,
   type EndedTurn,

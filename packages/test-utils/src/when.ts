@@ -1,4 +1,9 @@
-/** Resolves with the store's state once `check` holds (at once, or after the update that makes it hold). */
+/**
+ * Resolves with the store's state once `check` holds (at once, or after the update that makes it hold).
+ *
+ * @example
+ * await when(gate.connection, (state) => state.state === 'live');
+ */
 export function when<T>(
   store: { getState: () => T; subscribe: (listener: (state: T) => void) => () => void },
   check: (state: T) => boolean,
@@ -16,7 +21,14 @@ export function when<T>(
   });
 }
 
-/** Collects what a gate reports to `onError`, and lets a test wait for the next report. */
+/**
+ * Collects what a gate reports to `onError`, and lets a test wait for the next report.
+ *
+ * @example
+ * const log = errorLog();
+ * const gate = createRemoteGate({ url, session, tools, onError: log.onError });
+ * expect((await log.nth(1)).message).toMatch(/feed/);
+ */
 export function errorLog() {
   const errors: Error[] = [];
   let waiting: ((error: Error) => void)[] = [];

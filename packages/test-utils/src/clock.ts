@@ -1,4 +1,4 @@
-import type { Clock } from '../../src/index.ts';
+import type { Clock } from '@toolgate/core';
 
 /** A clock that only moves when a test says so. */
 export interface FakeClock extends Clock {
@@ -8,6 +8,14 @@ export interface FakeClock extends Clock {
   readonly due: readonly number[];
 }
 
+/**
+ * A fake clock starting at 2026-01-01T00:00:00Z; timers fire only in `advance`, in the order they are due.
+ *
+ * @example
+ * const clock = createFakeClock();
+ * const gate = createToolGate({ tools: [slowTool], clock }); // slowTool has timeoutMs: 5_000
+ * clock.advance(5_000); // the running call times out now
+ */
 export function createFakeClock(start = 1_767_225_600_000): FakeClock {
   let now = start;
   let nextHandle = 1;

@@ -7,8 +7,7 @@
 // `sendRaw`, `answerFeed`, `replayFrom`, `hold`) and reads what arrived (`requests`).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { inputHash } from '../../src/call/input-hash.ts';
-import type { ToolCallRecord, ToolCallStatus, Transition } from '../../src/call/record.ts';
+import { inputHash, type ToolCallRecord, type ToolCallStatus, type Transition } from '@toolgate/core';
 
 export interface WireEvent {
   readonly seq: number;
@@ -88,7 +87,12 @@ const REASONS: Partial<Record<ToolCallStatus, { code: string; message: string }>
   failed: { code: 'tool_error', message: 'the tool threw' },
 };
 
-/** A record as a server gate writes it, at a status, with a history that leads there. */
+/**
+ * A record as a server gate writes it, at a status, with a history that leads there.
+ *
+ * @example
+ * const settled = wireRecord('call_1', 'charge', { amount_cents: 500 }, 'committed', { output: { ok: true } });
+ */
 export function wireRecord(
   id: string,
   name: string,
@@ -121,64 +125,82 @@ export function wireRecord(
   } as ToolCallRecord;
 }
 
-export async function startLoopbackServer(
-  options: { session?: string; token?: string; base?: string } = {},
-): Promise<LoopbackServer> {
-  const session = options.session ?? 'chat_1';
-  const base = options.base ?? '/api/toolgate';
-  const records = new Map<string, ToolCallRecord>();
-  const events: WireEvent[] = [];
-  const moves: { event: WireEvent; record: ToolCallRecord }[] = [];
-  const requests: ReceivedRequest[] = [];
-  const open = new Set<ServerResponse>();
-  const feedAnswers: { status: number; body: unknown }[] = [];
-  const postRefusals: { status: number; code: string; message: string }[] = [];
-  const parked: (() => void)[] = [];
-  const checks = new Set<() => void>();
-  let replay: number | undefined;
-  let forget = false;
-  let held = false;
-  let clock = 1_767_225_600_000;
+type WireReason = { code: string; message: string };
 
-  const changed = () => {
-    for (const check of [...checks]) check();
-  };
+/** What the scripted ledger and the routes share: the ledger, the open feeds and the scripted faults. */
+interface WireState {
+  readonly session: string;
+  readonly base: string;
+  readonly token: string | undefined;
+  readonly records: Map<string, ToolCallRecord>;
+  readonly events: WireEvent[];
+  readonly moves: { event: WireEvent; record: ToolCallRecord }[];
+  readonly requests: ReceivedRequest[];
+  readonly open: Set<ServerResponse>;
+  readonly feedAnswers: { status: number; body: unknown }[];
+  readonly postRefusals: { status: number; code: string; message: string }[];
+  readonly parked: (() => void)[];
+  readonly checks: Set<() => void>;
+  replay: number | undefined;
+  forget: boolean;
+  held: boolean;
+  clock: number;
+}
 
-  function sse(res: ServerResponse, name: string, id: number, data: unknown): void {
-    res.write(`id: ${id}\nevent: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
-  }
+const changed = (state: WireState) => {
+  for (const check of [...state.checks]) check();
+};
 
+function sse(res: ServerResponse, name: string, id: number, data: unknown): void {
+  res.write(`id: ${id}\nevent: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+const error = (res: ServerResponse, status: number, code: string, message: string) =>
+  json(res, status, { error: { code, message } });
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  let text = '';
+  for await (const chunk of req) text += String(chunk);
+  return text;
+}
+
+/** The ledger a test scripts: each change is an event, sent at once to every open feed. */
+function scriptedLedger(state: WireState) {
   function append(
     record: ToolCallRecord,
     from: ToolCallStatus | null,
     to: ToolCallStatus,
     actor: string | null,
-    reason?: { code: string; message: string },
+    reason?: WireReason,
   ): WireEvent {
     const event: WireEvent = {
-      seq: events.length + 1,
+      seq: state.events.length + 1,
       callId: record.id,
-      session,
+      session: state.session,
       from,
       to,
       actor,
-      at: ++clock,
+      at: ++state.clock,
       ...(reason ? { reason } : {}),
     };
-    events.push(event);
-    moves.push({ event, record });
-    for (const res of open) sse(res, 'move', event.seq, { event, record });
+    state.events.push(event);
+    state.moves.push({ event, record });
+    for (const res of state.open) sse(res, 'move', event.seq, { event, record });
     return event;
   }
 
   function moveTo(
     id: string,
     to: ToolCallStatus,
-    extra: { output?: unknown; reason?: { code: string; message: string }; actor?: string } = {},
+    extra: { output?: unknown; reason?: WireReason; actor?: string } = {},
   ): WireEvent {
-    const current = records.get(id);
+    const current = state.records.get(id);
     if (current === undefined) throw new Error(`no call ${id}`);
-    const at = clock + 1;
+    const at = state.clock + 1;
     const reason = TERMINAL.has(to) && to !== 'committed' ? (extra.reason ?? REASONS[to]) : undefined;
     const next = {
       ...current,
@@ -188,24 +210,104 @@ export async function startLoopbackServer(
       output: to === 'committed' ? extra.output : undefined,
       reason,
     } as ToolCallRecord;
-    records.set(id, next);
+    state.records.set(id, next);
     return append(next, current.status, to, extra.actor ?? 'system', reason);
   }
 
-  function json(res: ServerResponse, status: number, body: unknown): void {
-    res.writeHead(status, { 'Content-Type': 'application/json' });
-    res.end(JSON.stringify(body));
-  }
-  const error = (res: ServerResponse, status: number, code: string, message: string) =>
-    json(res, status, { error: { code, message } });
-
-  async function readBody(req: IncomingMessage): Promise<string> {
-    let text = '';
-    for await (const chunk of req) text += String(chunk);
-    return text;
+  function refuse(id: string, code: string, message: string, actor = 'user_1'): WireEvent {
+    const call = state.records.get(id);
+    if (call === undefined) throw new Error(`no call ${id}`);
+    return append(call, call.status, call.status, actor, { code, message });
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  function call(id: string, name: string, input: unknown, status: ToolCallStatus = 'awaiting_approval') {
+    const record = wireRecord(id, name, input, status, { at: ++state.clock });
+    state.records.set(id, record);
+    return append(record, null, status, 'system', record.reason ?? undefined);
+  }
+
+  return { call, moveTo, refuse };
+}
+
+type Ledger = ReturnType<typeof scriptedLedger>;
+
+/** The routes of `toolgateHandler`, answered from the scripted ledger. */
+function wireRoutes(state: WireState, ledger: Ledger) {
+  function feed(req: IncomingMessage, res: ServerResponse): void {
+    const scripted = state.feedAnswers.shift();
+    if (scripted !== undefined) return json(res, scripted.status, scripted.body ?? {});
+    res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
+    // A resumed feed may have nothing to send yet: the client must still see the stream open.
+    res.flushHeaders();
+    state.open.add(res);
+    res.on('close', () => {
+      state.open.delete(res);
+      changed(state);
+    });
+    const last = req.headers['last-event-id'];
+    const resume = !state.forget && typeof last === 'string' && /^\d+$/.test(last);
+    state.forget = false;
+    if (resume) {
+      const after = state.replay ?? Number(last);
+      state.replay = undefined;
+      for (const { event, record } of state.moves)
+        if (event.seq > after) sse(res, 'move', event.seq, { event, record });
+    } else {
+      const calls = [...state.records.values()];
+      sse(res, 'snapshot', state.events.length, { seq: state.events.length, calls });
+    }
+    changed(state);
+  }
+
+  async function decide(
+    req: IncomingMessage,
+    res: ServerResponse,
+    id: string,
+    action: string,
+    text: string,
+    body: unknown,
+  ): Promise<void> {
+    const refusal = state.postRefusals.shift();
+    if (refusal !== undefined) return error(res, refusal.status, refusal.code, refusal.message);
+    if (!(req.headers['content-type'] ?? '').startsWith('application/json'))
+      return error(res, 415, 'unsupported_media_type', 'send JSON');
+    if (typeof body !== 'object' || body === null || text === '')
+      return error(res, 400, 'bad_request', 'the body must be a JSON object');
+    const call = state.records.get(id);
+    if (call === undefined) return error(res, 404, 'not_found', `no call ${id}`);
+    const actor = 'user_1';
+    const fields = body as { inputHash?: unknown; reason?: unknown };
+    const reason = typeof fields.reason === 'string' ? fields.reason : undefined;
+    if (action === 'approve' || action === 'deny') {
+      if (TERMINAL.has(call.status)) return error(res, 409, 'settled', `call ${id} has settled`);
+      if (call.status !== 'awaiting_approval')
+        return error(res, 409, 'not_awaiting', `call ${id} is not awaiting approval`);
+      if (action === 'approve') {
+        if (fields.inputHash !== (await inputHash(call.input))) {
+          ledger.refuse(id, 'stale', 'the approval names other arguments than the call has', actor);
+          return error(res, 409, 'stale', 'the arguments you approved are not the ones this call has');
+        }
+        ledger.moveTo(id, 'executing', { actor });
+      } else {
+        ledger.moveTo(id, 'cancelled', {
+          actor,
+          reason: { code: 'approval_denied', message: reason ?? 'a person denied this call' },
+        });
+      }
+      return json(res, 200, { ok: true });
+    }
+    if (action === 'cancel') {
+      if (TERMINAL.has(call.status)) return error(res, 409, 'settled', `call ${id} has settled`);
+      ledger.moveTo(id, 'cancelled', {
+        actor,
+        reason: { code: 'user_cancelled', message: reason ?? 'the user cancelled this call' },
+      });
+      return json(res, 200, { ok: true });
+    }
+    return error(res, 404, 'not_found', 'no such action');
+  }
+
+  return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
     const text = req.method === 'POST' ? await readBody(req) : '';
     let body: unknown = text;
@@ -220,105 +322,61 @@ export async function startLoopbackServer(
         Array.isArray(value) ? value.join(', ') : value,
       ]),
     );
-    requests.push({ method: req.method ?? '', path, headers, body });
-    changed();
+    state.requests.push({ method: req.method ?? '', path, headers, body });
+    changed(state);
+    const { base } = state;
     if (!path.startsWith(`${base}/`)) return error(res, 404, 'not_found', 'no such route');
-    if (options.token !== undefined && req.headers.authorization !== `Bearer ${options.token}`) {
+    if (state.token !== undefined && req.headers.authorization !== `Bearer ${state.token}`) {
       return error(res, 401, 'unauthorized', 'sign in to see this session');
     }
     const route = path.slice(base.length).split('/').map(decodeURIComponent);
     if (req.method === 'GET' && route[1] === 'sessions' && route[3] === 'events') {
-      if (route[2] !== session) return error(res, 404, 'not_found', 'no such session');
+      if (route[2] !== state.session) return error(res, 404, 'not_found', 'no such session');
       return feed(req, res);
     }
     if (req.method === 'GET' && route[1] === 'sessions' && route[3] === 'calls') {
-      return json(res, 200, { seq: events.length, calls: [...records.values()] });
+      return json(res, 200, { seq: state.events.length, calls: [...state.records.values()] });
     }
     if (req.method === 'POST' && route[1] === 'calls' && route.length === 4) {
-      if (held) await new Promise<void>((resolve) => parked.push(resolve));
+      if (state.held) await new Promise<void>((resolve) => state.parked.push(resolve));
       return decide(req, res, route[2] ?? '', route[3] ?? '', text, body);
     }
     return error(res, 404, 'not_found', 'no such route');
-  }
+  };
+}
 
-  function feed(req: IncomingMessage, res: ServerResponse): void {
-    const scripted = feedAnswers.shift();
-    if (scripted !== undefined) return json(res, scripted.status, scripted.body ?? {});
-    res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
-    // A resumed feed may have nothing to send yet: the client must still see the stream open.
-    res.flushHeaders();
-    open.add(res);
-    res.on('close', () => {
-      open.delete(res);
-      changed();
-    });
-    const last = req.headers['last-event-id'];
-    const resume = !forget && typeof last === 'string' && /^\d+$/.test(last);
-    forget = false;
-    if (resume) {
-      const after = replay ?? Number(last);
-      replay = undefined;
-      for (const { event, record } of moves)
-        if (event.seq > after) sse(res, 'move', event.seq, { event, record });
-    } else {
-      sse(res, 'snapshot', events.length, { seq: events.length, calls: [...records.values()] });
-    }
-    changed();
-  }
-
-  async function decide(
-    req: IncomingMessage,
-    res: ServerResponse,
-    id: string,
-    action: string,
-    text: string,
-    body: unknown,
-  ): Promise<void> {
-    const refusal = postRefusals.shift();
-    if (refusal !== undefined) return error(res, refusal.status, refusal.code, refusal.message);
-    if (!(req.headers['content-type'] ?? '').startsWith('application/json'))
-      return error(res, 415, 'unsupported_media_type', 'send JSON');
-    if (typeof body !== 'object' || body === null || text === '')
-      return error(res, 400, 'bad_request', 'the body must be a JSON object');
-    const call = records.get(id);
-    if (call === undefined) return error(res, 404, 'not_found', `no call ${id}`);
-    const actor = 'user_1';
-    const fields = body as { inputHash?: unknown; reason?: unknown };
-    const reason = typeof fields.reason === 'string' ? fields.reason : undefined;
-    if (action === 'approve' || action === 'deny') {
-      if (TERMINAL.has(call.status)) return error(res, 409, 'settled', `call ${id} has settled`);
-      if (call.status !== 'awaiting_approval')
-        return error(res, 409, 'not_awaiting', `call ${id} is not awaiting approval`);
-      if (action === 'approve') {
-        if (fields.inputHash !== (await inputHash(call.input))) {
-          refuse(id, 'stale', 'the approval names other arguments than the call has', actor);
-          return error(res, 409, 'stale', 'the arguments you approved are not the ones this call has');
-        }
-        moveTo(id, 'executing', { actor });
-      } else {
-        moveTo(id, 'cancelled', {
-          actor,
-          reason: { code: 'approval_denied', message: reason ?? 'a person denied this call' },
-        });
-      }
-      return json(res, 200, { ok: true });
-    }
-    if (action === 'cancel') {
-      if (TERMINAL.has(call.status)) return error(res, 409, 'settled', `call ${id} has settled`);
-      moveTo(id, 'cancelled', {
-        actor,
-        reason: { code: 'user_cancelled', message: reason ?? 'the user cancelled this call' },
-      });
-      return json(res, 200, { ok: true });
-    }
-    return error(res, 404, 'not_found', 'no such action');
-  }
-
-  function refuse(id: string, code: string, message: string, actor = 'user_1'): WireEvent {
-    const call = records.get(id);
-    if (call === undefined) throw new Error(`no call ${id}`);
-    return append(call, call.status, call.status, actor, { code, message });
-  }
+/**
+ * Starts the scripted server gate described above on a free loopback port.
+ *
+ * @example
+ * const server = await startLoopbackServer();
+ * server.call('call_1', 'charge', { amount_cents: 500, currency: 'USD' });
+ * const gate = createRemoteGate({ url: server.url, session: server.session, tools: [chargeTool()] });
+ */
+export async function startLoopbackServer(
+  options: { session?: string; token?: string; base?: string } = {},
+): Promise<LoopbackServer> {
+  const state: WireState = {
+    session: options.session ?? 'chat_1',
+    base: options.base ?? '/api/toolgate',
+    token: options.token,
+    records: new Map(),
+    events: [],
+    moves: [],
+    requests: [],
+    open: new Set(),
+    feedAnswers: [],
+    postRefusals: [],
+    parked: [],
+    checks: new Set(),
+    replay: undefined,
+    forget: false,
+    held: false,
+    clock: 1_767_225_600_000,
+  };
+  const ledger = scriptedLedger(state);
+  const handle = wireRoutes(state, ledger);
+  const { open, requests } = state;
 
   const server = createServer((req, res) => {
     handle(req, res).catch((failure: unknown) => {
@@ -329,20 +387,16 @@ export async function startLoopbackServer(
   const { port } = server.address() as AddressInfo;
 
   return {
-    url: `http://127.0.0.1:${port}${base}`,
-    session,
+    url: `http://127.0.0.1:${port}${state.base}`,
+    session: state.session,
     requests,
     feeds: () => requests.filter((request) => request.method === 'GET' && request.path.endsWith('/events')),
     openFeeds: () => open.size,
-    events,
-    record: (id) => records.get(id),
-    call(id, name, input, status = 'awaiting_approval') {
-      const record = wireRecord(id, name, input, status, { at: ++clock });
-      records.set(id, record);
-      return append(record, null, status, 'system', record.reason ?? undefined);
-    },
-    moveTo,
-    refuse,
+    events: state.events,
+    record: (id) => state.records.get(id),
+    call: ledger.call,
+    moveTo: ledger.moveTo,
+    refuse: ledger.refuse,
     sendRaw(text) {
       for (const res of open) res.write(text);
     },
@@ -356,32 +410,32 @@ export async function startLoopbackServer(
       }
     },
     answerFeed(status, body) {
-      feedAnswers.push({ status, body });
+      state.feedAnswers.push({ status, body });
     },
     replayFrom(seq) {
-      replay = seq;
+      state.replay = seq;
     },
     snapshotNext() {
-      forget = true;
+      state.forget = true;
     },
     hold() {
-      held = true;
+      state.held = true;
       return () => {
-        held = false;
-        for (const resume of parked.splice(0)) resume();
+        state.held = false;
+        for (const resume of state.parked.splice(0)) resume();
       };
     },
     refuseNextPost(status, code, message) {
-      postRefusals.push({ status, code, message });
+      state.postRefusals.push({ status, code, message });
     },
     until(check) {
       return new Promise((resolve) => {
         const test = () => {
           if (!check()) return;
-          checks.delete(test);
+          state.checks.delete(test);
           resolve();
         };
-        checks.add(test);
+        state.checks.add(test);
         test();
       });
     },
