@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createContinuationGuard, createToolGate, openaiChatReply, type SettledCall } from '../src/index.ts';
-import { createWorkspace, getTime, getWeather } from './providers/support/tools.ts';
+import { createWorkspace, getTime, getWeather } from '@toolgate/test-utils';
 
 function setup() {
   let n = 0;

@@ -15,9 +15,8 @@ import {
   type ToolGate,
   type TurnReader,
 } from '../src/index.ts';
-import { createFakeClock } from '@toolgate/test-utils';
+import { createFakeClock, createWorkspace, getTime, writeFile } from '@toolgate/test-utils';
 import { depthOf } from './providers/support/by-hand.ts';
-import { createWorkspace, getTime, writeFile } from './providers/support/tools.ts';
 
 const delta = (index: number, fields: { id?: string; name?: string; args?: string }): OpenAIChatChunk => ({
   id: 'chatcmpl-S',

@@ -10,3 +10,27 @@ export {
   type ReceivedRequest,
   type WireEvent,
 } from './remote-server.ts';
+export {
+  createWorkspace,
+  getTime,
+  getWeather,
+  listTickets,
+  searchDocs,
+  writeFile,
+  type Workspace,
+} from './tools.ts';
+export { DEFECTS, WRAPPER } from './defects.ts';
+export {
+  chatChunk,
+  chatStream,
+  fragments,
+  interleave,
+  streamedCall,
+  type ToolCallDelta,
+} from './openai-chunks.ts';
+export {
+  startReplayServer,
+  type RecordedRequest,
+  type ReplayServer,
+  type SseEvent,
+} from './replay-server.ts';

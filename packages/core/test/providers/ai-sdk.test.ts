@@ -18,8 +18,7 @@ import {
   type ToolDefinition,
 } from '../../src/index.ts';
 import { readByHand } from './support/by-hand.ts';
-import { fragments } from './support/openai-chunks.ts';
-import { createWorkspace, getWeather, listTickets, writeFile } from './support/tools.ts';
+import { createWorkspace, fragments, getWeather, listTickets, writeFile } from '@toolgate/test-utils';
 import { startUiStreamServer, type UiStreamServer } from './support/ui-stream-server.ts';
 
 /** A provider-level stream part, as a model hands it to `streamText`. */

@@ -3,10 +3,18 @@ import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anthropicReply, createToolGate, readAnthropicStream, type ToolDefinition } from '../../src/index.ts';
 import { readByHand } from './support/by-hand.ts';
-import { DEFECTS } from './support/defects.ts';
-import { fragments } from './support/openai-chunks.ts';
-import { startReplayServer, type ReplayServer, type SseEvent } from './support/replay-server.ts';
-import { createWorkspace, getTime, getWeather, listTickets, writeFile } from './support/tools.ts';
+import {
+  createWorkspace,
+  DEFECTS,
+  fragments,
+  getTime,
+  getWeather,
+  listTickets,
+  type ReplayServer,
+  type SseEvent,
+  startReplayServer,
+  writeFile,
+} from '@toolgate/test-utils';
 
 let server: ReplayServer;
 let client: Anthropic;

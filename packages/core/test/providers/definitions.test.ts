@@ -17,7 +17,7 @@ import {
   openaiStrictSchema,
   toolJsonSchema,
 } from '../../src/index.ts';
-import { getWeather, searchDocs } from './support/tools.ts';
+import { getWeather, searchDocs } from '@toolgate/test-utils';
 
 const strictable = defineTool({
   name: 'get_forecast',

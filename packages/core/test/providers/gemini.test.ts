@@ -11,7 +11,7 @@ import {
   type ToolDefinition,
 } from '../../src/index.ts';
 import { depthOf, readByHand } from './support/by-hand.ts';
-import { createWorkspace, getTime, getWeather, searchDocs, writeFile } from './support/tools.ts';
+import { createWorkspace, getTime, getWeather, searchDocs, writeFile } from '@toolgate/test-utils';
 
 const part = (functionCall: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
   functionCall,

@@ -9,10 +9,19 @@ import {
   type ToolDefinition,
 } from '../../src/index.ts';
 import { readByHand } from './support/by-hand.ts';
-import { DEFECTS, WRAPPER as wrapper } from './support/defects.ts';
-import { chatStream, interleave, streamedCall } from './support/openai-chunks.ts';
-import { startReplayServer, type ReplayServer } from './support/replay-server.ts';
-import { createWorkspace, getTime, getWeather, writeFile } from './support/tools.ts';
+import {
+  chatStream,
+  createWorkspace,
+  DEFECTS,
+  getTime,
+  getWeather,
+  interleave,
+  type ReplayServer,
+  startReplayServer,
+  streamedCall,
+  WRAPPER as wrapper,
+  writeFile,
+} from '@toolgate/test-utils';
 
 let server: ReplayServer;
 let client: OpenAI;

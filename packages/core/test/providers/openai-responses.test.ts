@@ -8,10 +8,18 @@ import {
   type ToolDefinition,
 } from '../../src/index.ts';
 import { readByHand } from './support/by-hand.ts';
-import { DEFECTS, WRAPPER } from './support/defects.ts';
-import { fragments } from './support/openai-chunks.ts';
-import { startReplayServer, type ReplayServer, type SseEvent } from './support/replay-server.ts';
-import { createWorkspace, getTime, getWeather, writeFile } from './support/tools.ts';
+import {
+  createWorkspace,
+  DEFECTS,
+  fragments,
+  getTime,
+  getWeather,
+  type ReplayServer,
+  type SseEvent,
+  startReplayServer,
+  WRAPPER,
+  writeFile,
+} from '@toolgate/test-utils';
 
 let server: ReplayServer;
 let client: OpenAI;

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createToolGate, readParallelWrapper, DEFAULT_LIMITS } from '../../src/index.ts';
-import { WRAPPER } from './support/defects.ts';
-import { createWorkspace, getTime, getWeather } from './support/tools.ts';
+import { createWorkspace, getTime, getWeather, WRAPPER } from '@toolgate/test-utils';
 
 describe('multi_tool_use.parallel', () => {
   it('is rejected with a reason naming the wrapped calls when it arrives whole, in any provider shape', () => {

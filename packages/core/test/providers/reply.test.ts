@@ -13,7 +13,7 @@ import {
   openaiResponsesReply,
   type SettledCall,
 } from '../../src/index.ts';
-import { createWorkspace, getTime, getWeather } from './support/tools.ts';
+import { createWorkspace, getTime, getWeather } from '@toolgate/test-utils';
 
 /**
  * The reply shapes of the two SDKs not installed here, as their type definitions declare them

@@ -3,10 +3,9 @@
  * reason code, message and issues, with the ledger holding the refusal.
  */
 import { cancel, createToolGate, defineTool, type SettledCall, type ToolDefinition } from '@toolgate/core';
-import { chargeSchema } from '@toolgate/test-utils';
+import { chargeSchema, DEFECTS } from '@toolgate/test-utils';
 import { createStore } from 'zustand/vanilla';
 import { expect, it } from 'vitest';
-import { DEFECTS } from '../../../core/test/providers/support/defects.ts';
 import { createServerGate } from '../../src/index.ts';
 import { describeLedgers } from '../support/ledgers.ts';
 

@@ -1,8 +1,7 @@
 import { defineTool, openaiChatReply, readOpenAIChatStream } from '@toolgate/core';
 import OpenAI from 'openai';
 import { afterEach, expect, it } from 'vitest';
-import { chatStream } from '../../../core/test/providers/support/openai-chunks.ts';
-import { startReplayServer, type ReplayServer } from '../../../core/test/providers/support/replay-server.ts';
+import { chatStream, type ReplayServer, startReplayServer } from '@toolgate/test-utils';
 import { createServerGate } from '../../src/index.ts';
 import { describeLedgers } from '../support/ledgers.ts';
 

@@ -1,5 +1,5 @@
 import { createStore } from 'zustand/vanilla';
-import { defineTool, type RepairKind } from '../../../src/index.ts';
+import { defineTool, type RepairKind } from '@toolgate/core';
 
 /** An app whose state the tools change only on commit. */
 export interface Workspace {

@@ -1,4 +1,4 @@
-import type { RepairKind, ToolDefinition } from '../../../src/index.ts';
+import type { RepairKind, ToolDefinition } from '@toolgate/core';
 import { getWeather, listTickets, searchDocs } from './tools.ts';
 
 /** The known defects, each as the arguments one streamed call carries. */
