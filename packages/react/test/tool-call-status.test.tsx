@@ -9,6 +9,7 @@ import {
   ToolCallStatusLabel,
   ToolCallStatusReason,
 } from '../src/index.ts';
+import * as Status from '../src/tool-call-status-parts.ts';
 import { createShop, openaiCall, quietly, renderWithGate, type ShopFixture } from './shop.tsx';
 
 const initial = { balance: 10_000, items: [] };
@@ -489,6 +490,31 @@ describe('<ToolCallStatus> props and parts', () => {
     expect(status).toHaveTextContent('charge Waiting for you');
     expect(within(status).getByRole('button', { name: 'Allow' })).toBeInTheDocument();
     expect(within(status).getByRole('button', { name: 'Deny' })).toBeInTheDocument();
+  });
+
+  it('composes the parts as one namespace, under their short names, and names each in the dev tools', async () => {
+    const shop = createShop();
+    renderWithGate(
+      shop.gate,
+      <Status.Root pressDelayMs={0} id="call_1">
+        <Status.Label />
+        <Status.Input />
+        <Status.Actions />
+      </Status.Root>,
+    );
+    act(() => {
+      shop.gate.propose(openaiCall('call_1', 'charge', validCharge));
+    });
+    const status = screen.getByRole('status');
+    expect(status).toHaveTextContent('charge Needs approval');
+    await userEvent.setup().click(within(status).getByRole('button', { name: 'Approve' }));
+    expect(status).toHaveAttribute('data-status', 'executing');
+    expect([Status.Root, Status.Label, Status.Actions, Status.Undo].map((part) => part.displayName)).toEqual([
+      'ToolCallStatus',
+      'ToolCallStatusLabel',
+      'ToolCallStatusActions',
+      'ToolCallStatusUndo',
+    ]);
   });
 
   it('composes the parts', async () => {
