@@ -14,11 +14,13 @@ import type { ToolCallControls } from './use-tool-call.ts';
  * (`connecting`, `notLive` while reconnecting, `offline`, `disconnected`) with `lastEvent` before
  * the time the server was last heard from; for a call held in doubt, `held` and the settle
  * form's words (`settleOutput`…), and for a committed call, `undo` and where its compensation
- * stands (`undoRunning`, `undone`, `undoFailed`). Pass some or all of them as `labels` to translate or
+ * stands (`undoRunning`, `undone`, `undoFailed`); and the parts' own words, from `unnamedTool` to
+ * `approvedBy` and `changedBy`. A `{name}` in a word stands for what is put there (`{names}`,
+ * `{left}`, `{required}`, `{by}`, `{message}`). Pass some or all of them as `labels` to translate or
  * reword.
  *
  * @example
- * const labels: Partial<ToolCallStatusLabels> = { awaiting_approval: 'Waiting for you', approve: 'Allow', refusals: { stale: 'the input changed: read it again.' } };
+ * const labels: Partial<ToolCallStatusLabels> = { awaiting_approval: 'Waiting for you', approve: 'Allow', approvalsLeft: 'encore {left} sur {required}', refusals: { stale: 'the input changed: read it again.' } };
  */
 export interface ToolCallStatusLabels extends Record<Status, string> {
   readonly denied: string;

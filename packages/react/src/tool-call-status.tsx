@@ -96,7 +96,9 @@ export interface ToolCallStatusProps extends Omit<ComponentPropsWithoutRef<'div'
  * To show the input your own way, pass `<ToolCallStatusInput>` a function of the input: that is
  * the one way to put your view beside Approve, and it is always the approved input. Everything is rendered as text, never as HTML,
  * and only strings are rendered: a reason or name that is not one (in a record made elsewhere) is left out.
- * Style it through the attributes, or import `@toolgate/react/styles.css`.
+ * Style it through the attributes, or import `@toolgate/react/styles.css`. The parts also import as
+ * one namespace under short names: `import * as ToolCallStatus from '@toolgate/react/tool-call-status'`,
+ * then `<ToolCallStatus.Root>`, `<ToolCallStatus.Label />`….
  *
  * @example
  * import '@toolgate/react/styles.css';
