@@ -53,6 +53,8 @@ export interface ToolCallStatusLabels extends Record<Status, string> {
   readonly noApprovals: string;
   /** After `approvedBy` or `noApprovals`: `{left}` approvals of `{required}` still needed. */
   readonly approvalsLeft: string;
+  /** A call a tool's approvers must decide: who of those asked has not decided yet (`{names}`). */
+  readonly waitingFor: string;
   /** The budget that sent the call to a person; `{message}` is the budget's words. */
   readonly overBudget: string;
   /** Before a person's changes to the input; `{by}` is who. */
@@ -124,6 +126,7 @@ export const LABELS: ToolCallStatusLabels = {
   approvedBy: 'Approved by {names}',
   noApprovals: 'No approvals yet',
   approvalsLeft: '{left} more of {required} needed',
+  waitingFor: 'Waiting for {names}',
   overBudget: 'Over budget: {message}',
   changedBy: 'Changed by {by}:',
   wholeInput: '(input)',

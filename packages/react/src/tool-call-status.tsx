@@ -393,10 +393,12 @@ function personFor(
  * -----------------------------------------------------------------------------------------------*/
 
 /**
- * Who has approved a call that needs several approvers, how many are left, and the budget that sent
- * it to a person, when one did. Renders nothing for a call without that state (one approver, no
- * budget). `data-left` carries how many approvals are still needed. The ledger knows people by
- * their principal (`user_8f3a…`); `nameOf` says how each reads on the page.
+ * Who has approved a call that needs several approvers, how many are left, who of the people a
+ * tool's `approvers` asked has yet to decide (while the call waits: the person chatting is often not
+ * the one who may approve), and the budget that sent it to a person, when one did. Renders nothing
+ * for a call without that state (one approver, no budget). `data-left` carries how many approvals
+ * are still needed. The ledger knows people by their principal (`user_8f3a…`); `nameOf` says how
+ * each reads on the page.
  *
  * @example
  * <ToolCallStatus id={id}>
@@ -412,11 +414,20 @@ export const ToolCallStatusApprovals = forwardRef<HTMLDivElement, NamedPartProps
     const { call, labels } = usePart(APPROVALS_NAME);
     const approval = fieldsOf(call?.approval);
     if (approval === undefined) return null;
-    const { required, left, approvedBy, overBudget } = approval;
-    const names = (Array.isArray(approvedBy) ? approvedBy : [])
+    const { required, left, approvedBy, overBudget, asked } = approval;
+    const approvers = (Array.isArray(approvedBy) ? approvedBy : [])
       .map((entry: unknown) => text(fieldsOf(entry)?.principal))
-      .filter((name) => name !== undefined)
-      .map((principal) => nameFor(nameOf, principal));
+      .filter((name) => name !== undefined);
+    const names = approvers.map((principal) => nameFor(nameOf, principal));
+    const waiting =
+      call?.status === 'awaiting_approval' && Array.isArray(asked)
+        ? asked
+            .map(text)
+            .filter(
+              (principal): principal is string => principal !== undefined && !approvers.includes(principal),
+            )
+            .map((principal) => nameFor(nameOf, principal))
+        : [];
     const over = text(fieldsOf(overBudget)?.message);
     const count = typeof left === 'number' ? left : undefined;
     return (
@@ -432,6 +443,9 @@ export const ToolCallStatusApprovals = forwardRef<HTMLDivElement, NamedPartProps
                   ? ` · ${fill(labels, 'approvalsLeft', { left: String(count), required: String(required) })}`
                   : ''}
               </span>
+            )}
+            {waiting.length > 0 && (
+              <span data-toolgate="asked">{fill(labels, 'waitingFor', { names: waiting.join(', ') })}</span>
             )}
             {over !== undefined && (
               <span data-toolgate="over-budget">{fill(labels, 'overBudget', { message: over })}</span>

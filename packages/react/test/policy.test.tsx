@@ -42,10 +42,13 @@ const wire = (approvals: number) =>
     execute: (input) => ({ sent: input.amount_cents }),
   });
 
-async function page(approvals: number, principal: string): Promise<{ server: ServerGate; gate: RemoteGate }> {
+async function page(
+  approvals: number,
+  principal: string,
+  tool = wire(approvals),
+): Promise<{ server: ServerGate; gate: RemoteGate }> {
   const directory = mkdtempSync(join(tmpdir(), 'toolgate-policy-'));
   const ledger = await sqliteLedger({ path: join(directory, 'ledger.db') });
-  const tool = wire(approvals);
   const server = createServerGate({
     tools: [tool],
     ledger,
@@ -148,6 +151,39 @@ it('names each approver in the words the app gives, and the principal where it g
   expect(screen.getByRole('status').querySelector('[data-toolgate="approvals"]')?.textContent).toBe(
     'Approved by Dana (finance), you, manager_3',
   );
+});
+
+it('says who of the people a tool asks has yet to decide, while the call waits, and nothing once it ran', async () => {
+  const asked = defineTool({
+    name: 'wire',
+    inputSchema: wire(2).inputSchema,
+    approvals: 2,
+    approvers: () => ['manager_1', 'manager_2', 'manager_3'],
+    execute: (input) => ({ sent: input.amount_cents }),
+  });
+  const { server, gate } = await page(2, 'alice', asked);
+  const people: Record<string, string> = { manager_1: 'your manager', manager_2: 'Dana', manager_3: 'Lee' };
+  render(
+    <ToolGateProvider gate={gate}>
+      <ToolCallStatus pressDelayMs={0} id="w1">
+        <ToolCallStatusApprovals nameOf={(principal) => people[principal] ?? principal} />
+      </ToolCallStatus>
+    </ToolGateProvider>,
+  );
+  const part = () => screen.getByRole('status').querySelector('[data-toolgate="approvals"]');
+  expect(part()?.querySelector('[data-toolgate="asked"]')?.textContent).toBe(
+    'Waiting for your manager, Dana, Lee',
+  );
+  const hash = await (await import('@toolgate/core')).inputHash(gate.get('w1')?.input);
+  expect(await server.approve('w1', { principal: 'manager_2', inputHash: hash })).toEqual({
+    ok: true,
+    left: 1,
+  });
+  await settle(gate, () => gate.get('w1')?.approval?.left === 1);
+  expect(part()?.textContent).toBe('Approved by Dana · 1 more of 2 needed' + 'Waiting for your manager, Lee');
+  await server.approve('w1', { principal: 'manager_1', inputHash: hash });
+  await settle(gate, () => gate.get('w1')?.status === 'committed');
+  expect(part()?.textContent).toBe('Approved by Dana, your manager');
 });
 
 function EditForm() {
