@@ -156,7 +156,12 @@ it('names each approver in the words the app gives, and the principal where it g
 it('says who of the people a tool asks has yet to decide, while the call waits, and nothing once it ran', async () => {
   const asked = defineTool({
     name: 'wire',
-    inputSchema: wire(2).inputSchema,
+    inputSchema: {
+      type: 'object',
+      properties: { amount_cents: { type: 'integer', minimum: 1 } },
+      required: ['amount_cents'],
+      additionalProperties: false,
+    },
     approvals: 2,
     approvers: () => ['manager_1', 'manager_2', 'manager_3'],
     execute: (input) => ({ sent: input.amount_cents }),
