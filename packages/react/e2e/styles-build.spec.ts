@@ -76,16 +76,21 @@ test('a production build of an app without a color-scheme shows Approve, Deny an
   await page.emulateMedia({ colorScheme: 'light' });
   await open(page);
   await expect(page.getByRole('button', { name: 'Approve' })).toBeVisible();
-  expect(await colours(page)).toEqual({
-    approve: { color: 'rgb(255, 255, 255)', background: 'rgb(31, 136, 61)', border: 'rgba(0, 0, 0, 0)' },
-    deny: { color: 'rgb(207, 34, 46)', background: 'rgb(246, 248, 250)', border: 'rgb(209, 217, 224)' },
-    card: { color: 'rgb(31, 35, 40)', background: 'rgb(255, 255, 255)', border: 'rgb(154, 103, 0)' },
-  });
+  await expect
+    .poll(() => colours(page))
+    .toEqual({
+      approve: { color: 'rgb(255, 255, 255)', background: 'rgb(31, 136, 61)', border: 'rgba(0, 0, 0, 0)' },
+      deny: { color: 'rgb(207, 34, 46)', background: 'rgb(246, 248, 250)', border: 'rgb(209, 217, 224)' },
+      card: { color: 'rgb(31, 35, 40)', background: 'rgb(255, 255, 255)', border: 'rgb(154, 103, 0)' },
+    });
 
+  // The card's border eases from one colour to the next (a 150 ms transition): read it once it is there.
   await page.emulateMedia({ colorScheme: 'dark' });
-  expect(await colours(page)).toEqual({
-    approve: { color: 'rgb(255, 255, 255)', background: 'rgb(35, 134, 54)', border: 'rgba(0, 0, 0, 0)' },
-    deny: { color: 'rgb(248, 81, 73)', background: 'rgb(33, 40, 48)', border: 'rgb(61, 68, 77)' },
-    card: { color: 'rgb(230, 237, 243)', background: 'rgb(21, 27, 35)', border: 'rgb(210, 153, 34)' },
-  });
+  await expect
+    .poll(() => colours(page))
+    .toEqual({
+      approve: { color: 'rgb(255, 255, 255)', background: 'rgb(35, 134, 54)', border: 'rgba(0, 0, 0, 0)' },
+      deny: { color: 'rgb(248, 81, 73)', background: 'rgb(33, 40, 48)', border: 'rgb(61, 68, 77)' },
+      card: { color: 'rgb(230, 237, 243)', background: 'rgb(21, 27, 35)', border: 'rgb(210, 153, 34)' },
+    });
 });
