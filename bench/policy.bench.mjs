@@ -5,9 +5,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { compareAsync, report } from './measure.mjs';
-import { drive, server, throughGate, transfer } from './server-workload.mjs';
+import { drive, server, throughGate, transfer, withScratchDatabase } from './server-workload.mjs';
 
 const { createServerGate, postgresLedger, sqliteLedger } = server;
 const TARGET = 1.2;
@@ -60,33 +59,12 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 
-const admin = process.env.TOOLGATE_BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const name = `tg_policy_bench_${process.pid}`;
-let database;
-try {
-  const client = new pg.Client({ connectionString: admin, connectionTimeoutMillis: 3000 });
-  await client.connect();
-  await client.query(`create database ${name}`);
-  await client.end();
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  database = url.toString();
-} catch (error) {
-  console.log(`PostgreSQL row skipped (MISSED): ${error.message}`);
-  failures.push('PostgreSQL');
-}
-if (database !== undefined) {
-  try {
-    const ledger = await postgresLedger({ connectionString: database });
-    await measure('PostgreSQL', ledger);
-    await ledger.close();
-  } finally {
-    const client = new pg.Client({ connectionString: admin });
-    await client.connect();
-    await client.query(`drop database if exists ${name} with (force)`);
-    await client.end();
-  }
-}
+const reached = await withScratchDatabase('tg_policy_bench', async (database) => {
+  const ledger = await postgresLedger({ connectionString: database });
+  await measure('PostgreSQL', ledger);
+  await ledger.close();
+});
+if (!reached) failures.push('PostgreSQL');
 
 if (failures.length > 0) {
   console.log(`policy bench MISSED: ${failures.join(', ')}`);

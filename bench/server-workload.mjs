@@ -4,6 +4,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { register } from 'node:module';
+import pg from 'pg';
 
 register('./packed.mjs', import.meta.url);
 const { AJV_OPTIONS, defineTool } = await import('../packages/core/dist/index.js');
@@ -104,4 +105,34 @@ export async function drive(one, prefix, n, inFlight = 1) {
       while (next < n) await one(`${prefix}_${next++}`);
     }),
   );
+}
+
+/**
+ * Runs `use(url)` on a PostgreSQL database of its own (`<prefix>_<pid>`, so two runs never meet),
+ * dropped afterwards whatever `use` does. Answers false, having said so, when no database could be
+ * made (PostgreSQL down, no rights): the caller counts its rows as missed.
+ */
+export async function withScratchDatabase(prefix, use) {
+  const admin = process.env.TOOLGATE_BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const name = `${prefix}_${process.pid}`;
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  try {
+    const client = new pg.Client({ connectionString: admin, connectionTimeoutMillis: 3000 });
+    await client.connect();
+    await client.query(`create database ${name}`);
+    await client.end();
+  } catch (error) {
+    console.log(`PostgreSQL rows skipped (MISSED): ${error.message}`);
+    return false;
+  }
+  try {
+    await use(url.toString());
+  } finally {
+    const client = new pg.Client({ connectionString: admin });
+    await client.connect();
+    await client.query(`drop database if exists ${name} with (force)`);
+    await client.end();
+  }
+  return true;
 }

@@ -10,7 +10,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { compareAsync, median, report } from './measure.mjs';
-import { benchTables, byHand, drive, server, throughGate, transfer } from './server-workload.mjs';
+import {
+  benchTables,
+  byHand,
+  drive,
+  server,
+  throughGate,
+  transfer,
+  withScratchDatabase,
+} from './server-workload.mjs';
 
 const { createServerGate, postgresLedger, sqliteLedger } = server;
 const IN_FLIGHT = 16;
@@ -57,70 +65,49 @@ try {
 }
 
 // PostgreSQL: a database of its own, dropped afterwards.
-const admin = process.env.TOOLGATE_BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const name = `tg_bench_${process.pid}`;
-let database;
-try {
-  const client = new pg.Client({ connectionString: admin, connectionTimeoutMillis: 3000 });
-  await client.connect();
-  await client.query(`create database ${name}`);
-  await client.end();
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  database = url.toString();
-} catch (error) {
-  console.log(`PostgreSQL rows skipped (MISSED): ${error.message}`);
-  failures.push('PostgreSQL');
-}
-if (database !== undefined) {
-  try {
-    const ledger = await postgresLedger({ connectionString: database });
-    await benchTables(ledger.db);
-    const gate = createServerGate({ tools: [transfer], ledger, recover: false });
-    const hand = byHand(ledger.db);
-    row(
-      'PostgreSQL: propose → committed, one at a time',
-      await compareAsync({
-        subject: workload(throughGate(gate), 'pg'),
-        baseline: workload(hand, 'hand'),
-        n: 100,
-      }),
-      1.5,
-    );
-    row(
-      `PostgreSQL: propose → committed, ${IN_FLIGHT} in flight`,
-      await compareAsync({
-        subject: workload(spread(gate, IN_FLIGHT), 'pg16_', IN_FLIGHT),
-        baseline: workload(hand, 'hand16_', IN_FLIGHT),
-        n: 320,
-        rounds: 7,
-        warmup: 1,
-      }),
-      1.5,
-    );
-    const wired = await onTheWire(workload(spread(gate, IN_FLIGHT), 'wire_', IN_FLIGHT), 320);
-    const wiredByHand = await onTheWire(workload(hand, 'wire_hand_', IN_FLIGHT), 320);
-    console.log(
-      `  what a call sends PostgreSQL: gate ${wired.statements.toFixed(2)} statements, ${(wired.bytes / 1024).toFixed(1)} KB; by hand ${wiredByHand.statements.toFixed(2)}, ${(wiredByHand.bytes / 1024).toFixed(1)} KB`,
-    );
-    await gate.close();
-    await ledger.close();
-    const gated = await twoAppServers(database, 'gate');
-    // The same, for the hand-written server: what a second process can add at all on this machine
-    // (its cores, and the PostgreSQL beside it).
-    const byHandTwice = await twoAppServers(database, 'hand');
-    const ok = gated >= 1.8;
-    console.log(
-      `two / one throughput: server gate ${gated.toFixed(2)}×, hand-written server ${byHandTwice.toFixed(2)}×  (target ≥ 1.8× for the gate) ${ok ? 'ok' : 'MISSED'}`,
-    );
-    if (!ok) failures.push('two app servers');
-  } finally {
-    const client = new pg.Client({ connectionString: admin });
-    await client.connect();
-    await client.query(`drop database if exists ${name} with (force)`);
-    await client.end();
-  }
-}
+const reached = await withScratchDatabase('tg_bench', async (database) => {
+  const ledger = await postgresLedger({ connectionString: database });
+  await benchTables(ledger.db);
+  const gate = createServerGate({ tools: [transfer], ledger, recover: false });
+  const hand = byHand(ledger.db);
+  row(
+    'PostgreSQL: propose → committed, one at a time',
+    await compareAsync({
+      subject: workload(throughGate(gate), 'pg'),
+      baseline: workload(hand, 'hand'),
+      n: 100,
+    }),
+    1.5,
+  );
+  row(
+    `PostgreSQL: propose → committed, ${IN_FLIGHT} in flight`,
+    await compareAsync({
+      subject: workload(spread(gate, IN_FLIGHT), 'pg16_', IN_FLIGHT),
+      baseline: workload(hand, 'hand16_', IN_FLIGHT),
+      n: 320,
+      rounds: 7,
+      warmup: 1,
+    }),
+    1.5,
+  );
+  const wired = await onTheWire(workload(spread(gate, IN_FLIGHT), 'wire_', IN_FLIGHT), 320);
+  const wiredByHand = await onTheWire(workload(hand, 'wire_hand_', IN_FLIGHT), 320);
+  console.log(
+    `  what a call sends PostgreSQL: gate ${wired.statements.toFixed(2)} statements, ${(wired.bytes / 1024).toFixed(1)} KB; by hand ${wiredByHand.statements.toFixed(2)}, ${(wiredByHand.bytes / 1024).toFixed(1)} KB`,
+  );
+  await gate.close();
+  await ledger.close();
+  const gated = await twoAppServers(database, 'gate');
+  // The same, for the hand-written server: what a second process can add at all on this machine
+  // (its cores, and the PostgreSQL beside it).
+  const byHandTwice = await twoAppServers(database, 'hand');
+  const ok = gated >= 1.8;
+  console.log(
+    `two / one throughput: server gate ${gated.toFixed(2)}×, hand-written server ${byHandTwice.toFixed(2)}×  (target ≥ 1.8× for the gate) ${ok ? 'ok' : 'MISSED'}`,
+  );
+  if (!ok) failures.push('two app servers');
+});
+if (!reached) failures.push('PostgreSQL');
 
 await memory();
 

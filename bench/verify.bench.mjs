@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pg from 'pg';
-import { server, throughGate, transfer } from './server-workload.mjs';
+import { server, throughGate, transfer, withScratchDatabase } from './server-workload.mjs';
 
 const { createServerGate, postgresLedger, sqliteLedger } = server;
 const FIRST = 75_000;
@@ -171,44 +171,23 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 
-const admin = process.env.TOOLGATE_BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const name = `tg_verify_${process.pid}`;
-let database;
-try {
-  const client = new pg.Client({ connectionString: admin, connectionTimeoutMillis: 3000 });
-  await client.connect();
-  await client.query(`create database ${name}`);
-  await client.end();
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  database = url.toString();
-} catch (error) {
-  console.log(`PostgreSQL rows skipped (MISSED): ${error.message}`);
-  failures.push('PostgreSQL');
-}
-if (database !== undefined) {
-  try {
-    const ledger = await postgresLedger({ connectionString: database, queryTimeoutMs: QUERY_TIMEOUT_MS });
-    const postgres = await measure('PostgreSQL', ledger, longestQuery, 'longest query');
-    await ledger.close();
-    const fast = postgres.ms < 60_000;
-    console.log(
-      `PostgreSQL, ${postgres.result.events} events: ${(postgres.ms / 1000).toFixed(1)} s  (target < 60 s) ${fast ? 'ok' : 'MISSED'}`,
-    );
-    if (!fast) failures.push('PostgreSQL time');
-    const short = postgres.longest < QUERY_TIMEOUT_MS / 20;
-    console.log(
-      `PostgreSQL, longest query ${postgres.longest.toFixed(0)} ms of queryTimeoutMs ${QUERY_TIMEOUT_MS}  (target < 1/20) ${short ? 'ok' : 'MISSED'}`,
-    );
-    if (!short) failures.push('PostgreSQL longest query');
-    if (sqlite !== undefined)
-      console.log(`PostgreSQL / SQLite file, whole walk: ${(postgres.ms / sqlite.ms).toFixed(2)}×`);
-  } finally {
-    const client = new pg.Client({ connectionString: admin });
-    await client.connect();
-    await client.query(`drop database if exists ${name} with (force)`);
-    await client.end();
-  }
-}
+const reached = await withScratchDatabase('tg_verify', async (database) => {
+  const ledger = await postgresLedger({ connectionString: database, queryTimeoutMs: QUERY_TIMEOUT_MS });
+  const postgres = await measure('PostgreSQL', ledger, longestQuery, 'longest query');
+  await ledger.close();
+  const fast = postgres.ms < 60_000;
+  console.log(
+    `PostgreSQL, ${postgres.result.events} events: ${(postgres.ms / 1000).toFixed(1)} s  (target < 60 s) ${fast ? 'ok' : 'MISSED'}`,
+  );
+  if (!fast) failures.push('PostgreSQL time');
+  const short = postgres.longest < QUERY_TIMEOUT_MS / 20;
+  console.log(
+    `PostgreSQL, longest query ${postgres.longest.toFixed(0)} ms of queryTimeoutMs ${QUERY_TIMEOUT_MS}  (target < 1/20) ${short ? 'ok' : 'MISSED'}`,
+  );
+  if (!short) failures.push('PostgreSQL longest query');
+  if (sqlite !== undefined)
+    console.log(`PostgreSQL / SQLite file, whole walk: ${(postgres.ms / sqlite.ms).toFixed(2)}×`);
+});
+if (!reached) failures.push('PostgreSQL');
 
 process.exit(failures.length === 0 ? 0 : 1);
