@@ -11,10 +11,10 @@
 //   { op: 'exit' }
 // A request that throws is answered { ref, error: { name, code, message } }.
 import { setTimeout as delay } from 'node:timers/promises';
-import { createInterface } from 'node:readline';
 import { createServerGate, type LedgerEvent, type NewLedgerEvent } from '../../../src/index.ts';
 import { crashTools, ledgerAt, watchLedger } from '../crash-app.ts';
 import { openEffects } from '../effects.ts';
+import { serveLines } from './line-protocol.ts';
 
 const [where = '', effectsPath = '', name = 'app', ...sessions] = process.argv.slice(2);
 const committed: NewLedgerEvent[] = [];
@@ -81,24 +81,10 @@ async function answer(request: Record<string, unknown>): Promise<Record<string, 
   }
 }
 
-const input = createInterface({ input: process.stdin });
-input.on('line', (line) => {
-  const request = JSON.parse(line) as Record<string, unknown>;
-  if (request.op === 'exit') {
-    input.close();
-    process.stdin.destroy();
-    return;
-  }
-  answer(request).then(
-    (result) => console.log(JSON.stringify({ ref: request.ref, ...result })),
-    (error: unknown) => {
-      const { name: kind, code, message } = error as { name?: string; code?: string; message?: string };
-      console.log(JSON.stringify({ ref: request.ref, error: { name: kind, code, message } }));
-    },
-  );
+await serveLines(answer, (error) => {
+  const { name, code, message } = error as { name?: string; code?: string; message?: string };
+  return { name, code, message };
 });
-console.log(JSON.stringify({ ready: true }));
-await new Promise((resolve) => input.on('close', resolve));
 await gate.close();
 await Promise.all(following);
 await ledger.close();

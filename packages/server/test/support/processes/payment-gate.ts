@@ -12,10 +12,10 @@
 //   { ref, op: 'resolve', id, outcome, output? }  → { ref, decision }
 //   { ref, op: 'compensate', id }  → { ref, decision }
 //   { op: 'exit' }
-import { createInterface } from 'node:readline';
 import { createServerGate } from '../../../src/index.ts';
 import { ledgerAt } from '../crash-app.ts';
 import { chargeTool, type PaymentReach } from '../payment-tool.ts';
+import { serveLines } from './line-protocol.ts';
 
 const [where = '', url = '', instance = 'app', lease = '500'] = process.argv.slice(2);
 const kill = process.env.TOOLGATE_KILL;
@@ -68,23 +68,9 @@ async function answer(request: Record<string, unknown>): Promise<Record<string, 
   }
 }
 
-const input = createInterface({ input: process.stdin });
-input.on('line', (line) => {
-  const request = JSON.parse(line) as Record<string, unknown>;
-  if (request.op === 'exit') {
-    input.close();
-    process.stdin.destroy();
-    return;
-  }
-  answer(request).then(
-    (result) => console.log(JSON.stringify({ ref: request.ref, ...result })),
-    (error: unknown) => {
-      const { name, message } = error as { name?: string; message?: string };
-      console.log(JSON.stringify({ ref: request.ref, error: { name, message } }));
-    },
-  );
+await serveLines(answer, (error) => {
+  const { name, message } = error as { name?: string; message?: string };
+  return { name, message };
 });
-console.log(JSON.stringify({ ready: true }));
-await new Promise((resolve) => input.on('close', resolve));
 await gate.close();
 await ledger.close();

@@ -9,9 +9,9 @@
 //   { op: 'exit' }
 import { defineTool, inputHash, readOpenAIChatStream, type OpenAIChatChunk } from '@toolgate/core';
 import { setTimeout as delay } from 'node:timers/promises';
-import { createInterface } from 'node:readline';
 import { createServerGate } from '../../../src/index.ts';
 import { ledgerAt } from '../crash-app.ts';
+import { serveLines } from './line-protocol.ts';
 
 const [where = '', name = 'app', mode = 'resolve', lease = '1500'] = process.argv.slice(2);
 const ledger = await ledgerAt(where);
@@ -95,23 +95,6 @@ async function answer(request: Record<string, unknown>): Promise<Record<string, 
   }
 }
 
-const input = createInterface({ input: process.stdin });
-input.on('line', (line) => {
-  const request = JSON.parse(line) as Record<string, unknown>;
-  if (request.op === 'exit') {
-    input.close();
-    process.stdin.destroy();
-    return;
-  }
-  answer(request).then(
-    (result) => console.log(JSON.stringify({ ref: request.ref, ...result })),
-    (error: unknown) =>
-      console.log(
-        JSON.stringify({ ref: request.ref, error: error instanceof Error ? error.message : String(error) }),
-      ),
-  );
-});
-console.log(JSON.stringify({ ready: true }));
-await new Promise((resolve) => input.on('close', resolve));
+await serveLines(answer, (error) => (error instanceof Error ? error.message : String(error)));
 await gate.close();
 await ledger.close();
