@@ -49,3 +49,11 @@ export { createServerGate } from './gate/create-server-gate.ts';
 export { transactionOf } from './gate/transaction.ts';
 export type { Budget, BudgetCall } from './policy/budget.ts';
 export type { EndedTurn, TurnSettledHandler } from './turns/ended-turn.ts';
+export {
+  approvalLinks,
+  type ApprovalLinks,
+  type ApprovalLinksOptions,
+  type LinkCheck,
+  type LinkClaims,
+} from './links/approval-links.ts';
+export type { ChannelReason, ChannelRefusalCode, VoteRefusal } from './links/channel-reason.ts';

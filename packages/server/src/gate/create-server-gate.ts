@@ -28,6 +28,7 @@ import { createToolSet, type ToolSet } from './tool-set.ts';
 import { openTurn } from './turn.ts';
 import { keepTurns } from '../turns/turn-keeping.ts';
 import { createWaiters } from './waiters.ts';
+import { refuseVote } from '../links/vote-refusal.ts';
 import { compensate } from '../outcomes/compensation.ts';
 import { resolve } from '../outcomes/resolve.ts';
 
@@ -147,6 +148,11 @@ export function createServerGate<const Tools extends readonly ToolDefinition<any
     limits: settings.limits,
     check: () => parts.tools.check(),
     replaceTools: (next) => parts.tools.replace(next),
+    linkFor: (call, principal) =>
+      options.links === undefined || call.input === undefined
+        ? undefined
+        : options.links.linkFor(call, principal),
+    refuseVote: (refusal) => refuseVote(parts, refusal),
     verify: (verifyOptions) => ledger.verify(verifyOptions),
     async close() {
       life.closed = true;

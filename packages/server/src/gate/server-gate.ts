@@ -11,6 +11,8 @@ import type {
   ToolResultFormat,
   ToolResultFormats,
 } from '@toolgate/core';
+import type { ApprovalLinks } from '../links/approval-links.ts';
+import type { VoteRefusal } from '../links/channel-reason.ts';
 import type { Budget } from '../policy/budget.ts';
 import type { Decision } from './decision.ts';
 import type { ReadScope } from './read-scope.ts';
@@ -109,6 +111,12 @@ export interface ServerGateOptions {
    * }
    */
   readonly onTurnSettled?: TurnSettledHandler;
+  /**
+   * Signed approval links (see `approvalLinks`): with them, `serverGate.linkFor(call, principal)`
+   * makes the confirm page's link for a principal, and a notice to a principal carries one. Give
+   * the handler the same object: `toolgateHandler(gate, { authenticate, links })`.
+   */
+  readonly links?: ApprovalLinks;
 }
 
 /**
@@ -345,6 +353,27 @@ export interface ServerGate<
    * process, for its approval, its run and its result; another process runs a call with its own
    * tool of that name. Throws, and changes nothing, when two tools share a name.
    */
+  /**
+   * The confirm page's link for `principal` to decide `call` (`${baseUrl}/links/<token>`), bound
+   * to the hash of the input the record holds: after an edit, an older link is refused as stale.
+   * `undefined` when the gate has no `links`, or the record has no validated input. Whether the
+   * principal may decide is checked when they vote, not here.
+   *
+   * @example
+   * const call = await serverGate.propose(toolCall, { session, principal: user.id });
+   * for (const approver of call.approval?.asked ?? []) await mail(approver, serverGate.linkFor(call, approver));
+   */
+  readonly linkFor: (call: ToolCallRecord, principal: string) => string | undefined;
+  /**
+   * Writes a vote a channel refused before it reached `approve` or `deny` (a link past its expiry,
+   * a signature that does not hold, a user the channel cannot map) into the audit trail: an event
+   * of the call when `callId` names one the ledger holds, else an event of the channel (`callId`
+   * and `session` empty). For channels: `approve` and `deny` audit their own refusals.
+   *
+   * @example
+   * await serverGate.refuseVote({ channel: 'slack', code: 'forbidden', message: 'Slack user U024BE7LH maps to no principal', user: 'U024BE7LH' });
+   */
+  readonly refuseVote: (refusal: VoteRefusal) => Promise<void>;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own input and output
   readonly replaceTools: (tools: readonly ToolDefinition<any, any, any>[]) => void;
   readonly limits: Limits;

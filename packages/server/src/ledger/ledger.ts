@@ -1,6 +1,7 @@
 import type { Reason, ToolCallRecord, ToolCallStatus } from '@toolgate/core';
 import type { Kysely, Transaction } from 'kysely';
 import type { RefusalCode } from '../gate/decision.ts';
+import type { ChannelReason } from '../links/channel-reason.ts';
 import type { Verification, VerifyOptions } from './chain.ts';
 import type { Failure } from './error.ts';
 import type { LedgerDatabase } from './schema.ts';
@@ -30,7 +31,8 @@ export interface LedgerEvent {
  * about it was refused (`stale`, `forbidden`, `expired`, `id_conflict`, …), that a recovery
  * re-ran it (`recovered`), that one of several approvers approved it (`approved`), that a person
  * edited its input (`edited`), what a shadow budget would have refused (`budget_exceeded`), or
- * what became of an outcome nobody saw ({@link OutcomeNote}).
+ * what became of an outcome nobody saw ({@link OutcomeNote}), or a vote a channel refused
+ * ({@link ChannelReason}: with the channel, and the principal and outside user it came from).
  *
  * @example
  * const reason: EventReason = { code: 'stale', message: 'the approval names other arguments than the call holds' };
@@ -40,7 +42,8 @@ export type EventReason =
   | {
       readonly code: RefusalCode | 'recovered' | 'approved' | 'edited' | OutcomeNote;
       readonly message: string;
-    };
+    }
+  | ChannelReason;
 
 /**
  * Notes about outcomes nobody saw, on events that move no status: a running call held in doubt

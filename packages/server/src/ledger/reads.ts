@@ -54,7 +54,12 @@ export function createEventReads(
         .leftJoin('toolgate_calls', 'toolgate_calls.id', 'toolgate_events.call_id')
         .selectAll('toolgate_events')
         .select('toolgate_calls.record as standing')
-        .where('toolgate_events.seq', '>', after);
+        .where('toolgate_events.seq', '>', after)
+        // An event of no call (a channel's refused vote) is no move: left out by the query, not
+        // after it, so that a page of nothing else cannot stop a reader from going past it.
+        .where((eb) =>
+          eb.or([eb('toolgate_events.record', 'is not', null), eb('toolgate_calls.record', 'is not', null)]),
+        );
       if (session !== undefined) query = query.where('toolgate_events.session', '=', session);
       const rows = await query.orderBy('toolgate_events.seq').limit(limit).execute();
       return rows.flatMap((row) => {

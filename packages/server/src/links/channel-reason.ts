@@ -1,0 +1,46 @@
+import type { RefusalCode } from '../gate/decision.ts';
+
+/**
+ * Why a channel refused a vote before it reached `approve` or `deny`: a link this server did not
+ * sign (`invalid_link`), one past its expiry (`link_expired`), a vote naming another call than its
+ * link (`wrong_call`), or someone signed in as another principal than the link's
+ * (`wrong_principal`).
+ *
+ * @example
+ * const code: ChannelRefusalCode = 'link_expired';
+ */
+export type ChannelRefusalCode = 'invalid_link' | 'link_expired' | 'wrong_call' | 'wrong_principal';
+
+/**
+ * The reason of a refused vote's event: its code and sentence, the channel, and who it was from.
+ *
+ * @example
+ * if ('channel' in (event.reason ?? {})) console.log(`refused on ${event.reason.channel}`);
+ */
+export interface ChannelReason {
+  readonly code: ChannelRefusalCode | RefusalCode;
+  readonly message: string;
+  readonly channel: string;
+  readonly principal?: string;
+  readonly user?: string;
+}
+
+/**
+ * A vote a channel refused, for the audit trail. `callId` only when the channel can trust what it
+ * says about the call (a link whose signature holds); a request it could not authenticate names
+ * no call, and is written as an event of the channel.
+ *
+ * @example
+ * await serverGate.refuseVote({ channel: 'slack', code: 'invalid_link', message: 'bad X-Slack-Signature', user: 'U024BE7LH' });
+ */
+export interface VoteRefusal {
+  /** The channel's name: `links`, `slack`, … */
+  readonly channel: string;
+  readonly code: ChannelRefusalCode | RefusalCode;
+  readonly message: string;
+  readonly callId?: string;
+  /** The principal the vote would have been in the name of, when the channel knows it. */
+  readonly principal?: string;
+  /** The channel's own id of who sent it (a Slack user id), when it has one. */
+  readonly user?: string;
+}
