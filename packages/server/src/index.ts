@@ -24,6 +24,7 @@ export type {
   ApprovalDecision,
   ApprovalsTable,
   ApproversTable,
+  AsksTable,
   BudgetTotalsTable,
   BudgetUsesTable,
   CallsTable,

@@ -3,7 +3,9 @@ import { pushFeed, type PushFeed, type Tail } from './feed.ts';
 
 /**
  * What a session's feed reads from: the ledger (to catch up), the process's tail (live), and
- * whether its principal may see the session, asked again for every event.
+ * whether its principal may see the move, asked again for every event. A feed of moves across
+ * sessions (a principal's inbox) also names the moves it is about with `match`, so that the tail's
+ * other moves never take its room.
  *
  * @example
  * const source: SessionFeedSource = { ledger, tail, visible: () => sessions.mayView(principal, session, owner) };
@@ -11,7 +13,8 @@ import { pushFeed, type PushFeed, type Tail } from './feed.ts';
 export interface SessionFeedSource {
   readonly ledger: Ledger;
   readonly tail: Tail;
-  readonly visible: () => Promise<boolean>;
+  readonly visible: (move: LedgerMove) => Promise<boolean>;
+  readonly match?: (move: LedgerMove) => boolean;
 }
 
 /**
@@ -36,11 +39,12 @@ export const FEED_BACKLOG = 32;
  */
 export function openSessionFeed(
   source: SessionFeedSource,
-  session: string,
+  /** `undefined`: the moves of every session that `match` picks. */
+  session: string | undefined,
   after: number | undefined,
   onClose: () => void,
 ): PushFeed<LedgerMove> {
-  const { ledger, tail, visible } = source;
+  const { ledger, tail, visible, match } = source;
   let stop: (() => void) | undefined = undefined;
   const feed = pushFeed<LedgerMove>(() => {
     stop?.();
@@ -64,7 +68,7 @@ export function openSessionFeed(
           scheduled -= 1;
           if (feed.closed() || item.event.seq <= cursor) continue;
           cursor = item.event.seq;
-          if (await visible()) feed.push(item);
+          if (await visible(item)) feed.push(item);
         }
       })
       .catch((error: unknown) => feed.fail(error));
@@ -81,7 +85,10 @@ export function openSessionFeed(
           await delivering;
           if (feed.closed()) return;
           missed = false;
-          const page = await ledger.movesAfter(cursor, { session, limit: FEED_BACKLOG });
+          const page = await ledger.movesAfter(cursor, {
+            ...(session === undefined ? {} : { session }),
+            limit: FEED_BACKLOG,
+          });
           deliver(page);
           await delivering;
           if (page.length < FEED_BACKLOG && !missed) {
@@ -101,7 +108,9 @@ export function openSessionFeed(
   };
 
   const tailing = tail.subscribe((items) => {
-    const mine = items.filter((item) => item.event.session === session);
+    const mine = items.filter(
+      (item) => (session === undefined || item.event.session === session) && (match?.(item) ?? true),
+    );
     if (mine.length === 0 || feed.closed()) return;
     if (live && feed.size() + scheduled + mine.length <= FEED_BACKLOG) return deliver(mine);
     if (live) {

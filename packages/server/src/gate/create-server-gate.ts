@@ -11,6 +11,8 @@ import {
 } from '@toolgate/core';
 import { createTail, type Tail } from '../feed/feed.ts';
 import { eventsOf, openSessionFeed } from '../feed/session-feed.ts';
+import { wasAsked } from '../inbox/asks.ts';
+import { awaitingCalls, inboxPrincipal, inboxSnapshot, openInboxFeed } from '../inbox/inbox.ts';
 import { createLedgerKeeper } from '../keeper/ledger-keeper.ts';
 import { createAdmission, release } from '../policy/admission.ts';
 import { createAsking } from '../policy/approvers.ts';
@@ -72,7 +74,15 @@ export function createServerGate<const Tools extends readonly ToolDefinition<any
     const principal = scopedPrincipal('serverGate.get', scope);
     const found = await keeper.read(id);
     if (found === undefined || principal === undefined) return found?.record;
-    return (await sessions.mayView(principal, found.session, found.owner)) ? found.record : undefined;
+    if (await sessions.mayView(principal, found.session, found.owner)) return found.record;
+    // Being asked about a call lets a principal see it, not the rest of its session.
+    return (await wasAsked(ledger, found.record, principal)) ? found.record : undefined;
+  };
+  const awaitingMoves: ServerGate['awaitingMoves'] = (principal, { after } = {}) => {
+    const who = inboxPrincipal('serverGate.awaitingMoves', principal);
+    const feed = openInboxFeed({ ledger, tail }, who, after, () => feeds.delete(feed));
+    feeds.add(feed);
+    return feed;
   };
   const settled: ServerGate['settled'] = async (id, scope) => {
     const principal = scopedPrincipal('serverGate.settled', scope);
@@ -113,6 +123,10 @@ export function createServerGate<const Tools extends readonly ToolDefinition<any
     canSee: async (session, principal) => sessions.mayView(principal, session, await sessions.owner(session)),
     events: (session, feedOptions) => eventsOf(moves(session, feedOptions)),
     moves,
+    awaiting: async (principal) => awaitingCalls(ledger, inboxPrincipal('serverGate.awaiting', principal)),
+    awaitingSnapshot: async (principal) =>
+      inboxSnapshot(ledger, inboxPrincipal('serverGate.awaitingSnapshot', principal)),
+    awaitingMoves,
     async toolResult(id, format, scope) {
       const call = await get(
         id,

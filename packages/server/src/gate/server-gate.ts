@@ -311,6 +311,31 @@ export interface ServerGate<
     options: { readonly principal: string; readonly after?: number },
   ) => AsyncIterableIterator<LedgerMove>;
   /**
+   * The calls waiting for this principal's decision, across sessions, oldest first: the
+   * approver's inbox. A call is in it while it waits and its tool's `approvers` asked this
+   * principal, who has not approved it yet (an approver of a quorum who approved is no longer
+   * asked; one whose approval an edit undid is asked again). Being asked lets a principal see that
+   * call (`get`, `settled`, a vote), not the rest of its session. A tool without `approvers` asks
+   * nobody by name: its calls are decided by `canApprove` and are in no inbox.
+   *
+   * @example
+   * for (const call of await serverGate.awaiting(user.id)) console.log(call.name, call.input);
+   */
+  readonly awaiting: (principal: string) => Promise<ToolCallRecord[]>;
+  /** `awaiting` as of ledger event `seq`, for a feed that then follows from `seq` (what `GET {base}/approvals` answers). */
+  readonly awaitingSnapshot: (
+    principal: string,
+  ) => Promise<{ readonly seq: number; readonly calls: ToolCallRecord[] }>;
+  /**
+   * The moves of every call that asks this principal, across sessions: those that bring a call
+   * into their inbox, change it there, or take it out. Each after `after` (`0`: from the start),
+   * then live ones; without `after`, live ones only. Ends when the consumer stops or the gate closes.
+   */
+  readonly awaitingMoves: (
+    principal: string,
+    options?: { readonly after?: number },
+  ) => AsyncIterableIterator<LedgerMove>;
+  /**
    * What to send back to the model for one settled call, in a provider's format. With
    * `{ principal }`, a call that principal may not see is refused exactly as an unknown id is.
    */

@@ -1,5 +1,4 @@
 import type { ToolCallRecord } from '@toolgate/core';
-import type { ServerGate } from '../gate/server-gate.ts';
 import type { LedgerMove } from '../ledger/ledger.ts';
 
 /**
@@ -21,18 +20,27 @@ export interface EventStreamOptions {
 }
 
 /**
- * Makes the handler's Server-Sent Events responses for a gate: a session's snapshot (unless it
- * resumes after a seq), then its moves, with heartbeats. Each principal has at most
- * `maxFeedsPerPrincipal` open: one more ends the oldest.
+ * What one event stream sends: its snapshot (`{ seq, calls }`, and whatever else its reader needs)
+ * and its moves after a seq: a session's, or a principal's inbox.
  *
  * @example
- * const feed = eventStreams(gate, { heartbeatMs: 15_000, onError, maxFeedsPerPrincipal: 16 });
- * return feed(request, 'chat_1', 'user_42', undefined);
+ * const source: FeedSource = { snapshot: () => gate.snapshot('chat_1', 'user_42'), moves: (after) => gate.moves('chat_1', { principal: 'user_42', after }) };
  */
-export function eventStreams(
-  gate: ServerGate,
-  { heartbeatMs, onError, maxFeedsPerPrincipal }: EventStreamOptions,
-) {
+export interface FeedSource {
+  readonly snapshot: () => Promise<{ readonly seq: number; readonly calls: ToolCallRecord[] }>;
+  readonly moves: (after: number) => AsyncIterableIterator<LedgerMove>;
+}
+
+/**
+ * Makes the handler's Server-Sent Events responses: a source's snapshot (unless it resumes after a
+ * seq), then its moves, with heartbeats. Each principal has at most `maxFeedsPerPrincipal` open
+ * (of any source): one more ends the oldest.
+ *
+ * @example
+ * const feed = eventStreams({ heartbeatMs: 15_000, onError, maxFeedsPerPrincipal: 16 });
+ * return feed(request, 'user_42', undefined, { snapshot: () => gate.snapshot('chat_1', 'user_42'), moves: (after) => gate.moves('chat_1', { principal: 'user_42', after }) });
+ */
+export function eventStreams({ heartbeatMs, onError, maxFeedsPerPrincipal }: EventStreamOptions) {
   const maxFeeds = Math.max(1, Math.floor(maxFeedsPerPrincipal));
   // Each principal's open feeds (the functions that end them), oldest first.
   const feedsOf = new Map<string, Set<() => void>>();
@@ -54,7 +62,7 @@ export function eventStreams(
     };
   };
 
-  return (request: Request, session: string, principal: string, after: number | undefined): Response => {
+  return (request: Request, principal: string, after: number | undefined, source: FeedSource): Response => {
     const encoder = new TextEncoder();
     let open = true;
     let finish: () => void = () => undefined;
@@ -101,11 +109,11 @@ export function eventStreams(
             try {
               let from = after;
               if (from === undefined) {
-                const first = await gate.snapshot(session, principal);
-                send(message(first.seq, 'snapshot', { seq: first.seq, calls: first.calls }));
+                const first = await source.snapshot();
+                send(message(first.seq, 'snapshot', first));
                 from = first.seq;
               }
-              if (open) moves = gate.moves(session, { principal, after: from });
+              if (open) moves = source.moves(from);
             } catch (error) {
               onError(error);
               finish();

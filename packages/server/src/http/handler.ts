@@ -2,6 +2,7 @@ import { storable } from '../faults/storable.ts';
 import { decisionStatus, type Decision } from '../gate/decision.ts';
 import type { ServerGate } from '../gate/server-gate.ts';
 import { eventStreams } from './event-stream.ts';
+import { inboxSource } from './inbox-stream.ts';
 
 /**
  * What {@link toolgateHandler} takes.
@@ -82,6 +83,10 @@ const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache
  * - `GET {base}/sessions/:session/events`: Server-Sent Events, `id:` the ledger's seq; first an
  *   `event: snapshot` (`{ seq, calls }`), then `event: move` (`{ event, record }`) for each move;
  *   with `Last-Event-ID`, no snapshot and every move after that seq; heartbeats as comments;
+ * - `GET {base}/approvals`: `{ seq, calls }`, the calls waiting for the principal's decision
+ *   across sessions, oldest first (`serverGate.awaiting`); `GET {base}/approvals/events`: the same
+ *   as an event feed (its snapshot also names the `principal`), whose moves bring a call in, change
+ *   it, or take it out (approved by them, decided, expired), with `Last-Event-ID` as above;
  * - `POST {base}/calls/:id/approve` `{ inputHash, input? }` (`input`: the person's edit of the
  *   input they were shown), `/deny` `{ reason? }`, `/cancel` `{ reason? }`: the gate's decision,
  *   200 `{ ok: true, left? }` or 403 / 404 / 409 (an `invalid_edit` also lists its `issues`);
@@ -107,7 +112,7 @@ export function toolgateHandler(
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   const bodyTimeoutMs = options.bodyTimeoutMs ?? 10_000;
   const onError = options.onError ?? ((error: unknown) => console.error(error));
-  const feed = eventStreams(gate, {
+  const feed = eventStreams({
     heartbeatMs,
     onError,
     maxFeedsPerPrincipal: options.maxFeedsPerPrincipal ?? 16,
@@ -148,7 +153,16 @@ export function toolgateHandler(
       if (!(await gate.canSee(id, principal)))
         throw new HttpError(403, 'forbidden', `you may not see session "${id}"`);
       if (action === 'calls') return json(200, await gate.snapshot(id, principal));
-      return feed(request, id, principal, await lastEventId(request));
+      return feed(request, principal, await lastEventId(request), {
+        snapshot: () => gate.snapshot(id, principal),
+        moves: (after) => gate.moves(id, { principal, after }),
+      });
+    }
+    if (collection === 'approvals' && action === undefined && (id === undefined || id === 'events')) {
+      allow(request, 'GET');
+      const principal = await principalOf(request);
+      if (id === undefined) return json(200, await gate.awaitingSnapshot(principal));
+      return feed(request, principal, await lastEventId(request), inboxSource(gate, principal));
     }
     if (
       rest.length === 0 &&

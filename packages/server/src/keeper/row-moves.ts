@@ -3,6 +3,7 @@ import type { Transaction } from 'kysely';
 import type { RefusalCode } from '../gate/decision.ts';
 import type { OutcomeNote } from '../ledger/ledger.ts';
 import type { Ledger } from '../ledger/ledger.ts';
+import { followAsks } from '../inbox/asks.ts';
 import { linkCompensation } from '../outcomes/compensation-link.ts';
 import type { CallsTable, LedgerDatabase } from '../ledger/schema.ts';
 import {
@@ -242,6 +243,7 @@ export function createRowMoves({
       moves.map((move) => moveEvent(draft.session, move.from, move.to, move.actor)),
     );
     await afterward(trx, last, draft.session, columns.input_hash);
+    await followAsks(trx, undefined, last, clock.now());
     await after?.(trx);
     if (last.status === 'executing' && last.doubt === undefined) claims.known.set(last.id, row);
     return { fence: columns.fence, key: row.idempotency_key, record: last };
@@ -298,6 +300,7 @@ export function createRowMoves({
       await policy?.release(trx, row.id);
     await ledger.recordEvents(trx, [moveEvent(row.session, current, next, actor)]);
     await afterward(trx, next, row.session, columns.input_hash);
+    await followAsks(trx, current, next, clock.now());
     await followMove(
       { ledger, clock, claims, lock },
       trx,

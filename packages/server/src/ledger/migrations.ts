@@ -4,6 +4,7 @@ import { turns } from './migrations/0002-turns.ts';
 import { policy } from './migrations/0003-policy.ts';
 import { pendingEvents } from './migrations/0004-pending-events.ts';
 import { budgetTotals } from './migrations/0006-budget-totals.ts';
+import { approvalAsks } from './migrations/0007-approval-asks.ts';
 
 /**
  * Every migration, by name; applied in name order when a ledger opens, and recorded in
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0003-policy': policy,
   '0004-pending-events': pendingEvents,
   '0006-budget-totals': budgetTotals,
+  '0007-approval-asks': approvalAsks,
 };

@@ -176,6 +176,21 @@ export interface ApproversTable {
 }
 
 /**
+ * One row per principal a waiting call still asks to decide it (an approver of a quorum who has
+ * approved is no longer asked): the index a principal's inbox is read by. Kept in the transaction
+ * that makes the call wait, records a vote, or ends the wait.
+ *
+ * @example
+ * const mine = await ledger.db.selectFrom('toolgate_asks').select('call_id').where('principal', '=', 'manager_1').execute();
+ */
+export interface AsksTable {
+  call_id: string;
+  principal: string;
+  /** When the principal was first asked. */
+  at: number;
+}
+
+/**
  * One row per turn a stream reader read (`serverGate.turn`), once its stream is over: who the model
  * acted for, and the claim on running `onTurnSettled` for it (done once `done_at` is set).
  *
@@ -231,5 +246,6 @@ export interface LedgerDatabase {
   toolgate_budget_uses: BudgetUsesTable;
   toolgate_budget_totals: BudgetTotalsTable;
   toolgate_approvers: ApproversTable;
+  toolgate_asks: AsksTable;
   toolgate_pending: PendingTable;
 }

@@ -10,6 +10,7 @@ import { refused, type Decision } from '../gate/decision.ts';
 import { hashInput, type LedgerKeeper } from '../keeper/ledger-keeper.ts';
 import type { Ledger, NewLedgerEvent } from '../ledger/ledger.ts';
 import type { ApprovalsTable, CallsTable, LedgerDatabase } from '../ledger/schema.ts';
+import { followAsks } from '../inbox/asks.ts';
 import { readRecord, storeRecord } from '../ledger/stored-record.ts';
 import { readmit } from './admission.ts';
 import type { Budget } from './budget.ts';
@@ -178,6 +179,7 @@ export async function decideApproval(
       .executeTakeFirst();
     if (Number(updated.numUpdatedRows) === 0)
       throw new Error(`call "${row.id}" moved while it was being approved`); // rolls back
+    await followAsks(trx, record, waiting, now);
     if (edit !== undefined) {
       await trx
         .updateTable('toolgate_approvals')

@@ -81,12 +81,13 @@ describeLedgers(
       expect((await gate.get('w1'))?.status).toBe('awaiting_approval');
       expect(runs).toEqual([]);
 
-      // Being asked is leave to vote on the call, not to cancel it or read its session.
+      // Being asked is leave to read and vote on the call, not to cancel it or read its session.
       expect(await gate.cancel('w1', { principal: 'manager_1' })).toMatchObject({
         ok: false,
         code: 'not_found',
       });
-      expect(await gate.get('w1', { principal: 'manager_1' })).toBeUndefined();
+      expect((await gate.get('w1', { principal: 'manager_1' }))?.status).toBe('awaiting_approval');
+      expect(await gate.calls('chat_a', 'manager_1')).toEqual([]);
       expect(await gate.approve('w1', { principal: 'manager_1', inputHash: hash })).toEqual({ ok: true });
       const done = await gate.settled('w1');
       expect(done).toMatchObject({
