@@ -1,10 +1,7 @@
 import { createStore } from 'zustand/vanilla';
-import {
-  createPartialJson,
-  createToolGate,
-  defineTool,
-  readOpenAIChatStream,
-} from '../packages/core/dist/index.js';
+import { createToolGate, defineTool } from '../packages/core/dist/index.js';
+import { createPartialJson } from '../packages/core/dist/kit.js';
+import { readOpenAIChatStream } from '../packages/core/dist/openai.js';
 const items = [];
 for (let i = 0, length = 0; length < 200000; i++) {
   const item = {

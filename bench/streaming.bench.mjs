@@ -2,12 +2,9 @@
 // once with the incremental partial-JSON reader, publish previews to the gate's store) against one
 // JSON.parse of the final string, and against re-parsing the whole buffer on every delta.
 import { createStore } from 'zustand/vanilla';
-import {
-  createPartialJson,
-  createToolGate,
-  defineTool,
-  readOpenAIChatStream,
-} from '../packages/core/dist/index.js';
+import { createToolGate, defineTool } from '../packages/core/dist/index.js';
+import { createPartialJson } from '../packages/core/dist/kit.js';
+import { readOpenAIChatStream } from '../packages/core/dist/openai.js';
 import { compare as compareRounds, median, quartile, report } from './measure.mjs';
 
 const compare = (options) => compareRounds({ rounds: 21, warmup: 5, statistic: 'quartile', ...options });

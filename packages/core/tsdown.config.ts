@@ -1,7 +1,17 @@
 import { defineConfig } from 'tsdown';
 
 export default defineConfig({
-  entry: ['src/index.ts', 'src/csp.ts', 'src/remote.ts'],
+  entry: [
+    'src/index.ts',
+    'src/csp.ts',
+    'src/remote.ts',
+    'src/kit.ts',
+    'src/openai.ts',
+    'src/anthropic.ts',
+    'src/gemini.ts',
+    'src/mcp.ts',
+    'src/ai-sdk.ts',
+  ],
   format: 'esm',
   platform: 'neutral',
   target: 'es2022',

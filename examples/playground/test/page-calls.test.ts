@@ -1,4 +1,4 @@
-import { openaiChatReply } from '@toolgate/core';
+import { openaiChatReply } from '@toolgate/core/openai';
 import { describe, expect, it } from 'vitest';
 import { createPageResults, settledFrom } from '../src/server/page-calls.ts';
 

@@ -1,4 +1,5 @@
-import { isTerminal, shownInputHash, type ToolCallRecord } from '@toolgate/core';
+import { isTerminal, type ToolCallRecord } from '@toolgate/core';
+import { shownInputHash } from '@toolgate/core/kit';
 import type { ChatState } from './chat-state.ts';
 import type { ToolgateRefusal } from './data-part.ts';
 import { outcomeTextOf } from './outcome-error.ts';

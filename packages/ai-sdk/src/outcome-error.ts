@@ -1,4 +1,5 @@
-import { heldText, outcomeText, type ToolCallRecord } from '@toolgate/core';
+import { heldText, type ToolCallRecord } from '@toolgate/core';
+import { outcomeText } from '@toolgate/core/kit';
 
 /**
  * What a toolgate tool's `execute` throws for a call that did not commit: rejected (with each

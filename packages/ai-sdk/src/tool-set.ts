@@ -1,11 +1,11 @@
 import {
   isTerminal,
-  toolJsonSchema,
   type InputOf,
   type OutputOf,
   type ToolCallRecord,
   type ToolDefinition,
 } from '@toolgate/core';
+import { toolJsonSchema } from '@toolgate/core/kit';
 import { jsonSchema, type JSONSchema7, type Tool, type UIMessage } from 'ai';
 import type { ChatState } from './chat-state.ts';
 import type { ToolgateDataTypes } from './data-part.ts';

@@ -1,77 +1,9 @@
-// The surface both entry points share; each adds its own `createToolGate` and JSON Schema compiler.
-export type { AuditEvent, AuditLog } from './gate/audit.ts';
-export type { CallAction, CallRequest, RequestError, Resolution } from './gate/call-request.ts';
-export type { ConnectionState, RemoteConnection } from './gate/connection.ts';
-export { systemClock, type Clock } from './call/clock.ts';
-export { createToolGateWith, type ToolGate, type ToolGateOptions } from './gate/gate.ts';
-export type { ReadonlyStore, ToolCallsState } from './gate/call-store.ts';
-export {
-  refusal,
-  type ProposeOptions,
-  type StreamGate,
-  type StreamOpen,
-  type StreamRefusal,
-} from './gate/stream-gate.ts';
-export {
-  copyValue,
-  DEFAULT_LIMITS,
-  resolveLimits,
-  type Limits,
-  type LimitsOption,
-} from './proposal/limits.ts';
-export { createToolRegistry, type ToolProblem, type ToolRegistry } from './tool/registry.ts';
-export { ALLOWED_TRANSITIONS, createPending, transition, type CallEvent } from './call/machine.ts';
-export { heldText, outcomeText, outputText } from './reply/outcome.ts';
-export { isNotExecuted, notExecuted, NotExecutedError } from './tool/not-executed.ts';
-export {
-  doubtful,
-  idempotencyKeyOf,
-  RECONCILE_TIMEOUT_MS,
-  readReconciliation,
-  type ReconcileContext,
-  type Reconciliation,
-} from './tool/reconcile.ts';
-export { readProposal, type Proposal, type ProposalReading } from './proposal/proposal.ts';
-export {
-  isTerminal,
-  type ActiveCall,
-  type ApprovalState,
-  type InputChange,
-  type InputEdit,
-  type CancelledCall,
-  type CancelledCode,
-  type CommittedCall,
-  type CompensationLink,
-  type Doubt,
-  type Evidence,
-  type FailedCall,
-  type FailedCode,
-  type Issue,
-  type PendingCall,
-  type ProposalSource,
-  type Reason,
-  type ReasonCode,
-  type RejectedCall,
-  type RejectedCode,
-  type Repair,
-  type SettledCall,
-  type TerminalStatus,
-  type ToolCallRecord,
-  type ToolCallStatus,
-  type Transition,
-} from './call/record.ts';
-export { ALL_REPAIRS, type RepairKind } from './proposal/repair.ts';
-export {
-  compileSchema,
-  isStandardSchema,
-  type JsonSchemaCompiler,
-  type JsonSchemaCompilerOptions,
-  type Validate,
-  type ValidationResult,
-} from './schema/schema.ts';
-export { jsonSchemaAs2020, jsonSchemaDialect, type JsonSchemaDialect } from './schema/dialect.ts';
-export { AJV_OPTIONS, ajvIssues, type AjvError } from './schema/ajv-issues.ts';
-export { precompiledJsonSchema, type PrecompiledValidator } from './schema/precompiled.ts';
+// The front door both entry points share (`@toolgate/core` and `@toolgate/core/csp`): what a user of
+// the browser gate writes. Each entry adds its own `createToolGate` and JSON Schema compiler. The
+// providers live under their own subpaths (`@toolgate/core/openai`, `/anthropic`, `/gemini`, `/mcp`,
+// `/ai-sdk`); what toolgate's own packages share is in `@toolgate/core/kit`.
+
+// Writing a tool: its definition, its context, a person's veto, and the answer that it never ran.
 export {
   cancel,
   defineTool,
@@ -89,7 +21,54 @@ export {
   type ToolDefinition,
   type ToolSchema,
 } from './tool/tool.ts';
+export { notExecuted } from './tool/not-executed.ts';
+export type { ReconcileContext, Reconciliation } from './tool/reconcile.ts';
+
+// The gate and what it is given.
+export type { ToolGate, ToolGateOptions } from './gate/gate.ts';
+export type { Clock } from './call/clock.ts';
+export type { Limits, LimitsOption } from './proposal/limits.ts';
+export type { RepairKind } from './proposal/repair.ts';
+export type { ReadonlyStore, ToolCallsState } from './gate/call-store.ts';
+export type { ProposeOptions, StreamGate, StreamOpen, StreamRefusal } from './gate/stream-gate.ts';
+export type { AuditEvent, AuditLog } from './gate/audit.ts';
+export type { CallAction, CallRequest, RequestError, Resolution } from './gate/call-request.ts';
+export type { ConnectionState, RemoteConnection } from './gate/connection.ts';
+
+// A call's record: its status, whether it has settled, and why it ended as it did.
+export {
+  isTerminal,
+  type ActiveCall,
+  type ApprovalState,
+  type CancelledCall,
+  type CancelledCode,
+  type CommittedCall,
+  type CompensationLink,
+  type Doubt,
+  type Evidence,
+  type FailedCall,
+  type FailedCode,
+  type InputChange,
+  type InputEdit,
+  type Issue,
+  type PendingCall,
+  type ProposalSource,
+  type Reason,
+  type ReasonCode,
+  type RejectedCall,
+  type RejectedCode,
+  type Repair,
+  type SettledCall,
+  type TerminalStatus,
+  type ToolCallRecord,
+  type ToolCallStatus,
+  type Transition,
+} from './call/record.ts';
+
+// What the model is told: a settled call's answer, a held call's, and whether a turn's reply may
+// go back without a person.
 export { toolResult, type ToolResultFormat, type ToolResultFormats } from './reply/tool-result.ts';
+export { heldText } from './reply/outcome.ts';
 export {
   createContinuationGuard,
   type ContinuationDecision,
@@ -97,110 +76,20 @@ export {
   type ContinuationGuardOptions,
   type ContinuationStopCode,
 } from './reply/continuation.ts';
-export { toolJsonSchema } from './schema/json-schema-export.ts';
-export { openaiStrictSchema, type OpenAIStrictSchema } from './schema/openai-strict.ts';
-export { PARALLEL_WRAPPER, readParallelWrapper, type WrappedCall } from './proposal/parallel-wrapper.ts';
-export { createPartialJson, type PartialJson, type PartialJsonState } from './stream/partial-json.ts';
-export { type StreamReaderOptions, type TurnReader } from './stream/stream.ts';
-export {
-  answerText,
-  type ReplyOptions,
-  type ReplySource,
-  type SettledTurn,
-  type TurnAnswer,
-} from './reply/turn.ts';
-export {
-  aiSdkReply,
-  aiSdkToolResult,
-  readAiSdkStream,
-  type AiSdkAssistantMessage,
-  type AiSdkAssistantPart,
-  type AiSdkStreamPart,
-  type AiSdkStreamReader,
-  type AiSdkToolResult,
-  type JsonValue,
-} from './providers/ai-sdk.ts';
-export {
-  ANTHROPIC_TOOL_NAME,
-  anthropicReply,
-  anthropicToolResult,
-  anthropicTools,
-  readAnthropicStream,
-  type AnthropicAssistantMessage,
-  type AnthropicContentBlock,
-  type AnthropicStreamEvent,
-  type AnthropicStreamReader,
-  type AnthropicTool,
-  type AnthropicToolResult,
-} from './providers/anthropic.ts';
-export {
-  GEMINI_TOOL_NAME,
-  geminiFunctionDeclarations,
-  geminiReply,
-  geminiToolResult,
-  readGeminiStream,
-  type GeminiChunk,
-  type GeminiFunctionDeclaration,
-  type GeminiModelContent,
-  type GeminiPart,
-  type GeminiStreamReader,
-  type GeminiToolResult,
-} from './providers/gemini.ts';
-export {
-  MCP_TOOL_NAME,
-  mcpToolList,
-  mcpToolResult,
-  type McpToolListEntry,
-  type McpToolResult,
-} from './providers/mcp.ts';
-export {
-  McpToolError,
-  mcpTools,
-  type McpCallResult,
-  type McpClientLike,
-  type McpToolInfo,
-  type McpToolPolicy,
-  type McpToolsOptions,
-} from './providers/mcp-client.ts';
-export {
-  OPENAI_TOOL_NAME,
-  openaiChatReply,
-  openaiChatToolResult,
-  openaiChatTools,
-  readOpenAIChatStream,
-  type OpenAIChatAssistantMessage,
-  type OpenAIChatChunk,
-  type OpenAIChatReplyMessage,
-  type OpenAIChatStreamReader,
-  type OpenAIChatTool,
-  type OpenAIToolsOptions,
-} from './providers/openai-chat.ts';
-export {
-  openaiResponsesReply,
-  openaiResponsesToolResult,
-  openaiResponsesTools,
-  readOpenAIResponsesStream,
-  type OpenAIResponsesEvent,
-  type OpenAIResponsesFunctionCallItem,
-  type OpenAIResponsesOutputItem,
-  type OpenAIResponsesReplyItem,
-  type OpenAIResponsesStreamReader,
-  type OpenAIResponsesTool,
-  type OpenAIResponsesToolResult,
-} from './providers/openai-responses.ts';
-export { canonicalJson, inputHash } from './call/input-hash.ts';
-export {
-  after,
-  createPipeline,
-  messageOf,
-  truncatedReason,
-  type CallKeeper,
-  type DoubtCause,
-  type ExecutingCall,
-  type ExecutionScope,
-  type MaybePromise,
-  type MoveNote,
-  type Pipeline,
-  type PipelineHost,
-  type ToolEntry,
-} from './call/pipeline.ts';
+export type { ReplyOptions, ReplySource, SettledTurn, TurnAnswer } from './reply/turn.ts';
+export type { StreamReaderOptions, TurnReader } from './stream/stream.ts';
+
+// Approving a server gate's call: the hash of the input the person was shown.
+export { inputHash } from './call/input-hash.ts';
+
+// Choosing how JSON Schemas are checked: Ajv with the app's own schemas, or validators generated at
+// build time (for a strict Content-Security-Policy).
+export type {
+  JsonSchemaCompiler,
+  JsonSchemaCompilerOptions,
+  Validate,
+  ValidationResult,
+} from './schema/schema.ts';
+export { jsonSchemaAs2020, type JsonSchemaDialect } from './schema/dialect.ts';
+export { AJV_OPTIONS } from './schema/ajv-issues.ts';
+export { precompiledJsonSchema, type PrecompiledValidator } from './schema/precompiled.ts';

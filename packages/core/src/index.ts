@@ -1,9 +1,8 @@
 import { createToolGateWith } from './gate/gate.ts';
-import { ajvJsonSchema, createAjvJsonSchema } from './schema/ajv.ts';
+import { ajvJsonSchema } from './schema/ajv.ts';
 
 export * from './api.ts';
-export { ajvJsonSchema, createAjvJsonSchema };
-export { shownInputHash } from './tool/shown-input-hash.ts';
+export { createAjvJsonSchema } from './schema/ajv.ts';
 
 /**
  * Creates a gate for the given tools. JSON Schemas are compiled with Ajv, the fastest correct

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createContinuationGuard, createToolGate, openaiChatReply, type SettledCall } from '../src/index.ts';
+import { createContinuationGuard, createToolGate, type SettledCall } from '../src/index.ts';
+import { openaiChatReply } from '../src/openai.ts';
 import { createWorkspace, getTime, getWeather } from '@toolgate/test-utils';
 
 function setup() {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, inputHash } from '../src/index.ts';
+import { canonicalJson } from '../src/kit.ts';
+import { inputHash } from '../src/index.ts';
 
 describe('inputHash', () => {
   it('is the SHA-256 of the RFC 8785 canonical JSON', async () => {

@@ -15,7 +15,6 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createCfworkerJsonSchema } from '../src/csp.ts';
 import {
   AJV_OPTIONS,
-  compileSchema,
   createAjvJsonSchema,
   createToolGate,
   defineTool,
@@ -25,6 +24,7 @@ import {
   type JsonSchemaObject,
   type PrecompiledValidator,
 } from '../src/index.ts';
+import { compileSchema } from '../src/schema/schema.ts';
 
 const SUITE = join(import.meta.dirname, 'fixtures/JSON-Schema-Test-Suite');
 const REMOTE = 'http://localhost:1234/';

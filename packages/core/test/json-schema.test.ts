@@ -18,19 +18,19 @@ import {
 } from '../src/csp.ts';
 import {
   AJV_OPTIONS,
-  ajvJsonSchema,
   createAjvJsonSchema,
   createToolGate,
   defineTool,
   jsonSchemaAs2020,
-  jsonSchemaDialect,
-  mcpTools,
   precompiledJsonSchema,
   type JsonSchemaCompiler,
   type JsonSchemaObject,
   type PrecompiledValidator,
   type ToolCallRecord,
 } from '../src/index.ts';
+import { ajvJsonSchema } from '../src/kit.ts';
+import { jsonSchemaDialect } from '../src/schema/dialect.ts';
+import { mcpTools } from '../src/mcp.ts';
 
 const DRAFT_07 = 'http://json-schema.org/draft-07/schema#';
 

@@ -3,14 +3,8 @@
  * that does not compile is still reported clearly, by `gate.check()` or as a `rejected` record.
  */
 import { describe, expect, it, vi } from 'vitest';
-import {
-  ajvJsonSchema,
-  createToolGate,
-  defineTool,
-  outcomeText,
-  type JsonSchemaCompiler,
-  type ToolSchema,
-} from '../src/index.ts';
+import { ajvJsonSchema, outcomeText } from '../src/kit.ts';
+import { createToolGate, defineTool, type JsonSchemaCompiler, type ToolSchema } from '../src/index.ts';
 
 const broken = { type: 'object', properties: { a: { type: 'nonsense' } } } as unknown as ToolSchema;
 

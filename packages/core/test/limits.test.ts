@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
-import { createToolGate, DEFAULT_LIMITS, defineTool, type Limits, type LimitsOption } from '../src/index.ts';
+import { createToolGate, defineTool, type Limits, type LimitsOption } from '../src/index.ts';
+import { DEFAULT_LIMITS } from '../src/kit.ts';
 import { checkValue } from '../src/proposal/limits.ts';
 
 const open = (

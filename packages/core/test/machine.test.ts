@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { ALLOWED_TRANSITIONS, createPending, transition, type CallEvent } from '../src/kit.ts';
 import {
-  ALLOWED_TRANSITIONS,
-  createPending,
-  transition,
-  type CallEvent,
   type CancelledCode,
   type FailedCode,
   type RejectedCode,

@@ -1,20 +1,16 @@
 import { describe, expect, it } from 'vitest';
+import { createPending, idempotencyKeyOf, outcomeText, transition } from '../src/kit.ts';
 import {
-  createPending,
   createToolGate,
   defineTool,
   heldText,
-  idempotencyKeyOf,
-  isNotExecuted,
   notExecuted,
-  NotExecutedError,
-  outcomeText,
-  readReconciliation,
-  transition,
   type Reconciliation,
   type SettledCall,
   type ToolCallRecord,
 } from '../src/index.ts';
+import { isNotExecuted, NotExecutedError } from '../src/tool/not-executed.ts';
+import { readReconciliation } from '../src/tool/reconcile.ts';
 import { readRecord } from '../src/remote/wire.ts';
 import { createFakeClock } from '@toolgate/test-utils';
 

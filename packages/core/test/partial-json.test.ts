@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createPartialJson } from '../src/index.ts';
+import { createPartialJson } from '../src/stream/partial-json.ts';
 
 function feed(text: string, size: number) {
   const json = createPartialJson();

@@ -3,7 +3,8 @@
  * record holds a string, and the answer to the model says it in words.
  */
 import { describe, expect, it } from 'vitest';
-import { cancel, createPending, createToolGate, defineTool, transition, type Reason } from '../src/index.ts';
+import { cancel, createToolGate, defineTool, type Reason } from '../src/index.ts';
+import { createPending, transition } from '../src/kit.ts';
 
 const wait = defineTool({
   name: 'wait',

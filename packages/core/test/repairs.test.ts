@@ -4,7 +4,8 @@
  * repaired input is validated like any other.
  */
 import { describe, expect, it } from 'vitest';
-import { ALL_REPAIRS, createToolGate, defineTool, type RepairKind } from '../src/index.ts';
+import { ALL_REPAIRS } from '../src/proposal/repair.ts';
+import { createToolGate, defineTool, type RepairKind } from '../src/index.ts';
 
 const searchSchema = {
   type: 'object',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool, inputHash, shownInputHash } from '../src/index.ts';
+import { defineTool, inputHash } from '../src/index.ts';
+import { shownInputHash } from '../src/kit.ts';
 
 const plain = defineTool({
   name: 'transfer',

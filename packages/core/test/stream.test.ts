@@ -1,20 +1,16 @@
 import fc from 'fast-check';
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
+import { createToolGate, defineTool, isTerminal, type ToolGate, type TurnReader } from '../src/index.ts';
 import {
-  createToolGate,
-  defineTool,
-  isTerminal,
   openaiChatReply,
-  readAiSdkStream,
-  readAnthropicStream,
-  readGeminiStream,
   readOpenAIChatStream,
   readOpenAIResponsesStream,
   type OpenAIChatChunk,
-  type ToolGate,
-  type TurnReader,
-} from '../src/index.ts';
+} from '../src/openai.ts';
+import { readAiSdkStream } from '../src/ai-sdk.ts';
+import { readAnthropicStream } from '../src/anthropic.ts';
+import { readGeminiStream } from '../src/gemini.ts';
 import { createFakeClock, createWorkspace, getTime, writeFile } from '@toolgate/test-utils';
 import { depthOf } from './providers/support/by-hand.ts';
 

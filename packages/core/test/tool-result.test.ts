@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cancel, createToolGate, defineTool, outcomeText, type SettledCall } from '../src/index.ts';
+import { cancel, createToolGate, defineTool, type SettledCall } from '../src/index.ts';
+import { outcomeText } from '../src/kit.ts';
 import { chargeTool, createShop } from '@toolgate/test-utils';
 
 async function mixedTurn() {

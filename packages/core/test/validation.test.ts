@@ -2,8 +2,8 @@ import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { cfworkerJsonSchema } from '../src/csp.ts';
+import { ajvJsonSchema } from '../src/kit.ts';
 import {
-  ajvJsonSchema,
   createToolGate,
   defineTool,
   type Issue,

@@ -1,4 +1,5 @@
-import { outcomeText, type SettledCall, type ToolCallRecord } from '@toolgate/core';
+import { outcomeText } from '@toolgate/core/kit';
+import { type SettledCall, type ToolCallRecord } from '@toolgate/core';
 
 /**
  * The `_meta` key a client sets on `tools/call` to name the call (and finds on every answer): the

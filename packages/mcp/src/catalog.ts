@@ -1,4 +1,6 @@
-import { ajvJsonSchema, defineTool, McpToolError, type ToolDefinition } from '@toolgate/core';
+import { ajvJsonSchema } from '@toolgate/core/kit';
+import { defineTool, type ToolDefinition } from '@toolgate/core';
+import { McpToolError } from '@toolgate/core/mcp';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolPolicy } from './config.ts';
 import type { Upstream, UpstreamTool } from './upstream.ts';

@@ -1,12 +1,5 @@
-import {
-  isTerminal,
-  outcomeText,
-  shownInputHash,
-  toolJsonSchema,
-  type SettledCall,
-  type ToolCallRecord,
-  type ToolDefinition,
-} from '@toolgate/core';
+import { isTerminal, type SettledCall, type ToolCallRecord, type ToolDefinition } from '@toolgate/core';
+import { outcomeText, shownInputHash, toolJsonSchema } from '@toolgate/core/kit';
 import type { ServerGate } from '@toolgate/server';
 import { tool, type Agent, type FunctionTool, type RunState, type RunToolApprovalItem } from '@openai/agents';
 

@@ -1,8 +1,7 @@
+import { DEFAULT_LIMITS, readProposal } from '@toolgate/core/kit';
 import {
-  DEFAULT_LIMITS,
   isCallOf,
   type CallRequest,
-  readProposal,
   type InputOf,
   type OutputOf,
   type ProposeOptions,

@@ -20,21 +20,6 @@ export {
   type PostgresLedgerPool,
   type PostgresTypes,
 } from './ledger/postgres.ts';
-export type {
-  ApprovalDecision,
-  ApprovalsTable,
-  ApproversTable,
-  AsksTable,
-  BudgetTotalsTable,
-  BudgetUsesTable,
-  CallsTable,
-  ChainTable,
-  EventsTable,
-  LedgerDatabase,
-  SessionsTable,
-  TurnCallsTable,
-  TurnsTable,
-} from './ledger/schema.ts';
 export { sqliteLedger, type SqliteLedgerOptions } from './ledger/sqlite.ts';
 export type {
   CallInfo,

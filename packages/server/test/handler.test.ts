@@ -1,5 +1,6 @@
 // toolgateHandler over real HTTP: served by @hono/node-server on 127.0.0.1, asked with Node's fetch.
-import { defineTool, inputHash, systemClock, type Clock, type ToolCallRecord } from '@toolgate/core';
+import { defineTool, inputHash, type Clock, type ToolCallRecord } from '@toolgate/core';
+import { systemClock } from '@toolgate/core/kit';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   createServerGate,

@@ -1,17 +1,15 @@
 import {
   createContinuationGuard,
-  createPending,
   heldText,
   isTerminal,
-  openaiChatReply,
-  openaiChatTools,
-  readOpenAIChatStream,
   type SettledCall,
   type SettledTurn,
   type ToolCallRecord,
   type ToolDefinition,
   type TurnReader,
 } from '@toolgate/core';
+import { createPending } from '@toolgate/core/kit';
+import { openaiChatReply, openaiChatTools, readOpenAIChatStream } from '@toolgate/core/openai';
 import type { ServerGate } from '@toolgate/server';
 import { randomBytes } from 'node:crypto';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';

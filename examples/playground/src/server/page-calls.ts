@@ -1,10 +1,5 @@
-import {
-  createPending,
-  type Issue,
-  type Reason,
-  type SettledCall,
-  type ToolCallRecord,
-} from '@toolgate/core';
+import { createPending } from '@toolgate/core/kit';
+import { type Issue, type Reason, type SettledCall, type ToolCallRecord } from '@toolgate/core';
 
 /** A call of a page tool as the server hands it to the page: the page's own gate checks and runs it. */
 export interface PageCall {

@@ -1,4 +1,5 @@
-import type { Ledger, LedgerDatabase } from '@toolgate/server';
+import type { Ledger } from '@toolgate/server';
+import type { LedgerDatabase } from '@toolgate/server/schema';
 import { sql, type Kysely, type Transaction } from 'kysely';
 
 /** One row per conversation: its shop, as the server keeps it (the authority for money). */

@@ -1,9 +1,6 @@
+import { createPending, readProposal, refusal, truncatedReason } from '@toolgate/core/kit';
 import {
-  createPending,
   isTerminal,
-  readProposal,
-  refusal,
-  truncatedReason,
   type SettledCall,
   type StreamGate,
   type ToolCallRecord,

@@ -1,4 +1,5 @@
-import { outputText, type ToolCallRecord } from '@toolgate/core';
+import { outputText } from '@toolgate/core/kit';
+import { type ToolCallRecord } from '@toolgate/core';
 import {
   ToolCallStatus,
   ToolCallStatusActions,

@@ -8,7 +8,7 @@ import type { DoubtCause } from './steps/reconciliation.ts';
 import { createToolInputs } from './steps/tool-inputs.ts';
 import { createValidation } from './steps/validation.ts';
 
-export { after, attempt, type MaybePromise } from './maybe-promise.ts';
+export type { MaybePromise } from './maybe-promise.ts';
 export type { CallKeeper, ExecutingCall, ExecutionScope, MoveNote, PipelineHost } from './pipeline-host.ts';
 export { truncatedReason } from './steps/validation.ts';
 export type { DoubtCause } from './steps/reconciliation.ts';

@@ -3,11 +3,11 @@ import { createStore } from 'zustand/vanilla';
 import {
   createToolGate,
   defineTool,
-  readOpenAIChatStream,
   type JsonSchemaCompiler,
   type ToolDefinition,
   type ToolGateOptions,
 } from '../../src/index.ts';
+import { readOpenAIChatStream } from '../../src/openai.ts';
 
 interface Bank {
   readonly sent: readonly { readonly version: number; readonly cents: number }[];

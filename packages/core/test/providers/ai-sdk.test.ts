@@ -10,13 +10,9 @@ import {
 } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  aiSdkReply,
-  createToolGate,
-  readAiSdkStream,
-  toolJsonSchema,
-  type ToolDefinition,
-} from '../../src/index.ts';
+import { aiSdkReply, readAiSdkStream } from '../../src/ai-sdk.ts';
+import { createToolGate, type ToolDefinition } from '../../src/index.ts';
+import { toolJsonSchema } from '../../src/kit.ts';
 import { readByHand } from './support/by-hand.ts';
 import { createWorkspace, fragments, getWeather, listTickets, writeFile } from '@toolgate/test-utils';
 import { startUiStreamServer, type UiStreamServer } from './support/ui-stream-server.ts';

@@ -1,7 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anthropicReply, createToolGate, readAnthropicStream, type ToolDefinition } from '../../src/index.ts';
+import { anthropicReply, readAnthropicStream } from '../../src/anthropic.ts';
+import { createToolGate, type ToolDefinition } from '../../src/index.ts';
 import { readByHand } from './support/by-hand.ts';
 import {
   createWorkspace,

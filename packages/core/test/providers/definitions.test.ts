@@ -6,17 +6,12 @@ import type { FunctionTool } from 'openai/resources/responses/responses';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  anthropicTools,
-  createToolGate,
-  defineTool,
-  geminiFunctionDeclarations,
-  mcpToolList,
-  openaiChatTools,
-  openaiResponsesTools,
-  openaiStrictSchema,
-  toolJsonSchema,
-} from '../../src/index.ts';
+import { anthropicTools } from '../../src/anthropic.ts';
+import { createToolGate, defineTool } from '../../src/index.ts';
+import { geminiFunctionDeclarations } from '../../src/gemini.ts';
+import { mcpToolList } from '../../src/mcp.ts';
+import { openaiChatTools, openaiResponsesTools, openaiStrictSchema } from '../../src/openai.ts';
+import { toolJsonSchema } from '../../src/kit.ts';
 import { getWeather, searchDocs } from '@toolgate/test-utils';
 
 const strictable = defineTool({

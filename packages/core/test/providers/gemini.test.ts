@@ -1,15 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  createToolGate,
-  defineTool,
-  geminiReply,
-  isTerminal,
-  readGeminiStream,
-  type GeminiChunk,
-  type Limits,
-  type ToolDefinition,
-} from '../../src/index.ts';
+import { createToolGate, defineTool, isTerminal, type Limits, type ToolDefinition } from '../../src/index.ts';
+import { geminiReply, readGeminiStream, type GeminiChunk } from '../../src/gemini.ts';
 import { depthOf, readByHand } from './support/by-hand.ts';
 import { createWorkspace, getTime, getWeather, searchDocs, writeFile } from '@toolgate/test-utils';
 

@@ -4,14 +4,9 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createServer } from '@modelcontextprotocol/server-everything/dist/server/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  createToolGate,
-  mcpToolList,
-  mcpToolResult,
-  mcpTools,
-  openaiChatTools,
-  type McpClientLike,
-} from '../../src/index.ts';
+import { createToolGate } from '../../src/index.ts';
+import { mcpToolList, mcpToolResult, mcpTools, type McpClientLike } from '../../src/mcp.ts';
+import { openaiChatTools } from '../../src/openai.ts';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {

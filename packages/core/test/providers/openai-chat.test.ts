@@ -1,13 +1,8 @@
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  createToolGate,
-  openaiChatReply,
-  readOpenAIChatStream,
-  type ToolCallRecord,
-  type ToolDefinition,
-} from '../../src/index.ts';
+import { createToolGate, type ToolCallRecord, type ToolDefinition } from '../../src/index.ts';
+import { openaiChatReply, readOpenAIChatStream } from '../../src/openai.ts';
 import { readByHand } from './support/by-hand.ts';
 import {
   chatStream,

@@ -1,12 +1,8 @@
 import OpenAI from 'openai';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createToolGate,
-  openaiResponsesReply,
-  readOpenAIResponsesStream,
-  type ToolDefinition,
-} from '../../src/index.ts';
+import { createToolGate, type ToolDefinition } from '../../src/index.ts';
+import { openaiResponsesReply, readOpenAIResponsesStream } from '../../src/openai.ts';
 import { readByHand } from './support/by-hand.ts';
 import {
   createWorkspace,

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { createToolGate, readParallelWrapper, DEFAULT_LIMITS } from '../../src/index.ts';
+import { createToolGate } from '../../src/index.ts';
+import { readParallelWrapper } from '../../src/proposal/parallel-wrapper.ts';
+import { DEFAULT_LIMITS } from '../../src/kit.ts';
 import { createWorkspace, getTime, getWeather, WRAPPER } from '@toolgate/test-utils';
 
 describe('multi_tool_use.parallel', () => {

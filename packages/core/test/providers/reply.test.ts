@@ -3,16 +3,12 @@ import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import { describe, expect, it } from 'vitest';
-import {
-  aiSdkReply,
-  anthropicReply,
-  createToolGate,
-  geminiReply,
-  mcpToolResult,
-  openaiChatReply,
-  openaiResponsesReply,
-  type SettledCall,
-} from '../../src/index.ts';
+import { aiSdkReply } from '../../src/ai-sdk.ts';
+import { anthropicReply } from '../../src/anthropic.ts';
+import { createToolGate, type SettledCall } from '../../src/index.ts';
+import { geminiReply } from '../../src/gemini.ts';
+import { mcpToolResult } from '../../src/mcp.ts';
+import { openaiChatReply, openaiResponsesReply } from '../../src/openai.ts';
 import { createWorkspace, getTime, getWeather } from '@toolgate/test-utils';
 
 /**

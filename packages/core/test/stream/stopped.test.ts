@@ -1,13 +1,8 @@
 /** `reader.stopped()`: the turn's records once each call has ended or waits for a person, never waiting for that person. */
 import { describe, expect, it } from 'vitest';
-import {
-  createToolGate,
-  defineTool,
-  readAnthropicStream,
-  readOpenAIChatStream,
-  type AnthropicStreamEvent,
-  type OpenAIChatChunk,
-} from '../../src/index.ts';
+import { createToolGate, defineTool } from '../../src/index.ts';
+import { readAnthropicStream, type AnthropicStreamEvent } from '../../src/anthropic.ts';
+import { readOpenAIChatStream, type OpenAIChatChunk } from '../../src/openai.ts';
 
 const schema = {
   type: 'object',

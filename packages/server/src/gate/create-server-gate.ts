@@ -1,10 +1,7 @@
+import { ajvJsonSchema, createPipeline, idempotencyKeyOf, type Pipeline } from '@toolgate/core/kit';
 import {
-  ajvJsonSchema,
-  createPipeline,
-  idempotencyKeyOf,
   isTerminal,
   toolResult,
-  type Pipeline,
   type SettledCall,
   type ToolCallRecord,
   type ToolDefinition,

@@ -1,4 +1,5 @@
-import { canonicalJson, isTerminal, type ToolCallRecord } from '@toolgate/core';
+import { canonicalJson } from '@toolgate/core/kit';
+import { isTerminal, type ToolCallRecord } from '@toolgate/core';
 import type { Transaction } from 'kysely';
 import type { CallsTable, LedgerDatabase } from '../ledger/schema.ts';
 import { tampering } from '../faults/chain-check.ts';

@@ -1,4 +1,5 @@
-import { isTerminal, type Pipeline, type SettledCall, type ToolCallRecord } from '@toolgate/core';
+import { isTerminal, type SettledCall, type ToolCallRecord } from '@toolgate/core';
+import { type Pipeline } from '@toolgate/core/kit';
 import type { Tail } from '../feed/feed.ts';
 import type { LedgerKeeper } from '../keeper/ledger-keeper.ts';
 import type { Ledger } from '../ledger/ledger.ts';

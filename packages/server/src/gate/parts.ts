@@ -1,4 +1,4 @@
-import type { Pipeline } from '@toolgate/core';
+import type { Pipeline } from '@toolgate/core/kit';
 import type { LedgerKeeper } from '../keeper/ledger-keeper.ts';
 import type { Ledger } from '../ledger/ledger.ts';
 import type { ApprovalStep } from '../policy/approval.ts';

@@ -3,12 +3,14 @@ import {
   canonicalJson,
   copyValue,
   createPending,
-  isTerminal,
   messageOf,
   readProposal,
-  type Limits,
   type MoveNote,
   type ProposalReading,
+} from '@toolgate/core/kit';
+import {
+  isTerminal,
+  type Limits,
   type ProposalSource,
   type Reason,
   type RejectedCode,

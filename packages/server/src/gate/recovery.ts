@@ -1,4 +1,5 @@
-import type { DoubtCause, MoveNote, ToolCallRecord, ToolDefinition } from '@toolgate/core';
+import type { DoubtCause, MoveNote } from '@toolgate/core/kit';
+import type { ToolCallRecord, ToolDefinition } from '@toolgate/core';
 import { tampering, trailRecord } from '../faults/chain-check.ts';
 import type { CallsTable } from '../ledger/schema.ts';
 import { readRecord } from '../ledger/stored-record.ts';

@@ -7,10 +7,10 @@ import type {
   StreamGate,
   ToolCallRecord,
   ToolDefinition,
-  ToolProblem,
   ToolResultFormat,
   ToolResultFormats,
 } from '@toolgate/core';
+import type { ToolProblem } from '@toolgate/core/kit';
 import type { ApprovalLinks } from '../links/approval-links.ts';
 import type { VoteRefusal } from '../links/channel-reason.ts';
 import type { Budget } from '../policy/budget.ts';

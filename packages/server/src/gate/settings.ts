@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { resolveLimits, systemClock, type Clock, type Limits } from '@toolgate/core';
+import { resolveLimits, systemClock } from '@toolgate/core/kit';
+import { type Clock, type Limits } from '@toolgate/core';
 import { storable } from '../faults/storable.ts';
 import type { CallInfo, ServerGateOptions, ServerProposeOptions, SessionInfo } from './server-gate.ts';
 

@@ -1,11 +1,5 @@
-import {
-  createToolRegistry,
-  type JsonSchemaCompiler,
-  type ToolDefinition,
-  type ToolEntry,
-  type ToolProblem,
-  type ToolRegistry,
-} from '@toolgate/core';
+import { createToolRegistry, type ToolEntry, type ToolProblem, type ToolRegistry } from '@toolgate/core/kit';
+import { type JsonSchemaCompiler, type ToolDefinition } from '@toolgate/core';
 import { compensationEntry, isCompensationId } from '../outcomes/compensation-tool.ts';
 
 /**

@@ -1,12 +1,5 @@
-import {
-  createPending,
-  isTerminal,
-  refusal,
-  truncatedReason,
-  type ProposalSource,
-  type SettledCall,
-  type ToolCallRecord,
-} from '@toolgate/core';
+import { createPending, refusal, truncatedReason } from '@toolgate/core/kit';
+import { isTerminal, type ProposalSource, type SettledCall, type ToolCallRecord } from '@toolgate/core';
 import type { Decision } from './decision.ts';
 import type { GateParts } from './parts.ts';
 import { proposalSignal } from './abort-signal.ts';

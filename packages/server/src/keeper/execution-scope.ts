@@ -1,4 +1,5 @@
-import type { CallEvent, ExecutionScope, MoveNote, ToolCallRecord } from '@toolgate/core';
+import type { CallEvent, ExecutionScope, MoveNote } from '@toolgate/core/kit';
+import type { ToolCallRecord } from '@toolgate/core';
 import type { HeldTransaction, Ledger } from '../ledger/ledger.ts';
 import { startToolSpan } from './telemetry.ts';
 import type { Claims } from './claims.ts';

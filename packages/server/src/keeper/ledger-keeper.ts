@@ -1,12 +1,5 @@
-import {
-  isTerminal,
-  transition,
-  type CallEvent,
-  type CallKeeper,
-  type Clock,
-  type MoveNote,
-  type ToolCallRecord,
-} from '@toolgate/core';
+import { isTerminal, type Clock, type ToolCallRecord } from '@toolgate/core';
+import { transition, type CallEvent, type CallKeeper, type MoveNote } from '@toolgate/core/kit';
 import type { Transaction } from 'kysely';
 import type { RefusalCode } from '../gate/decision.ts';
 import type { Ledger, OutcomeNote } from '../ledger/ledger.ts';

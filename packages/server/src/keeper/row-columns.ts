@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
-import { canonicalJson, type Reason, type ToolCallRecord } from '@toolgate/core';
+import { canonicalJson } from '@toolgate/core/kit';
+import { type Reason, type ToolCallRecord } from '@toolgate/core';
 import type { EventReason, NewLedgerEvent } from '../ledger/ledger.ts';
 import { storeRecord } from '../ledger/stored-record.ts';
 

@@ -1,4 +1,5 @@
-import { isTerminal, transition, type CallEvent, type Clock, type ToolCallRecord } from '@toolgate/core';
+import { isTerminal, type Clock, type ToolCallRecord } from '@toolgate/core';
+import { transition, type CallEvent } from '@toolgate/core/kit';
 import type { Transaction } from 'kysely';
 import type { RefusalCode } from '../gate/decision.ts';
 import type { OutcomeNote } from '../ledger/ledger.ts';

@@ -1,5 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { canonicalJson, systemClock, type Clock, type ToolCallRecord } from '@toolgate/core';
+import { canonicalJson, systemClock } from '@toolgate/core/kit';
+import { type Clock, type ToolCallRecord } from '@toolgate/core';
 import { storable } from '../faults/storable.ts';
 
 /**

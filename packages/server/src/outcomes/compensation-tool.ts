@@ -1,4 +1,5 @@
-import type { ToolContext, ToolDefinition, ToolEntry } from '@toolgate/core';
+import type { ToolContext, ToolDefinition } from '@toolgate/core';
+import type { ToolEntry } from '@toolgate/core/kit';
 
 /**
  * How a compensation's call id ends: the call it undoes is the id before it. Ids with this ending

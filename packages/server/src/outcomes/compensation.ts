@@ -1,12 +1,6 @@
 import { createHash } from 'node:crypto';
-import {
-  createPending,
-  transition,
-  type CallEvent,
-  type CompensationLink,
-  type ToolCallRecord,
-  type ToolDefinition,
-} from '@toolgate/core';
+import { createPending, transition, type CallEvent } from '@toolgate/core/kit';
+import { type CompensationLink, type ToolCallRecord, type ToolDefinition } from '@toolgate/core';
 import { tampering } from '../faults/chain-check.ts';
 import { refused, type Decision } from '../gate/decision.ts';
 import { audit, forDecision, mayDecide, refuseIn } from '../gate/decisions.ts';

@@ -1,11 +1,5 @@
-import {
-  copyValue,
-  isTerminal,
-  messageOf,
-  type Issue,
-  type ToolCallRecord,
-  type ToolEntry,
-} from '@toolgate/core';
+import { copyValue, messageOf, type ToolEntry } from '@toolgate/core/kit';
+import { isTerminal, type Issue, type ToolCallRecord } from '@toolgate/core';
 import { tampering } from '../faults/chain-check.ts';
 import { refused, type Decision } from '../gate/decision.ts';
 import { audit, forDecision, mayDecide, refuseIn } from '../gate/decisions.ts';

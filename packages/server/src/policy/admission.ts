@@ -1,4 +1,5 @@
-import { transition, type ApprovalState, type Clock, type ToolCallRecord } from '@toolgate/core';
+import { transition } from '@toolgate/core/kit';
+import { type ApprovalState, type Clock, type ToolCallRecord } from '@toolgate/core';
 import { sql, type Transaction } from 'kysely';
 import type { Ledger } from '../ledger/ledger.ts';
 import type { LedgerDatabase } from '../ledger/schema.ts';

@@ -1,10 +1,5 @@
-import {
-  canonicalJson,
-  type ApprovalState,
-  type Clock,
-  type InputEdit,
-  type ToolCallRecord,
-} from '@toolgate/core';
+import { canonicalJson } from '@toolgate/core/kit';
+import { type ApprovalState, type Clock, type InputEdit, type ToolCallRecord } from '@toolgate/core';
 import type { Transaction } from 'kysely';
 import { refused, type Decision } from '../gate/decision.ts';
 import { hashInput, type LedgerKeeper } from '../keeper/ledger-keeper.ts';

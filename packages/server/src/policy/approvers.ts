@@ -1,11 +1,5 @@
-import {
-  messageOf,
-  transition,
-  type ApprovalState,
-  type Clock,
-  type ToolCallRecord,
-  type ToolDefinition,
-} from '@toolgate/core';
+import { messageOf, transition } from '@toolgate/core/kit';
+import { type ApprovalState, type Clock, type ToolCallRecord, type ToolDefinition } from '@toolgate/core';
 import type { Transaction } from 'kysely';
 import { storable } from '../faults/storable.ts';
 import type { LedgerDatabase } from '../ledger/schema.ts';

@@ -1,13 +1,5 @@
-import {
-  canonicalJson,
-  copyValue,
-  messageOf,
-  type InputChange,
-  type Issue,
-  type Limits,
-  type ToolCallRecord,
-  type ToolEntry,
-} from '@toolgate/core';
+import { canonicalJson, copyValue, messageOf, type ToolEntry } from '@toolgate/core/kit';
+import { type InputChange, type Issue, type Limits, type ToolCallRecord } from '@toolgate/core';
 
 /**
  * A person's edit of a waiting call, as sent with an approval: the input they want to run and,

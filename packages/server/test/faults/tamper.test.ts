@@ -1,7 +1,8 @@
 // Someone with write access to the database (but not the audit key) edits a call that waits for
 // a person: the approval must not run the edited input, the refusal is in the trail, and
 // verify() names the call.
-import { canonicalJson, defineTool, inputHash } from '@toolgate/core';
+import { canonicalJson } from '@toolgate/core/kit';
+import { defineTool, inputHash } from '@toolgate/core';
 import { createHash } from 'node:crypto';
 import { expect, it, vi } from 'vitest';
 import { createFakeClock } from '@toolgate/test-utils';

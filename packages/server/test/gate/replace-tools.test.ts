@@ -1,4 +1,5 @@
-import { defineTool, inputHash, readOpenAIChatStream } from '@toolgate/core';
+import { defineTool, inputHash } from '@toolgate/core';
+import { readOpenAIChatStream } from '@toolgate/core/openai';
 import { expect, it } from 'vitest';
 import { createFakeClock } from '@toolgate/test-utils';
 import { createServerGate } from '../../src/index.ts';

@@ -1,5 +1,6 @@
 /** `reader.stopped()` over `serverGate.turn(...)`: the turn's records once each call has ended or waits for a person. */
-import { defineTool, readOpenAIChatStream, type OpenAIChatChunk } from '@toolgate/core';
+import { defineTool } from '@toolgate/core';
+import { readOpenAIChatStream, type OpenAIChatChunk } from '@toolgate/core/openai';
 import { expect, it } from 'vitest';
 import { createServerGate, type Ledger } from '../../src/index.ts';
 import { describeLedgers } from '../support/ledgers.ts';

@@ -1,4 +1,5 @@
-import { defineTool, openaiChatReply, readOpenAIChatStream } from '@toolgate/core';
+import { defineTool } from '@toolgate/core';
+import { openaiChatReply, readOpenAIChatStream } from '@toolgate/core/openai';
 import OpenAI from 'openai';
 import { afterEach, expect, it } from 'vitest';
 import { chatStream, type ReplayServer, startReplayServer } from '@toolgate/test-utils';

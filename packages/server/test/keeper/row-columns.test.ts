@@ -1,4 +1,5 @@
-import { createPending, inputHash, transition, type ToolCallRecord } from '@toolgate/core';
+import { createPending, transition } from '@toolgate/core/kit';
+import { inputHash, type ToolCallRecord } from '@toolgate/core';
 import { describe, expect, it } from 'vitest';
 import { hashInput, moveEvent, rowColumns } from '../../src/keeper/row-columns.ts';
 

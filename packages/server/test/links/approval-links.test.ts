@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { canonicalJson, inputHash } from '@toolgate/core';
+import { canonicalJson } from '@toolgate/core/kit';
+import { inputHash } from '@toolgate/core';
 import { createFakeClock } from '@toolgate/test-utils';
 import { describe, expect, it } from 'vitest';
 import { approvalLinks } from '../../src/index.ts';

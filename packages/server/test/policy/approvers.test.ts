@@ -1,4 +1,5 @@
-import { defineTool, inputHash, readOpenAIChatStream, type ApproversCall } from '@toolgate/core';
+import { defineTool, inputHash, type ApproversCall } from '@toolgate/core';
+import { readOpenAIChatStream } from '@toolgate/core/openai';
 import { expect, it } from 'vitest';
 import { createServerGate, type Ledger, type ServerGateOptions } from '../../src/index.ts';
 import { describeLedgers } from '../support/ledgers.ts';

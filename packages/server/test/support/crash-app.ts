@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { ajvJsonSchema, defineTool, type JsonSchemaCompiler, type ToolDefinition } from '@toolgate/core';
+import { ajvJsonSchema } from '@toolgate/core/kit';
+import { defineTool, type JsonSchemaCompiler, type ToolDefinition } from '@toolgate/core';
 import { sql } from 'kysely';
 import {
   postgresLedger,

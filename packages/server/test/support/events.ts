@@ -1,4 +1,5 @@
-import type { CallsTable, Ledger, LedgerEvent, NewLedgerEvent } from '../../src/index.ts';
+import type { Ledger, LedgerEvent, NewLedgerEvent } from '../../src/index.ts';
+import type { CallsTable } from '../../src/schema.ts';
 
 export const T0 = 1_767_225_600_000;
 

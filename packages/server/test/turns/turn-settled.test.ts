@@ -1,11 +1,6 @@
 /** `onTurnSettled`: a turn's next step, run once its last call has ended, wherever it ended. */
-import {
-  defineTool,
-  inputHash,
-  readOpenAIChatStream,
-  toolResult,
-  type OpenAIChatChunk,
-} from '@toolgate/core';
+import { defineTool, inputHash, toolResult } from '@toolgate/core';
+import { readOpenAIChatStream, type OpenAIChatChunk } from '@toolgate/core/openai';
 import { expect, it, vi } from 'vitest';
 import { createFakeClock } from '@toolgate/test-utils';
 import {

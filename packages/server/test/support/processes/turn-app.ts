@@ -7,7 +7,8 @@
 //   { ref, op: 'approve', id } → { ref, decision }
 //   { ref, op: 'watch', ms } → { ref }: runs the sweep (recover) every 100 ms for `ms`
 //   { op: 'exit' }
-import { defineTool, inputHash, readOpenAIChatStream, type OpenAIChatChunk } from '@toolgate/core';
+import { defineTool, inputHash } from '@toolgate/core';
+import { readOpenAIChatStream, type OpenAIChatChunk } from '@toolgate/core/openai';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createServerGate } from '../../../src/index.ts';
 import { ledgerAt } from '../crash-app.ts';
