@@ -13,6 +13,7 @@ import { createRemoteConnection } from './remote/connection.ts';
 import { createDecisions } from './remote/decisions.ts';
 import { openEventFeed, type Retry } from './remote/event-feed.ts';
 import { createFeedReader } from './remote/feed-reader.ts';
+import { createInboxReader } from './remote/inbox-reader.ts';
 import { createLiveCommit } from './remote/live-commit.ts';
 import { createMirror } from './remote/mirror.ts';
 import { createRemoteProposals } from './remote/proposals.ts';
@@ -22,6 +23,7 @@ import type { ToolDefinition } from './tool/tool.ts';
 export type { CallAction, CallRequest, RequestError, Resolution } from './gate/call-request.ts';
 export type { ConnectionState, RemoteConnection } from './gate/connection.ts';
 export type { Retry } from './remote/event-feed.ts';
+export { waitsFor } from './remote/inbox-reader.ts';
 export type { FeedMove, FeedSnapshot, LedgerEvent } from './remote/wire.ts';
 
 /**
@@ -72,6 +74,28 @@ export interface RemoteGateOptions<S> {
    * dropped), a commit that threw, a feed that stopped for good (default: `console.error`).
    */
   readonly onError?: (error: unknown) => void;
+}
+
+/**
+ * What {@link createRemoteGate} takes to follow the signed-in principal's inbox instead of a
+ * session: the calls waiting for their decision, across sessions (`GET {baseUrl}/approvals/events`).
+ * The page commits nothing to a store: the calls are other people's.
+ *
+ * @example
+ * const options: RemoteInboxOptions = { baseUrl: '/api/toolgate', inbox: true };
+ */
+export interface RemoteInboxOptions extends Omit<
+  RemoteGateOptions<never>,
+  'url' | 'session' | 'tools' | 'store'
+> {
+  readonly inbox: true;
+  /** Where the server mounted `toolgateHandler` (its `basePath`), e.g. `/api/toolgate` or a full URL. */
+  readonly baseUrl?: string;
+  /** The same as `baseUrl`, by the name a session's gate gives it. */
+  readonly url?: string;
+  /** Tool definitions are not needed to decide; given, they are kept as `gate.tools`. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each tool has its own input and output
+  readonly tools?: readonly ToolDefinition<any, any, any>[];
 }
 
 /**
@@ -130,17 +154,31 @@ export interface RemoteGate extends ToolGate {
  *   headers: () => ({ Authorization: `Bearer ${auth.token()}` }),
  * });
  * // <ToolGateProvider gate={gate}> … </ToolGateProvider>; gate.close() when the chat goes away.
+ *
+ * With `inbox: true` it follows the signed-in principal's inbox instead (`GET {baseUrl}/approvals/events`):
+ * `calls` holds the calls waiting for their decision, across sessions, each leaving it once they
+ * approved it or it ended; `approve` and `deny` decide as above.
+ *
+ * @example
+ * const inbox = createRemoteGate({ baseUrl: '/api/toolgate', inbox: true });
+ * // <ToolGateProvider gate={inbox}><ApprovalInbox /></ToolGateProvider>
  */
-export function createRemoteGate<S = unknown>(options: RemoteGateOptions<S>): RemoteGate {
-  if (typeof options.url !== 'string' || options.url === '')
+export function createRemoteGate<S = unknown>(options: RemoteGateOptions<S>): RemoteGate;
+export function createRemoteGate(options: RemoteInboxOptions): RemoteGate;
+export function createRemoteGate<S = unknown>(taken: RemoteGateOptions<S> | RemoteInboxOptions): RemoteGate {
+  const inbox = 'inbox' in taken && taken.inbox === true;
+  const options = taken as Partial<RemoteGateOptions<S>> & Omit<RemoteGateOptions<S>, 'url' | 'session'>;
+  const url = inbox ? (taken.baseUrl ?? options.url) : options.url;
+  if (typeof url !== 'string' || url === '')
     throw new Error(
-      'createRemoteGate: `url` must be where the server mounted toolgateHandler, e.g. "/api/toolgate".',
+      `createRemoteGate: \`${inbox ? 'baseUrl' : 'url'}\` must be where the server mounted toolgateHandler, e.g. "/api/toolgate".`,
     );
-  if (typeof options.session !== 'string' || options.session === '')
+  const { session } = options;
+  if (!inbox && (typeof session !== 'string' || session === ''))
     throw new Error('createRemoteGate: `session` must be the id of the session (conversation) to show.');
-  const { store, session } = options;
-  const tools = createRemoteTools(options.tools, store !== undefined);
-  const base = options.url.replace(/\/+$/, '');
+  const store = inbox ? undefined : options.store;
+  const tools = createRemoteTools(options.tools ?? [], store !== undefined);
+  const base = url.replace(/\/+$/, '');
   const clock = options.clock ?? systemClock;
   const onError = options.onError ?? ((error: unknown) => console.error(error));
   const fetch =
@@ -155,13 +193,15 @@ export function createRemoteGate<S = unknown>(options: RemoteGateOptions<S>): Re
     onMoved: (id) => decisions.moved(id),
     onSettled: (call) => tools.release(call.id),
   });
-  const reader = createFeedReader({
-    session,
-    mirror,
-    liveCommit: createLiveCommit({ store, tools, onError }),
-    audit,
-    onError,
-  });
+  const reader = inbox
+    ? createInboxReader({ mirror, onError })
+    : createFeedReader({
+        session: session as string,
+        mirror,
+        liveCommit: createLiveCommit({ store, tools, onError }),
+        audit,
+        onError,
+      });
   const connection = createRemoteConnection({
     clock,
     offlineAfter: options.offlineAfter ?? 3,
@@ -178,7 +218,9 @@ export function createRemoteGate<S = unknown>(options: RemoteGateOptions<S>): Re
     publish: (id) => mirror.publish([id]),
   });
   const feed = openEventFeed({
-    url: `${base}/sessions/${encodeURIComponent(session)}/events`,
+    url: inbox
+      ? `${base}/approvals/events`
+      : `${base}/sessions/${encodeURIComponent(session as string)}/events`,
     fetch,
     headers,
     clock,

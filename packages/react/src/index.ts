@@ -1,3 +1,9 @@
+export {
+  ApprovalInbox,
+  useApprovals,
+  type ApprovalInboxLabels,
+  type ApprovalInboxProps,
+} from './approval-inbox.tsx';
 export { ToolGateProvider, useToolGate, type ToolGateProviderProps } from './provider.tsx';
 export {
   ToolCallStatus,

@@ -18,6 +18,8 @@ export interface Mirror {
   readonly put: (record: ToolCallRecord) => void;
   /** Forgets every record (a fresh snapshot replaces them); the caller publishes. */
   readonly clear: () => void;
+  /** Forgets one record (a call that left an inbox); the caller publishes. */
+  readonly remove: (id: string) => void;
   readonly ids: () => IterableIterator<string>;
   /** The calls that have not ended. */
   readonly open: () => string[];
@@ -98,6 +100,7 @@ export function createMirror(init: MirrorInit): Mirror {
     get: (id) => records.get(id),
     put,
     clear: () => records.clear(),
+    remove: (id) => void records.delete(id),
     ids: () => records.keys(),
     open: () => [...records.values()].filter((call) => !isTerminal(call.status)).map((call) => call.id),
     publish: (changed) => store.publish(changed),
