@@ -1,6 +1,8 @@
 import { storable } from '../faults/storable.ts';
 import { decisionStatus, type Decision } from '../gate/decision.ts';
 import type { ServerGate } from '../gate/server-gate.ts';
+import type { ApprovalLinks } from '../links/approval-links.ts';
+import { linkPages } from '../links/link-route.ts';
 import { eventStreams } from './event-stream.ts';
 import { inboxSource } from './inbox-stream.ts';
 
@@ -32,6 +34,16 @@ export interface ToolgateHandlerOptions {
   readonly maxFeedsPerPrincipal?: number;
   /** Receives errors no response can carry (a feed that broke mid-stream). Default: `console.error`. */
   readonly onError?: (error: unknown) => void;
+  /**
+   * Serves approval links (`approvalLinks`, the same object the gate was given): `GET {base}/links/:token`
+   * is the confirm page, `POST` the vote its forms send, in the name of the link's principal.
+   */
+  readonly links?: ApprovalLinks;
+  /**
+   * Whether a vote from a link also needs the person signed in (`authenticate`) as the principal the
+   * link is for (default false: the link is the credential). The page then needs it too.
+   */
+  readonly linkNeedsLogin?: boolean;
 }
 
 /**
@@ -92,7 +104,11 @@ const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache
  *   200 `{ ok: true, left? }` or 403 / 404 / 409 (an `invalid_edit` also lists its `issues`);
  * - `POST {base}/calls/:id/resolve` `{ outcome: 'committed' | 'not_executed', output?, note? }`:
  *   a person settles a call held in doubt (an `invalid_output` lists its `issues`);
- *   `/compensate` `{ reason? }`: undo a committed call through its tool's `compensate`.
+ *   `/compensate` `{ reason? }`: undo a committed call through its tool's `compensate`;
+ * - with `links`: `GET {base}/links/:token`, an approval link's confirm page (HTML; GET and HEAD
+ *   decide nothing), and `POST` to it (a form, or JSON `{ vote: 'approve' | 'deny', reason? }`):
+ *   the vote of the link's principal for the input it was made for, answered with an HTML page
+ *   (2xx, or a 4xx that says why it was refused).
  *
  * Every refusal is JSON `{ error: { code, message } }`: 401 without a principal, 403 not allowed,
  * 404 unknown, 408 body not sent in time, 409 stale or settled, 413 body too large, 415 not JSON, 400 malformed, 503 the
@@ -117,19 +133,10 @@ export function toolgateHandler(
     onError,
     maxFeedsPerPrincipal: options.maxFeedsPerPrincipal ?? 16,
   });
-
-  async function principalOf(request: Request): Promise<string> {
-    let principal: unknown;
-    try {
-      principal = await options.authenticate(request);
-    } catch (error) {
-      onError(error);
-      principal = null;
-    }
-    if (typeof principal !== 'string' || principal === '')
-      throw new HttpError(401, 'unauthenticated', 'sign in first: this request carries no principal');
-    return principal;
-  }
+  const principalOf = (request: Request) => authenticated(request, options.authenticate, onError);
+  const links = linkPages(gate, options, principalOf, (request) =>
+    readBody(request, maxBody, bodyTimeoutMs, true),
+  );
 
   async function route(request: Request): Promise<Response> {
     const url = new URL(request.url);
@@ -142,6 +149,8 @@ export function toolgateHandler(
       .filter((part) => part !== '')
       .map(decodeSegment);
     const [collection, id, action, ...rest] = parts;
+    if (links !== undefined && collection === 'links' && id !== undefined && action === undefined)
+      return links(request, id);
     if (
       rest.length === 0 &&
       collection === 'sessions' &&
@@ -251,6 +260,24 @@ export function toolgateHandler(
   };
 }
 
+/** The principal `authenticate` finds for a request; a 401 without one (an `authenticate` that throws finds none, and is reported). */
+async function authenticated(
+  request: Request,
+  authenticate: ToolgateHandlerOptions['authenticate'],
+  onError: (error: unknown) => void,
+): Promise<string> {
+  let principal: unknown;
+  try {
+    principal = await authenticate(request);
+  } catch (error) {
+    onError(error);
+    principal = null;
+  }
+  if (typeof principal !== 'string' || principal === '')
+    throw new HttpError(401, 'unauthenticated', 'sign in first: this request carries no principal');
+  return principal;
+}
+
 /** A person's word on a call held in doubt, as the body of `/resolve` says it. */
 function resolution(body: Record<string, unknown>): {
   outcome: 'committed' | 'not_executed';
@@ -285,15 +312,23 @@ function allow(request: Request, method: 'GET' | 'POST'): void {
     throw new HttpError(405, 'method_not_allowed', `use ${method} here`, { allow: method });
 }
 
-/** Reads a small JSON body, refusing a large one before reading it, stopping a stream at the limit, and one that takes longer than `timeoutMs`. */
+/** Reads a small JSON body (or, with `form`, a form's), refusing a large one before reading it, stopping a stream at the limit, and one that takes longer than `timeoutMs`. */
 async function readBody(
   request: Request,
   limit: number,
   timeoutMs: number,
+  form = false,
 ): Promise<Record<string, unknown>> {
   const type = request.headers.get('content-type') ?? '';
-  if (!/^application\/json\s*(;|$)/i.test(type))
-    throw new HttpError(415, 'unsupported_media_type', 'send the body as application/json');
+  const isForm = form && /^application\/x-www-form-urlencoded\s*(;|$)/i.test(type);
+  if (!isForm && !/^application\/json\s*(;|$)/i.test(type))
+    throw new HttpError(
+      415,
+      'unsupported_media_type',
+      form
+        ? 'send the body as application/x-www-form-urlencoded or application/json'
+        : 'send the body as application/json',
+    );
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > limit)
     throw new HttpError(413, 'too_large', `the body may be at most ${limit} bytes`);
@@ -333,6 +368,7 @@ async function readBody(
     }
   }
   const text = new TextDecoder().decode(concat(chunks, size));
+  if (isForm) return Object.fromEntries(new URLSearchParams(text));
   if (text.trim() === '') return {};
   let body: unknown;
   try {

@@ -1,7 +1,8 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { canonicalJson, systemClock } from '@toolgate/core/kit';
 import { type Clock, type ToolCallRecord } from '@toolgate/core';
 import { storable } from '../faults/storable.ts';
+import { hashInput } from '../keeper/row-columns.ts';
 
 /**
  * What an approval link's token stands for: one call, one principal, the hash of the input they
@@ -171,14 +172,9 @@ export function approvalLinks(options: ApprovalLinksOptions): ApprovalLinks {
         throw new TypeError(
           `approvalLinks.linkFor: call "${call.id}" has no validated input, so there is nothing to approve.`,
         );
-      return urlOf(sign({ callId: call.id, principal, inputHash: hashOf(call.input) }));
+      return urlOf(sign({ callId: call.id, principal, inputHash: hashInput(call.input) }));
     },
   };
-}
-
-/** SHA-256 hex of the RFC 8785 JSON of an input: what the gate binds an approval to. */
-function hashOf(input: unknown): string {
-  return createHash('sha256').update(canonicalJson(input)).digest('hex');
 }
 
 function isClaims(value: unknown): value is LinkClaims {
