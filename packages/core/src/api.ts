@@ -10,6 +10,7 @@ export {
   isCallOf,
   isCancel,
   type ApproversCall,
+  type Escalation,
   type AuthorizeContext,
   type Cancel,
   type InferSchema,

@@ -45,6 +45,40 @@ describe('input types flow from the schema', () => {
     });
   });
 
+  it('gives the approvers of an escalation step the validated input, or takes a list of principals', () => {
+    defineTool({
+      name: 'wire',
+      inputSchema: {
+        type: 'object',
+        properties: { amount_cents: { type: 'integer' } },
+        required: ['amount_cents'],
+        additionalProperties: false,
+      },
+      approvers: () => ['manager_1'],
+      remindAfterMs: 60_000,
+      approvalTtlMs: 86_400_000,
+      escalate: [
+        { afterMs: 3_600_000, approvers: ['on_call_lead'] },
+        {
+          afterMs: 14_400_000,
+          approvers: ({ input }) => {
+            expectTypeOf(input.amount_cents).toEqualTypeOf<number>();
+            return Promise.resolve(['cfo']);
+          },
+        },
+      ],
+      execute: () => 1,
+    });
+    defineTool({
+      name: 'wire',
+      inputSchema: { type: 'object' },
+      approvers: () => ['manager_1'],
+      // @ts-expect-error an escalation step says after how long
+      escalate: [{ approvers: ['on_call_lead'] }],
+      execute: () => 1,
+    });
+  });
+
   it('infers from a JSON Schema written inline', () => {
     const charge = defineTool({
       name: 'charge',

@@ -12,6 +12,7 @@ export type {
   LedgerEvent,
   LedgerOptions,
   NewLedgerEvent,
+  WaitNote,
 } from './ledger/ledger.ts';
 export {
   postgresLedger,

@@ -13,6 +13,8 @@ export type {
   LedgerDatabase,
   PendingTable,
   SessionsTable,
+  TimerKind,
+  TimersTable,
   TurnCallsTable,
   TurnsTable,
 } from './ledger/schema.ts';

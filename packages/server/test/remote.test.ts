@@ -334,7 +334,7 @@ describeLedgers(
         await until(gate, 'c1', 'cancelled');
         expect(gate.get('c1')?.reason).toEqual({
           code: 'approval_expired',
-          message: 'nobody approved this call in time',
+          message: 'the approval expired: nobody decided this call in time',
         });
         // The refusal and the move it caused are both in the audit log; the request ended with the move.
         expect(gate.audit.export().slice(-2)).toMatchObject([

@@ -228,6 +228,10 @@ export interface ApprovalState {
   readonly asked?: readonly string[];
   /** Who asks: the principal who proposed the call and the person it acts for (neither may approve it, by default). */
   readonly from?: { readonly principal: string; readonly onBehalfOf?: string };
+  /** When the next escalation asks more principals (its tool's `escalate`), while the call waits. */
+  readonly escalatesAt?: number;
+  /** When the call ends `cancelled` / `approval_expired` if nobody decides (its tool's `approvalTtlMs`). */
+  readonly expiresAt?: number;
 }
 
 /**

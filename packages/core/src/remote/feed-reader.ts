@@ -43,7 +43,7 @@ export interface FeedReaderInit {
 
 /**
  * Events that move no status but carry a changed record: one approval of several, a person's edit,
- * a running call held in doubt or run again, a committed call's compensation.
+ * a running call held in doubt or run again, a committed call's compensation, more principals asked.
  */
 const RECORD_NOTES: ReadonlySet<string> = new Set([
   'approved',
@@ -51,6 +51,7 @@ const RECORD_NOTES: ReadonlySet<string> = new Set([
   'held',
   'run_again',
   'compensation',
+  'escalated',
 ]);
 
 /**

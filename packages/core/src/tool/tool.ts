@@ -143,6 +143,19 @@ export interface ApproversCall<I = unknown> {
 }
 
 /**
+ * One step of a tool's escalation: after `afterMs` without a decision (counted from when the call
+ * began to wait), these principals are asked too; those asked before may still decide. `approvers`
+ * is a list, or a function of the call like the tool's own `approvers`.
+ *
+ * @example
+ * escalate: [{ afterMs: 4 * HOUR, approvers: ['on_call_lead'] }, { afterMs: DAY, approvers: ({ principal }) => [directorOf(principal)] }]
+ */
+export interface Escalation<I = unknown> {
+  readonly afterMs: number;
+  readonly approvers: readonly string[] | ((call: ApproversCall<I>) => MaybePromise<readonly string[]>);
+}
+
+/**
  * A registered tool. Build one with {@link defineTool}. The type parameters default to `any` so
  * that tools with different inputs fit one `tools` list.
  *
@@ -208,6 +221,18 @@ export interface ToolDefinition<I = any, O = any, S = any, N extends string = st
    * approve (by default the session's owner).
    */
   approvers?(call: ApproversCall<I>): MaybePromise<readonly string[]>;
+  /**
+   * On the server gate: remind the principals still asked, once, after this many milliseconds
+   * without a decision (a `reminder` notice through the gate's channels, and an event in the trail).
+   */
+  readonly remindAfterMs?: number;
+  /** On the server gate: who else is asked, and when, while nobody decides (see {@link Escalation}). */
+  readonly escalate?: readonly Escalation<I>[];
+  /**
+   * On the server gate: how long a call waits for a decision before it ends `cancelled` /
+   * `approval_expired` (the gate's `approvalTtlMs` otherwise).
+   */
+  readonly approvalTtlMs?: number;
   /**
    * Names the call's effect downstream, from its validated input (two calls about one order may be
    * one effect: `charge:${input.order_id}`); `ctx.idempotencyKey` is it. Default: the call id. A
@@ -278,6 +303,9 @@ export interface ToolConfig<Schema extends ToolSchema, O, S = any, N extends str
   readonly transactional?: boolean;
   readonly approvals?: number;
   readonly approvers?: (call: ApproversCall<InferSchema<Schema>>) => MaybePromise<readonly string[]>;
+  readonly remindAfterMs?: number;
+  readonly escalate?: readonly Escalation<InferSchema<Schema>>[];
+  readonly approvalTtlMs?: number;
   readonly idempotencyKey?: (
     input: InferSchema<Schema>,
     call: { readonly id: string; readonly name: string },

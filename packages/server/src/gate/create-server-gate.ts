@@ -30,6 +30,9 @@ import { createWaiters } from './waiters.ts';
 import { refuseVote } from '../links/vote-refusal.ts';
 import { compensate } from '../outcomes/compensation.ts';
 import { resolve } from '../outcomes/resolve.ts';
+import { withTimes } from '../timers/plan.ts';
+import { keepTimers } from '../timers/timer-keeping.ts';
+import { watchWaits } from '../timers/watch.ts';
 
 /**
  * Creates the server gate over a ledger.
@@ -94,6 +97,10 @@ export function createServerGate<const Tools extends readonly ToolDefinition<any
 
   const turns =
     options.onTurnSettled === undefined ? undefined : keepTurns(parts, tail, options.onTurnSettled);
+  const timers = keepTimers(parts, { running: options.recover !== false });
+  keeper.onMoved((call) => {
+    if (call.status === 'awaiting_approval') timers.poke();
+  });
   let stopSweeping: (() => void) | undefined;
   if (options.recover !== false) {
     void recover(parts).then(undefined, settings.onError);
@@ -148,8 +155,9 @@ export function createServerGate<const Tools extends readonly ToolDefinition<any
       }),
     async recover() {
       const recovered = await recover(parts);
+      const fired = await timers.sweep();
       await turns?.sweep();
-      return recovered;
+      return { ...recovered, ...fired, expired: [...recovered.expired, ...fired.expired] };
     },
     head: () => ledger.head(),
     get tools() {
@@ -168,6 +176,7 @@ export function createServerGate<const Tools extends readonly ToolDefinition<any
     async close() {
       life.closed = true;
       stopSweeping?.();
+      await timers.stop();
       await turns?.stop();
       follower.close();
       tail.close();
@@ -196,6 +205,13 @@ function assemble(options: ServerGateOptions): GateParts & { readonly tail: Tail
   const tools = createToolSet(options.tools, options.jsonSchema ?? ajvJsonSchema);
   const budgets = checkBudgets(options.budgets);
   const approvalsOf = (name: string, id: string) => tools.entry(name, id)?.tool.approvals ?? 1;
+  const toolOf = (name: string, id: string) => tools.entry(name, id)?.tool;
+  const asking = createAsking({
+    toolOf,
+    approvalsOf,
+    selfApproval: settings.selfApproval,
+    clock: settings.clock,
+  });
   const admit = createAdmission({ ledger, clock: settings.clock, budgets, approvalsOf });
   const waiters = createWaiters();
   const keeper = createLedgerKeeper({
@@ -211,12 +227,16 @@ function assemble(options: ServerGateOptions): GateParts & { readonly tail: Tail
     policy: {
       admit,
       release: budgets.length === 0 ? () => Promise.resolve() : (trx, id) => release(trx, id, ledger.dialect),
-      ask: createAsking({
-        toolOf: (name, id) => tools.entry(name, id)?.tool,
-        approvalsOf,
-        selfApproval: settings.selfApproval,
-        clock: settings.clock,
-      }),
+      // A call that waits shows when it escalates and expires, when its tool sets those times.
+      ask: async (trx, call) => {
+        const asked = await asking(trx, call);
+        const { record } = asked;
+        return {
+          ...asked,
+          record: withTimes(record, toolOf(record.name, record.id), settings.approvalTtlMs),
+        };
+      },
+      watch: watchWaits({ toolOf, approvalTtlMs: settings.approvalTtlMs, clock: settings.clock }),
     },
     transactional: (name, id) => tools.entry(name, id)?.tool.transactional === true,
     onMoveFailed: (id, error) => waiters.failed(id, error) || settings.onError(error),

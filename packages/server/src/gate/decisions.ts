@@ -186,7 +186,7 @@ export async function expire(
     row,
     {
       type: 'cancel',
-      reason: { code: 'approval_expired', message: 'nobody approved this call in time' },
+      reason: { code: 'approval_expired', message: 'the approval expired: nobody decided this call in time' },
     } as never,
     actor,
   );

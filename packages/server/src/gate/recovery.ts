@@ -49,6 +49,18 @@ export async function recover(parts: GateParts): Promise<Recovery> {
       .select('call_id')
       .where('decision', 'is', null)
       .where('expires_at', '<=', now)
+      // A call with an expiry timer is ended by that timer, once, on whichever process claims it.
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('toolgate_timers as t')
+              .select('t.call_id')
+              .whereRef('t.call_id', '=', 'toolgate_approvals.call_id')
+              .where('t.kind', '=', 'expiry'),
+          ),
+        ),
+      )
       .execute(),
   );
   for (const { call_id: id } of waiting) {
@@ -61,7 +73,7 @@ export async function recover(parts: GateParts): Promise<Recovery> {
     );
     if (next !== undefined) expired.push(id);
   }
-  return { rerun, reconciling, held, interrupted, expired };
+  return { rerun, reconciling, held, interrupted, expired, reminded: [], escalated: [] };
 }
 
 /** What recovery does with a call whose process died, by its tool's kind. */

@@ -180,6 +180,10 @@ export interface Recovery {
   readonly interrupted: readonly string[];
   /** Approvals that ran out, cancelled with `approval_expired`. */
   readonly expired: readonly string[];
+  /** Calls whose tool's `remindAfterMs` came: those still asked were reminded. */
+  readonly reminded: readonly string[];
+  /** Calls whose tool's `escalate` step came: more principals asked (or the failure audited). */
+  readonly escalated: readonly string[];
 }
 
 /**

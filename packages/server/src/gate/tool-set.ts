@@ -1,6 +1,7 @@
 import { createToolRegistry, type ToolEntry, type ToolProblem, type ToolRegistry } from '@toolgate/core/kit';
 import { type JsonSchemaCompiler, type ToolDefinition } from '@toolgate/core';
 import { compensationEntry, isCompensationId } from '../outcomes/compensation-tool.ts';
+import { checkTimes } from '../timers/plan.ts';
 
 /**
  * The gate's tools, which `replaceTools` may change: later proposals see the new set, while each
@@ -46,6 +47,7 @@ export function createToolSet(
 ): ToolSet {
   let tools = initial;
   let registry = createToolRegistry(tools, compileJson, 'createServerGate');
+  checkTimes(tools, 'createServerGate');
   const pinned = new Map<string, ToolRegistry>();
   return {
     list: () => tools,
@@ -59,6 +61,7 @@ export function createToolSet(
     replace(next) {
       if (!Array.isArray(next as unknown))
         throw new TypeError('serverGate.replaceTools: pass the tools as an array of defineTool objects.');
+      checkTimes(next, 'serverGate.replaceTools');
       registry = createToolRegistry(next, compileJson, 'serverGate.replaceTools');
       tools = [...next];
     },

@@ -188,36 +188,13 @@ export function createRowMoves({
   policy,
 }: RowMovesOptions): RowMoves {
   const lease = (): Lease => ({ instance, expiresAt: clock.now() + leaseMs });
+  const waits = { clock, approvalTtlMs, policy };
 
   const lock = (trx: Trx, id: string): Promise<CallsTable | undefined> => {
     let query = trx.selectFrom('toolgate_calls').selectAll().where('id', '=', id);
     if (ledger.dialect === 'postgres') query = query.forUpdate();
     return query.executeTakeFirst();
   };
-
-  async function afterward(
-    trx: Trx,
-    call: ToolCallRecord,
-    session: string,
-    inputHash: string | null,
-  ): Promise<void> {
-    if (call.status !== 'awaiting_approval' || inputHash === null) return;
-    const now = clock.now();
-    await trx
-      .insertInto('toolgate_approvals')
-      .values({
-        call_id: call.id,
-        session,
-        input_hash: inputHash,
-        requested_at: now,
-        expires_at: now + approvalTtlMs,
-        decision: null,
-        approver: null,
-        decided_at: null,
-        consumed: 0,
-      })
-      .execute();
-  }
 
   async function writeDraft(
     trx: Trx,
@@ -243,7 +220,7 @@ export function createRowMoves({
       trx,
       moves.map((move) => moveEvent(draft.session, move.from, move.to, move.actor)),
     );
-    await afterward(trx, last, draft.session, columns.input_hash);
+    await afterward(waits, trx, last, draft.session, columns.input_hash, moves[moves.length - 1]?.from);
     await followAsks(trx, undefined, last, clock.now());
     await after?.(trx);
     if (last.status === 'executing' && last.doubt === undefined) claims.known.set(last.id, row);
@@ -300,7 +277,7 @@ export function createRowMoves({
     )
       await policy?.release(trx, row.id);
     await ledger.recordEvents(trx, [moveEvent(row.session, current, next, actor)]);
-    await afterward(trx, next, row.session, columns.input_hash);
+    await afterward(waits, trx, next, row.session, columns.input_hash, current);
     await followAsks(trx, current, next, clock.now());
     await followMove(
       { ledger, clock, claims, lock },
@@ -346,6 +323,38 @@ export function createRowMoves({
     },
     refuse,
   };
+}
+
+/**
+ * What follows any move in its transaction: an approval row for a call that now waits for a
+ * person, then the policy's watch (its timers begin or end with the wait).
+ */
+async function afterward(
+  { clock, approvalTtlMs, policy }: { clock: Clock; approvalTtlMs: number; policy: Policy | undefined },
+  trx: Trx,
+  call: ToolCallRecord,
+  session: string,
+  inputHash: string | null,
+  previous: ToolCallRecord | undefined,
+): Promise<void> {
+  if (call.status === 'awaiting_approval' && inputHash !== null) {
+    const now = clock.now();
+    await trx
+      .insertInto('toolgate_approvals')
+      .values({
+        call_id: call.id,
+        session,
+        input_hash: inputHash,
+        requested_at: now,
+        expires_at: now + approvalTtlMs,
+        decision: null,
+        approver: null,
+        decided_at: null,
+        consumed: 0,
+      })
+      .execute();
+  }
+  await policy?.watch?.(trx, { session, previous, next: call });
 }
 
 /**

@@ -40,7 +40,7 @@ export interface LedgerEvent {
 export type EventReason =
   | Reason
   | {
-      readonly code: RefusalCode | 'recovered' | 'approved' | 'edited' | OutcomeNote;
+      readonly code: RefusalCode | 'recovered' | 'approved' | 'edited' | OutcomeNote | WaitNote;
       readonly message: string;
     }
   | ChannelReason;
@@ -55,6 +55,17 @@ export type EventReason =
  * const code: OutcomeNote = 'held';
  */
 export type OutcomeNote = 'held' | 'run_again' | 'resolved' | 'compensation';
+
+/**
+ * Notes about a call waiting for a person, on events that move no status: those still asked were
+ * reminded (`reminded`), more principals were asked (`escalated`), or could not be
+ * (`escalation_failed`); a notice of the call was delivered through a channel (`notice_delivered`)
+ * or that channel failed to take it (`notice_failed`).
+ *
+ * @example
+ * const code: WaitNote = 'escalated';
+ */
+export type WaitNote = 'reminded' | 'escalated' | 'escalation_failed' | 'notice_delivered' | 'notice_failed';
 
 /**
  * An event to append: everything but its number, which the ledger assigns.

@@ -5,6 +5,7 @@ import { policy } from './migrations/0003-policy.ts';
 import { pendingEvents } from './migrations/0004-pending-events.ts';
 import { budgetTotals } from './migrations/0006-budget-totals.ts';
 import { approvalAsks } from './migrations/0007-approval-asks.ts';
+import { approvalTimers } from './migrations/0008-approval-timers.ts';
 
 /**
  * Every migration, by name; applied in name order when a ledger opens, and recorded in
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '0004-pending-events': pendingEvents,
   '0006-budget-totals': budgetTotals,
   '0007-approval-asks': approvalAsks,
+  '0008-approval-timers': approvalTimers,
 };

@@ -227,6 +227,36 @@ export interface TurnCallsTable {
 }
 
 /**
+ * One row per reminder, escalation step and expiry of a call waiting for a person: due at
+ * `due_at`, done once (`outcome` `fired`, `failed` or `cancelled`), taken by a process under a
+ * lease with a fencing token.
+ *
+ * @example
+ * const due = await ledger.db.selectFrom('toolgate_timers').selectAll().where('done_at', 'is', null).where('due_at', '<=', Date.now()).execute();
+ */
+export interface TimersTable {
+  call_id: string;
+  kind: TimerKind;
+  /** The escalation's index in its tool's `escalate`; 0 for a reminder and an expiry. */
+  step: number;
+  due_at: number;
+  done_at: number | null;
+  outcome: 'fired' | 'failed' | 'cancelled' | null;
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+  /** Bumped on every claim: a firing whose claim passed to another process writes nothing. */
+  fence: number;
+}
+
+/**
+ * What a timer of a waiting call does when it is due.
+ *
+ * @example
+ * const kind: TimerKind = 'escalation';
+ */
+export type TimerKind = 'reminder' | 'escalation' | 'expiry';
+
+/**
  * The ledger's tables, for `Kysely<LedgerDatabase>` (the type of `ledger.db` and of the
  * transactions it hands out).
  *
@@ -248,4 +278,5 @@ export interface LedgerDatabase {
   toolgate_approvers: ApproversTable;
   toolgate_asks: AsksTable;
   toolgate_pending: PendingTable;
+  toolgate_timers: TimersTable;
 }

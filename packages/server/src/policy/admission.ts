@@ -71,7 +71,25 @@ export interface Policy {
   readonly release: (trx: Trx, id: string) => Promise<void>;
   /** Who is asked about a call that will wait for a person (its tool's `approvers`); see `createAsking`. */
   readonly ask?: Ask;
+  /** Told of each move in its transaction: a call that begins or stops waiting for a person schedules or cancels what follows. */
+  readonly watch?: MoveWatch;
 }
+
+/**
+ * Hears a move of a call inside the transaction that writes it, with the record before it
+ * (`undefined` for a call written now).
+ *
+ * @example
+ * const watch: MoveWatch = async (trx, { previous, next }) => { if (next.status === 'awaiting_approval') await schedule(trx, next); };
+ */
+export type MoveWatch = (
+  trx: Trx,
+  move: {
+    readonly session: string;
+    readonly previous: ToolCallRecord | undefined;
+    readonly next: ToolCallRecord;
+  },
+) => Promise<void>;
 
 /** The actor of moves and events a budget makes, in the audit trail. */
 export const BUDGET_ACTOR = 'toolgate:budget';

@@ -124,6 +124,27 @@ export function createAsking({ toolOf, approvalsOf, selfApproval, clock }: Askin
   };
 }
 
+/**
+ * What a function naming principals answered (an escalation's `approvers`), as distinct principals
+ * in its order, or why it names nobody: it threw, did not answer within `ms`, or answered
+ * something else than a list of principals.
+ *
+ * @example
+ * const named = await namedPrincipals(() => step.approvers(call), 30_000, clock);
+ * if (typeof named === 'string') audit(`approvers ${named}`);
+ */
+export async function namedPrincipals(
+  ask: () => unknown,
+  ms: number,
+  clock: Clock,
+): Promise<readonly string[] | string> {
+  const answer = await answerOf(ask, ms, clock);
+  if (answer === LATE) return `did not answer within ${ms} ms`;
+  if (answer instanceof Threw) return `threw: ${messageOf(answer.error)}`;
+  const named = principalsIn(answer);
+  return typeof named === 'string' ? `answered ${named}` : named;
+}
+
 const LATE = Symbol('late');
 
 class Threw {

@@ -165,6 +165,8 @@ describeLedgers(
             held: [],
             interrupted: ['r1'],
             expired: [],
+            reminded: [],
+            escalated: [],
           });
           expect(inputs).toEqual([{ to: 'bob', cents: 500 }]);
           // Ended from the record the trail holds, not the edited row.

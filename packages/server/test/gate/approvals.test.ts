@@ -154,6 +154,8 @@ describeLedgers(
         held: [],
         interrupted: [],
         expired: ['t1'],
+        reminded: [],
+        escalated: [],
       });
       expect(await gate.get('t1')).toMatchObject({
         status: 'cancelled',

@@ -74,6 +74,8 @@ describeLedgers(
         held: [],
         interrupted: [],
         expired: [],
+        reminded: [],
+        escalated: [],
       });
       runs[0]?.finish({ shipped: true });
       expect(await a.settled('s1')).toMatchObject({ status: 'committed', output: { shipped: true } });
@@ -109,6 +111,8 @@ describeLedgers(
         held: [],
         interrupted: ['p1'],
         expired: [],
+        reminded: [],
+        escalated: [],
       });
       expect(await b.get('p1')).toMatchObject({
         status: 'failed',
@@ -165,6 +169,8 @@ describeLedgers(
         held: [],
         interrupted: [],
         expired: [],
+        reminded: [],
+        escalated: [],
       });
       await vi.waitFor(() => expect(runs).toHaveLength(2));
       expect(runs[1]?.key).toBe(runs[0]?.key);
