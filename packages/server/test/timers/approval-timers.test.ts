@@ -128,8 +128,11 @@ describeLedgers('approval timers: reminders, escalations and expiry as ledger ro
       ok: false,
       code: 'not_found',
     });
+    expect(await gate.awaiting('director_1')).toEqual([]);
     clock.advance(2 * SECOND);
     await gate.recover();
+    expect((await gate.awaiting('director_1')).map((waiting) => waiting.id)).toEqual(['w1']);
+    expect((await gate.awaiting('manager_1')).map((waiting) => waiting.id)).toEqual(['w1']);
     expect(await gate.approve('w1', { principal: 'director_1', inputHash: hash })).toEqual({ ok: true });
     expect(await gate.settled('w1')).toMatchObject({ status: 'committed' });
     expect(runs).toEqual([500_000]);
