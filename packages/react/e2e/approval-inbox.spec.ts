@@ -77,6 +77,8 @@ test('an approver sees the calls that ask them arrive live with their input, app
   await expect(card).toHaveCount(1);
   await expect(card).toContainText('DE02 1234 5678');
   await expect(card).toContainText('50000');
+  // The default stylesheet: the calls one under another, without list markers.
+  await expect(inbox.locator('li')).toHaveCSS('list-style-type', 'none');
 
   await card.getByRole('button', { name: 'Approve' }).click();
   await expect(inbox.getByText('Nothing is waiting for your approval.')).toBeVisible();
@@ -89,5 +91,10 @@ test('a principal nobody asked sees an empty inbox while others have calls waiti
   const inbox = page.getByRole('region', { name: 'Waiting for your approval' });
   await expect(inbox.getByText('Nothing is waiting for your approval.')).toBeVisible();
   await expect(inbox.locator('[data-toolgate="call"]')).toHaveCount(0);
+  // Muted, in a production build too (whose minifier rewrites light-dark()).
+  await expect(inbox.getByText('Nothing is waiting for your approval.')).toHaveCSS(
+    'color',
+    'rgb(89, 99, 110)',
+  );
   expect((await server.awaiting('manager_1')).map((call) => call.id)).toContain('w_other');
 });
