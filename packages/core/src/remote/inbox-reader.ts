@@ -1,4 +1,4 @@
-import type { ToolCallRecord } from '../call/record.ts';
+import { isTerminal, type ToolCallRecord } from '../call/record.ts';
 import type { FeedReader } from './feed-reader.ts';
 import type { Mirror } from './mirror.ts';
 import { readMove, readSnapshot, type WireReading } from './wire.ts';
@@ -49,6 +49,8 @@ export function createInboxReader({
       return true;
     }
     if (mirror.get(call.id) === undefined) return false;
+    // A call that ended settles whoever waits for it before it leaves.
+    if (isTerminal(call.status)) mirror.put(call);
     mirror.remove(call.id);
     return true;
   }

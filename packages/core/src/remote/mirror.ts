@@ -18,7 +18,7 @@ export interface Mirror {
   readonly put: (record: ToolCallRecord) => void;
   /** Forgets every record (a fresh snapshot replaces them); the caller publishes. */
   readonly clear: () => void;
-  /** Forgets one record (a call that left an inbox); the caller publishes. */
+  /** Forgets one record (a call that left an inbox), telling `onMoved`; the caller publishes. */
   readonly remove: (id: string) => void;
   readonly ids: () => IterableIterator<string>;
   /** The calls that have not ended. */
@@ -100,7 +100,9 @@ export function createMirror(init: MirrorInit): Mirror {
     get: (id) => records.get(id),
     put,
     clear: () => records.clear(),
-    remove: (id) => void records.delete(id),
+    remove(id) {
+      if (records.delete(id)) init.onMoved(id);
+    },
     ids: () => records.keys(),
     open: () => [...records.values()].filter((call) => !isTerminal(call.status)).map((call) => call.id),
     publish: (changed) => store.publish(changed),

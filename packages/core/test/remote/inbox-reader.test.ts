@@ -19,7 +19,12 @@ function waiting(id: string, asked: string[], approvedBy: string[] = []): ToolCa
 }
 
 function readerOf() {
-  const mirror = createMirror({ onError: () => {}, onMoved: () => {}, onSettled: () => {} });
+  const moved: string[] = [];
+  const mirror = createMirror({
+    onError: () => {},
+    onMoved: (id) => void moved.push(id),
+    onSettled: () => {},
+  });
   const onError = vi.fn();
   const reader = createInboxReader({ mirror, onError });
   const snapshot = (seq: number, calls: ToolCallRecord[], principal?: string) =>
@@ -43,7 +48,7 @@ function readerOf() {
     });
   const ids = () => [...mirror.calls.getState().records.keys()];
   const messages = () => onError.mock.calls.map(([error]) => (error as Error).message);
-  return { reader, snapshot, move, ids, messages };
+  return { reader, mirror, moved, snapshot, move, ids, messages };
 }
 
 it('keeps the calls waiting for the principal, from any session, and lets go of one they approved or that ended', () => {
@@ -79,4 +84,15 @@ it('refuses an inbox gate without the base URL of the handler', () => {
   expect(() => createRemoteGate({ inbox: true })).toThrow(
     /`baseUrl` must be where the server mounted toolgateHandler/,
   );
+});
+
+it('tells the gate of each call that leaves, and settles whoever waits for one that ended', async () => {
+  const { mirror, moved, snapshot, move } = readerOf();
+  snapshot(3, [waiting('q1', ['manager_1', 'finance_1']), waiting('q2', ['manager_1'])], 'manager_1');
+  const ended = mirror.settled('q2');
+  // A request about q1 ends when it leaves: were it asked again, it would not show as on its way.
+  move(4, waiting('q1', ['manager_1', 'finance_1'], ['manager_1']));
+  move(5, wireRecord('q2', 'wire', input, 'cancelled'));
+  expect(moved).toEqual(['q1', 'q2', 'q2']);
+  expect(await ended).toMatchObject({ id: 'q2', status: 'cancelled' });
 });
