@@ -64,7 +64,7 @@ export {
   type ToolCallRecord,
   type ToolCallStatus,
   type Transition,
-} from './call/record.ts';
+} from './record/record.ts';
 
 // What the model is told: a settled call's answer, a held call's, and whether a turn's reply may
 // go back without a person.
@@ -81,7 +81,7 @@ export type { ReplyOptions, ReplySource, SettledTurn, TurnAnswer } from './reply
 export type { StreamReaderOptions, TurnReader } from './stream/stream.ts';
 
 // Approving a server gate's call: the hash of the input the person was shown.
-export { inputHash } from './call/input-hash.ts';
+export { inputHash } from './record/input-hash.ts';
 
 // Choosing how JSON Schemas are checked: Ajv with the app's own schemas, or validators generated at
 // build time (for a strict Content-Security-Policy).

@@ -21,18 +21,19 @@ export {
 } from './call/pipeline.ts';
 export { ALLOWED_TRANSITIONS, createPending, transition, type CallEvent } from './call/machine.ts';
 export { systemClock } from './call/clock.ts';
-export { canonicalJson } from './call/input-hash.ts';
+export { canonicalJson } from './record/input-hash.ts';
 
 // Reading a raw call under the gate's limits, and a tool's own answer to "did it take effect?".
 export { readProposal, type Proposal, type ProposalReading } from './proposal/proposal.ts';
-export { copyValue, DEFAULT_LIMITS, resolveLimits } from './proposal/limits.ts';
+export { DEFAULT_LIMITS, resolveLimits } from './proposal/limits.ts';
+export { copyValue } from './proposal/value-walk.ts';
 export { refusal } from './gate/stream-gate.ts';
 export { idempotencyKeyOf } from './tool/reconcile.ts';
 
 // Tools as a gate holds them, and their JSON Schema as sent to a model.
 export { createToolRegistry, type ToolProblem, type ToolRegistry } from './tool/registry.ts';
 export { shownInputHash } from './tool/shown-input-hash.ts';
-export { toolJsonSchema } from './schema/json-schema-export.ts';
+export { toolJsonSchema } from './tool/json-schema-export.ts';
 export { ajvJsonSchema } from './schema/ajv.ts';
 
 // Partial JSON as a stream's arguments arrive, read as far as they go.

@@ -1,6 +1,6 @@
 import type { StoreApi } from 'zustand/vanilla';
 import { systemClock, type Clock } from './call/clock.ts';
-import { isTerminal, type SettledCall } from './call/record.ts';
+import { isTerminal, type SettledCall } from './record/record.ts';
 import { createAuditLog } from './gate/audit.ts';
 import type { CallRequest } from './gate/call-request.ts';
 import type { ReadonlyStore } from './gate/call-store.ts';

@@ -16,7 +16,7 @@ import {
 import { createPipeline, type CallKeeper, type ExecutionScope } from '../src/call/pipeline.ts';
 import { createPending, transition } from '../src/call/machine.ts';
 import { DEFAULT_LIMITS } from '../src/proposal/limits.ts';
-import type { ToolCallRecord } from '../src/call/record.ts';
+import type { ToolCallRecord } from '../src/record/record.ts';
 import { compileSchema } from '../src/schema/schema.ts';
 import { ajvJsonSchema } from '../src/schema/ajv.ts';
 import { createFakeClock } from '@toolgate/test-utils';

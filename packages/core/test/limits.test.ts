@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
 import { createToolGate, defineTool, type Limits, type LimitsOption } from '../src/index.ts';
 import { DEFAULT_LIMITS } from '../src/kit.ts';
-import { checkValue } from '../src/proposal/limits.ts';
+import { checkValue } from '../src/proposal/value-walk.ts';
 
 const open = (
   repair: ('stringified_json' | 'string_scalars')[] = [],

@@ -7,7 +7,7 @@ import { cancel, defineTool, type ToolDefinition } from '../src/index.ts';
 import { DEFAULT_LIMITS } from '../src/proposal/limits.ts';
 import { createPending, transition } from '../src/call/machine.ts';
 import { compileEntry, createPipeline, type CallKeeper, type ExecutionScope } from '../src/call/pipeline.ts';
-import type { ToolCallRecord } from '../src/call/record.ts';
+import type { ToolCallRecord } from '../src/record/record.ts';
 import { ajvJsonSchema } from '../src/schema/ajv.ts';
 import { createFakeClock } from '@toolgate/test-utils';
 

@@ -1,8 +1,8 @@
 export { inputHash } from '@toolgate/core';
-export { decisionStatus, type Decision, type DecisionCode, type RefusalCode } from './gate/decision.ts';
+export { decisionStatus, type Decision, type DecisionCode, type RefusalCode } from './decision/decision.ts';
 export type { LedgerMove } from './ledger/ledger.ts';
 export { toolgateHandler, type HandlerErrorCode, type ToolgateHandlerOptions } from './http/handler.ts';
-export type { Verification, VerifyOptions, VerifyProgress } from './ledger/chain.ts';
+export type { Verification, VerifyOptions, VerifyProgress } from './ledger/chain/chain.ts';
 export { LedgerError, type LedgerErrorCode } from './ledger/error.ts';
 export type {
   Committed,
@@ -43,4 +43,4 @@ export {
   type LinkCheck,
   type LinkClaims,
 } from './links/approval-links.ts';
-export type { ChannelReason, ChannelRefusalCode, VoteRefusal } from './links/channel-reason.ts';
+export type { ChannelReason, ChannelRefusalCode, VoteRefusal } from './decision/channel-reason.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Ledger } from '../src/index.ts';
-import { chainHasher } from '../src/ledger/chain.ts';
+import { chainHasher } from '../src/ledger/chain/chain.ts';
 import type { EventsTable } from '../src/ledger/schema.ts';
 import { appendMoves, callRow, move, T0 } from './support/events.ts';
 import { describeLedgers } from './support/ledgers.ts';

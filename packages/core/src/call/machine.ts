@@ -13,8 +13,8 @@ import type {
   ToolCallRecord,
   ToolCallStatus,
   Transition,
-} from './record.ts';
-import { textOf } from './text.ts';
+} from '../record/record.ts';
+import { textOf } from '../record/text.ts';
 
 /**
  * Everything that can happen to a call. The gate is the only sender; `transition` decides.

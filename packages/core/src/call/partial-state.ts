@@ -1,4 +1,4 @@
-import { messageOf } from './text.ts';
+import { messageOf } from '../record/text.ts';
 
 /**
  * What is wrong with what a tool's `commit` returned, or `undefined` when it is a partial next

@@ -2,7 +2,7 @@ import type { Clock } from './clock.ts';
 import type { Limits } from '../proposal/limits.ts';
 import type { CallEvent } from './machine.ts';
 import type { MaybePromise } from './maybe-promise.ts';
-import type { ActiveCall, Evidence, ToolCallRecord } from './record.ts';
+import type { ActiveCall, Evidence, ToolCallRecord } from '../record/record.ts';
 import type { ToolContext } from '../tool/tool.ts';
 import type { ToolEntry } from '../tool/tool-entry.ts';
 

@@ -1,6 +1,6 @@
 import type { MaybePromise } from './maybe-promise.ts';
 import type { ExecutingCall, MoveNote, PipelineHost } from './pipeline-host.ts';
-import type { Reason, RejectedCode, Repair, ToolCallRecord } from './record.ts';
+import type { Reason, RejectedCode, Repair, ToolCallRecord } from '../record/record.ts';
 import { createAuthorization } from './steps/authorization.ts';
 import { createExecution } from './steps/execution.ts';
 import { createMoves } from './steps/moves.ts';
@@ -12,7 +12,7 @@ export type { MaybePromise } from './maybe-promise.ts';
 export type { CallKeeper, ExecutingCall, ExecutionScope, MoveNote, PipelineHost } from './pipeline-host.ts';
 export { truncatedReason } from './steps/validation.ts';
 export type { DoubtCause } from './steps/reconciliation.ts';
-export { messageOf } from './text.ts';
+export { messageOf } from '../record/text.ts';
 export { compileEntry, type ToolEntry } from '../tool/tool-entry.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { createDelivery, createListeners, type Delivery } from './listeners.ts';
-import type { Reason, Repair, ToolCallRecord, ToolCallStatus } from '../call/record.ts';
+import type { Reason, Repair, ToolCallRecord, ToolCallStatus } from '../record/record.ts';
 
 /**
  * One transition of one call. A call's first event has `from: null` (it came into being as

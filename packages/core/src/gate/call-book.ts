@@ -1,7 +1,7 @@
 import { auditEvent, type AuditWriter } from './audit.ts';
 import { createCallStore, type ReadonlyStore, type ToolCallsState } from './call-store.ts';
 import type { Delivery } from './listeners.ts';
-import { isTerminal, type Repair, type SettledCall, type ToolCallRecord } from '../call/record.ts';
+import { isTerminal, type Repair, type SettledCall, type ToolCallRecord } from '../record/record.ts';
 
 /**
  * The browser gate's records: every call it knows by id, the settled ones it no longer keeps in

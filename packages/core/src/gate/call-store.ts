@@ -1,6 +1,6 @@
 import type { StoreApi } from 'zustand/vanilla';
 import { createListeners, type Delivery, type Listeners } from './listeners.ts';
-import type { ToolCallRecord } from '../call/record.ts';
+import type { ToolCallRecord } from '../record/record.ts';
 
 /**
  * The state of `gate.calls`. `records` holds every known call in the order they were proposed.

@@ -9,8 +9,8 @@ import {
 } from '../call/pipeline.ts';
 import { snapshot } from '../call/snapshot.ts';
 import { check } from '../call/steps/verdict.ts';
-import { isTerminal, type SettledCall, type ToolCallRecord } from '../call/record.ts';
-import { textOf } from '../call/text.ts';
+import { isTerminal, type SettledCall, type ToolCallRecord } from '../record/record.ts';
+import { textOf } from '../record/text.ts';
 import { resolveLimits, type Limits, type LimitsOption } from '../proposal/limits.ts';
 import { toolResult, type ToolResultFormat, type ToolResultFormats } from '../reply/tool-result.ts';
 import type { JsonSchemaCompiler } from '../schema/schema.ts';

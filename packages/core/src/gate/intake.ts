@@ -1,9 +1,9 @@
 import type { Clock } from '../call/clock.ts';
 import { createPending, type CallEvent } from '../call/machine.ts';
 import type { MoveNote, Pipeline } from '../call/pipeline.ts';
-import type { ProposalSource, Repair, ToolCallRecord } from '../call/record.ts';
+import type { ProposalSource, Repair, ToolCallRecord } from '../record/record.ts';
 import { truncatedReason } from '../call/steps/validation.ts';
-import { messageOf } from '../call/text.ts';
+import { messageOf } from '../record/text.ts';
 import type { Limits } from '../proposal/limits.ts';
 import { readProposal } from '../proposal/proposal.ts';
 import type { CallBook } from './call-book.ts';

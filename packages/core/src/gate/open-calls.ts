@@ -1,4 +1,4 @@
-import type { SettledCall } from '../call/record.ts';
+import type { SettledCall } from '../record/record.ts';
 
 /** What a call has while it is open that is not part of its record; dropped when it settles. */
 interface Open {

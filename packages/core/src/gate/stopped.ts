@@ -1,4 +1,4 @@
-import { isTerminal, type SettledCall, type ToolCallRecord } from '../call/record.ts';
+import { isTerminal, type SettledCall, type ToolCallRecord } from '../record/record.ts';
 
 /**
  * Whether a call has come to rest for its turn: it has ended, or it waits for a person (whose

@@ -1,8 +1,8 @@
 import type { StoreApi } from 'zustand/vanilla';
 import type { CallEvent } from '../call/machine.ts';
-import type { Evidence, ToolCallRecord, ToolCallStatus } from '../call/record.ts';
+import type { Evidence, ToolCallRecord, ToolCallStatus } from '../record/record.ts';
 import { partialStateProblem } from '../call/partial-state.ts';
-import { messageOf } from '../call/text.ts';
+import { messageOf } from '../record/text.ts';
 import type { ToolDefinition } from '../tool/tool.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { Limits } from '../proposal/limits.ts';
-import type { ProposalSource, Reason, Repair, SettledCall, ToolCallRecord } from '../call/record.ts';
-import { textOf } from '../call/text.ts';
+import type { ProposalSource, Reason, Repair, SettledCall, ToolCallRecord } from '../record/record.ts';
+import { textOf } from '../record/text.ts';
 import type { ToolDefinition } from '../tool/tool.ts';
 
 /**

@@ -1,5 +1,6 @@
-import { checkValue, copyValue, nestsTooDeep, type Limits, type ValueProblem } from './limits.ts';
-import type { Reason, RejectedCode, Repair } from '../call/record.ts';
+import { nestsTooDeep, type Limits } from './limits.ts';
+import { checkValue, copyValue, type ValueProblem } from './value-walk.ts';
+import type { Reason, RejectedCode, Repair } from '../record/record.ts';
 import type { RepairKind } from './repair.ts';
 import { describeValue } from '../schema/schema.ts';
 

@@ -1,6 +1,6 @@
 import { readArguments } from './arguments.ts';
 import type { Limits } from './limits.ts';
-import type { Reason } from '../call/record.ts';
+import type { Reason } from '../record/record.ts';
 
 /**
  * The name of the wrapper some OpenAI models invent for parallel calls: one call to

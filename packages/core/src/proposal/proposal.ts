@@ -1,5 +1,5 @@
 import { nestsTooDeep, type Limits } from './limits.ts';
-import type { ProposalSource, Reason } from '../call/record.ts';
+import type { ProposalSource, Reason } from '../record/record.ts';
 
 /**
  * A tool call in one shape, whatever shape it arrived in. `arguments` is still raw: a JSON string,

@@ -1,4 +1,4 @@
-import type { Issue, Repair } from '../call/record.ts';
+import type { Issue, Repair } from '../record/record.ts';
 import { DEFAULT_LIMITS, nestsTooDeep, type Limits } from './limits.ts';
 import { describeValue, valueAt } from '../schema/schema.ts';
 

@@ -1,5 +1,5 @@
 import { outcomeText } from '../reply/outcome.ts';
-import type { SettledCall } from '../call/record.ts';
+import type { SettledCall } from '../record/record.ts';
 import {
   STREAM_ERROR,
   outputCutOff,

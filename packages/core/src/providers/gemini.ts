@@ -1,7 +1,7 @@
-import { checkToolNames, toolJsonSchema } from '../schema/json-schema-export.ts';
+import { checkToolNames, toolJsonSchema } from '../tool/json-schema-export.ts';
 import { outcomeText } from '../reply/outcome.ts';
-import type { SettledCall } from '../call/record.ts';
-import { copyValue } from '../proposal/limits.ts';
+import type { SettledCall } from '../record/record.ts';
+import { copyValue } from '../proposal/value-walk.ts';
 import {
   outputCutOff,
   createCallAssembler,

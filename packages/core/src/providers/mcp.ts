@@ -1,6 +1,6 @@
-import { checkToolNames, toolJsonSchema } from '../schema/json-schema-export.ts';
+import { checkToolNames, toolJsonSchema } from '../tool/json-schema-export.ts';
 import { outcomeText } from '../reply/outcome.ts';
-import type { SettledCall } from '../call/record.ts';
+import type { SettledCall } from '../record/record.ts';
 import type { ToolDefinition } from '../tool/tool.ts';
 
 /**

@@ -1,7 +1,7 @@
-import { checkToolNames, toolJsonSchema } from '../schema/json-schema-export.ts';
+import { checkToolNames, toolJsonSchema } from '../tool/json-schema-export.ts';
 import { openaiStrictSchema } from '../schema/openai-strict.ts';
 import { outcomeText } from '../reply/outcome.ts';
-import type { SettledCall } from '../call/record.ts';
+import type { SettledCall } from '../record/record.ts';
 import {
   outputCutOff,
   createCallAssembler,

@@ -1,6 +1,6 @@
-import { isTerminal, type ToolCallRecord } from '../call/record.ts';
-import { inputHash } from '../call/input-hash.ts';
-import { messageOf } from '../call/text.ts';
+import { isTerminal, type ToolCallRecord } from '../record/record.ts';
+import { inputHash } from '../record/input-hash.ts';
+import { messageOf } from '../record/text.ts';
 import type { CallAction, CallRequest, RequestError, Resolution } from '../gate/call-request.ts';
 import { networkError, serverError } from './server-error.ts';
 

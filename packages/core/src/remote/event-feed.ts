@@ -2,7 +2,7 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { RequestError } from '../gate/call-request.ts';
 import type { Clock } from '../call/clock.ts';
 import type { ConnectionState } from '../gate/connection.ts';
-import { messageOf } from '../call/text.ts';
+import { messageOf } from '../record/text.ts';
 import { networkError, serverError } from './server-error.ts';
 
 /**

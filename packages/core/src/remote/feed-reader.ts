@@ -1,4 +1,4 @@
-import { isTerminal, type Reason } from '../call/record.ts';
+import { isTerminal, type Reason } from '../record/record.ts';
 import type { AuditEvent, AuditWriter } from '../gate/audit.ts';
 import type { LiveCommit } from './live-commit.ts';
 import type { Mirror } from './mirror.ts';

@@ -1,4 +1,4 @@
-import { isTerminal, type ToolCallRecord } from '../call/record.ts';
+import { isTerminal, type ToolCallRecord } from '../record/record.ts';
 import type { FeedReader } from './feed-reader.ts';
 import type { Mirror } from './mirror.ts';
 import { readMove, readSnapshot, type WireReading } from './wire.ts';

@@ -1,7 +1,7 @@
 import type { StoreApi } from 'zustand/vanilla';
 import { partialStateProblem } from '../call/partial-state.ts';
-import type { ToolCallRecord } from '../call/record.ts';
-import { messageOf } from '../call/text.ts';
+import type { ToolCallRecord } from '../record/record.ts';
+import { messageOf } from '../record/text.ts';
 import type { RemoteTools } from './remote-tools.ts';
 
 /**

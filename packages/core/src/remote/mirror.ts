@@ -1,4 +1,4 @@
-import { isTerminal, type SettledCall, type ToolCallRecord } from '../call/record.ts';
+import { isTerminal, type SettledCall, type ToolCallRecord } from '../record/record.ts';
 import { createCallStore, type ReadonlyStore, type ToolCallsState } from '../gate/call-store.ts';
 import { createDelivery } from '../gate/listeners.ts';
 

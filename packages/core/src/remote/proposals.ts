@@ -1,5 +1,5 @@
 import type { Clock } from '../call/clock.ts';
-import type { ProposalSource, Reason, RejectedCall, ToolCallRecord } from '../call/record.ts';
+import type { ProposalSource, Reason, RejectedCall, ToolCallRecord } from '../record/record.ts';
 import type { StreamOpen } from '../gate/stream-gate.ts';
 import { DEFAULT_LIMITS } from '../proposal/limits.ts';
 import { readProposal } from '../proposal/proposal.ts';

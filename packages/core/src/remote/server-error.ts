@@ -1,5 +1,5 @@
 import type { RequestError } from '../gate/call-request.ts';
-import { messageOf } from '../call/text.ts';
+import { messageOf } from '../record/text.ts';
 
 const BY_STATUS: { readonly [status: number]: string } = {
   400: 'bad_request',

@@ -6,7 +6,7 @@ import type {
   ToolCallRecord,
   ToolCallStatus,
   Transition,
-} from '../call/record.ts';
+} from '../record/record.ts';
 
 /**
  * One move in a server gate's ledger, as its event feed sends it. A refusal (a stale approval, a

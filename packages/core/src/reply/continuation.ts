@@ -1,4 +1,4 @@
-import { isTerminal, type ToolCallRecord } from '../call/record.ts';
+import { isTerminal, type ToolCallRecord } from '../record/record.ts';
 import type { SettledTurn } from './turn.ts';
 
 /**

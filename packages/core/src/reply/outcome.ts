@@ -1,5 +1,5 @@
-import type { Evidence, InputEdit, SettledCall, ToolCallRecord } from '../call/record.ts';
-import { textOf } from '../call/text.ts';
+import type { Evidence, InputEdit, SettledCall, ToolCallRecord } from '../record/record.ts';
+import { textOf } from '../record/text.ts';
 
 /**
  * The text a model reads about a settled call: the output for a committed call; otherwise the

@@ -5,8 +5,8 @@ import { mcpToolResult, type McpToolResult } from '../providers/mcp.ts';
 import { openaiChatToolResult, type OpenAIChatToolResult } from '../providers/openai-chat.ts';
 import { openaiResponsesToolResult, type OpenAIResponsesToolResult } from '../providers/openai-responses.ts';
 import { unsendableText } from './outcome.ts';
-import type { SettledCall } from '../call/record.ts';
-import { textOf } from '../call/text.ts';
+import type { SettledCall } from '../record/record.ts';
+import { textOf } from '../record/text.ts';
 
 /**
  * What each `format` of `gate.toolResult` produces.

@@ -1,5 +1,5 @@
 import { outcomeText } from './outcome.ts';
-import { isTerminal, type SettledCall } from '../call/record.ts';
+import { isTerminal, type SettledCall } from '../record/record.ts';
 
 /**
  * One call id of an assistant turn that the reply must answer, with the gate calls that answer it:

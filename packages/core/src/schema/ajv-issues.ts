@@ -1,4 +1,4 @@
-import type { Issue } from '../call/record.ts';
+import type { Issue } from '../record/record.ts';
 import { escapePointer, toIssue } from './schema.ts';
 
 /**

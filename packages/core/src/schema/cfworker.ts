@@ -1,5 +1,5 @@
 import { dereference, validate, type OutputUnit, type Schema, type SchemaDraft } from '@cfworker/json-schema';
-import type { Issue } from '../call/record.ts';
+import type { Issue } from '../record/record.ts';
 import {
   escapePointer,
   toIssue,

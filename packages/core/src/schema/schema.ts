@@ -1,6 +1,6 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
-import type { Issue } from '../call/record.ts';
-import { textOf } from '../call/text.ts';
+import type { Issue } from '../record/record.ts';
+import { textOf } from '../record/text.ts';
 import type { JsonSchemaObject, ToolSchema } from './tool-schema.ts';
 
 /**

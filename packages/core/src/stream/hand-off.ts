@@ -1,6 +1,6 @@
 import { PARALLEL_WRAPPER, readParallelWrapper } from '../proposal/parallel-wrapper.ts';
 import type { StreamRefusal } from '../gate/stream-gate.ts';
-import type { Reason } from '../call/record.ts';
+import type { Reason } from '../record/record.ts';
 import { argumentsOf, type Slot } from './slot.ts';
 import type { StreamTurn } from './stream-turn.ts';
 

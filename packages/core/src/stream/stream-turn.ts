@@ -1,4 +1,4 @@
-import type { ProposalSource } from '../call/record.ts';
+import type { ProposalSource } from '../record/record.ts';
 import type { StreamGate } from '../gate/stream-gate.ts';
 import type { Previews } from './previews.ts';
 import type { Slot } from './slot.ts';

@@ -1,5 +1,5 @@
 import { systemClock, type Clock } from '../call/clock.ts';
-import type { ProposalSource } from '../call/record.ts';
+import type { ProposalSource } from '../record/record.ts';
 import type { StreamGate } from '../gate/stream-gate.ts';
 import { PARALLEL_WRAPPER } from '../proposal/parallel-wrapper.ts';
 import { cancelOpen, close, openInGate, refuse, truncate } from './hand-off.ts';

@@ -1,4 +1,4 @@
-import type { SettledCall, ToolCallRecord } from '../call/record.ts';
+import type { SettledCall, ToolCallRecord } from '../record/record.ts';
 import type { SettledTurn, TurnAnswer } from '../reply/turn.ts';
 import { brokenOff } from './cut-off.ts';
 import { inOrder, type StreamTurn } from './stream-turn.ts';

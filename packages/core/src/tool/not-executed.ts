@@ -1,4 +1,4 @@
-import { textOf } from '../call/text.ts';
+import { textOf } from '../record/text.ts';
 
 const NOT_EXECUTED = Symbol.for('toolgate.notExecuted');
 

@@ -1,4 +1,4 @@
-import { textOf } from '../call/text.ts';
+import { textOf } from '../record/text.ts';
 import type { Reconciliation, ToolDefinition } from './tool.ts';
 
 export type { ReconcileContext, Reconciliation } from './tool.ts';

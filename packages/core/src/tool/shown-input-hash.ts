@@ -1,4 +1,4 @@
-import { inputHash } from '../call/input-hash.ts';
+import { inputHash } from '../record/input-hash.ts';
 import { isStandardSchema, standardValidate } from '../schema/schema.ts';
 import type { ToolDefinition } from './tool.ts';
 

@@ -1,4 +1,4 @@
-import { messageOf } from '../call/text.ts';
+import { messageOf } from '../record/text.ts';
 import { compileSchema, type JsonSchemaCompiler, type Validate } from '../schema/schema.ts';
 import type { ToolDefinition } from './tool.ts';
 

@@ -1,9 +1,9 @@
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { ToolSchema } from '../schema/tool-schema.ts';
-import type { ToolCallRecord } from '../call/record.ts';
+import type { ToolCallRecord } from '../record/record.ts';
 import type { RepairKind } from '../proposal/repair.ts';
-import { textOf } from '../call/text.ts';
+import { textOf } from '../record/text.ts';
 
 export type { JsonSchemaObject, ToolSchema } from '../schema/tool-schema.ts';
 

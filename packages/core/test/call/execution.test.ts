@@ -8,7 +8,7 @@ import type {
   ExecutionScope,
   PipelineHost,
 } from '../../src/call/pipeline-host.ts';
-import type { ToolCallRecord } from '../../src/call/record.ts';
+import type { ToolCallRecord } from '../../src/record/record.ts';
 import { createExecution } from '../../src/call/steps/execution.ts';
 import { createMoves } from '../../src/call/steps/moves.ts';
 import { createToolInputs } from '../../src/call/steps/tool-inputs.ts';

@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { createMoves } from '../../src/call/steps/moves.ts';
 import type { CallEvent } from '../../src/call/machine.ts';
 import type { CallKeeper } from '../../src/call/pipeline-host.ts';
-import type { ToolCallRecord } from '../../src/call/record.ts';
+import type { ToolCallRecord } from '../../src/record/record.ts';
 
 const note = { actor: 'user_42' };
 

@@ -4,7 +4,7 @@ import { createAuditLog } from '../../src/gate/audit.ts';
 import { createCallBook } from '../../src/gate/call-book.ts';
 import { createDelivery } from '../../src/gate/listeners.ts';
 import { createPending, transition, type CallEvent } from '../../src/call/machine.ts';
-import type { SettledCall, ToolCallRecord } from '../../src/call/record.ts';
+import type { SettledCall, ToolCallRecord } from '../../src/record/record.ts';
 
 function bookOf(retain = Infinity) {
   const delivery = createDelivery();

@@ -1,7 +1,7 @@
 /** What a call holds while it is open: its waiters and the caller's abort signal. */
 import { describe, expect, it, vi } from 'vitest';
 import { createOpenCalls } from '../../src/gate/open-calls.ts';
-import type { SettledCall } from '../../src/call/record.ts';
+import type { SettledCall } from '../../src/record/record.ts';
 
 const settledCall = (id: string) => ({ id, status: 'committed' }) as SettledCall;
 

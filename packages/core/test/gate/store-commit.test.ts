@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { createStore } from 'zustand/vanilla';
 import { createStoreCommit } from '../../src/gate/store-commit.ts';
 import type { CallEvent } from '../../src/call/machine.ts';
-import type { ToolCallRecord, ToolCallStatus } from '../../src/call/record.ts';
+import type { ToolCallRecord, ToolCallStatus } from '../../src/record/record.ts';
 import { defineTool, type ToolDefinition } from '../../src/index.ts';
 
 interface Cart {

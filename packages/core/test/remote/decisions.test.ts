@@ -3,8 +3,8 @@
  * how each answer (or none) shows in `requestOf(id)`.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { inputHash } from '../../src/call/input-hash.ts';
-import type { ToolCallRecord, ToolCallStatus } from '../../src/call/record.ts';
+import { inputHash } from '../../src/record/input-hash.ts';
+import type { ToolCallRecord, ToolCallStatus } from '../../src/record/record.ts';
 import { createDecisions } from '../../src/remote/decisions.ts';
 import { wireRecord } from '@toolgate/test-utils';
 

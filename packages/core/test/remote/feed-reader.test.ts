@@ -3,7 +3,7 @@
  * what is dropped and reported, what reaches the audit log and the app's store.
  */
 import { describe, expect, it, vi } from 'vitest';
-import type { ToolCallRecord, ToolCallStatus } from '../../src/call/record.ts';
+import type { ToolCallRecord, ToolCallStatus } from '../../src/record/record.ts';
 import { createAuditLog } from '../../src/gate/audit.ts';
 import { createFeedReader } from '../../src/remote/feed-reader.ts';
 import { createMirror } from '../../src/remote/mirror.ts';

@@ -3,7 +3,7 @@
  * calls are kept, which leave, and what is dropped and reported.
  */
 import { expect, it, vi } from 'vitest';
-import type { ToolCallRecord } from '../../src/call/record.ts';
+import type { ToolCallRecord } from '../../src/record/record.ts';
 import { createRemoteGate } from '../../src/remote.ts';
 import { createInboxReader } from '../../src/remote/inbox-reader.ts';
 import { createMirror } from '../../src/remote/mirror.ts';

@@ -16,7 +16,7 @@ import {
   type RejectedCode,
   type ToolCallRecord,
 } from '@toolgate/core';
-import { printable, storable } from '../faults/storable.ts';
+import { printable, storable } from '../ledger/guards/storable.ts';
 import { readRecord } from '../ledger/stored-record.ts';
 import { COMPENSATION, isCompensationId } from '../outcomes/compensation-tool.ts';
 import { abortMessage, proposalSignal } from './abort-signal.ts';

@@ -1,6 +1,6 @@
 import type { DoubtCause, MoveNote } from '@toolgate/core/kit';
 import type { ToolCallRecord, ToolDefinition } from '@toolgate/core';
-import { tampering, trailRecord } from '../faults/chain-check.ts';
+import { tampering, trailRecord } from '../ledger/chain/chain-check.ts';
 import type { CallsTable } from '../ledger/schema.ts';
 import { readRecord } from '../ledger/stored-record.ts';
 import { expire } from './decisions.ts';

@@ -12,9 +12,9 @@ import type {
 } from '@toolgate/core';
 import type { ToolProblem } from '@toolgate/core/kit';
 import type { ApprovalLinks } from '../links/approval-links.ts';
-import type { VoteRefusal } from '../links/channel-reason.ts';
+import type { VoteRefusal } from '../decision/channel-reason.ts';
 import type { Budget } from '../policy/budget.ts';
-import type { Decision } from './decision.ts';
+import type { Decision } from '../decision/decision.ts';
 import type { ReadScope } from './read-scope.ts';
 import type { Ledger, LedgerEvent, LedgerMove } from '../ledger/ledger.ts';
 import type { TurnSettledHandler } from '../turns/ended-turn.ts';

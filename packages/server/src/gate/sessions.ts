@@ -1,4 +1,4 @@
-import { storable } from '../faults/storable.ts';
+import { storable } from '../ledger/guards/storable.ts';
 import type { Ledger } from '../ledger/ledger.ts';
 import type { GateSettings } from './settings.ts';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { resolveLimits, systemClock } from '@toolgate/core/kit';
 import { type Clock, type Limits } from '@toolgate/core';
-import { storable } from '../faults/storable.ts';
+import { storable } from '../ledger/guards/storable.ts';
 import type { CallInfo, ServerGateOptions, ServerProposeOptions, SessionInfo } from './server-gate.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { createPending, refusal, truncatedReason } from '@toolgate/core/kit';
 import { isTerminal, type ProposalSource, type SettledCall, type ToolCallRecord } from '@toolgate/core';
-import type { Decision } from './decision.ts';
+import type { Decision } from '../decision/decision.ts';
 import type { GateParts } from './parts.ts';
 import { proposalSignal } from './abort-signal.ts';
 import { proposeReading, readInput, type Reading } from './proposals.ts';

@@ -1,5 +1,5 @@
-import { storable } from '../faults/storable.ts';
-import { decisionStatus, type Decision } from '../gate/decision.ts';
+import { storable } from '../ledger/guards/storable.ts';
+import { decisionStatus, type Decision } from '../decision/decision.ts';
 import type { ServerGate } from '../gate/server-gate.ts';
 import type { ApprovalLinks } from '../links/approval-links.ts';
 import { linkPages } from '../links/link-route.ts';

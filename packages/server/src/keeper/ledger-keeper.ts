@@ -1,10 +1,10 @@
 import { isTerminal, type Clock, type ToolCallRecord } from '@toolgate/core';
 import { transition, type CallEvent, type CallKeeper, type MoveNote } from '@toolgate/core/kit';
 import type { Transaction } from 'kysely';
-import type { RefusalCode } from '../gate/decision.ts';
+import type { RefusalCode } from '../decision/decision.ts';
 import type { Ledger, OutcomeNote } from '../ledger/ledger.ts';
 import type { CallsTable, LedgerDatabase } from '../ledger/schema.ts';
-import { storable } from '../faults/storable.ts';
+import { storable } from '../ledger/guards/storable.ts';
 import { READ_CALL, run } from '../ledger/statements.ts';
 import { readRecord } from '../ledger/stored-record.ts';
 import type { Policy } from '../policy/admission.ts';

@@ -1,11 +1,11 @@
 import { isTerminal, type Clock, type ToolCallRecord } from '@toolgate/core';
 import { transition, type CallEvent } from '@toolgate/core/kit';
 import type { Transaction } from 'kysely';
-import type { RefusalCode } from '../gate/decision.ts';
+import type { RefusalCode } from '../decision/decision.ts';
 import type { OutcomeNote } from '../ledger/ledger.ts';
 import type { Ledger } from '../ledger/ledger.ts';
 import { followAsks } from '../inbox/asks.ts';
-import { linkCompensation } from '../outcomes/compensation-link.ts';
+import { linkCompensation } from './compensation-link.ts';
 import type { CallsTable, LedgerDatabase } from '../ledger/schema.ts';
 import {
   changed,

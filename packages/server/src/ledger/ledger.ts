@@ -1,8 +1,8 @@
 import type { Reason, ToolCallRecord, ToolCallStatus } from '@toolgate/core';
 import type { Kysely, Transaction } from 'kysely';
-import type { RefusalCode } from '../gate/decision.ts';
-import type { ChannelReason } from '../links/channel-reason.ts';
-import type { Verification, VerifyOptions } from './chain.ts';
+import type { RefusalCode } from '../decision/decision.ts';
+import type { ChannelReason } from '../decision/channel-reason.ts';
+import type { Verification, VerifyOptions } from './chain/chain.ts';
 import type { Failure } from './error.ts';
 import type { LedgerDatabase } from './schema.ts';
 

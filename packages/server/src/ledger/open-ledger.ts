@@ -1,6 +1,6 @@
 import { Migrator, type Kysely } from 'kysely';
-import { BATCH, createChainAppender } from './chain-append.ts';
-import { chainHasher, type ChainHasher } from './chain.ts';
+import { BATCH, createChainAppender } from './chain/chain-append.ts';
+import { chainHasher, type ChainHasher } from './chain/chain.ts';
 import { createCommitSignal } from './commits.ts';
 import { unavailable } from './error.ts';
 import type { LedgerEvent, Ledger, LedgerBackend, LedgerOptions, NewLedgerEvent } from './ledger.ts';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type Pg from 'pg';
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
-import { checkout } from '../faults/pg-checkout.ts';
+import { checkout } from './guards/pg-checkout.ts';
 import { unavailable, type Failure } from './error.ts';
 import {
   NOTIFY_CHANNEL,

@@ -1,12 +1,12 @@
 import type { Kysely } from 'kysely';
-import { firstChangedCall } from '../faults/chain-check.ts';
+import { firstChangedCall } from './chain/chain-check.ts';
 import {
   verifyChain,
   type ChainHasher,
   type Verification,
   type VerifyOptions,
   type VerifyProgress,
-} from './chain.ts';
+} from './chain/chain.ts';
 import { toEvent } from './event-rows.ts';
 import type { Ledger } from './ledger.ts';
 import type { LedgerDatabase } from './schema.ts';

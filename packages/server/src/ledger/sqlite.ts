@@ -10,7 +10,7 @@ import {
   type Dialect,
   type SqliteDialectConfig,
 } from 'kysely';
-import { fileGuard, type FileGuard } from '../faults/file-guard.ts';
+import { fileGuard, type FileGuard } from './guards/file-guard.ts';
 import { unavailable, type Failure } from './error.ts';
 import type { Ledger, LedgerOptions } from './ledger.ts';
 import { openLedger } from './open-ledger.ts';

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { ControlledTransaction, Transaction } from 'kysely';
-import { writerSlots } from '../faults/writer-slots.ts';
+import { writerSlots } from './guards/writer-slots.ts';
 import { closedLedger, unavailable } from './error.ts';
 import type { HeldTransaction, LedgerBackend, LedgerMove } from './ledger.ts';
 import type { LedgerDatabase } from './schema.ts';

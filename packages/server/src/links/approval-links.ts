@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { canonicalJson, systemClock } from '@toolgate/core/kit';
 import { type Clock, type ToolCallRecord } from '@toolgate/core';
-import { storable } from '../faults/storable.ts';
+import { storable } from '../ledger/guards/storable.ts';
 import { hashInput } from '../keeper/row-columns.ts';
 
 /**

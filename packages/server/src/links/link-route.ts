@@ -1,9 +1,9 @@
 import type { ToolCallRecord } from '@toolgate/core';
-import { decisionStatus, type Decision, type DecisionCode } from '../gate/decision.ts';
+import { decisionStatus, type Decision, type DecisionCode } from '../decision/decision.ts';
 import type { ServerGate } from '../gate/server-gate.ts';
 import { hashInput } from '../keeper/row-columns.ts';
 import type { ApprovalLinks, LinkClaims } from './approval-links.ts';
-import type { ChannelRefusalCode } from './channel-reason.ts';
+import type { ChannelRefusalCode } from '../decision/channel-reason.ts';
 import { answerPage, callPage, PAGE_HEADERS } from './link-page.ts';
 
 /**

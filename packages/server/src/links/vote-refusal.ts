@@ -1,4 +1,4 @@
-import type { ChannelReason, VoteRefusal } from './channel-reason.ts';
+import type { ChannelReason, VoteRefusal } from '../decision/channel-reason.ts';
 import type { GateParts } from '../gate/parts.ts';
 import { readRecord } from '../ledger/stored-record.ts';
 

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { createPending, transition, type CallEvent } from '@toolgate/core/kit';
 import { type CompensationLink, type ToolCallRecord, type ToolDefinition } from '@toolgate/core';
-import { tampering } from '../faults/chain-check.ts';
-import { refused, type Decision } from '../gate/decision.ts';
+import { tampering } from '../ledger/chain/chain-check.ts';
+import { refused, type Decision } from '../decision/decision.ts';
 import { audit, forDecision, mayDecide, refuseIn } from '../gate/decisions.ts';
 import type { GateParts } from '../gate/parts.ts';
 import { textOf } from '../gate/settings.ts';
 import { readRecord } from '../ledger/stored-record.ts';
-import { annotate } from './compensation-link.ts';
+import { annotate } from '../keeper/compensation-link.ts';
 import { COMPENSATION, type CompensationInput } from './compensation-tool.ts';
 
 type Refusal = Decision & { ok: false };

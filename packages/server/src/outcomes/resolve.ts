@@ -1,7 +1,7 @@
 import { copyValue, messageOf, type ToolEntry } from '@toolgate/core/kit';
 import { isTerminal, type Issue, type ToolCallRecord } from '@toolgate/core';
-import { tampering } from '../faults/chain-check.ts';
-import { refused, type Decision } from '../gate/decision.ts';
+import { tampering } from '../ledger/chain/chain-check.ts';
+import { refused, type Decision } from '../decision/decision.ts';
 import { audit, forDecision, mayDecide, refuseIn } from '../gate/decisions.ts';
 import type { GateParts } from '../gate/parts.ts';
 import { textOf } from '../gate/settings.ts';

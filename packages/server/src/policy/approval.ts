@@ -1,7 +1,7 @@
 import { canonicalJson } from '@toolgate/core/kit';
 import { type ApprovalState, type Clock, type InputEdit, type ToolCallRecord } from '@toolgate/core';
 import type { Transaction } from 'kysely';
-import { refused, type Decision } from '../gate/decision.ts';
+import { refused, type Decision } from '../decision/decision.ts';
 import { hashInput, type LedgerKeeper } from '../keeper/ledger-keeper.ts';
 import type { Ledger, NewLedgerEvent } from '../ledger/ledger.ts';
 import type { ApprovalsTable, CallsTable, LedgerDatabase } from '../ledger/schema.ts';

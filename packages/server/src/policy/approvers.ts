@@ -1,7 +1,7 @@
 import { messageOf, transition } from '@toolgate/core/kit';
 import { type ApprovalState, type Clock, type ToolCallRecord, type ToolDefinition } from '@toolgate/core';
 import type { Transaction } from 'kysely';
-import { storable } from '../faults/storable.ts';
+import { storable } from '../ledger/guards/storable.ts';
 import type { LedgerDatabase } from '../ledger/schema.ts';
 
 type Trx = Transaction<LedgerDatabase>;

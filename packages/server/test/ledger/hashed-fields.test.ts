@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { describe, expect, it } from 'vitest';
-import { hashedFields } from '../../src/ledger/chain.ts';
+import { hashedFields } from '../../src/ledger/chain/chain.ts';
 import type { EventsTable } from '../../src/ledger/schema.ts';
 
 /** The canonical JSON of the event as an object, as the chain has always hashed it. */

@@ -7,7 +7,7 @@ import {
   type PostgresLedgerClient,
   type PostgresLedgerPool,
 } from '../../src/index.ts';
-import { chainHasher } from '../../src/ledger/chain.ts';
+import { chainHasher } from '../../src/ledger/chain/chain.ts';
 import { describeLedgers } from '../support/ledgers.ts';
 
 // A ledger much larger than a query may take to read whole: CALLS settled calls of four events

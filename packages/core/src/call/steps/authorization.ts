@@ -1,7 +1,7 @@
 import { after } from '../maybe-promise.ts';
 import type { MoveNote, PipelineHost } from '../pipeline-host.ts';
-import type { ToolCallRecord } from '../record.ts';
-import { messageOf, textOf } from '../text.ts';
+import type { ToolCallRecord } from '../../record/record.ts';
+import { messageOf, textOf } from '../../record/text.ts';
 import type { ToolEntry } from '../../tool/tool-entry.ts';
 import type { Moves } from './moves.ts';
 

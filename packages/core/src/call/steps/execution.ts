@@ -1,8 +1,8 @@
 import { after, attempt, type MaybePromise } from '../maybe-promise.ts';
 import type { ExecutingCall, ExecutionScope, MoveNote, PipelineHost } from '../pipeline-host.ts';
 import { snapshot } from '../snapshot.ts';
-import { messageOf, textOf } from '../text.ts';
-import type { Evidence } from '../record.ts';
+import { messageOf, textOf } from '../../record/text.ts';
+import type { Evidence } from '../../record/record.ts';
 import { isNotExecuted } from '../../tool/not-executed.ts';
 import { doubtful } from '../../tool/reconcile.ts';
 import { isCancel } from '../../tool/tool.ts';

@@ -1,7 +1,14 @@
 import { after } from '../maybe-promise.ts';
 import type { CallEvent } from '../machine.ts';
 import type { CallKeeper, MoveNote } from '../pipeline-host.ts';
-import type { CancelledCode, FailedCode, Issue, Reason, RejectedCode, ToolCallRecord } from '../record.ts';
+import type {
+  CancelledCode,
+  FailedCode,
+  Issue,
+  Reason,
+  RejectedCode,
+  ToolCallRecord,
+} from '../../record/record.ts';
 
 /**
  * The moves the pipeline's steps ask of a keeper, each answered when the keeper has made it

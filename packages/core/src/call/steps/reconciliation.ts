@@ -1,7 +1,7 @@
 import { after } from '../maybe-promise.ts';
 import type { ExecutingCall, MoveNote, PipelineHost } from '../pipeline-host.ts';
-import type { Evidence } from '../record.ts';
-import { messageOf } from '../text.ts';
+import type { Evidence } from '../../record/record.ts';
+import { messageOf } from '../../record/text.ts';
 import { RECONCILE_TIMEOUT_MS, readReconciliation, type Reconciliation } from '../../tool/reconcile.ts';
 import type { ToolEntry } from '../../tool/tool-entry.ts';
 import type { Moves } from './moves.ts';

@@ -1,11 +1,11 @@
 import { problemReason, readArguments } from '../../proposal/arguments.ts';
-import { copyValue } from '../../proposal/limits.ts';
+import { copyValue } from '../../proposal/value-walk.ts';
 import { PARALLEL_WRAPPER, parallelWrapperReason } from '../../proposal/parallel-wrapper.ts';
 import { repairValues } from '../../proposal/repair.ts';
 import type { CallEvent } from '../machine.ts';
 import type { MoveNote, PipelineHost } from '../pipeline-host.ts';
-import type { Issue, Reason, RejectedCode, Repair, ToolCallRecord } from '../record.ts';
-import { messageOf } from '../text.ts';
+import type { Issue, Reason, RejectedCode, Repair, ToolCallRecord } from '../../record/record.ts';
+import { messageOf } from '../../record/text.ts';
 import { idempotencyKeyOf } from '../../tool/reconcile.ts';
 import type { ToolEntry } from '../../tool/tool-entry.ts';
 import type { Moves } from './moves.ts';

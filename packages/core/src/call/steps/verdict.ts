@@ -1,6 +1,6 @@
 import { after } from '../maybe-promise.ts';
-import type { Issue } from '../record.ts';
-import { messageOf, textOf } from '../text.ts';
+import type { Issue } from '../../record/record.ts';
+import { messageOf, textOf } from '../../record/text.ts';
 import type { Validate, ValidationResult } from '../../schema/schema.ts';
 
 /**

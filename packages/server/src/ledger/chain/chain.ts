@@ -2,7 +2,7 @@ import { createHmac, hash } from 'node:crypto';
 import { setImmediate as turn } from 'node:timers/promises';
 import canonicalize from 'canonicalize';
 import type { Reason } from '@toolgate/core';
-import type { EventsTable } from './schema.ts';
+import type { EventsTable } from '../schema.ts';
 
 /** What the first event follows. */
 export const GENESIS_HASH = '0'.repeat(64);

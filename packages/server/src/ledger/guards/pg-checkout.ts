@@ -1,4 +1,4 @@
-import type { PostgresLedgerClient, PostgresLedgerPool } from '../ledger/ledger.ts';
+import type { PostgresLedgerClient, PostgresLedgerPool } from '../ledger.ts';
 
 type Callback = (error: Error | undefined, client: PostgresLedgerClient | undefined) => void;
 

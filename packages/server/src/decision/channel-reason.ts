@@ -1,4 +1,4 @@
-import type { RefusalCode } from '../gate/decision.ts';
+import type { RefusalCode } from './decision.ts';
 
 /**
  * Why a channel refused a vote before it reached `approve` or `deny`: a link this server did not

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { setImmediate as turn } from 'node:timers/promises';
 import { canonicalJson } from '@toolgate/core/kit';
 import type { ExpressionBuilder, Kysely, Transaction } from 'kysely';
-import type { CallsTable, LedgerDatabase } from '../ledger/schema.ts';
-import { readRecord } from '../ledger/stored-record.ts';
+import type { CallsTable, LedgerDatabase } from '../schema.ts';
+import { readRecord } from '../stored-record.ts';
 
 type Db = Kysely<LedgerDatabase> | Transaction<LedgerDatabase>;
 

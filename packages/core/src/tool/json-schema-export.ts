@@ -1,7 +1,7 @@
 import type { StandardJSONSchemaV1 } from '@standard-schema/spec';
-import { isStandardSchema } from './schema.ts';
-import { jsonSchemaAs2020 } from './dialect.ts';
-import type { ToolDefinition, ToolSchema } from '../tool/tool.ts';
+import { isStandardSchema } from '../schema/schema.ts';
+import { jsonSchemaAs2020 } from '../schema/dialect.ts';
+import type { ToolDefinition, ToolSchema } from './tool.ts';
 
 /**
  * The JSON Schema (draft 2020-12) a tool's input is described with to a model: the schema itself

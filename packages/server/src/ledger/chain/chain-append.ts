@@ -7,8 +7,8 @@ import {
   type LedgerEvent,
   type LedgerMove,
   type NewLedgerEvent,
-} from './ledger.ts';
-import type { EventsTable, LedgerDatabase, PendingTable } from './schema.ts';
+} from '../ledger.ts';
+import type { EventsTable, LedgerDatabase, PendingTable } from '../schema.ts';
 import {
   changed,
   EVENT_COLUMNS,
@@ -20,10 +20,10 @@ import {
   shaped,
   statement,
   type Statement,
-} from './statements.ts';
-import { readRecord } from './stored-record.ts';
-import { toEvent } from './event-rows.ts';
-import type { Head, TransactionState } from './transactions.ts';
+} from '../statements.ts';
+import { readRecord } from '../stored-record.ts';
+import { toEvent } from '../event-rows.ts';
+import type { Head, TransactionState } from '../transactions.ts';
 
 /**
  * Appends events to the chain inside a transaction the ledger runs.
