@@ -346,6 +346,30 @@ describeLedgers('approval links over HTTP', (target) => {
     expect(runs).toEqual([]);
   });
 
+  it('shows an agent’s call as asked by the agent on behalf of its person, who may not approve it by link', async () => {
+    const { ledger, gate, runs, local } = await served(target);
+    const call = await gate.propose(
+      { ...WIRE, id: 'w2' },
+      { session: 'chat_b', principal: 'agent_7', onBehalfOf: 'bob' },
+    );
+    const page = await open(local(gate.linkFor(call, 'manager_1') as string));
+    expect(page.text).toMatch(/<dt>Asked by<\/dt><dd>agent_7<\/dd><dt>On behalf of<\/dt><dd>bob<\/dd>/);
+    const self = await vote(local(gate.linkFor(call, 'bob') as string), { vote: 'approve' });
+    expect(self.status).toBe(403);
+    expect(self.text).toContain('is the person this call was made for and may not approve it');
+    expect(await refusals(ledger, 'w2')).toEqual([
+      {
+        actor: 'bob',
+        reason: {
+          code: 'forbidden',
+          message: '"bob" is the person this call was made for and may not approve it: another person must',
+        },
+      },
+    ]);
+    expect((await gate.get('w2'))?.status).toBe('awaiting_approval');
+    expect(runs).toEqual([]);
+  });
+
   it('a vote naming another call than its link is refused and audited on the link’s call; neither call moves', async () => {
     const { ledger, gate, runs, link } = await served(target);
     await gate.propose({ ...WIRE, id: 'w2' }, { session: 'chat_a', principal: 'alice' });
