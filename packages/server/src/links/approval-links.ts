@@ -74,7 +74,8 @@ export interface ApprovalLinks {
   readonly urlOf: (token: string) => string;
   /**
    * The link for a principal to decide a call, bound to the hash of the input the call holds now.
-   * Throws a `TypeError` for a record without a validated input (nothing could be approved). Any
+   * Throws a `TypeError` for a record without a validated input (nothing could be approved), and
+   * for a call id or principal so long that the token would pass 8,192 characters. Any
    * principal can be named: whether they may decide is the gate's word when they vote.
    */
   readonly linkFor: (call: Pick<ToolCallRecord, 'id' | 'input'>, principal: string) => string;
@@ -84,9 +85,9 @@ const MIN_SECRET_BYTES = 32;
 const DAY = 24 * 60 * 60 * 1000;
 /** Ties a signature to this use of the secret: an HMAC the app makes with it for anything else is never a link. */
 const PURPOSE = 'toolgate.approval-link.v1\n';
-/** Longer tokens are refused before any work: a real one is a few hundred characters. */
-const MAX_TOKEN = 4096;
-const TOKEN = /^([A-Za-z0-9_-]{1,4000})\.([A-Za-z0-9_-]{43})$/;
+/** Longer tokens are refused before any work (a real one is a few hundred characters), and never made: many servers refuse longer URLs. */
+const MAX_TOKEN = 8192;
+const TOKEN = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]{43})$/;
 
 /**
  * Makes signed approval links: HMAC-SHA256 (node:crypto) over the canonical JSON of the claims
@@ -121,7 +122,12 @@ export function approvalLinks(options: ApprovalLinksOptions): ApprovalLinks {
         'approvalLinks.sign: `callId` and `principal` must be non-empty strings without NUL characters, `inputHash` a SHA-256 hex digest and `expiry` a time in milliseconds.',
       );
     const payload = canonicalJson(claims);
-    return `${Buffer.from(payload).toString('base64url')}.${mac(payload).toString('base64url')}`;
+    const token = `${Buffer.from(payload).toString('base64url')}.${mac(payload).toString('base64url')}`;
+    if (token.length > MAX_TOKEN)
+      throw new TypeError(
+        `approvalLinks.sign: a link for call "${callId.slice(0, 40)}…" and "${principal.slice(0, 40)}…" would be ${token.length} characters, more than ${MAX_TOKEN}: the call id or the principal is too long for a URL.`,
+      );
+    return token;
   };
 
   const verify: ApprovalLinks['verify'] = (token) => {

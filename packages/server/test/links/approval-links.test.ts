@@ -125,5 +125,11 @@ describe('approvalLinks', () => {
     expect(() => links.sign({ callId: '', principal: 'manager_1', inputHash: HASH })).toThrow(TypeError);
     expect(() => links.sign({ callId: 'w1', principal: 'a\u0000b', inputHash: HASH })).toThrow(TypeError);
     expect(() => links.sign({ callId: 'w1', principal: 'manager_1', inputHash: 'nope' })).toThrow(TypeError);
+    expect(() => links.sign({ callId: 'c'.repeat(6000), principal: 'manager_1', inputHash: HASH })).toThrow(
+      /too long for a URL/,
+    );
+    // The longest token it makes, it takes back.
+    const long = links.sign({ callId: 'c'.repeat(5000), principal: 'manager_1', inputHash: HASH });
+    expect(links.verify(long)).toMatchObject({ ok: true, claims: { callId: 'c'.repeat(5000) } });
   });
 });
