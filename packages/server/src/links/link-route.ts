@@ -264,6 +264,9 @@ function standing(call: ToolCallRecord, claims: LinkClaims): { open: true } | { 
       open: false,
       why: 'This link was made for an input the call no longer holds (someone changed it): the new input comes with a new link. Below is the input as it stands.',
     };
+  const asked = call.approval?.asked;
+  if (asked !== undefined && !asked.includes(claims.principal))
+    return { open: false, why: `${claims.principal} was not asked to decide this call.` };
   if (call.approval?.approvedBy.some((vote) => vote.principal === claims.principal) === true)
     return { open: false, why: 'You have approved this input. The call waits for the others.' };
   return { open: true };

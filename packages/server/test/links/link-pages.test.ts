@@ -327,6 +327,9 @@ describeLedgers('approval links over HTTP', (target) => {
 
   it('a link for a principal who was not asked, or for the requester, decides nothing and is audited', async () => {
     const { ledger, gate, runs, linkOf } = await served(target);
+    const shown = await open(linkOf('mallory'));
+    expect(shown.text).toContain('mallory was not asked to decide this call.');
+    expect(shown.text).not.toContain('<form');
     const stranger = await vote(linkOf('mallory'), { vote: 'approve' });
     expect(stranger.status).toBe(404);
     const self = await vote(linkOf('alice'), { vote: 'approve' });
