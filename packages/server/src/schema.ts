@@ -11,6 +11,7 @@ export type {
   ChainTable,
   EventsTable,
   LedgerDatabase,
+  NoticesTable,
   PendingTable,
   SessionsTable,
   TimerKind,

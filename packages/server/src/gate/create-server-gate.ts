@@ -33,6 +33,10 @@ import { resolve } from '../outcomes/resolve.ts';
 import { withTimes } from '../timers/plan.ts';
 import { keepTimers } from '../timers/timer-keeping.ts';
 import { watchWaits } from '../timers/watch.ts';
+import { linkOf } from '../notices/deliver.ts';
+import { gateNotices } from '../notices/gate-notices.ts';
+import { checkChannels } from '../notices/notice.ts';
+import { noticesOfMoves } from '../notices/notice-watch.ts';
 
 /**
  * Creates the server gate over a ledger.
@@ -97,7 +101,8 @@ export function createServerGate<const Tools extends readonly ToolDefinition<any
 
   const turns =
     options.onTurnSettled === undefined ? undefined : keepTurns(parts, tail, options.onTurnSettled);
-  const timers = keepTimers(parts, { running: options.recover !== false });
+  const notices = gateNotices(parts, tail);
+  const timers = keepTimers(parts, { running: options.recover !== false, onFired: notices?.onFired });
   keeper.onMoved((call) => {
     if (call.status === 'awaiting_approval') timers.poke();
   });
@@ -156,6 +161,7 @@ export function createServerGate<const Tools extends readonly ToolDefinition<any
     async recover() {
       const recovered = await recover(parts);
       const fired = await timers.sweep();
+      await notices?.sweep();
       await turns?.sweep();
       return { ...recovered, ...fired, expired: [...recovered.expired, ...fired.expired] };
     },
@@ -167,16 +173,14 @@ export function createServerGate<const Tools extends readonly ToolDefinition<any
     limits: settings.limits,
     check: () => parts.tools.check(),
     replaceTools: (next) => parts.tools.replace(next),
-    linkFor: (call, principal) =>
-      options.links === undefined || call.input === undefined
-        ? undefined
-        : options.links.linkFor(call, principal),
+    linkFor: (call, principal) => linkOf(options.links, call, principal),
     refuseVote: (refusal) => refuseVote(parts, refusal),
     verify: (verifyOptions) => ledger.verify(verifyOptions),
     async close() {
       life.closed = true;
       stopSweeping?.();
       await timers.stop();
+      await notices?.stop();
       await turns?.stop();
       follower.close();
       tail.close();
@@ -202,6 +206,7 @@ const HAS_INPUT: ReadonlySet<string> = new Set(['awaiting_approval', 'executing'
 function assemble(options: ServerGateOptions): GateParts & { readonly tail: Tail } {
   const { ledger } = options;
   const settings = gateSettings(options);
+  const channels = checkChannels(options.channels);
   const tools = createToolSet(options.tools, options.jsonSchema ?? ajvJsonSchema);
   const budgets = checkBudgets(options.budgets);
   const approvalsOf = (name: string, id: string) => tools.entry(name, id)?.tool.approvals ?? 1;
@@ -236,7 +241,10 @@ function assemble(options: ServerGateOptions): GateParts & { readonly tail: Tail
           record: withTimes(record, toolOf(record.name, record.id), settings.approvalTtlMs),
         };
       },
-      watch: watchWaits({ toolOf, approvalTtlMs: settings.approvalTtlMs, clock: settings.clock }),
+      watch: watchWaits(
+        { toolOf, approvalTtlMs: settings.approvalTtlMs, clock: settings.clock },
+        channels.length === 0 ? undefined : noticesOfMoves(channels, settings.clock),
+      ),
     },
     transactional: (name, id) => tools.entry(name, id)?.tool.transactional === true,
     onMoveFailed: (id, error) => waiters.failed(id, error) || settings.onError(error),
@@ -278,6 +286,7 @@ function assemble(options: ServerGateOptions): GateParts & { readonly tail: Tail
   return {
     options,
     settings,
+    channels,
     ledger,
     tools,
     keeper,

@@ -8,6 +8,7 @@ import type { Sessions } from './sessions.ts';
 import type { GateSettings } from './settings.ts';
 import type { ToolSet } from './tool-set.ts';
 import type { Waiters } from './waiters.ts';
+import type { Channel } from '../notices/notice.ts';
 
 /**
  * The parts a server gate is built from, handed to each of its steps (proposing, deciding,
@@ -19,6 +20,8 @@ import type { Waiters } from './waiters.ts';
 export interface GateParts {
   readonly options: ServerGateOptions;
   readonly settings: GateSettings;
+  /** Where notices to the people a call asks go (`createServerGate({ channels })`). */
+  readonly channels: readonly Channel[];
   readonly ledger: Ledger;
   readonly tools: ToolSet;
   readonly keeper: LedgerKeeper;

@@ -13,6 +13,7 @@ import type {
 import type { ToolProblem } from '@toolgate/core/kit';
 import type { ApprovalLinks } from '../links/approval-links.ts';
 import type { VoteRefusal } from '../decision/channel-reason.ts';
+import type { Channel } from '../notices/notice.ts';
 import type { Budget } from '../policy/budget.ts';
 import type { Decision } from '../decision/decision.ts';
 import type { ReadScope } from './read-scope.ts';
@@ -117,6 +118,14 @@ export interface ServerGateOptions {
    * the handler the same object: `toolgateHandler(gate, { authenticate, links })`.
    */
   readonly links?: ApprovalLinks;
+  /**
+   * Where the people a call asks hear of it: each channel is given a notice when they are asked,
+   * reminded or added by an escalation, and when the call is decided or expires (see `Channel`).
+   * A notice is written in the ledger with the move (or timer) that causes it and delivered by
+   * whichever process claims it, tried again with backoff until the channel takes it; a channel
+   * that fails never decides a call.
+   */
+  readonly channels?: readonly Channel[];
 }
 
 /**

@@ -220,7 +220,7 @@ export function createRowMoves({
       trx,
       moves.map((move) => moveEvent(draft.session, move.from, move.to, move.actor)),
     );
-    await afterward(waits, trx, last, draft.session, columns.input_hash, moves[moves.length - 1]?.from);
+    await afterward(waits, trx, last, draft, columns.input_hash, moves[moves.length - 1]?.from);
     await followAsks(trx, undefined, last, clock.now());
     await after?.(trx);
     if (last.status === 'executing' && last.doubt === undefined) claims.known.set(last.id, row);
@@ -277,7 +277,7 @@ export function createRowMoves({
     )
       await policy?.release(trx, row.id);
     await ledger.recordEvents(trx, [moveEvent(row.session, current, next, actor)]);
-    await afterward(waits, trx, next, row.session, columns.input_hash, current);
+    await afterward(waits, trx, next, row, columns.input_hash, current);
     await followAsks(trx, current, next, clock.now());
     await followMove(
       { ledger, clock, claims, lock },
@@ -333,7 +333,7 @@ async function afterward(
   { clock, approvalTtlMs, policy }: { clock: Clock; approvalTtlMs: number; policy: Policy | undefined },
   trx: Trx,
   call: ToolCallRecord,
-  session: string,
+  { session, owner }: { readonly session: string; readonly owner: string },
   inputHash: string | null,
   previous: ToolCallRecord | undefined,
 ): Promise<void> {
@@ -354,7 +354,7 @@ async function afterward(
       })
       .execute();
   }
-  await policy?.watch?.(trx, { session, previous, next: call });
+  await policy?.watch?.(trx, { session, owner, previous, next: call });
 }
 
 /**

@@ -6,6 +6,7 @@ import { pendingEvents } from './migrations/0004-pending-events.ts';
 import { budgetTotals } from './migrations/0006-budget-totals.ts';
 import { approvalAsks } from './migrations/0007-approval-asks.ts';
 import { approvalTimers } from './migrations/0008-approval-timers.ts';
+import { notices } from './migrations/0009-notices.ts';
 
 /**
  * Every migration, by name; applied in name order when a ledger opens, and recorded in
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '0006-budget-totals': budgetTotals,
   '0007-approval-asks': approvalAsks,
   '0008-approval-timers': approvalTimers,
+  '0009-notices': notices,
 };

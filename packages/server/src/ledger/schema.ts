@@ -257,6 +257,39 @@ export interface TimersTable {
 export type TimerKind = 'reminder' | 'escalation' | 'expiry';
 
 /**
+ * One row per notice and channel: a notice to one principal about one call, delivered once the
+ * channel takes it (`delivered_at`), tried again from `due_at` until then.
+ *
+ * @example
+ * const waiting = await ledger.db.selectFrom('toolgate_notices').selectAll().where('delivered_at', 'is', null).execute();
+ */
+export interface NoticesTable {
+  /** The notice's stable id: the channel's idempotency key. */
+  id: string;
+  channel: string;
+  call_id: string;
+  session: string;
+  kind: 'asked' | 'reminder' | 'escalated' | 'decided' | 'expired';
+  /** Whom it is for. */
+  principal: string;
+  from_principal: string;
+  from_on_behalf_of: string | null;
+  /** The call's record when the notice was written, as JSON. */
+  record: string;
+  created_at: number;
+  /** Orders the notices of one moment: asked, reminder, escalated, then the end. */
+  rank: number;
+  due_at: number;
+  attempts: number;
+  delivered_at: number | null;
+  /** What the channel answered the delivery with, to update what it showed. */
+  ref: string | null;
+  lease_owner: string | null;
+  lease_expires_at: number | null;
+  fence: number;
+}
+
+/**
  * The ledger's tables, for `Kysely<LedgerDatabase>` (the type of `ledger.db` and of the
  * transactions it hands out).
  *
@@ -279,4 +312,5 @@ export interface LedgerDatabase {
   toolgate_asks: AsksTable;
   toolgate_pending: PendingTable;
   toolgate_timers: TimersTable;
+  toolgate_notices: NoticesTable;
 }

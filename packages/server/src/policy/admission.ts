@@ -86,6 +86,8 @@ export type MoveWatch = (
   trx: Trx,
   move: {
     readonly session: string;
+    /** The session's owner: who decides a call whose tool names no `approvers`. */
+    readonly owner: string;
     readonly previous: ToolCallRecord | undefined;
     readonly next: ToolCallRecord;
   },

@@ -26,6 +26,8 @@ export type OnFired = (
   trx: Trx,
   fired: {
     readonly kind: 'reminder' | 'escalation';
+    /** The escalation step that fired; 0 for a reminder. */
+    readonly step: number;
     readonly record: ToolCallRecord;
     readonly session: string;
     readonly owner: string;
@@ -84,7 +86,14 @@ export async function fireTimer(
             'reminded',
             `reminded ${list(to)}: the call still waits for a decision`,
           );
-          await onFired?.(trx, { kind: 'reminder', record, session: row.session, owner: row.owner, to });
+          await onFired?.(trx, {
+            kind: 'reminder',
+            step: 0,
+            record,
+            session: row.session,
+            owner: row.owner,
+            to,
+          });
           return 'reminder';
         }
         if (typeof named !== 'object') {
@@ -97,6 +106,7 @@ export async function fireTimer(
         const escalated = await escalate(parts, trx, row, record, claimed.step, named);
         await onFired?.(trx, {
           kind: 'escalation',
+          step: claimed.step,
           record: escalated.record,
           session: row.session,
           owner: row.owner,

@@ -42,7 +42,7 @@ const SWEEP_LIMIT = 100;
  */
 export function keepTimers(
   parts: GateParts,
-  { running, onFired }: { readonly running: boolean; readonly onFired?: OnFired },
+  { running, onFired }: { readonly running: boolean; readonly onFired?: OnFired | undefined },
 ): TimerKeeping {
   const { ledger, settings, life } = parts;
   const { clock, leaseMs, instance, onError } = settings;

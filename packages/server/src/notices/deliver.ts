@@ -1,0 +1,165 @@
+import type { Clock } from '@toolgate/core';
+import { messageOf } from '@toolgate/core/kit';
+import type { GateParts } from '../gate/parts.ts';
+import type { NoticesTable } from '../ledger/schema.ts';
+import { readRecord } from '../ledger/stored-record.ts';
+import type { ApprovalLinks } from '../links/approval-links.ts';
+import type { Channel, Notice } from './notice.ts';
+import { refOf, settleNotice, type ClaimedNotice } from './notice-rows.ts';
+
+/** How long one delivery may take at most, whatever the lease: a channel that hangs is given up on then. */
+const MOST_MS = 10_000;
+/** The first pause before a failed notice is tried again; it doubles with each failure, up to {@link LONGEST_PAUSE_MS}. */
+const FIRST_PAUSE_MS = 1000;
+const LONGEST_PAUSE_MS = 5 * 60_000;
+
+/**
+ * The confirm page's link for a principal to decide a call, when the gate has `links` and the
+ * call has a validated input; `undefined` otherwise.
+ *
+ * @example
+ * const link = linkOf(options.links, call, 'manager_1');
+ */
+export function linkOf(
+  links: ApprovalLinks | undefined,
+  call: Notice['call'],
+  principal: string,
+): string | undefined {
+  return links === undefined || call.input === undefined ? undefined : links.linkFor(call, principal);
+}
+
+/**
+ * Hands one claimed notice to its channel, then writes what came of it with an event in the hash
+ * chain, in one transaction: delivered (with the channel's `ref`), or failed and due again after
+ * a pause that doubles with each attempt. A `decided` or `expired` notice goes through the
+ * channel's `update` when an earlier notice of the call to that principal gave a `ref`. A channel
+ * that throws, does not answer within half a lease (10 s at most; its signal aborts then) or
+ * answers something else than nothing or `{ ref }` has not taken the notice. Answers whether it
+ * was delivered; `undefined` when the claim had passed to another process.
+ *
+ * @example
+ * const delivered = await deliverNotice(parts, channels, claimed);
+ */
+export async function deliverNotice(
+  parts: GateParts,
+  channels: readonly Channel[],
+  claimed: ClaimedNotice,
+): Promise<boolean | undefined> {
+  const { ledger, settings } = parts;
+  const { clock, leaseMs } = settings;
+  const channel = channels.find((candidate) => candidate.name === claimed.channel);
+  const call = readRecord(claimed.record);
+  const asks = claimed.kind === 'asked' || claimed.kind === 'reminder' || claimed.kind === 'escalated';
+  const link = asks ? linkOf(parts.options.links, call, claimed.principal) : undefined;
+  const notice: Notice = {
+    id: claimed.id,
+    kind: claimed.kind,
+    to: claimed.principal,
+    call,
+    from:
+      claimed.from_on_behalf_of === null
+        ? { principal: claimed.from_principal }
+        : { principal: claimed.from_principal, onBehalfOf: claimed.from_on_behalf_of },
+    ...(link === undefined ? {} : { link }),
+  };
+  let result: { ok: true; ref?: string } | { ok: false; why: string };
+  if (channel === undefined)
+    result = { ok: false, why: `this gate has no channel named "${claimed.channel}"` };
+  else {
+    const ref = !asks && channel.update !== undefined ? await refOf(ledger, claimed) : undefined;
+    const ms = Math.min(MOST_MS, leaseMs / 2);
+    result = await attempt(
+      (signal) =>
+        ref === undefined || channel.update === undefined
+          ? channel.deliver(notice, { signal })
+          : channel.update(notice, ref, { signal }).then(() => ({ ref })),
+      ms,
+      clock,
+    );
+  }
+  const now = clock.now();
+  const pause = Math.min(LONGEST_PAUSE_MS, FIRST_PAUSE_MS * 2 ** Math.min(claimed.attempts, 16));
+  return ledger.transaction(async (trx) => {
+    const settled = await settleNotice(
+      trx,
+      claimed,
+      result.ok
+        ? { delivered: true, ...(result.ref === undefined ? {} : { ref: result.ref }) }
+        : { delivered: false, retryAt: now + pause },
+      now,
+    );
+    if (!settled) return undefined;
+    const row = await trx
+      .selectFrom('toolgate_calls')
+      .select('status')
+      .where('id', '=', claimed.call_id)
+      .executeTakeFirst();
+    const status = row?.status ?? call.status;
+    await ledger.recordEvents(trx, [
+      {
+        callId: claimed.call_id,
+        session: claimed.session,
+        from: status,
+        to: status,
+        actor: `toolgate:${claimed.channel}`,
+        at: now,
+        reason: result.ok
+          ? {
+              code: 'notice_delivered',
+              message: `${describe(claimed)} delivered${result.ref === undefined ? '' : ` (ref ${JSON.stringify(result.ref)})`}`,
+            }
+          : {
+              code: 'notice_failed',
+              message: `${describe(claimed)} not delivered (attempt ${claimed.attempts + 1}): ${result.why}; tried again in ${pause} ms`,
+            },
+      },
+    ]);
+    if (!result.ok)
+      settings.onError(new Error(`toolgate: ${describe(claimed)} not delivered: ${result.why}`));
+    return result.ok;
+  });
+}
+
+function describe(notice: NoticesTable): string {
+  return `notice ${notice.id} (${notice.kind}) to ${JSON.stringify(notice.principal)} through "${notice.channel}"`;
+}
+
+/** Runs one delivery under a signal that aborts after `ms`; what it answered, checked, or why it failed. */
+async function attempt(
+  run: (signal: AbortSignal) => Promise<unknown>,
+  ms: number,
+  clock: Clock,
+): Promise<{ ok: true; ref?: string } | { ok: false; why: string }> {
+  const controller = new AbortController();
+  let timer: unknown;
+  const late = new Promise<{ ok: false; why: string }>((resolve) => {
+    timer = clock.setTimeout(() => {
+      controller.abort(new DOMException(`The channel did not answer within ${ms} ms.`, 'TimeoutError'));
+      resolve({ ok: false, why: `the channel did not answer within ${ms} ms` });
+    }, ms);
+  });
+  try {
+    return await Promise.race([
+      Promise.resolve()
+        .then(() => run(controller.signal))
+        .then(answered, (error: unknown) => ({
+          ok: false as const,
+          why: `the channel threw: ${messageOf(error)}`,
+        })),
+      late,
+    ]);
+  } finally {
+    clock.clearTimeout(timer);
+  }
+}
+
+function answered(answer: unknown): { ok: true; ref?: string } | { ok: false; why: string } {
+  if (answer === undefined) return { ok: true };
+  if (typeof answer === 'object' && answer !== null && !Array.isArray(answer)) {
+    const { ref } = answer as { ref?: unknown };
+    if (ref === undefined) return { ok: true };
+    if (typeof ref === 'string' && ref !== '' && ref.length <= 2000 && !ref.includes('\u0000'))
+      return { ok: true, ref };
+  }
+  return { ok: false, why: 'the channel answered something else than nothing or { ref }' };
+}

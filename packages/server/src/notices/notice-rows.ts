@@ -1,0 +1,215 @@
+import type { ToolCallRecord } from '@toolgate/core';
+import type { Transaction } from 'kysely';
+import type { Ledger } from '../ledger/ledger.ts';
+import type { LedgerDatabase, NoticesTable } from '../ledger/schema.ts';
+import { storeRecord } from '../ledger/stored-record.ts';
+import { noticeId, RANK, type NoticeKind } from './notice.ts';
+
+type Trx = Transaction<LedgerDatabase>;
+
+/**
+ * Notices of one kind about one call to some principals, as the move or timer that causes them
+ * writes them.
+ *
+ * @example
+ * const batch: NoticeBatch = { kind: 'asked', step: 0, record, session, owner, to: ['manager_1'] };
+ */
+export interface NoticeBatch {
+  readonly kind: NoticeKind;
+  /** The escalation step that asked them; 0 for any other notice. */
+  readonly step: number;
+  readonly record: ToolCallRecord;
+  readonly session: string;
+  readonly owner: string;
+  readonly to: readonly string[];
+}
+
+/**
+ * A notice row this process claimed: the fencing token its outcome must still find on the row.
+ *
+ * @example
+ * const claimed: ClaimedNotice = { ...row, fence: row.fence + 1 };
+ */
+export type ClaimedNotice = NoticesTable;
+
+/**
+ * Writes a batch of notices, one row per principal and channel, due now, in the caller's
+ * transaction. A notice written already (the same id and channel) is kept as it is.
+ *
+ * @example
+ * await writeNotices(trx, batch, ['webhook'], clock.now());
+ */
+export async function writeNotices(
+  trx: Trx,
+  batch: NoticeBatch,
+  channels: readonly string[],
+  now: number,
+): Promise<void> {
+  const { record, kind } = batch;
+  const from = record.approval?.from ?? { principal: batch.owner };
+  const stored = storeRecord(record);
+  const rows = [...new Set(batch.to)].flatMap((to) =>
+    channels.map((channel) => ({
+      id: noticeId(record.id, kind, batch.step, to),
+      channel,
+      call_id: record.id,
+      session: batch.session,
+      kind,
+      principal: to,
+      from_principal: from.principal,
+      from_on_behalf_of: from.onBehalfOf ?? null,
+      record: stored,
+      created_at: now,
+      rank: RANK[kind],
+      due_at: now,
+      attempts: 0,
+      delivered_at: null,
+      ref: null,
+      lease_owner: null,
+      lease_expires_at: null,
+      fence: 0,
+    })),
+  );
+  if (rows.length === 0) return;
+  await trx
+    .insertInto('toolgate_notices')
+    .values(rows)
+    .onConflict((conflict) => conflict.columns(['id', 'channel']).doNothing())
+    .execute();
+}
+
+/**
+ * Notices not delivered, due by `now`, that nobody's live claim holds, oldest first.
+ *
+ * @example
+ * const due = await dueNotices(ledger, Date.now(), 100);
+ */
+export async function dueNotices(ledger: Ledger, now: number, limit: number): Promise<NoticesTable[]> {
+  return ledger.read((db) =>
+    db
+      .selectFrom('toolgate_notices')
+      .selectAll()
+      .where('delivered_at', 'is', null)
+      .where('due_at', '<=', now)
+      .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]))
+      .orderBy('created_at')
+      .orderBy('rank')
+      .limit(limit)
+      .execute(),
+  );
+}
+
+/**
+ * When a notice not delivered may next be tried (its due time, or the end of the claim holding
+ * it); `undefined` when every notice is delivered.
+ *
+ * @example
+ * const at = await nextNoticeAt(ledger);
+ */
+export async function nextNoticeAt(ledger: Ledger): Promise<number | undefined> {
+  const rows = await ledger.read((db) =>
+    db
+      .selectFrom('toolgate_notices')
+      .select(['due_at', 'lease_expires_at'])
+      .where('delivered_at', 'is', null)
+      .orderBy('due_at')
+      .limit(50)
+      .execute(),
+  );
+  const times = rows.map((row) => Math.max(row.due_at, row.lease_expires_at ?? 0));
+  return times.length === 0 ? undefined : Math.min(...times);
+}
+
+/**
+ * Claims a notice for one delivery until `now + leaseMs`, unless it was delivered, someone else's
+ * claim on it is live, or an earlier notice of the same call to the same principal through the
+ * same channel is not delivered yet (it goes first: the end of a call updates what its ask showed).
+ *
+ * @example
+ * const claimed = await claimNotice(ledger, row, { instance: 'app-1', now: Date.now(), leaseMs: 30_000 });
+ */
+export async function claimNotice(
+  ledger: Ledger,
+  row: NoticesTable,
+  lease: { readonly instance: string; readonly now: number; readonly leaseMs: number },
+): Promise<ClaimedNotice | undefined> {
+  const fence = row.fence + 1;
+  return ledger.transaction(async (trx) => {
+    const earlier = await trx
+      .selectFrom('toolgate_notices')
+      .select('id')
+      .where('call_id', '=', row.call_id)
+      .where('principal', '=', row.principal)
+      .where('channel', '=', row.channel)
+      .where('delivered_at', 'is', null)
+      .where((eb) =>
+        eb.or([
+          eb('created_at', '<', row.created_at),
+          eb.and([eb('created_at', '=', row.created_at), eb('rank', '<', row.rank)]),
+        ]),
+      )
+      .limit(1)
+      .executeTakeFirst();
+    if (earlier !== undefined) return undefined;
+    const claimed = await trx
+      .updateTable('toolgate_notices')
+      .set({ lease_owner: lease.instance, lease_expires_at: lease.now + lease.leaseMs, fence })
+      .where('id', '=', row.id)
+      .where('channel', '=', row.channel)
+      .where('fence', '=', row.fence)
+      .where('delivered_at', 'is', null)
+      .executeTakeFirst();
+    return Number(claimed.numUpdatedRows) === 1 ? { ...row, fence } : undefined;
+  });
+}
+
+/**
+ * The `ref` a channel gave an earlier notice of this call to this principal, if one did.
+ *
+ * @example
+ * const ref = await refOf(ledger, claimed);
+ */
+export async function refOf(ledger: Ledger, notice: NoticesTable): Promise<string | undefined> {
+  const row = await ledger.read((db) =>
+    db
+      .selectFrom('toolgate_notices')
+      .select('ref')
+      .where('call_id', '=', notice.call_id)
+      .where('principal', '=', notice.principal)
+      .where('channel', '=', notice.channel)
+      .where('ref', 'is not', null)
+      .orderBy('delivered_at', 'desc')
+      .limit(1)
+      .executeTakeFirst(),
+  );
+  return row?.ref ?? undefined;
+}
+
+/**
+ * Writes what one delivery came to, if the claim is still this delivery's: delivered (with the
+ * channel's `ref`), or to be tried again at `retryAt`. `false` when the claim had passed on.
+ *
+ * @example
+ * await settleNotice(trx, claimed, { delivered: true, ref: 'msg_1' }, now);
+ */
+export async function settleNotice(
+  trx: Trx,
+  claimed: ClaimedNotice,
+  outcome:
+    | { readonly delivered: true; readonly ref?: string }
+    | { readonly delivered: false; readonly retryAt: number },
+  now: number,
+): Promise<boolean> {
+  const values = outcome.delivered
+    ? { delivered_at: now, ref: outcome.ref ?? null, attempts: claimed.attempts + 1 }
+    : { due_at: outcome.retryAt, attempts: claimed.attempts + 1 };
+  const result = await trx
+    .updateTable('toolgate_notices')
+    .set({ ...values, lease_owner: null, lease_expires_at: null })
+    .where('id', '=', claimed.id)
+    .where('channel', '=', claimed.channel)
+    .where('fence', '=', claimed.fence)
+    .where('delivered_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

@@ -1,0 +1,59 @@
+import type { MoveWatch } from '../policy/admission.ts';
+import type { OnFired } from '../timers/fire.ts';
+import { askedOf } from '../timers/asked.ts';
+import { writeNotices } from './notice-rows.ts';
+import type { Channel } from './notice.ts';
+
+/**
+ * Writes the notices of a move, in its transaction: `asked` to each principal asked when a call
+ * begins to wait, and when it stops waiting, `expired` (its approval ran out) or `decided` (any
+ * other end of the wait) to everyone it asked.
+ *
+ * @example
+ * const watch = noticesOfMoves(channels, clock);
+ */
+export function noticesOfMoves(
+  channels: readonly Channel[],
+  clock: { readonly now: () => number },
+): MoveWatch {
+  const names = channels.map((channel) => channel.name);
+  return async (trx, { session, owner, previous, next }) => {
+    const waits = next.status === 'awaiting_approval';
+    const waited = previous?.status === 'awaiting_approval';
+    if (waits === waited) return;
+    const expired = next.status === 'cancelled' && next.reason.code === 'approval_expired';
+    const kind = waits ? 'asked' : expired ? 'expired' : 'decided';
+    const to = askedOf(waits ? next : (previous ?? next), owner);
+    await writeNotices(trx, { kind, step: 0, record: next, session, owner, to }, names, clock.now());
+  };
+}
+
+/**
+ * Writes the notices of a timer that fired, in its transaction: `reminder` to those still asked,
+ * `escalated` to the principals an escalation added.
+ *
+ * @example
+ * const timers = keepTimers(parts, { running, onFired: noticesOfTimers(channels, clock) });
+ */
+export function noticesOfTimers(
+  channels: readonly Channel[],
+  clock: { readonly now: () => number },
+): OnFired {
+  const names = channels.map((channel) => channel.name);
+  return async (trx, fired) => {
+    const kind = fired.kind === 'reminder' ? 'reminder' : 'escalated';
+    await writeNotices(
+      trx,
+      {
+        kind,
+        step: fired.step,
+        record: fired.record,
+        session: fired.session,
+        owner: fired.owner,
+        to: fired.to,
+      },
+      names,
+      clock.now(),
+    );
+  };
+}
