@@ -80,6 +80,15 @@ export default defineConfig({
       },
       {
         test: {
+          name: 'channels',
+          root: './packages/channels',
+          include: ['test/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 20_000,
+        },
+      },
+      {
+        test: {
           name: 'ai-sdk-chat',
           root: './examples/ai-sdk-chat',
           include: ['test/**/*.test.ts'],

@@ -19,6 +19,7 @@ const HOMES = [
   'packages/ai-sdk',
   'packages/mcp',
   'packages/openai-agents',
+  'packages/channels',
   'examples/playground',
   'examples/ai-sdk-chat',
 ];
