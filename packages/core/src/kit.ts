@@ -7,6 +7,7 @@
 // The pipeline both gates run, and what it asks of the keeper that writes records.
 export {
   createPipeline,
+  isExecuting,
   messageOf,
   truncatedReason,
   type CallKeeper,

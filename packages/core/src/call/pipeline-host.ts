@@ -26,6 +26,16 @@ export interface MoveNote {
 export type ExecutingCall = ActiveCall<unknown> & { readonly status: 'executing' };
 
 /**
+ * Whether a call is executing, so that the pipeline may run it.
+ *
+ * @example
+ * if (isExecuting(started)) pipeline.run(started, { actor: principal });
+ */
+export function isExecuting(call: ToolCallRecord): call is ExecutingCall {
+  return call.status === 'executing';
+}
+
+/**
  * What a keeper gives one execution: extra context for the tool, and how its verified output is
  * written. The browser keeper writes the app's store; the server keeper writes the ledger, inside
  * the tool's own transaction when it has one.

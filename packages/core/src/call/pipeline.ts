@@ -9,7 +9,14 @@ import { createToolInputs } from './steps/tool-inputs.ts';
 import { createValidation } from './steps/validation.ts';
 
 export type { MaybePromise } from './maybe-promise.ts';
-export type { CallKeeper, ExecutingCall, ExecutionScope, MoveNote, PipelineHost } from './pipeline-host.ts';
+export {
+  isExecuting,
+  type CallKeeper,
+  type ExecutingCall,
+  type ExecutionScope,
+  type MoveNote,
+  type PipelineHost,
+} from './pipeline-host.ts';
 export { truncatedReason } from './steps/validation.ts';
 export type { DoubtCause } from './steps/reconciliation.ts';
 export { messageOf } from '../record/text.ts';

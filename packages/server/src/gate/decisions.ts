@@ -28,7 +28,7 @@ type Trx = Transaction<LedgerDatabase>;
  * if ('ok' in found) return found;
  */
 export async function forDecision(
-  parts: GateParts,
+  parts: Pick<GateParts, 'ledger' | 'keeper' | 'sessions'>,
   id: string,
   principal: unknown,
   vote = false,
@@ -58,7 +58,7 @@ export async function forDecision(
  * await audit(parts, id, principal, 'forbidden', `"${principal}" may not approve this call`);
  */
 export async function audit(
-  parts: GateParts,
+  parts: Pick<GateParts, 'ledger' | 'keeper'>,
   id: string,
   principal: string,
   code: RefusalCode,
@@ -77,7 +77,11 @@ export async function audit(
  * @example
  * if (!(await mayDecide(parts, principal, found.info))) return refused('forbidden');
  */
-export async function mayDecide(parts: GateParts, principal: string, info: CallInfo): Promise<boolean> {
+export async function mayDecide(
+  parts: Pick<GateParts, 'settings'>,
+  principal: string,
+  info: CallInfo,
+): Promise<boolean> {
   const { onError, canApprove } = parts.settings;
   try {
     return (await canApprove(principal, info)) === true;
@@ -98,7 +102,7 @@ export async function mayDecide(parts: GateParts, principal: string, info: CallI
  * if (why !== undefined) return refused('forbidden', why);
  */
 export async function whyNotDecide(
-  parts: GateParts,
+  parts: Pick<GateParts, 'settings' | 'tools'>,
   principal: string,
   info: CallInfo,
   vote: 'approve' | 'deny',
@@ -129,7 +133,7 @@ export async function whyNotDecide(
  * return refuseIn(parts, trx, row, principal, refused('settled') as Decision & { ok: false });
  */
 export async function refuseIn(
-  parts: GateParts,
+  parts: Pick<GateParts, 'keeper'>,
   trx: Trx,
   row: CallsTable,
   principal: string,
@@ -142,7 +146,7 @@ export async function refuseIn(
 
 /** Audits a vote refused `forbidden`; one about a call with approvers answers why, the others the standard sentence. */
 async function forbid(
-  parts: GateParts,
+  parts: Pick<GateParts, 'ledger' | 'keeper'>,
   id: string,
   principal: string,
   info: CallInfo,
@@ -168,7 +172,7 @@ function notAwaiting(status: string): Decision & { ok: false } {
  * await ledger.transaction(async (trx) => expire(parts, trx, await keeper.lock(trx, id), 'toolgate:expiry'));
  */
 export async function expire(
-  parts: GateParts,
+  parts: Pick<GateParts, 'settings' | 'keeper'>,
   trx: Trx,
   row: CallsTable,
   actor: string,
@@ -187,7 +191,7 @@ export async function expire(
     {
       type: 'cancel',
       reason: { code: 'approval_expired', message: 'the approval expired: nobody decided this call in time' },
-    } as never,
+    },
     actor,
   );
 }
@@ -214,7 +218,14 @@ export interface ApproveRequest {
  * @example
  * const decision = await approve(parts, 'call_1', { principal: 'user_42', inputHash });
  */
-export async function approve(parts: GateParts, id: string, request: ApproveRequest): Promise<Decision> {
+export async function approve(
+  parts: Pick<
+    GateParts,
+    'settings' | 'ledger' | 'tools' | 'keeper' | 'pipeline' | 'follower' | 'sessions' | 'policy'
+  >,
+  id: string,
+  request: ApproveRequest,
+): Promise<Decision> {
   const { ledger, keeper, pipeline } = parts;
   const { clock } = parts.settings;
   const { principal, inputHash } = request;
@@ -291,7 +302,7 @@ export async function approve(parts: GateParts, id: string, request: ApproveRequ
   );
   if (outcome.started !== undefined) {
     parts.follower.guard(id);
-    pipeline.run(outcome.started as never, { actor: principal });
+    pipeline.run(outcome.started, { actor: principal });
   }
   return outcome.decision;
 }
@@ -303,7 +314,7 @@ export async function approve(parts: GateParts, id: string, request: ApproveRequ
  * const decision = await deny(parts, 'call_1', { principal: 'user_42', reason: 'wrong account' });
  */
 export async function deny(
-  parts: GateParts,
+  parts: Pick<GateParts, 'settings' | 'ledger' | 'tools' | 'keeper' | 'sessions'>,
   id: string,
   { principal, reason }: { readonly principal: string; readonly reason?: string },
 ): Promise<Decision> {
@@ -357,7 +368,7 @@ export async function deny(
  * const decision = await cancel(parts, 'call_1', { principal: 'user_42' });
  */
 export async function cancel(
-  parts: GateParts,
+  parts: Pick<GateParts, 'settings' | 'ledger' | 'keeper' | 'pipeline' | 'sessions'>,
   id: string,
   { principal, reason }: { readonly principal: string; readonly reason?: string },
 ): Promise<Decision> {

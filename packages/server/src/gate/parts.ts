@@ -12,7 +12,8 @@ import type { Channel } from '../notices/notice.ts';
 
 /**
  * The parts a server gate is built from, handed to each of its steps (proposing, deciding,
- * recovering) so that a step states what it works with instead of sharing one closure's variables.
+ * recovering). Each step names the parts it works with (`Pick<GateParts, 'ledger' | 'keeper'>`)
+ * instead of sharing one closure's variables, so what a step may touch is in its signature.
  *
  * @example
  * const decision = await approve(parts, 'call_1', { principal: 'user_42', inputHash });

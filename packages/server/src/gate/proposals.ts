@@ -67,7 +67,10 @@ export function readInput(input: unknown, limits: Limits): ProposalReading {
  * const call = await submit(parts, readInput(input, limits), { session: 'chat_1', principal: 'user_42' });
  */
 export async function submit(
-  parts: GateParts,
+  parts: Pick<
+    GateParts,
+    'settings' | 'ledger' | 'tools' | 'keeper' | 'pipeline' | 'waiters' | 'follower' | 'sessions'
+  >,
   proposed: Reading,
   proposeOptions: ServerProposeOptions,
   how: { readonly generated?: boolean; readonly signal?: AbortSignal } = {},
@@ -174,7 +177,10 @@ export async function submit(
  * const call = await proposeReading(parts, readInput(input, limits), { session, principal, signal: request.signal });
  */
 export async function proposeReading(
-  parts: GateParts,
+  parts: Pick<
+    GateParts,
+    'settings' | 'ledger' | 'tools' | 'keeper' | 'pipeline' | 'waiters' | 'follower' | 'sessions'
+  >,
   reading: Reading,
   proposeOptions: ServerProposeOptions,
 ): Promise<ToolCallRecord> {
@@ -223,7 +229,7 @@ export async function proposeReading(
 
 /** The same id again: the same call, or a refusal when it carries other arguments. */
 async function answerKnown(
-  parts: GateParts,
+  parts: Pick<GateParts, 'settings' | 'ledger' | 'keeper'>,
   id: string,
   record: ToolCallRecord,
   proposalHash: string,

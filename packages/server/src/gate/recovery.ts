@@ -1,5 +1,5 @@
-import type { DoubtCause, MoveNote } from '@toolgate/core/kit';
-import type { ToolCallRecord, ToolDefinition } from '@toolgate/core';
+import { isExecuting, type DoubtCause, type ExecutingCall, type MoveNote } from '@toolgate/core/kit';
+import type { ToolDefinition } from '@toolgate/core';
 import { tampering, trailRecord } from '../ledger/chain/chain-check.ts';
 import type { CallsTable } from '../ledger/schema.ts';
 import { readRecord } from '../ledger/stored-record.ts';
@@ -20,7 +20,9 @@ const TIMEKEEPER: MoveNote = { actor: 'toolgate:expiry' };
  * @example
  * const { rerun, reconciling, held, interrupted, expired } = await recover(parts);
  */
-export async function recover(parts: GateParts): Promise<Recovery> {
+export async function recover(
+  parts: Pick<GateParts, 'settings' | 'ledger' | 'tools' | 'keeper' | 'pipeline' | 'follower' | 'life'>,
+): Promise<Recovery> {
   const { ledger, keeper, settings, life } = parts;
   const now = settings.clock.now();
   const rerun: string[] = [];
@@ -92,14 +94,17 @@ type Reclaimed =
       readonly kind: 'rerun' | 'reconciling';
       readonly fence: number;
       readonly key: string;
-      readonly record: ToolCallRecord;
+      readonly record: ExecutingCall;
     }
   | { readonly kind: 'held' | 'interrupted' };
 
 const CRASHED: DoubtCause = { kind: 'crashed', message: 'the server stopped while the tool ran' };
 
 /** Takes over one call whose lease ran out, unless someone else did first or its process came back. */
-async function reclaim(parts: GateParts, found: CallsTable): Promise<Plan | undefined> {
+async function reclaim(
+  parts: Pick<GateParts, 'settings' | 'ledger' | 'tools' | 'keeper' | 'pipeline' | 'follower'>,
+  found: CallsTable,
+): Promise<Plan | undefined> {
   const { ledger, keeper, settings, tools } = parts;
   const { clock } = settings;
   const tool = tools.entry(found.tool, found.id)?.tool;
@@ -119,7 +124,9 @@ async function reclaim(parts: GateParts, found: CallsTable): Promise<Plan | unde
       // behind the gate's back is not run again but ended from the record its last event holds.
       const row = await untampered(parts, trx, locked);
       if (row === undefined) return undefined;
-      if (again && row === locked) {
+      // A call taken to run again is executing: its row says so, and so does the record it holds.
+      const record = again && row === locked ? readRecord(row.record) : undefined;
+      if (record !== undefined && isExecuting(record)) {
         const fence = row.fence + 1;
         await trx
           .updateTable('toolgate_calls')
@@ -145,7 +152,7 @@ async function reclaim(parts: GateParts, found: CallsTable): Promise<Plan | unde
           kind: plan,
           fence,
           key: row.idempotency_key,
-          record: readRecord(row.record),
+          record,
         };
       }
       if (plan === 'held' && row === locked) {
@@ -161,21 +168,16 @@ async function reclaim(parts: GateParts, found: CallsTable): Promise<Plan | unde
       const next = await keeper.moveIn(
         trx,
         row,
-        row.status === 'executing'
-          ? {
-              type: 'fail',
-              reason: {
-                code: 'interrupted',
-                message: 'the server stopped while the tool ran; it may or may not have taken effect',
-              },
-            }
-          : ({
-              type: 'fail',
-              reason: {
-                code: 'interrupted',
-                message: 'the server stopped before this call ran; nothing was run',
-              },
-            } as never),
+        {
+          type: 'fail',
+          reason: {
+            code: 'interrupted',
+            message:
+              row.status === 'executing'
+                ? 'the server stopped while the tool ran; it may or may not have taken effect'
+                : 'the server stopped before this call ran; nothing was run',
+          },
+        },
         RECOVERY.actor,
         { unfenced: true },
       );
@@ -190,8 +192,8 @@ async function reclaim(parts: GateParts, found: CallsTable): Promise<Plan | unde
     owner: found.owner,
   });
   parts.follower.guard(found.id);
-  if (result.kind === 'reconciling') parts.pipeline.reconcile(result.record as never, CRASHED, RECOVERY);
-  else parts.pipeline.run(result.record as never, RECOVERY);
+  if (result.kind === 'reconciling') parts.pipeline.reconcile(result.record, CRASHED, RECOVERY);
+  else parts.pipeline.run(result.record, RECOVERY);
   return result.kind;
 }
 
@@ -201,7 +203,7 @@ async function reclaim(parts: GateParts, found: CallsTable): Promise<Plan | unde
  * no record of it to go by, and nothing can be trusted.
  */
 async function untampered(
-  parts: GateParts,
+  parts: Pick<GateParts, 'settings' | 'keeper'>,
   trx: Parameters<GateParts['keeper']['lock']>[0],
   row: CallsTable,
 ): Promise<CallsTable | undefined> {
@@ -226,7 +228,7 @@ async function untampered(
  * @example
  * const stopSweeping = sweep(parts, () => recover(parts));
  */
-export function sweep(parts: GateParts, run: () => Promise<unknown>): () => void {
+export function sweep(parts: Pick<GateParts, 'settings' | 'life'>, run: () => Promise<unknown>): () => void {
   const { clock, leaseMs, onError } = parts.settings;
   let timer: unknown;
   const next = () => {

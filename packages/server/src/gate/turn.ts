@@ -33,7 +33,14 @@ export interface TurnCalls {
  * @example
  * const reader = readOpenAIChatStream(openTurn(parts, { session, principal }, calls));
  */
-export function openTurn(parts: GateParts, turnOptions: TurnOptions, gate: TurnCalls): TurnGate {
+export function openTurn(
+  parts: Pick<
+    GateParts,
+    'settings' | 'ledger' | 'tools' | 'keeper' | 'pipeline' | 'waiters' | 'follower' | 'sessions'
+  >,
+  turnOptions: TurnOptions,
+  gate: TurnCalls,
+): TurnGate {
   const { keeper, settings } = parts;
   const { clock, limits, onError, generateId } = settings;
   const { settled, cancel } = gate;

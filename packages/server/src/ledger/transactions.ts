@@ -12,13 +12,62 @@ export interface Head {
   readonly hash: string;
 }
 
-/** What the ledger knows of a transaction it runs: whether it appended (chained or left pending), the head it left, and its moves. */
+/**
+ * What the ledger knows of a transaction it runs: whether it appended (chained or left pending),
+ * the head it left, and its moves. Read anywhere; changed only by the functions below, which name
+ * what happened in the transaction.
+ */
 export interface TransactionState {
-  appended: boolean;
+  readonly appended: boolean;
   /** It left events pending (PostgreSQL, the chain was busy): the sequencer chains them once it commits. */
-  pending: boolean;
-  head: Head | undefined;
+  readonly pending: boolean;
+  readonly head: Head | undefined;
+  readonly moves: readonly LedgerMove[];
+}
+
+type WritableState = { -readonly [K in keyof TransactionState]: TransactionState[K] } & {
   moves: LedgerMove[];
+};
+
+/** A transaction that has appended nothing yet. */
+export function newTransactionState(): TransactionState {
+  return { appended: false, pending: false, head: undefined, moves: [] };
+}
+
+/**
+ * Events were chained in the transaction, the last at `head`. Each one's move is kept for the
+ * listeners; an event without one (`undefined`) is a gap a reader would notice, so the moves kept
+ * so far are dropped and readers read the ledger instead.
+ */
+export function chainedIn(
+  state: TransactionState,
+  head: Head,
+  moves: readonly (LedgerMove | undefined)[],
+): void {
+  const writable = state as WritableState;
+  writable.appended = true;
+  writable.head = head;
+  for (const move of moves) {
+    if (move === undefined) writable.moves.length = 0;
+    else writable.moves.push(move);
+  }
+}
+
+/** The transaction left its events pending for the sequencer (PostgreSQL, the chain was busy). */
+export function leftPendingIn(state: TransactionState): void {
+  const writable = state as WritableState;
+  writable.appended = true;
+  writable.pending = true;
+}
+
+/** The transaction took the chain and chained everything pending, its own events among them. */
+export function pendingChainedIn(state: TransactionState): void {
+  (state as WritableState).pending = false;
+}
+
+/** The transaction read the chain's head without moving it: the head to expect next, unless it moves it. */
+export function headReadIn(state: TransactionState, head: Head): void {
+  (state as WritableState).head ??= head;
 }
 
 /**
@@ -133,7 +182,7 @@ export function createTransactions(
       (async () => {
         const started = Date.now();
         for (let tries = 1; ; tries += 1) {
-          const state: TransactionState = { appended: false, pending: false, head: undefined, moves: [] };
+          const state = newTransactionState();
           try {
             const result = await slots.run(() => attempt(work, state));
             if (state.appended) {
@@ -168,7 +217,7 @@ export function createTransactions(
     } catch (error) {
       throw asWriteError(error);
     }
-    const state: TransactionState = { appended: false, pending: false, head: undefined, moves: [] };
+    const state = newTransactionState();
     open.set(held, state);
     let ending: Promise<void> | undefined;
     const end = (how: 'commit' | 'rollback') =>

@@ -12,7 +12,10 @@ import { readRecord } from '../ledger/stored-record.ts';
  * @example
  * await refuseVote(parts, { channel: 'links', code: 'invalid_link', message: checked.message });
  */
-export async function refuseVote(parts: GateParts, refusal: VoteRefusal): Promise<void> {
+export async function refuseVote(
+  parts: Pick<GateParts, 'settings' | 'ledger' | 'keeper'>,
+  refusal: VoteRefusal,
+): Promise<void> {
   const { ledger, keeper } = parts;
   const { channel, code, message, callId, principal, user } = refusal;
   const reason: ChannelReason = {

@@ -41,7 +41,7 @@ export function linkOf(
  * const delivered = await deliverNotice(parts, channels, claimed);
  */
 export async function deliverNotice(
-  parts: GateParts,
+  parts: Pick<GateParts, 'options' | 'settings' | 'ledger'>,
   channels: readonly Channel[],
   claimed: ClaimedNotice,
 ): Promise<boolean | undefined> {

@@ -17,7 +17,7 @@ const QUIET = new Set(['notice_delivered', 'notice_failed']);
  * const timers = keepTimers(parts, { running, onFired: notices?.onFired });
  */
 export function gateNotices(
-  parts: GateParts,
+  parts: Pick<GateParts, 'options' | 'settings' | 'channels' | 'ledger' | 'life'>,
   tail: Tail,
 ):
   | {

@@ -27,7 +27,10 @@ const SWEEP_LIMIT = 100;
  * @example
  * const notices = keepNotices(parts, checkChannels(options.channels));
  */
-export function keepNotices(parts: GateParts, channels: readonly Channel[]): NoticeKeeping {
+export function keepNotices(
+  parts: Pick<GateParts, 'options' | 'settings' | 'ledger' | 'life'>,
+  channels: readonly Channel[],
+): NoticeKeeping {
   const { ledger, settings, life } = parts;
   const { clock, leaseMs, instance, onError } = settings;
   let timer: unknown;

@@ -1,5 +1,11 @@
 import { createHash } from 'node:crypto';
-import { createPending, transition, type CallEvent } from '@toolgate/core/kit';
+import {
+  createPending,
+  isExecuting,
+  transition,
+  type CallEvent,
+  type ExecutingCall,
+} from '@toolgate/core/kit';
 import { type CompensationLink, type ToolCallRecord, type ToolDefinition } from '@toolgate/core';
 import { tampering } from '../ledger/chain/chain-check.ts';
 import { refused, type Decision } from '../decision/decision.ts';
@@ -25,7 +31,7 @@ type Refusal = Decision & { ok: false };
  * const decision = await compensate(parts, 'call_1', { principal: 'ops_1', reason: 'the customer returned it' });
  */
 export async function compensate(
-  parts: GateParts,
+  parts: Pick<GateParts, 'settings' | 'ledger' | 'tools' | 'keeper' | 'pipeline' | 'follower' | 'sessions'>,
   id: string,
   request: { readonly principal: string; readonly reason?: string },
 ): Promise<Decision> {
@@ -47,7 +53,7 @@ export async function compensate(
   const reason = request.reason === undefined ? undefined : textOf(request.reason, '') || undefined;
   const asks = await needsApproval(tool as ToolDefinition, record.input, settings.onError);
   const made = await keeper.exclusive(id, () =>
-    ledger.transaction(async (trx): Promise<{ decision: Decision; started?: ToolCallRecord }> => {
+    ledger.transaction(async (trx): Promise<{ decision: Decision; started?: ExecutingCall }> => {
       const row = await keeper.lock(trx, id);
       if (row === undefined) return { decision: refused('not_found') };
       const current = readRecord(row.record);
@@ -87,7 +93,7 @@ export async function compensate(
         'compensation',
         `"${principal}" asked to undo this call${reason === undefined ? '' : ` (${reason})`}: compensation call "${call.last.id}", ${wrote.record.status === 'awaiting_approval' ? 'waiting for approval' : 'running'}`,
       );
-      if (wrote.record.status !== 'executing') return { decision: { ok: true } };
+      if (!isExecuting(wrote.record)) return { decision: { ok: true } };
       keeper.claimed(wrote.record.id, {
         fence: wrote.fence,
         idempotencyKey: wrote.key,
@@ -99,7 +105,7 @@ export async function compensate(
   );
   if (made.started !== undefined) {
     parts.follower.guard(made.started.id);
-    pipeline.run(made.started as never, { actor: principal });
+    pipeline.run(made.started, { actor: principal });
   }
   return made.decision;
 }
@@ -145,7 +151,7 @@ async function needsApproval(
 
 /** The compensation call's moves, from pending to waiting for a person or running. */
 function compensationCall(
-  parts: GateParts,
+  parts: Pick<GateParts, 'settings'>,
   original: ToolCallRecord,
   principal: string,
   reason: string | undefined,

@@ -1,5 +1,5 @@
-import { copyValue, messageOf, type ToolEntry } from '@toolgate/core/kit';
-import { isTerminal, type Issue, type ToolCallRecord } from '@toolgate/core';
+import { copyValue, isExecuting, messageOf, type ExecutingCall, type ToolEntry } from '@toolgate/core/kit';
+import { isTerminal, type Issue } from '@toolgate/core';
 import { tampering } from '../ledger/chain/chain-check.ts';
 import { refused, type Decision } from '../decision/decision.ts';
 import { audit, forDecision, mayDecide, refuseIn } from '../gate/decisions.ts';
@@ -35,7 +35,11 @@ type Refusal = Decision & { ok: false };
  * @example
  * const decision = await resolve(parts, 'call_1', { principal: 'ops_1', outcome: 'not_executed', note: 'no charge under that key' });
  */
-export async function resolve(parts: GateParts, id: string, request: ResolveRequest): Promise<Decision> {
+export async function resolve(
+  parts: Pick<GateParts, 'settings' | 'ledger' | 'tools' | 'keeper' | 'pipeline' | 'follower' | 'sessions'>,
+  id: string,
+  request: ResolveRequest,
+): Promise<Decision> {
   const { ledger, keeper, pipeline } = parts;
   const { principal, outcome } = request;
   if (outcome !== 'committed' && outcome !== 'not_executed')
@@ -63,7 +67,7 @@ export async function resolve(parts: GateParts, id: string, request: ResolveRequ
       ? 'its effect happened'
       : 'its effect never happened; it runs again once, with the same idempotency key';
   const settled = await keeper.exclusive(id, () =>
-    ledger.transaction(async (trx): Promise<{ decision: Decision; started?: ToolCallRecord }> => {
+    ledger.transaction(async (trx): Promise<{ decision: Decision; started?: ExecutingCall }> => {
       const row = await keeper.lock(trx, id);
       if (row === undefined) return { decision: refused('not_found') };
       const current = readRecord(row.record);
@@ -98,12 +102,12 @@ export async function resolve(parts: GateParts, id: string, request: ResolveRequ
         { unfenced: true },
       );
       if (next === undefined) throw new Error(`call "${id}" could not be settled`); // rolls the note back
-      return { decision: { ok: true }, ...(next.status === 'executing' ? { started: next } : {}) };
+      return { decision: { ok: true }, ...(isExecuting(next) ? { started: next } : {}) };
     }),
   );
   if (settled.started !== undefined) {
     parts.follower.guard(id);
-    pipeline.run(settled.started as never, { actor: principal });
+    pipeline.run(settled.started, { actor: principal });
   }
   return settled.decision;
 }
@@ -113,7 +117,7 @@ export async function resolve(parts: GateParts, id: string, request: ResolveRequ
  * limits, passed by the tool's `outputSchema` when it has one (the value the schema answers).
  */
 async function checkOutput(
-  parts: GateParts,
+  parts: Pick<GateParts, 'settings'>,
   entry: ToolEntry | undefined,
   given: unknown,
 ): Promise<{ ok: true; output: unknown } | { ok: false; message: string; issues?: readonly Issue[] }> {

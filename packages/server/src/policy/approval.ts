@@ -1,4 +1,4 @@
-import { canonicalJson } from '@toolgate/core/kit';
+import { canonicalJson, isExecuting, type ExecutingCall } from '@toolgate/core/kit';
 import { type ApprovalState, type Clock, type InputEdit, type ToolCallRecord } from '@toolgate/core';
 import type { Transaction } from 'kysely';
 import { refused, type Decision } from '../decision/decision.ts';
@@ -50,7 +50,7 @@ export interface Approving {
  */
 export interface ApprovalOutcome {
   readonly decision: Decision;
-  readonly started?: ToolCallRecord;
+  readonly started?: ExecutingCall;
 }
 
 /**
@@ -225,7 +225,8 @@ export async function decideApproval(
       : { type: 'execute', edit: { input, edit: edited as InputEdit } },
     principal,
   );
-  if (started === undefined) throw new Error('the approved call could not be started'); // rolls the approval back
+  if (started === undefined || !isExecuting(started))
+    throw new Error('the approved call could not be started'); // rolls the approval back
   return { decision: { ok: true, ...(required > 1 ? { left: 0 } : {}) }, started };
 }
 

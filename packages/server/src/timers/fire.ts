@@ -50,7 +50,7 @@ class LostClaim extends Error {}
  * const fired = await fireTimer(parts, claimed);
  */
 export async function fireTimer(
-  parts: GateParts,
+  parts: Pick<GateParts, 'settings' | 'ledger' | 'tools' | 'keeper'>,
   claimed: ClaimedTimer,
   onFired?: OnFired,
 ): Promise<TimerKind | undefined> {
@@ -123,7 +123,7 @@ export async function fireTimer(
 
 /** Adds the principals an escalation named to those asked (not the requester, under `selfApproval: 'forbid'`). */
 async function escalate(
-  parts: GateParts,
+  parts: Pick<GateParts, 'settings' | 'ledger'>,
   trx: Trx,
   row: CallsTable,
   record: ToolCallRecord,
@@ -177,7 +177,7 @@ async function escalate(
 }
 
 async function note(
-  parts: GateParts,
+  parts: Pick<GateParts, 'settings' | 'ledger'>,
   trx: Trx,
   row: CallsTable,
   code: WaitNote,

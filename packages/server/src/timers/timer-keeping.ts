@@ -41,7 +41,7 @@ const SWEEP_LIMIT = 100;
  * const timers = keepTimers(parts, { running: options.recover !== false });
  */
 export function keepTimers(
-  parts: GateParts,
+  parts: Pick<GateParts, 'settings' | 'ledger' | 'tools' | 'keeper' | 'life'>,
   { running, onFired }: { readonly running: boolean; readonly onFired?: OnFired | undefined },
 ): TimerKeeping {
   const { ledger, settings, life } = parts;

@@ -12,7 +12,11 @@ import type { TurnSettledHandler } from './ended-turn.ts';
  * const turns = keepTurns(parts, tail, options.onTurnSettled);
  * openTurn(parts, turnOptions, { settled, cancel, closed: turns.closed });
  */
-export function keepTurns(parts: GateParts, tail: Tail, handler: TurnSettledHandler): Continuations {
+export function keepTurns(
+  parts: Pick<GateParts, 'options' | 'settings' | 'ledger' | 'sessions'>,
+  tail: Tail,
+  handler: TurnSettledHandler,
+): Continuations {
   const { ledger, settings, sessions } = parts;
   const continuations = createContinuations({
     ledger,
