@@ -44,6 +44,7 @@ export async function deliverNotice(
   parts: Pick<GateParts, 'options' | 'settings' | 'ledger'>,
   channels: readonly Channel[],
   claimed: ClaimedNotice,
+  closing?: AbortSignal,
 ): Promise<boolean | undefined> {
   const { ledger, settings } = parts;
   const { clock, leaseMs } = settings;
@@ -62,6 +63,8 @@ export async function deliverNotice(
         : { principal: claimed.from_principal, onBehalfOf: claimed.from_on_behalf_of },
     ...(link === undefined ? {} : { link }),
   };
+  const closed = () => closing?.aborted === true;
+  if (closed()) return undefined;
   let result: { ok: true; ref?: string } | { ok: false; why: string };
   if (channel === undefined)
     result = { ok: false, why: `this gate has no channel named "${claimed.channel}"` };
@@ -75,8 +78,11 @@ export async function deliverNotice(
           : channel.update(notice, ref, { signal }).then(() => ({ ref })),
       ms,
       clock,
+      closing,
     );
   }
+  // A gate closed mid-delivery writes nothing: its claim runs out, and a process still open tries again.
+  if (closed() && !result.ok) return undefined;
   const now = clock.now();
   const pause = Math.min(LONGEST_PAUSE_MS, FIRST_PAUSE_MS * 2 ** Math.min(claimed.attempts, 16));
   return ledger.transaction(async (trx) => {
@@ -129,14 +135,23 @@ async function attempt(
   run: (signal: AbortSignal) => Promise<unknown>,
   ms: number,
   clock: Clock,
+  closing: AbortSignal | undefined,
 ): Promise<{ ok: true; ref?: string } | { ok: false; why: string }> {
   const controller = new AbortController();
   let timer: unknown;
+  let stop = () => {};
   const late = new Promise<{ ok: false; why: string }>((resolve) => {
     timer = clock.setTimeout(() => {
       controller.abort(new DOMException(`The channel did not answer within ${ms} ms.`, 'TimeoutError'));
       resolve({ ok: false, why: `the channel did not answer within ${ms} ms` });
     }, ms);
+    const closed = () => {
+      controller.abort(new DOMException('The server gate was closed.', 'AbortError'));
+      resolve({ ok: false, why: 'the gate was closed' });
+    };
+    closing?.addEventListener('abort', closed, { once: true });
+    stop = () => closing?.removeEventListener('abort', closed);
+    if (closing?.aborted === true) closed();
   });
   try {
     return await Promise.race([
@@ -150,6 +165,7 @@ async function attempt(
     ]);
   } finally {
     clock.clearTimeout(timer);
+    stop();
   }
 }
 

@@ -37,6 +37,7 @@ export function keepNotices(
   let stopped = false;
   let current: Promise<unknown> = Promise.resolve();
   let again = false;
+  const closing = new AbortController();
 
   const sweepOnce = async (): Promise<void> => {
     const due = await dueNotices(ledger, clock.now(), SWEEP_LIMIT);
@@ -45,7 +46,11 @@ export function keepNotices(
         if (stopped || life.closed) return;
         try {
           const claimed = await claimNotice(ledger, row, { instance, now: clock.now(), leaseMs });
-          if (claimed !== undefined && (await deliverNotice(parts, channels, claimed)) === true) again = true;
+          if (
+            claimed !== undefined &&
+            (await deliverNotice(parts, channels, claimed, closing.signal)) === true
+          )
+            again = true;
         } catch (error) {
           // Nothing was written: the claim runs out, and this or another process tries again then.
           onError(error);
@@ -86,6 +91,7 @@ export function keepNotices(
     },
     async stop() {
       stopped = true;
+      closing.abort();
       if (timer !== undefined) clock.clearTimeout(timer);
       await current;
     },

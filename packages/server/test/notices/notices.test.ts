@@ -260,6 +260,36 @@ describeLedgers(
       await first.gate.close();
       await second.gate.close();
     });
+
+    it('a gate closed while its channel hangs writes nothing; another delivers the notice, with the same id, once the claim runs out', async () => {
+      const store = await target.fresh();
+      const stuck = recordingChannel('chat', { script: ['hang'] });
+      const fine = recordingChannel('chat');
+      const first = setup(await store.open(), [stuck.channel], { leaseMs: 60 * SECOND });
+      const second = setup(await store.open(), [fine.channel], { leaseMs: 60 * SECOND });
+      await first.gate.propose({ ...WIRE, name: 'wire' }, { session: 'chat_a', principal: 'alice' });
+      const hanging = first.gate.recover();
+      await stuck.reached.next.promise;
+      await first.gate.close();
+      await hanging;
+      expect(stuck.hung[0]?.aborted).toBe(true);
+      // The one that hung is neither delivered nor failed: its claim runs out.
+      const hung = stuck.seen[0]?.notice as Notice;
+      const ledger = await store.open();
+      const about = (id: string) => async () =>
+        (await noticeEvents(ledger))
+          .filter((event) => event.message?.includes(id))
+          .map((event) => event.code);
+      expect(await about(hung.id)()).toEqual([]);
+      await second.gate.recover();
+      expect(fine.seen.map(({ notice }) => notice.id)).not.toContain(hung.id);
+      second.clock.advance(60 * SECOND);
+      await second.gate.recover();
+      expect(fine.seen.filter(({ notice }) => notice.id === hung.id)).toHaveLength(1);
+      expect(await about(hung.id)()).toEqual(['notice_delivered']);
+      expect((await noticeEvents(ledger)).map((event) => event.code)).not.toContain('notice_failed');
+      await second.gate.close();
+    });
   },
   { shared: true },
 );
