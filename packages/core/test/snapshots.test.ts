@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createToolGate, defineTool, type ToolCallRecord } from '../src/index.ts';
+import { createStore } from 'zustand/vanilla';
 import { createShop, type Shop } from '@toolgate/test-utils';
 
 /** Tries a change the way app code would; a frozen value refuses it (strict mode throws). */
@@ -85,7 +86,8 @@ describe('an approved call runs exactly the validated input', () => {
 });
 
 describe('a tool cannot reach the record', () => {
-  it('a tool that changes its input changes neither the record nor the audit trail', async () => {
+  it('a tool that changes its input fails with a reason that says to copy it, and changes neither the record, the store nor the audit trail', async () => {
+    const store = createStore(() => ({ sorted: [] as number[] }));
     const tool = defineTool({
       name: 'sorter',
       inputSchema: {
@@ -97,6 +99,41 @@ describe('a tool cannot reach the record', () => {
         input.items.sort((a, b) => a - b);
         input.items.push(99);
         return input.items;
+      },
+      commit: (_state, sorted) => ({ sorted }),
+    });
+    const gate = createToolGate({ tools: [tool], store });
+    const call = await gate.run({ id: 'a', name: 'sorter', arguments: '{"items":[3,1,2]}' });
+    expect(call).toMatchObject({
+      status: 'failed',
+      input: { items: [3, 1, 2] },
+      reason: { code: 'tool_error' },
+    });
+    expect(call.reason?.message).toMatch(/^the tool threw: .*read only.*; a tool's input is frozen/);
+    expect(call.reason?.message).toContain('structuredClone(input)');
+    expect(gate.get('a')?.input).toEqual({ items: [3, 1, 2] });
+    expect(store.getState()).toEqual({ sorted: [] });
+    expect(gate.audit.export().map((event) => event.to)).toEqual([
+      'pending',
+      'validated',
+      'executing',
+      'failed',
+    ]);
+  });
+
+  it('a tool that copies its input first may change the copy, and the record keeps what was validated', async () => {
+    const tool = defineTool({
+      name: 'sorter',
+      inputSchema: {
+        type: 'object',
+        properties: { items: { type: 'array', items: { type: 'integer' } } },
+        required: ['items'],
+      },
+      execute: (input) => {
+        const mine = structuredClone(input);
+        mine.items.sort((a, b) => a - b);
+        mine.items.push(99);
+        return mine.items;
       },
     });
     const gate = createToolGate({ tools: [tool] });

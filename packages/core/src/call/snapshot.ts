@@ -3,7 +3,7 @@
  * that no listener, app code or tool can change what a record says or what an approved call runs.
  *
  * Plain data (objects, arrays, and the strings, numbers and booleans in them) is copied and frozen;
- * a `Date` is copied, and the time it held is kept aside, so that a tool's own copy of an input has
+ * a `Date` is copied, and the time it held is kept aside, so that the copy a tool runs with has
  * that time even if someone changed the record's `Date` since. Anything else (a `Map`, a class
  * instance, a function a Standard Schema transform made) is kept as it is: freezing cannot protect
  * what such an object holds inside, and copying it would change what it is.
@@ -13,87 +13,6 @@
  */
 export function snapshot<T>(value: T): T {
   return typeof value === 'object' && value !== null ? (copyOf(value, true) as T) : value;
-}
-
-/**
- * Freezes, in place, a tree of plain data that the gate made and no one else holds (arguments it
- * parsed or copied: objects, arrays and primitives, no cycles), and answers an unfrozen deep copy
- * of it, in one walk: the record keeps the tree, frozen without a copy, and the tool gets the copy.
- *
- * @example
- * const mine = freezeOwnAndCopy(parsed); // Object.isFrozen(parsed) && !Object.isFrozen(mine)
- */
-export function freezeOwnAndCopy<T>(value: T): T {
-  if (typeof value !== 'object' || value === null) return value;
-  const copied = freezeAndCopyTree(value, 0);
-  if (copied !== TOO_BIG) return copied as T;
-  // Deeper than the stack allows a recursive walk: the two walks that keep their own stacks.
-  freezeDeep(value);
-  return copyGraph(value, false) as T;
-}
-
-function freezeAndCopyTree(node: object, depth: number): unknown {
-  if (depth > TREE_DEPTH) return TOO_BIG;
-  if (Array.isArray(node)) {
-    const out: unknown[] = node.slice();
-    for (let i = 0; i < node.length; i++) {
-      const item: unknown = node[i];
-      if (typeof item !== 'object' || item === null) continue;
-      const copied = freezeAndCopyTree(item, depth + 1);
-      if (copied === TOO_BIG) return TOO_BIG;
-      out[i] = copied;
-    }
-    Object.freeze(node);
-    return out;
-  }
-  // A spread keeps the shape V8 gave the original: faster to make and cheaper to keep.
-  const out: Record<string, unknown> = { ...node };
-  for (const key in node) {
-    const item: unknown = (node as Record<string, unknown>)[key];
-    if (typeof item !== 'object' || item === null || !Object.hasOwn(node, key)) continue;
-    const copied = freezeAndCopyTree(item, depth + 1);
-    if (copied === TOO_BIG) return TOO_BIG;
-    // Assigning `__proto__` would set the copy's prototype instead of the key's value.
-    if (key === '__proto__')
-      Object.defineProperty(out, key, {
-        value: copied,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    else out[key] = copied;
-  }
-  Object.freeze(node);
-  return out;
-}
-
-function freezeDeep(root: object): void {
-  const stack: object[] = [root];
-  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
-    if (Array.isArray(node)) {
-      for (let i = 0; i < node.length; i++) {
-        const item: unknown = node[i];
-        if (typeof item === 'object' && item !== null) stack.push(item);
-      }
-    } else {
-      for (const key in node) {
-        const item: unknown = (node as Record<string, unknown>)[key];
-        if (typeof item === 'object' && item !== null && Object.hasOwn(node, key)) stack.push(item);
-      }
-    }
-    Object.freeze(node);
-  }
-}
-
-/**
- * A deep copy that is not frozen, for a tool to own: a tool that changes its input changes neither
- * the record nor what an approval was given for.
- *
- * @example
- * const mine = ownCopy(call.input);
- */
-export function ownCopy<T>(value: T): T {
-  return typeof value === 'object' && value !== null ? (copyOf(value, false) as T) : value;
 }
 
 /**

@@ -19,7 +19,8 @@ const NO_REPAIRS: readonly Repair[] = Object.freeze([]);
 /**
  * Reads a call's raw arguments (a JSON string, an object, or nothing) into an object, checking
  * the size before parsing and the rest in one walk over the value, so text and an object holding
- * the same value get the same answer. Known model defects are rejected with a reason naming
+ * the same value get the same answer. A value read is deeply frozen (by that walk): it becomes
+ * the record's input and the tool's, as it is. Known model defects are rejected with a reason naming
  * them, unless the tool allows that repair.
  *
  * @example
@@ -31,9 +32,9 @@ export function readArguments(
   limits: Limits,
   allowed: readonly RepairKind[],
 ): ArgumentsReading {
-  if (raw === undefined) return { ok: true, value: {}, repairs: NO_REPAIRS };
+  if (raw === undefined) return { ok: true, value: Object.freeze({}), repairs: NO_REPAIRS };
   if (typeof raw === 'string') return readText(raw, limits, allowed);
-  const copied = copyValue(raw, limits);
+  const copied = copyValue(raw, limits, true);
   return copied.kind === 'ok'
     ? asObject(copied.value, NO_REPAIRS)
     : { ok: false, reason: problemReason(copied, limits) };

@@ -33,14 +33,16 @@ export type ValueReading = ValueProblem | { readonly kind: 'ok'; readonly value:
  * with it, as text over the limit is refused before it is parsed. Refuses what
  * {@link checkValue} refuses, and values JSON cannot carry (functions, class instances,
  * `undefined`). The copy is what gets validated and run, so a caller that changes its object
- * afterwards (while a person decides, say) cannot change what the tool receives.
+ * afterwards (while a person decides, say) cannot change what the tool receives. With `freeze`,
+ * each container of the copy is frozen as the walk fills it, so the copy is deeply frozen without
+ * a second pass (the gate's record and its tool get this one value).
  *
  * @example
  * copyValue({ a: () => 1 }, DEFAULT_LIMITS); // { kind: 'not_json', path: '/a', found: 'function' }
  * copyValue({ a: [1] }, DEFAULT_LIMITS); // { kind: 'ok', value: { a: [1] } }
  */
-export function copyValue(value: unknown, limits: Limits): ValueReading {
-  return walkValue(value, limits.maxDepth, limits.maxArgumentChars, true);
+export function copyValue(value: unknown, limits: Limits, freeze = false): ValueReading {
+  return walkValue(value, limits.maxDepth, limits.maxArgumentChars, true, freeze);
 }
 
 /**
@@ -49,7 +51,9 @@ export function copyValue(value: unknown, limits: Limits): ValueReading {
  * after `JSON.parse`, which `Object.assign` or a naive merge in a tool would turn into a prototype
  * change) and no number that is not finite (`1e400` parses to `Infinity`). It reads in the order
  * {@link copyValue} reads, so text and an object holding the same value get the same answer, at
- * the same path. It does not copy: the parsed value is already one.
+ * the same path. It does not copy: the parsed value is already one. It freezes each object and
+ * array once it has read it, so a value that passes is deeply frozen by the walk that checked it:
+ * the record keeps it and the tool runs with it, with no second pass and no copy.
  *
  * @example
  * checkValue(JSON.parse('{"amount_cents":1e400}'), 64); // { kind: 'not_finite', path: '/amount_cents', found: Infinity }
@@ -57,7 +61,9 @@ export function copyValue(value: unknown, limits: Limits): ValueReading {
 export function checkValue(value: unknown, maxDepth: number): ValueReading {
   // `for…in` lists inherited keys too; where something has made one of Object.prototype's keys
   // enumerable (a polluted page), the general walk lists keys with Object.keys instead.
-  return inheritsEnumerableKeys() ? walkValue(value, maxDepth, Infinity, false) : walkParsed(value, maxDepth);
+  return inheritsEnumerableKeys()
+    ? walkValue(value, maxDepth, Infinity, false, true)
+    : walkParsed(value, maxDepth);
 }
 
 /** Past this depth limit the walk of a parsed value keeps its own stack instead of recursing. */
@@ -99,6 +105,7 @@ function scanParsed(root: object, node: object, depth: number, maxDepth: number)
         return { kind: 'not_finite', path: pointerIn(root, node, i), found: item };
       }
     }
+    Object.freeze(node);
     if (!nested) return undefined;
     for (let i = 0; i < node.length; i++) {
       const item: unknown = node[i];
@@ -120,6 +127,7 @@ function scanParsed(root: object, node: object, depth: number, maxDepth: number)
       return { kind: 'not_finite', path: pointerIn(root, node, key), found: item };
     }
   }
+  Object.freeze(node);
   if (!nested) return undefined;
   for (const key in source) {
     const item = source[key];
@@ -165,6 +173,7 @@ function walkParsedDeep(root: object, maxDepth: number): ValueReading {
         }
       }
     }
+    Object.freeze(node);
     // Children were pushed in order; reversed, the first is read next.
     for (let a = first, b = nodes.length - 1; a < b; a++, b--) {
       const swapNode = nodes[a] as object;
@@ -220,6 +229,8 @@ interface Walk {
   readonly counting: boolean;
   budget: number;
   copying: boolean;
+  /** Whether each container (the copy, when copying) is frozen once the walk has filled it. */
+  readonly freeze: boolean;
   problem: ValueProblem | undefined;
   readonly stack: Frame[];
 }
@@ -230,7 +241,13 @@ interface Walk {
  * own stack instead of recursing, so no input can overflow the call stack, and reads containers
  * in document order so the first problem it reports is the same for every form of the same value.
  */
-function walkValue(root: unknown, maxDepth: number, maxChars: number, copying: boolean): ValueReading {
+function walkValue(
+  root: unknown,
+  maxDepth: number,
+  maxChars: number,
+  copying: boolean,
+  freeze: boolean,
+): ValueReading {
   // The state is an object literal, not a class instance or a closure: a literal's shape lives as
   // long as the code, so optimised code that reads it is not thrown away at every garbage
   // collection, and fields are cheaper than variables captured by closures.
@@ -239,6 +256,7 @@ function walkValue(root: unknown, maxDepth: number, maxChars: number, copying: b
     counting: maxChars !== Infinity,
     budget: maxChars,
     copying,
+    freeze,
     problem: undefined,
     stack: [],
   };
@@ -270,6 +288,8 @@ function walkValue(root: unknown, maxDepth: number, maxChars: number, copying: b
         if (walk.copying && copy !== undefined) copy[key] = item;
       }
     }
+    // Filled: a frozen container's children are still filled in later, each a container of its own.
+    if (walk.freeze && walk.problem === undefined) Object.freeze(frame.copy ?? frame.source);
     // Children were pushed in order; reversed, the first is read next.
     for (let a = first, b = stack.length - 1; a < b; a++, b--) {
       const swap = stack[a] as Frame;

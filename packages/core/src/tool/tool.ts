@@ -172,6 +172,11 @@ export interface ToolDefinition<I = any, O = any, S = any, N extends string = st
   readonly outputSchema?: ToolSchema;
   // Method syntax on purpose: it lets a list of tools with different inputs and outputs (a tool
   // that only ever cancels has output `never`) share one `ToolDefinition<any, any, S>[]` type.
+  /**
+   * Runs the call. `input` is the validated input itself, the record's, deeply frozen: a tool that
+   * wants to change it copies it first (`structuredClone(input)`); a change to it throws in strict
+   * mode, and that throw fails the call with a reason that says so.
+   */
   execute(input: I, ctx: ToolContext): MaybePromise<O | Cancel>;
   /**
    * Returns the partial next state of the app store, as a plain object; applied in one `setState`,

@@ -1,41 +1,48 @@
-/** The record keeps one frozen input; the tool runs with a copy of its own. */
+/** The record keeps one deeply frozen input, and the tool runs with that same value. */
 import { describe, expect, it } from 'vitest';
-import { createToolInputs } from '../../src/call/steps/tool-inputs.ts';
+import { readArguments } from '../../src/proposal/arguments.ts';
+import { DEFAULT_LIMITS } from '../../src/proposal/limits.ts';
+import { createToolInputs, frozenInputHint } from '../../src/call/steps/tool-inputs.ts';
+
+function read(raw: unknown, limits = DEFAULT_LIMITS): Record<string, unknown> {
+  const reading = readArguments(raw, limits, []);
+  if (!reading.ok) throw new Error(reading.reason.message);
+  return reading.value;
+}
 
 describe('tool inputs', () => {
-  it('freeze a value the gate made in place, and give the tool a copy it may change', () => {
+  it('give the tool the very value the gate read, frozen all the way down by the walk that checked it', () => {
     const inputs = createToolInputs();
-    const parsed = { items: [3, 1, 2] };
+    const parsed = read('{"items":[3,1,2],"to":{"city":"Oslo"}}') as { items: number[]; to: object };
     const input = inputs.keep(parsed, true) as typeof parsed;
     expect(input).toBe(parsed);
-    expect(Object.isFrozen(input) && Object.isFrozen(input.items)).toBe(true);
+    expect(Object.isFrozen(input) && Object.isFrozen(input.items) && Object.isFrozen(input.to)).toBe(true);
     const mine = inputs.take(input) as typeof parsed;
-    expect(mine).not.toBe(input);
-    expect(mine).toEqual({ items: [3, 1, 2] });
-    mine.items.sort();
-    mine.items.push(4);
+    expect(mine).toBe(input);
+    expect(() => mine.items.sort()).toThrow(TypeError);
+    expect(() => mine.items.push(4)).toThrow(TypeError);
     expect(input.items).toEqual([3, 1, 2]);
   });
 
-  it('freeze and copy, in the walk they share, nesting deeper than a recursive walk goes and a __proto__ key', () => {
-    const inputs = createToolInputs();
+  it('freeze, in that walk, arguments nesting deeper than a recursive walk goes, and a copy of arguments a provider sent as an object', () => {
     const deep = '{"next":'.repeat(5_000) + '{"leaf":[1]}' + '}'.repeat(5_000);
-    const parsed = JSON.parse(`{"__proto__":{"polluted":true},"deep":${deep}}`) as Record<string, unknown>;
-    const input = inputs.keep(parsed, true) as Record<string, unknown>;
-    const mine = inputs.take(input) as Record<string, unknown>;
-    expect(Object.hasOwn(mine, '__proto__')).toBe(true);
-    expect(Object.getPrototypeOf(mine)).toBe(Object.prototype);
-    expect(mine['__proto__']).toEqual({ polluted: true });
-    let frozen: unknown = input['deep'];
-    let copied: unknown = mine['deep'];
+    const parsed = read(`{"deep":${deep}}`, { maxArgumentChars: 1e6, maxDepth: 10_000 });
+    let node: unknown = parsed['deep'];
     for (let i = 0; i < 5_000; i++) {
-      expect(Object.isFrozen(frozen)).toBe(true);
-      expect(Object.isFrozen(copied)).toBe(false);
-      frozen = (frozen as { next: unknown }).next;
-      copied = (copied as { next: unknown }).next;
+      expect(Object.isFrozen(node)).toBe(true);
+      node = (node as { next: unknown }).next;
     }
-    expect(copied).toEqual({ leaf: [1] });
-    expect(Object.isFrozen((frozen as { leaf: unknown }).leaf)).toBe(true);
+    expect(Object.isFrozen((node as { leaf: unknown }).leaf)).toBe(true);
+
+    const sent = { items: [{ sku: 'a' }] };
+    const copied = read(sent) as typeof sent;
+    expect(copied).not.toBe(sent);
+    expect(copied).toEqual(sent);
+    expect(Object.isFrozen(copied) && Object.isFrozen(copied.items) && Object.isFrozen(copied.items[0])).toBe(
+      true,
+    );
+    expect(Object.isFrozen(sent) || Object.isFrozen(sent.items)).toBe(false);
+    expect(Object.isFrozen(read(undefined))).toBe(true);
   });
 
   it('copy a value someone else still holds before freezing it', () => {
@@ -49,14 +56,18 @@ describe('tool inputs', () => {
     expect(input).toEqual({ amount: 5 });
   });
 
-  it('hand the kept copy out once; after that each take is a new copy of the record’s', () => {
+  it('hand a tool a frozen copy of an input the gate did not read itself (a validator’s answer, a stored record)', () => {
     const inputs = createToolInputs();
-    const input = inputs.keep({ a: { b: 1 } }, true);
+    const input = inputs.keep({ a: { b: 1 } }, false);
     const first = inputs.take(input);
-    const second = inputs.take(input);
-    expect(second).not.toBe(first);
-    expect(second).toEqual({ a: { b: 1 } });
-    expect(Object.isFrozen(second)).toBe(false);
+    expect(first).not.toBe(input);
+    expect(first).toEqual({ a: { b: 1 } });
+    expect(Object.isFrozen(first) && Object.isFrozen((first as { a: object }).a)).toBe(true);
+    const stored = { a: { b: 2 } };
+    const taken = inputs.take(stored);
+    expect(taken).toEqual(stored);
+    expect(Object.isFrozen(taken)).toBe(true);
+    expect(Object.isFrozen(stored)).toBe(false);
   });
 
   it('pass values that are not objects through, and throw for one that cannot be read', () => {
@@ -71,5 +82,18 @@ describe('tool inputs', () => {
       },
     );
     expect(() => inputs.keep(hostile, false)).toThrow('revoked');
+  });
+
+  it('say how to change an input only for an error that is a write to a frozen object', () => {
+    const frozen = Object.freeze({ qty: 1 });
+    let error: unknown;
+    try {
+      (frozen as { qty: number }).qty = 2;
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect(frozenInputHint(error)).toContain('structuredClone(input)');
+    expect(frozenInputHint(new TypeError('x is not a function'))).toBe('');
+    expect(frozenInputHint(new Error('read only replica'))).toBe('');
   });
 });

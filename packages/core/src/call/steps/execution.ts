@@ -10,7 +10,7 @@ import type { ToolEntry } from '../../tool/tool-entry.ts';
 import type { Moves } from './moves.ts';
 import { askReconcile, type DoubtCause } from './reconciliation.ts';
 import { Run, RunContext } from './run.ts';
-import type { ToolInputs } from './tool-inputs.ts';
+import { frozenInputHint, type ToolInputs } from './tool-inputs.ts';
 import { check } from './verdict.ts';
 
 /**
@@ -177,7 +177,7 @@ function start(
   const doubt = (cause: DoubtCause) => inDoubt(runs, call, entry, scope, job, note, cause);
   const thrown = (verb: string, error: unknown) => {
     if (job.stage !== 'running') return;
-    const message = `the tool ${verb}: ${messageOf(error)}`;
+    const message = `the tool ${verb}: ${messageOf(error)}${frozenInputHint(error)}`;
     if (doubtful(tool) && !isNotExecuted(error)) doubt({ kind: 'threw', message });
     else failed(message);
   };

@@ -1,5 +1,5 @@
 import { problemReason, readArguments } from '../../proposal/arguments.ts';
-import { copyValue } from '../../proposal/value-walk.ts';
+import { checkValue } from '../../proposal/value-walk.ts';
 import { PARALLEL_WRAPPER, parallelWrapperReason } from '../../proposal/parallel-wrapper.ts';
 import { repairValues } from '../../proposal/repair.ts';
 import type { CallEvent } from '../machine.ts';
@@ -139,8 +139,9 @@ export function createValidation(
         );
       const repaired = repairValues(read.value, first.issues, allowed, limits);
       if (repaired === undefined) return rejectInvalid(id, name, first.issues, note);
-      // Decoded strings are new structure: the same depth and `__proto__` rules apply to them.
-      const checked = copyValue(repaired.value, { maxArgumentChars: Infinity, maxDepth: limits.maxDepth });
+      // Decoded strings are new structure: the same depth and `__proto__` rules apply to them, and
+      // the walk freezes them and the containers the repair copied, as the first read froze the rest.
+      const checked = checkValue(repaired.value, limits.maxDepth);
       if (checked.kind !== 'ok') return reject(id, problemReason(checked, limits), note);
       check(entry.validateInput, repaired.value, (second) => {
         if (second.ok)
