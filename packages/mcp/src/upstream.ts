@@ -171,6 +171,67 @@ function checkResult(
 }
 
 /**
+ * Where each call's progress goes, by the progress token the gateway gave it. The SDK's own
+ * per-request progress handler is let go as soon as the response is read, before notifications
+ * read in the same chunk reach it, so the last ones would be lost; this handler outlives it.
+ */
+function progressRouter() {
+  const sinks = new Map<string, (progress: Progress) => void>();
+  let tokens = 0;
+  return {
+    /** The handler of `notifications/progress`. */
+    heard: (notification: { params: { progressToken: string | number } & Progress }): void => {
+      const { progressToken, ...progress } = notification.params;
+      sinks.get(String(progressToken))?.(progress);
+    },
+    /** A token for one call's progress. */
+    open: (sink: (progress: Progress) => void): string => {
+      const token = `toolgate-${++tokens}`;
+      sinks.set(token, sink);
+      return token;
+    },
+    close: (token: string): void => {
+      sinks.delete(token);
+    },
+  };
+}
+
+/**
+ * What the gateway says of a call the upstream did not answer: a connection that closed while it
+ * ran, an HTTP upstream that could not be reached (`unreachable` says why, and the gateway then
+ * connects again), or the upstream's own error.
+ */
+function failedCall(
+  name: string,
+  spec: UpstreamSpec,
+  error: Error,
+  lastProblem: string | undefined,
+): { readonly error: UpstreamError; readonly unreachable?: string } {
+  const message = error.message;
+  if (/Connection closed/i.test(message)) {
+    return {
+      error: new UpstreamError(
+        `the upstream "${name}" closed its connection while the call ran${lastProblem === undefined ? '' : ` (${lastProblem})`}; it may or may not have taken effect`,
+      ),
+    };
+  }
+  if (
+    'url' in spec &&
+    /fetch failed|ECONNREFUSED|ECONNRESET|Session not found|HTTP 404|Streamable HTTP error/i.test(
+      `${error.name} ${message}`,
+    )
+  ) {
+    return {
+      unreachable: `it could not be reached: ${message.slice(0, 200)}`,
+      error: new UpstreamError(
+        `the upstream "${name}" could not be reached (${message.slice(0, 200)}); the gateway is connecting to it again. The call may or may not have reached it`,
+      ),
+    };
+  }
+  return { error: new UpstreamError(`the upstream "${name}" answered with an error: ${message}`) };
+}
+
+/**
  * Connects to an upstream with the official SDK's Client, lists its tools (every page), follows
  * `notifications/tools/list_changed`, and starts it again when it dies or drops the connection.
  */
@@ -193,13 +254,7 @@ export function connectUpstream(
   let lastProblem: string | undefined;
   let listing: Promise<void> | undefined;
   let listAgain = false;
-  /**
-   * Where each call's progress goes, by the progress token the gateway gave it. The SDK's own
-   * per-request progress handler is let go as soon as the response is read, before notifications
-   * read in the same chunk reach it, so the last ones would be lost; this handler outlives it.
-   */
-  const progressSinks = new Map<string, (progress: Progress) => void>();
-  let progressTokens = 0;
+  const progress = progressRouter();
 
   const describe = 'url' in spec ? spec.url : [spec.command, ...(spec.args ?? [])].join(' ');
 
@@ -221,10 +276,7 @@ export function connectUpstream(
       );
       schedule();
     };
-    next.setNotificationHandler(ProgressNotificationSchema, (notification) => {
-      const { progressToken, ...progress } = notification.params;
-      progressSinks.get(String(progressToken))?.(progress);
-    });
+    next.setNotificationHandler(ProgressNotificationSchema, progress.heard);
     next.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       if (client === next) relist(next);
     });
@@ -244,11 +296,7 @@ export function connectUpstream(
     if (closing || retry !== undefined) return;
     retry = setTimeout(() => {
       retry = undefined;
-      connect().catch((error: unknown) => {
-        events.log(`[${name}] could not connect to ${describe}: ${(error as Error).message}`);
-        attempt += 1;
-        schedule();
-      });
+      connect().catch(connectLater);
     }, retryMs(attempt));
   }
 
@@ -281,11 +329,13 @@ export function connectUpstream(
     events.onTools(tools);
   }
 
-  const ready = connect().catch((error: unknown) => {
+  function connectLater(error: unknown): void {
     events.log(`[${name}] could not connect to ${describe}: ${(error as Error).message}`);
     attempt += 1;
     schedule();
-  });
+  }
+
+  const ready = connect().catch(connectLater);
 
   return {
     name,
@@ -299,11 +349,10 @@ export function connectUpstream(
         );
       }
       let result: Record<string, unknown>;
-      const progressToken = `toolgate-${++progressTokens}`;
-      if (onprogress !== undefined) progressSinks.set(progressToken, onprogress);
+      const progressToken = onprogress === undefined ? undefined : progress.open(onprogress);
       try {
         const params =
-          onprogress === undefined
+          progressToken === undefined
             ? { name: tool, arguments: args }
             : { name: tool, arguments: args, _meta: { progressToken } };
         result = await live.request({ method: 'tools/call', params }, AnyResult, {
@@ -312,28 +361,15 @@ export function connectUpstream(
         });
       } catch (error) {
         if (signal.aborted) throw error;
-        const message = (error as Error).message;
-        if (/Connection closed/i.test(message)) {
-          throw new UpstreamError(
-            `the upstream "${name}" closed its connection while the call ran${lastProblem === undefined ? '' : ` (${lastProblem})`}; it may or may not have taken effect`,
-          );
-        }
-        if (
-          'url' in spec &&
-          /fetch failed|ECONNREFUSED|ECONNRESET|Session not found|HTTP 404|Streamable HTTP error/i.test(
-            `${(error as Error).name} ${message}`,
-          )
-        ) {
+        const failure = failedCall(name, spec, error as Error, lastProblem);
+        if (failure.unreachable !== undefined) {
           // An HTTP upstream that went away or restarted (its session is gone): connect again in the background.
-          lastProblem = `it could not be reached: ${message.slice(0, 200)}`;
+          lastProblem = failure.unreachable;
           if (client === live) void live.close();
-          throw new UpstreamError(
-            `the upstream "${name}" could not be reached (${message.slice(0, 200)}); the gateway is connecting to it again. The call may or may not have reached it`,
-          );
         }
-        throw new UpstreamError(`the upstream "${name}" answered with an error: ${message}`);
+        throw failure.error;
       } finally {
-        progressSinks.delete(progressToken);
+        if (progressToken !== undefined) progress.close(progressToken);
       }
       return checkResult(name, result, options.maxMessageBytes);
     },

@@ -127,6 +127,58 @@ interface Streaming {
 }
 
 /**
+ * The model's parts as a stream brings them: each part kept as it came, text deltas without a
+ * thought signature joined into one part, and a streamed call kept with its arguments so far, built
+ * into one `functionCall` when the content is asked for.
+ */
+function modelContentOf() {
+  const parts: ({ part: GeminiPart; joinable: boolean } | { part: GeminiPart; streamed: Streaming })[] = [];
+  return {
+    /** A whole `functionCall` part. */
+    call: (part: GeminiPart): void => {
+      parts.push({ part, joinable: false });
+    },
+    /** The opening part of a call whose arguments stream (Vertex). */
+    streamed: (part: GeminiPart, streamed: Streaming): void => {
+      parts.push({ part, streamed });
+    },
+    /** Any other part: text, a thought, inline data. */
+    keep: (part: Record<string, unknown>): void => {
+      const text = part['text'];
+      const joinable =
+        typeof text === 'string' && Object.keys(part).every((key) => key === 'text' || key === 'thought');
+      const last = parts[parts.length - 1];
+      if (
+        joinable &&
+        last !== undefined &&
+        'joinable' in last &&
+        last.joinable &&
+        last.part.thought === part['thought']
+      ) {
+        last.part = { ...last.part, text: `${last.part.text ?? ''}${text}` };
+        return;
+      }
+      parts.push({ part: { ...part }, joinable });
+    },
+    build: (): GeminiModelContent => ({
+      role: 'model',
+      parts: parts.map((entry) => {
+        if (!('streamed' in entry)) return entry.part;
+        const {
+          willContinue: _continues,
+          partialArgs: _partial,
+          ...call
+        } = entry.part.functionCall as Record<string, unknown>;
+        const functionCall = { ...call, args: structuredClone(entry.streamed.args.value) } as NonNullable<
+          GeminiPart['functionCall']
+        >;
+        return { ...entry.part, functionCall };
+      }),
+    }),
+  };
+}
+
+/**
  * Reads a Gemini (or Vertex AI) stream into the gate. A whole `functionCall` part is checked as
  * it arrives (its arguments are built by the server, so they cannot be half-written). With Vertex's
  * `streamFunctionCallArguments`, a call opens with `{ name, willContinue: true }`, its `partialArgs`
@@ -152,8 +204,7 @@ export function readGeminiStream(
   let count = 0;
   let streaming: Streaming | undefined;
   let stop: string | undefined;
-  /** The model's parts so far; a streamed call is kept by its key and built when asked for. */
-  const parts: ({ part: GeminiPart; joinable: boolean } | { part: GeminiPart; streamed: Streaming })[] = [];
+  const model = modelContentOf();
 
   function onFunctionCall(part: Record<string, unknown>, call: Record<string, unknown>): void {
     const name = typeof call['name'] === 'string' && call['name'] !== '' ? call['name'] : undefined;
@@ -166,12 +217,12 @@ export function readGeminiStream(
       calls.start(key, { id, name });
       if (call['willContinue'] === true) {
         streaming = open(key, call['args']);
-        parts.push({ part, streamed: streaming });
+        model.streamed(part, streaming);
         if (Array.isArray(partial)) applyPartial(streaming, partial);
         return;
       }
       streaming = undefined;
-      parts.push({ part, joinable: false });
+      model.call(part);
       calls.provide(
         key,
         isRecord(call['args']) ? call['args'] : call['args'] === undefined ? {} : call['args'],
@@ -228,24 +279,6 @@ export function readGeminiStream(
     calls.draft(target.key, () => structuredClone(target.args.value));
   }
 
-  function keep(part: Record<string, unknown>): void {
-    const text = part['text'];
-    const joinable =
-      typeof text === 'string' && Object.keys(part).every((key) => key === 'text' || key === 'thought');
-    const last = parts[parts.length - 1];
-    if (
-      joinable &&
-      last !== undefined &&
-      'joinable' in last &&
-      last.joinable &&
-      last.part.thought === part['thought']
-    ) {
-      last.part = { ...last.part, text: `${last.part.text ?? ''}${text}` };
-      return;
-    }
-    parts.push({ part: { ...part }, joinable });
-  }
-
   function push(chunk: GeminiChunk): void {
     if (!isRecord(chunk)) return;
     if (typeof chunk['responseId'] === 'string') calls.setTurn(chunk['responseId']);
@@ -263,7 +296,7 @@ export function readGeminiStream(
         for (const part of received as unknown[]) {
           if (!isRecord(part)) continue;
           if (isRecord(part['functionCall'])) onFunctionCall(part, part['functionCall']);
-          else keep(part);
+          else model.keep(part);
         }
       }
       const finishReason = candidate['finishReason'];
@@ -278,24 +311,6 @@ export function readGeminiStream(
     }
   }
 
-  function modelContent(): GeminiModelContent {
-    return {
-      role: 'model',
-      parts: parts.map((entry) => {
-        if (!('streamed' in entry)) return entry.part;
-        const {
-          willContinue: _continues,
-          partialArgs: _partial,
-          ...call
-        } = entry.part.functionCall as Record<string, unknown>;
-        const functionCall = { ...call, args: structuredClone(entry.streamed.args.value) } as NonNullable<
-          GeminiPart['functionCall']
-        >;
-        return { ...entry.part, functionCall };
-      }),
-    };
-  }
-
   return {
     ...calls.reader(
       push,
@@ -307,7 +322,7 @@ export function readGeminiStream(
         ),
       () => stop,
     ),
-    modelContent,
+    modelContent: model.build,
   };
 }
 

@@ -97,6 +97,38 @@ export interface OpenAIChatStreamReader extends TurnReader<OpenAIChatChunk> {
 }
 
 /**
+ * The one argument fragment a chunk carries, when it carries only that: one choice (the one
+ * read), not finishing, no content, one tool call part with an index and no id, a function with
+ * arguments and no name. Anything else is read the long way.
+ */
+function loneFragment(choices: unknown[], wanted: number): { index: number; text: string } | undefined {
+  const choice = choices[0] as Record<string, unknown> | null;
+  if (
+    choices.length !== 1 ||
+    typeof choice !== 'object' ||
+    choice === null ||
+    choice['finish_reason'] != null
+  )
+    return undefined;
+  const delta = choice['delta'] as Record<string, unknown> | null | undefined;
+  const parts =
+    typeof delta === 'object' && delta !== null && delta['content'] == null ? delta['tool_calls'] : undefined;
+  if (
+    !Array.isArray(parts) ||
+    parts.length !== 1 ||
+    (typeof choice['index'] === 'number' ? choice['index'] : 0) !== wanted
+  )
+    return undefined;
+  const part = parts[0] as Record<string, unknown> | null;
+  if (typeof part !== 'object' || part === null || part['id'] != null || typeof part['index'] !== 'number')
+    return undefined;
+  const fn = part['function'] as Record<string, unknown> | null | undefined;
+  if (typeof fn !== 'object' || fn === null || fn['name'] != null || typeof fn['arguments'] !== 'string')
+    return undefined;
+  return { index: part['index'], text: fn['arguments'] };
+}
+
+/**
  * Reads a Chat Completions stream into the gate. Fragments are keyed by `index` (any numbering;
  * by call id first, and by the latest call when a gateway omits both), and every call is checked
  * when the chunk with `finish_reason` arrives, or when the stream ends without one.
@@ -143,39 +175,10 @@ export function readOpenAIChatStream(
 
   /** The shape of almost every chunk: one more argument fragment of a call already open. */
   function pushFragment(choices: unknown[]): boolean {
-    const choice = choices[0] as Record<string, unknown> | null;
-    if (
-      choices.length !== 1 ||
-      typeof choice !== 'object' ||
-      choice === null ||
-      choice['finish_reason'] != null
-    )
-      return false;
-    const delta = choice['delta'] as Record<string, unknown> | null | undefined;
-    const parts =
-      typeof delta === 'object' && delta !== null && delta['content'] == null
-        ? delta['tool_calls']
-        : undefined;
-    if (
-      !Array.isArray(parts) ||
-      parts.length !== 1 ||
-      (typeof choice['index'] === 'number' ? choice['index'] : 0) !== wanted
-    )
-      return false;
-    const part = parts[0] as Record<string, unknown> | null;
-    if (typeof part !== 'object' || part === null || part['id'] != null || typeof part['index'] !== 'number')
-      return false;
-    const fn = part['function'] as Record<string, unknown> | null | undefined;
-    const key = byIndex.get(part['index']);
-    if (
-      typeof fn !== 'object' ||
-      fn === null ||
-      fn['name'] != null ||
-      typeof fn['arguments'] !== 'string' ||
-      key === undefined
-    )
-      return false;
-    calls.append(key, fn['arguments']);
+    const fragment = loneFragment(choices, wanted);
+    const key = fragment === undefined ? undefined : byIndex.get(fragment.index);
+    if (fragment === undefined || key === undefined) return false;
+    calls.append(key, fragment.text);
     return true;
   }
 
