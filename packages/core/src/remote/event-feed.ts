@@ -93,11 +93,8 @@ const RETRYABLE = new Set([408, 425, 429]);
  */
 export function openEventFeed(options: EventFeedOptions): EventFeed {
   const { clock } = options;
-  const initialMs = options.retry.initialMs ?? DEFAULT_RETRY.initialMs;
-  const maxMs = options.retry.maxMs ?? DEFAULT_RETRY.maxMs;
-  const random = options.retry.random ?? Math.random;
+  const backoff = createBackoff(options.retry);
   let closed = false;
-  let failures = 0;
   let failedAttempts = 0;
   let opened = false;
   let controller: AbortController | undefined;
@@ -126,12 +123,12 @@ export function openEventFeed(options: EventFeedOptions): EventFeed {
     const parser = createParser({
       maxBufferSize: options.maxMessageChars,
       onEvent: (message) => {
-        failures = 0;
+        backoff.heard();
         heard = true;
         if (!signal.aborted) deliver(message);
       },
       onComment: () => {
-        failures = 0;
+        backoff.heard();
         heard = true;
       },
       onError: (error) => {
@@ -207,9 +204,7 @@ export function openEventFeed(options: EventFeedOptions): EventFeed {
     controller?.abort();
     failedAttempts = opened ? 0 : failedAttempts + 1;
     opened = false;
-    const ceiling = Math.min(maxMs, initialMs * 2 ** failures);
-    failures++;
-    const delay = Math.round(ceiling / 2 + (ceiling / 2) * random());
+    const delay = backoff.next();
     const retryAt = clock.now() + delay;
     options.onState('reconnecting', error, retryAt, failedAttempts);
     retryTimer = clock.setTimeout(connect, delay);
@@ -241,6 +236,28 @@ export function openEventFeed(options: EventFeedOptions): EventFeed {
       if (closed || retryTimer === undefined) return;
       clock.clearTimeout(retryTimer);
       connect();
+    },
+  };
+}
+
+/**
+ * The wait before the next attempt to open the feed: half a ceiling, plus up to as much again at
+ * random (so that a server's clients do not all come back at once). The ceiling doubles with each
+ * attempt up to `maxMs`, and starts again from `initialMs` once the feed is heard from.
+ */
+function createBackoff(retry: Retry): { readonly heard: () => void; readonly next: () => number } {
+  const initialMs = retry.initialMs ?? DEFAULT_RETRY.initialMs;
+  const maxMs = retry.maxMs ?? DEFAULT_RETRY.maxMs;
+  const random = retry.random ?? Math.random;
+  let failures = 0;
+  return {
+    heard: () => {
+      failures = 0;
+    },
+    next: () => {
+      const ceiling = Math.min(maxMs, initialMs * 2 ** failures);
+      failures++;
+      return Math.round(ceiling / 2 + (ceiling / 2) * random());
     },
   };
 }

@@ -5,7 +5,7 @@ import { PARALLEL_WRAPPER } from '../proposal/parallel-wrapper.ts';
 import { cancelOpen, close, openInGate, refuse, truncate } from './hand-off.ts';
 import { createPreviews } from './previews.ts';
 import { argumentsOf, createSlot, inputAsRead, isWhole, provideWhole, rawOf, type Slot } from './slot.ts';
-import { createStreamTurn, finish, inOrder } from './stream-turn.ts';
+import { createStreamTurn, finish, inOrder, type StreamTurn } from './stream-turn.ts';
 import { createTurnReader, type TurnReader } from './turn-reader.ts';
 
 export { brokenOff, outputCutOff, STREAM_ERROR } from './cut-off.ts';
@@ -107,6 +107,34 @@ export interface CallAssembler {
 }
 
 /**
+ * How a turn ends before its stream does, each at most once: `abort` cancels every call still
+ * open; `breakOff` (the transport failed) truncates every call the provider has not completed.
+ * Unlike an output limit, a broken transport says nothing of which calls the provider finished, so
+ * they are truncated whole JSON or not: an app that retries the turn must not find half of it
+ * already run. `over` ends the turn once, and lets go of the signal: an app may pass one signal
+ * for a whole conversation, and a listener left on it per turn would pile up for as long as it lives.
+ */
+function turnEndings(turn: StreamTurn, signal: AbortSignal | undefined) {
+  const onAbort = () => abort('the stream was aborted');
+  const over = (settle: () => void) => {
+    if (finish(turn, settle)) signal?.removeEventListener('abort', onAbort);
+  };
+  const abort = (reason = 'the stream was stopped') =>
+    over(() => {
+      for (const slot of inOrder(turn)) cancelOpen(turn, slot, reason);
+    });
+  const breakOff = (message: string) =>
+    over(() => {
+      for (const slot of inOrder(turn)) truncate(turn, slot, message);
+    });
+  if (signal !== undefined) {
+    if (signal.aborted) queueMicrotask(onAbort);
+    else signal.addEventListener('abort', onAbort, { once: true });
+  }
+  return { over, abort, breakOff };
+}
+
+/**
  * Creates the shared accumulator that every provider stream reader drives. Its parts share one
  * explicit turn: the slots and their arguments (slot.ts), the previews (previews.ts), handing
  * calls to the gate (hand-off.ts) and the reader it gives out (turn-reader.ts).
@@ -134,33 +162,7 @@ export function createCallAssembler(
     const slot = slots.get(key);
     return slot === undefined || slot.phase === 'closed' ? undefined : slot;
   };
-  const signal = options.signal;
-  const onAbort = () => abort('the stream was aborted');
-  /**
-   * Ends the turn once, and lets go of the signal: an app may pass one signal for a whole
-   * conversation, and a listener left on it per turn would pile up for as long as it lives.
-   */
-  const over = (settle: () => void) => {
-    if (finish(turn, settle)) signal?.removeEventListener('abort', onAbort);
-  };
-  const abort = (reason = 'the stream was stopped') =>
-    over(() => {
-      for (const slot of inOrder(turn)) cancelOpen(turn, slot, reason);
-    });
-  /**
-   * The transport failed. Unlike an output limit, nothing says which calls the provider finished,
-   * so every call it has not completed is truncated, whole JSON or not: an app that retries the
-   * turn must not find half of it already run.
-   */
-  const breakOff = (message: string) =>
-    over(() => {
-      for (const slot of inOrder(turn)) truncate(turn, slot, message);
-    });
-
-  if (signal !== undefined) {
-    if (signal.aborted) queueMicrotask(onAbort);
-    else signal.addEventListener('abort', onAbort, { once: true });
-  }
+  const { over, abort, breakOff } = turnEndings(turn, options.signal);
 
   function start(
     key: string,
