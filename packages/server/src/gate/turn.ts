@@ -46,10 +46,9 @@ export function openTurn(
   const { settled, cancel } = gate;
   const { session, principal, onBehalfOf } = checkProposeOptions(turnOptions);
   const signal = proposalSignal('serverGate.turn', turnOptions.signal);
-  const records = new Map<string, ToolCallRecord>();
+  const { records, watch, unwatchWhenDone } = watchedRecords(keeper);
   const answers = new Map<string, Promise<ToolCallRecord>>();
-  const opened = new Map<string, { readonly name: string; readonly source: ProposalSource }>();
-  let stopWatching: (() => void) | undefined;
+  const opened = new Map<string, OpenedCall>();
   let ended = false;
   let recorded: Promise<Error | undefined> | undefined;
   /** Answers once the turn, if its stream is over, is in the ledger: what a request waits for can then outlive its process. */
@@ -57,16 +56,6 @@ export function openTurn(
     const refused = await recorded;
     if (refused !== undefined) throw refused;
     return answer;
-  };
-  const watch = () => {
-    stopWatching ??= keeper.onMoved((call) => {
-      if (records.has(call.id)) records.set(call.id, call);
-    });
-  };
-  const unwatchWhenDone = () => {
-    for (const record of records.values()) if (!isTerminal(record.status)) return;
-    stopWatching?.();
-    stopWatching = undefined;
   };
   const send = (id: string, reading: Reading, turnId: string | undefined): ToolCallRecord => {
     watch();
@@ -103,19 +92,14 @@ export function openTurn(
     records.set(id, record);
     return record;
   };
-  const settledHere = async (id: string, what: string): Promise<SettledCall> => {
-    const answer = answers.get(id);
+  /** Proposes a call the stream opened, once its arguments are over, unless it was proposed or ended here. */
+  const handOver = (id: string, reading: (call: OpenedCall) => Reading): ToolCallRecord | undefined => {
+    const call = opened.get(id);
     const now = records.get(id);
-    if (answer === undefined) {
-      if (now !== undefined && isTerminal(now.status)) return now as SettledCall;
-      throw new Error(`${what}: call "${id}" was not proposed in this turn.`);
-    }
-    const first = await answer;
-    if (isTerminal(first.status)) return first as SettledCall;
-    const done = await settled(id);
-    if (done !== undefined) records.set(id, done);
-    return done ?? (first as SettledCall);
+    if (call === undefined || now === undefined || answers.has(id) || now.status !== 'pending') return now;
+    return send(id, reading(call), now.turn);
   };
+  const settledHere = (id: string, what: string) => settledIn({ answers, records, settled }, id, what);
   return {
     get tools() {
       return parts.tools.list();
@@ -149,20 +133,8 @@ export function openTurn(
       if (now === undefined || isTerminal(now.status)) return false;
       const answer = answers.get(id);
       if (answer === undefined) {
-        // Opened by the stream but never proposed: it ends here, and nothing of it reaches the ledger.
-        const at = clock.now();
-        const why = {
-          code: 'user_cancelled',
-          message: textOf(reason, 'the user cancelled this call'),
-        } as const;
-        records.set(id, {
-          ...now,
-          status: 'cancelled',
-          reason: why,
-          preview: undefined,
-          history: [...now.history, { status: 'cancelled', at, reason: why }],
-          updatedAt: at,
-        } as ToolCallRecord);
+        // Opened by the stream but never proposed: it ends here.
+        records.set(id, cancelledHere(now, reason, clock.now()));
         return true;
       }
       void answer
@@ -183,59 +155,124 @@ export function openTurn(
         const now = records.get(id);
         if (now?.status === 'pending' && !answers.has(id)) records.set(id, { ...now, preview });
       },
-      close(id, rawArguments) {
-        const call = opened.get(id);
-        const now = records.get(id);
-        if (call === undefined || now === undefined || answers.has(id) || now.status !== 'pending')
-          return now;
-        return send(
-          id,
-          { ok: true, proposal: { id, name: call.name, arguments: rawArguments, source: call.source } },
-          now.turn,
-        );
-      },
-      truncate(id, message) {
-        const call = opened.get(id);
-        const now = records.get(id);
-        if (call === undefined || now === undefined || answers.has(id) || now.status !== 'pending')
-          return now;
-        return send(
-          id,
-          { ok: false, reason: truncatedReason(message), id, name: call.name, source: call.source },
-          now.turn,
-        );
-      },
-      refuse(id, reason) {
-        const call = opened.get(id);
-        const now = records.get(id);
-        if (call === undefined || now === undefined || answers.has(id) || now.status !== 'pending')
-          return now;
-        return send(
-          id,
-          { ok: false, reason: refusal(reason), id, name: call.name, source: call.source },
-          now.turn,
-        );
-      },
+      close: (id, rawArguments) =>
+        handOver(id, (call) => ({
+          ok: true,
+          proposal: { id, name: call.name, arguments: rawArguments, source: call.source },
+        })),
+      truncate: (id, message) =>
+        handOver(id, (call) => ({ ok: false, reason: truncatedReason(message), id, ...call })),
+      refuse: (id, reason) => handOver(id, (call) => ({ ok: false, reason: refusal(reason), id, ...call })),
       end(turn) {
         if (ended || gate.closed === undefined) return;
         ended = true;
-        const ids = turn.calls.filter((id) => records.has(id));
-        if (ids.length === 0) return;
-        const given = turnOptions.turn !== undefined;
-        const id = turnOptions.turn ?? turn.id ?? records.get(ids[0] as string)?.turn ?? generateId();
-        recorded = gate.closed({
-          session,
-          principal,
-          id,
-          given,
-          calls: ids.map((call) => ({
-            id: call,
-            answer: answers.get(call) ?? (records.get(call) as ToolCallRecord),
-          })),
-        });
+        const ending = turnEnd(
+          turn,
+          { session, principal, turn: turnOptions.turn },
+          { records, answers },
+          generateId,
+        );
+        if (ending !== undefined) recorded = gate.closed(ending);
       },
     },
   };
+}
+
+/**
+ * The turn's records by id, kept current from the keeper's moves while one of them has not ended
+ * (and no longer: a turn may be kept long after its calls are over).
+ */
+function watchedRecords(keeper: GateParts['keeper']) {
+  const records = new Map<string, ToolCallRecord>();
+  let stopWatching: (() => void) | undefined;
+  return {
+    records,
+    watch: (): void => {
+      stopWatching ??= keeper.onMoved((call) => {
+        if (records.has(call.id)) records.set(call.id, call);
+      });
+    },
+    unwatchWhenDone: (): void => {
+      for (const record of records.values()) if (!isTerminal(record.status)) return;
+      stopWatching?.();
+      stopWatching = undefined;
+    },
+  };
+}
+
+/**
+ * A call of the turn once it has ended: at once when it ended here or on its first answer, else
+ * when the gate says it ended.
+ */
+async function settledIn(
+  turn: {
+    readonly answers: ReadonlyMap<string, Promise<ToolCallRecord>>;
+    readonly records: Map<string, ToolCallRecord>;
+    readonly settled: TurnCalls['settled'];
+  },
+  id: string,
+  what: string,
+): Promise<SettledCall> {
+  const answer = turn.answers.get(id);
+  const now = turn.records.get(id);
+  if (answer === undefined) {
+    if (now !== undefined && isTerminal(now.status)) return now as SettledCall;
+    throw new Error(`${what}: call "${id}" was not proposed in this turn.`);
+  }
+  const first = await answer;
+  if (isTerminal(first.status)) return first as SettledCall;
+  const done = await turn.settled(id);
+  if (done !== undefined) turn.records.set(id, done);
+  return done ?? (first as SettledCall);
+}
+
+/**
+ * The turn as it is recorded once its stream is over: named by the app's turn id, else the
+ * stream's (the provider's response id), else its first call's; with each of its calls and the
+ * answer its proposal got. `undefined` when none of the stream's calls is the turn's.
+ */
+function turnEnd(
+  streamed: { readonly id: string | undefined; readonly calls: readonly string[] },
+  who: { readonly session: string; readonly principal: string; readonly turn: string | undefined },
+  book: {
+    readonly records: ReadonlyMap<string, ToolCallRecord>;
+    readonly answers: ReadonlyMap<string, Promise<ToolCallRecord>>;
+  },
+  generateId: () => string,
+): TurnEnd | undefined {
+  const ids = streamed.calls.filter((id) => book.records.has(id));
+  if (ids.length === 0) return undefined;
+  return {
+    session: who.session,
+    principal: who.principal,
+    id: who.turn ?? streamed.id ?? book.records.get(ids[0] as string)?.turn ?? generateId(),
+    given: who.turn !== undefined,
+    calls: ids.map((call) => ({
+      id: call,
+      answer: book.answers.get(call) ?? (book.records.get(call) as ToolCallRecord),
+    })),
+  };
+}
+
+/** A call the stream opened: its name and where it came from. */
+interface OpenedCall {
+  readonly name: string;
+  readonly source: ProposalSource;
+}
+
+/**
+ * A call cancelled before it was proposed: it ends in the turn, and nothing of it reaches the ledger.
+ */
+function cancelledHere(now: ToolCallRecord, reason: string | undefined, at: number): ToolCallRecord {
+  const why = { code: 'user_cancelled', message: textOf(reason, 'the user cancelled this call') } as const;
+  return {
+    ...now,
+    status: 'cancelled',
+    reason: why,
+    preview: undefined,
+    history: [...now.history, { status: 'cancelled', at, reason: why }],
+    updatedAt: at,
+  } as ToolCallRecord;
 }
 
 /**
