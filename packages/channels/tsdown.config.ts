@@ -2,7 +2,10 @@ import { defineConfig } from 'tsdown';
 
 export default defineConfig({
   // One entry per channel, so that an app importing one loads none of the others' dependencies.
-  entry: { 'webhook/index': 'src/webhook/index.ts' },
+  entry: {
+    'webhook/index': 'src/webhook/index.ts',
+    'slack/index': 'src/slack/index.ts',
+  },
   format: 'esm',
   platform: 'node',
   fixedExtension: false,

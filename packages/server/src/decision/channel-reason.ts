@@ -4,12 +4,14 @@ import type { RefusalCode } from './decision.ts';
  * Why a channel refused a vote before it reached `approve` or `deny`: a link this server did not
  * sign (`invalid_link`), one past its expiry (`link_expired`), a vote naming another call than its
  * link (`wrong_call`), or someone signed in as another principal than the link's
- * (`wrong_principal`).
+ * (`wrong_principal`), or a request whose signature does not hold (`invalid_signature`: a Slack
+ * click not signed with the app's signing secret, or signed more than five minutes ago).
  *
  * @example
  * const code: ChannelRefusalCode = 'link_expired';
  */
-export type ChannelRefusalCode = 'invalid_link' | 'link_expired' | 'wrong_call' | 'wrong_principal';
+export type ChannelRefusalCode =
+  'invalid_link' | 'link_expired' | 'wrong_call' | 'wrong_principal' | 'invalid_signature';
 
 /**
  * The reason of a refused vote's event: its code and sentence, the channel, and who it was from.

@@ -59,6 +59,7 @@ const REFUSED_STATUS: Readonly<Record<ChannelRefusalCode, number>> = {
   link_expired: 410,
   wrong_call: 409,
   wrong_principal: 403,
+  invalid_signature: 401,
 };
 
 /**
