@@ -37,6 +37,9 @@ const core = join(root, 'packages/core/dist/index.js');
 const csp = join(root, 'packages/core/dist/csp.js');
 const react = join(root, 'packages/react/dist/index.js');
 const remote = join(root, 'packages/core/dist/remote.js');
+const providers = ['openai', 'anthropic', 'gemini', 'mcp', 'ai-sdk'].map((name) =>
+  join(root, `packages/core/dist/${name}.js`),
+);
 const sseParser = join(root, 'packages/core/node_modules/eventsource-parser/dist/index.js');
 const rows = [
   // What every app ships: the gate, with its JSON Schema validator left out. Reported, not
@@ -49,13 +52,13 @@ const rows = [
   ],
   [
     '  + the OpenAI Chat stream reader, reply and tools',
-    `export { createToolGate, defineTool, cancel, readOpenAIChatStream, openaiChatReply, openaiChatTools, createContinuationGuard } from ${JSON.stringify(core)};`,
+    `export { createToolGate, defineTool, cancel, createContinuationGuard } from ${JSON.stringify(core)}; export { readOpenAIChatStream, openaiChatReply, openaiChatTools } from ${JSON.stringify(providers[0])};`,
     [...VALIDATORS, ...PEERS],
     undefined,
   ],
   [
     '@toolgate/core: every export (all six providers)',
-    `export * from ${JSON.stringify(core)};`,
+    [core, ...providers].map((entry) => `export * from ${JSON.stringify(entry)};`).join(' '),
     [...VALIDATORS, ...PEERS],
     undefined,
   ],
@@ -119,6 +122,10 @@ async function viteApp(entry, core) {
     resolve: {
       alias: [
         { find: /^@toolgate\/core$/, replacement: dist('core', core) },
+        {
+          find: /^@toolgate\/core\/(kit|openai|anthropic|gemini|mcp|ai-sdk|remote)$/,
+          replacement: dist('core', '$1.js'),
+        },
         { find: /^@toolgate\/react$/, replacement: dist('react', 'index.js') },
         { find: /^@toolgate\/react\/styles\.css$/, replacement: dist('react', 'styles.css') },
       ],
