@@ -1,4 +1,6 @@
 /** Reminders, escalations and expiry across app servers in processes of their own, one killed with SIGKILL while they are due. */
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect, it } from 'vitest';
 import type { Ledger } from '../../src/index.ts';
 import { describeLedgers } from '../support/ledgers.ts';
@@ -29,6 +31,8 @@ async function fired(ledger: Ledger) {
 }
 
 const LEASE_MS = 1000;
+/** Long enough that the held delivery (given half a lease) is still held when its server is killed, on a busy machine too. */
+const HOLDING_LEASE_MS = 4000;
 
 describeLedgers(
   'approval timers in app servers of their own',
@@ -80,6 +84,72 @@ describeLedgers(
       } finally {
         again?.send({ op: 'exit' });
         await again?.exited;
+      }
+    }, 90_000);
+
+    it('a server killed while its channel holds a notice: restarted, the notice goes out again with the same id, once its claim ran out', async () => {
+      const arrived: { id: string; kind: string; to: string; by: string }[] = [];
+      const held: ServerResponse[] = [];
+      let first: () => void = () => undefined;
+      const reached = new Promise<void>((resolve) => (first = resolve));
+      const hook = createServer((request, response) => {
+        let body = '';
+        request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        request.on('end', () => {
+          const notice = JSON.parse(body) as { kind: string; to: string; by: string };
+          arrived.push({ id: String(request.headers['notice-id']), ...notice });
+          // The first notice is held: its server dies holding the claim.
+          if (arrived.length === 1) {
+            held.push(response);
+            first();
+          } else response.writeHead(204).end();
+        });
+      });
+      await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
+      const url = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`;
+      const program = await compile('timer-app');
+      const store = await target.fresh();
+      const where = `${target.dialect}:${store.location}`;
+      const killed = program.start([where, 'A', 'answer', String(HOLDING_LEASE_MS), url]);
+      let again: Child | undefined;
+      try {
+        await killed.line((line) => line.ready === true);
+        await ask(killed, { op: 'propose', id: 'w1' });
+        await reached;
+        killed.kill('SIGKILL');
+        await killed.exited;
+        again = program.start([where, 'B', 'answer', String(HOLDING_LEASE_MS), url]);
+        await again.line((line) => line.ready === true);
+        await ask(again, { op: 'settled', id: 'w1' });
+        const ledger = await store.open();
+        const asked = arrived[0] as (typeof arrived)[number];
+        expect(asked).toMatchObject({ kind: 'asked', to: 'manager_1', by: 'A' });
+        // Until the end of the call's wait, every later notice too (expired last) has gone out.
+        const ended = () => arrived.filter((notice) => notice.kind === 'expired').length === 2;
+        for (let tries = 0; tries < 100 && !ended(); tries += 1)
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(arrived.filter((notice) => notice.id === asked.id).map((notice) => notice.by)).toEqual([
+          'A',
+          'B',
+        ]);
+        // Each principal's notices in order: the one held goes out again before any later one to them.
+        const to = (principal: string) =>
+          arrived
+            .filter((notice) => notice.to === principal)
+            .map((notice) => `${notice.kind} by ${notice.by}`);
+        expect(to('manager_1')).toEqual(['asked by A', 'asked by B', 'reminder by B', 'expired by B']);
+        expect(to('director_1')).toEqual(['escalated by B', 'reminder by B', 'expired by B']);
+        const events = (await ledger.eventsAfter(0)).filter((event) =>
+          event.reason?.message.includes(asked.id),
+        );
+        expect(events.map((event) => event.reason?.code)).toEqual(['notice_delivered']);
+        expect(again.lines.filter((line) => 'error' in line)).toEqual([]);
+      } finally {
+        again?.send({ op: 'exit' });
+        await again?.exited;
+        for (const response of held) response.destroy();
+        hook.closeAllConnections();
+        await new Promise((resolve) => hook.close(resolve));
       }
     }, 90_000);
 

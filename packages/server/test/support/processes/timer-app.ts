@@ -1,17 +1,18 @@
 // One app server of several sharing one ledger, given as `sqlite:<path>` or `postgres:<url>`, with
 // a tool whose calls wait for manager_1: escalated to director_1 after 400 ms, a reminder after
 // 600 ms, expired after 2.5 s. In mode `hang` the escalation's approvers prints { escalating } and
-// never answers (the process is killed while it holds the escalation's claim).
+// never answers (the process is killed while it holds the escalation's claim). Given a fifth
+// argument, a URL, its notices are POSTed there ({ kind, to, by }, the notice's id in `notice-id`).
 // Requests, one JSON line each on its standard input:
 //   { ref, op: 'propose', id } → { ref, record }
 //   { ref, op: 'settled', id } → { ref, record }
 //   { op: 'exit' }
 import { defineTool } from '@toolgate/core';
-import { createServerGate } from '../../../src/index.ts';
+import { createServerGate, type Channel } from '../../../src/index.ts';
 import { ledgerAt } from '../crash-app.ts';
 import { serveLines } from './line-protocol.ts';
 
-const [where = '', name = 'app', mode = 'answer', lease = '1000'] = process.argv.slice(2);
+const [where = '', name = 'app', mode = 'answer', lease = '1000', hook] = process.argv.slice(2);
 const ledger = await ledgerAt(where);
 const wire = defineTool({
   name: 'wire',
@@ -35,8 +36,26 @@ const wire = defineTool({
   approvalTtlMs: 2500,
   execute: (input) => ({ sent: input.amount_cents }),
 });
+const channels: Channel[] =
+  hook === undefined
+    ? []
+    : [
+        {
+          name: 'hook',
+          async deliver(notice, { signal }) {
+            const response = await fetch(hook, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', 'notice-id': notice.id },
+              body: JSON.stringify({ kind: notice.kind, to: notice.to, by: name }),
+              signal,
+            });
+            if (!response.ok) throw new Error(`the hook answered ${response.status}`);
+          },
+        },
+      ];
 const gate = createServerGate({
   tools: [wire],
+  channels,
   ledger,
   instance: name,
   leaseMs: Number(lease),
