@@ -43,6 +43,7 @@ const runner = createServerModuleRunner(vite.environments.ssr, { hmr: false });
 const { createPlaygroundServer } = await runner.import(resolve(here, 'src/server/playground-server.ts'));
 const playground = await createPlaygroundServer({
   ledgerPath,
+  publicUrl: `http://${host.includes(':') ? `[${host}]` : host}:${local.port}`,
   transferHoldMs: number('PLAYGROUND_TRANSFER_HOLD_MS'),
   leaseMs: number('PLAYGROUND_LEASE_MS'),
   testHooks: process.env.PLAYGROUND_TEST_HOOKS === '1',

@@ -56,6 +56,10 @@ const PARTS = [
   '.call-status [data-toolgate="settle"]',
   '.call-edit',
   '[data-testid="policy"]',
+  '[data-testid="approvals"]',
+  '.approvals-view [data-toolgate="call"]',
+  '[data-testid="outbox"]',
+  '.outbox-notice',
   '[data-testid="state-verdict"]',
 ].join(', ');
 
@@ -64,7 +68,7 @@ for (const colorScheme of ['light', 'dark'] as const) {
     test.describe(`${width} px, ${colorScheme}`, () => {
       test.use({ viewport: { width, height: 900 }, colorScheme });
 
-      test('nothing is drawn over anything else: a wire approved by two, a budget refusal, a refunded card payment, a payment held for a person, a call waiting while the server is away', async ({
+      test('nothing is drawn over anything else: a wire approved by two, a budget refusal, a refunded card payment, a payment held for a person, a large transfer in the manager’s inbox and the Outbox, a call waiting while the server is away', async ({
         page,
         playground,
       }, testInfo) => {
@@ -107,6 +111,15 @@ for (const colorScheme of ['light', 'dark'] as const) {
         await expect(playground.status(0).getByRole('button', { name: 'It went through' })).toBeVisible();
         await look('held');
 
+        // A large transfer waits for the manager: the chat's card, the manager's inbox, the Outbox.
+        await playground.run('A large transfer your manager approves', /\$80 to the roofer/);
+        await expect(playground.status(0)).toHaveAttribute('data-status', 'awaiting_approval');
+        await page.getByTestId('approvals').getByRole('radio', { name: 'the manager', exact: true }).check();
+        await expect(page.getByTestId('approvals').locator('[data-toolgate="call"]')).toHaveCount(1);
+        await expect(page.getByTestId('outbox-notice').first()).toBeVisible();
+        await page.getByTestId('approvals').scrollIntoViewIfNeeded();
+        await look('manager-inbox');
+
         await playground.run('Transfers past the chat’s budget', /\$45 to sam@example\.com/);
         await expect(playground.status(1)).toHaveAttribute('data-reason', 'budget_exceeded');
         await expect(playground.status(0)).toHaveAttribute('data-status', 'awaiting_approval');
@@ -126,6 +139,7 @@ for (const colorScheme of ['light', 'dark'] as const) {
           budget: [],
           refunded: [],
           held: [],
+          'manager-inbox': [],
           offline: [],
         });
       });

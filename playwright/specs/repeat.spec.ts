@@ -51,6 +51,22 @@ const PROMISES: Record<string, Promise_> = {
       await page.getByTestId('manager-switch').uncheck();
     },
   },
+  'A large transfer your manager approves': {
+    // The visitor may not approve it: the manager does, from the Approvals view.
+    act: async (playground, page) => {
+      await expect(playground.status(0)).toHaveAttribute('data-status', 'awaiting_approval');
+      const approvals = page.getByTestId('approvals');
+      await approvals.getByRole('radio', { name: 'the manager', exact: true }).check();
+      const waiting = approvals.locator('[data-toolgate="call"]');
+      await expect(waiting).toHaveCount(1);
+      await waiting.getByRole('button', { name: 'Approve', exact: true }).click();
+    },
+    ends: ['committed'],
+    then: async (_, page) => {
+      await expect(page.getByTestId('wallet')).toHaveText('$20.00');
+      await expect(page.getByTestId('approvals').locator('[data-toolgate="inbox-empty"]')).toBeVisible();
+    },
+  },
   'Transfers past the chat’s budget': {
     act: (playground) => approve(playground, 0),
     ends: ['committed', 'rejected:budget_exceeded'],

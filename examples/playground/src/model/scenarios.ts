@@ -31,6 +31,7 @@ export type ScenarioId =
   | 'slow-cancel'
   | 'transfer'
   | 'wire'
+  | 'large-transfer'
   | 'budget'
   | 'parallel'
   | 'tool-throws'
@@ -246,6 +247,35 @@ export const SCENARIOS: readonly Scenario[] = [
               reply.code === 'approval_denied'
                 ? 'Understood, I did not wire the money.'
                 : didNotGoThrough('wire', reply, 'Check the wallet before you try again.'),
+          ),
+  },
+  {
+    id: 'large-transfer',
+    title: 'A large transfer your manager approves',
+    prompt: 'Send $80 to the roofer, roofer@example.com, for the repair.',
+    shows:
+      'Over $50.00 a transfer is asked of your manager, not of you: your own Approve is refused (you asked for it). Open Approvals as the manager and approve it there, or open the link in the Outbox. No decision within 20 s sends a reminder; within 40 s finance is asked too; in 5 minutes it expires.',
+    script: (view) =>
+      view.step === 0
+        ? {
+            content:
+              'Preparing a transfer of $80.00 to roofer@example.com. Over $50.00, your manager has to approve it.',
+            calls: [
+              call(view, 0, 'large_transfer', {
+                to: 'roofer@example.com',
+                amount_cents: 8000,
+                memo: 'Roof repair',
+              }),
+            ],
+          }
+        : closing(
+            view.replies[0],
+            (content) =>
+              `Your manager approved it: sent ${dollars(readJson(content).amount_cents)} to ${String(readJson(content).to)} (${String(readJson(content).transfer_id)}).`,
+            (reply) =>
+              reply.code === 'approval_denied'
+                ? 'Your manager denied the transfer, so I did not send the money.'
+                : didNotGoThrough('transfer', reply, 'Check the wallet before you try again.'),
           ),
   },
   {

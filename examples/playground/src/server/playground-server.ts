@@ -5,7 +5,14 @@ import {
   type SettledCall,
   type ToolCallRecord,
 } from '@toolgate/core';
-import { createServerGate, sqliteLedger, toolgateHandler, type Budget, type Ledger } from '@toolgate/server';
+import {
+  approvalLinks,
+  createServerGate,
+  sqliteLedger,
+  toolgateHandler,
+  type Budget,
+  type Ledger,
+} from '@toolgate/server';
 import { Hono, type Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { streamSSE } from 'hono/streaming';
@@ -19,9 +26,10 @@ import {
 } from '../chat/transcript.ts';
 import { PAGE_TOOLS } from '../shop/page-tools.ts';
 import type { ShopState } from '../shop/shop-store.ts';
-import { createShopTools } from '../shop/shop-tools.ts';
+import { createShopTools, type ApprovalTimes } from '../shop/shop-tools.ts';
 import { loadChat, startChat, type Chat, type ChatDeps } from './chat.ts';
 import { remoteLabel, type RemoteModel } from './model-connection.ts';
+import { createOutbox } from './outbox.ts';
 import { createPageResults } from './page-calls.ts';
 import { startPaymentProvider } from './payment-provider.ts';
 import { openPlaygroundDb } from './playground-db.ts';
@@ -35,6 +43,12 @@ export interface PlaygroundServerOptions {
   readonly transferHoldMs?: number;
   /** The server gate's lease on a running call (default 4 s): a call left running by a stopped server is settled this long after. */
   readonly leaseMs?: number;
+  /** Where a browser reaches this server (`http://127.0.0.1:5173`): approval links point there. */
+  readonly publicUrl?: string;
+  /** Signs approval links (32 bytes or more); a random one per process when not given, so links end with it. */
+  readonly linkSecret?: string;
+  /** How soon a large transfer's manager is reminded, finance asked, and the call expired (demo speed by default). */
+  readonly approvalTimes?: ApprovalTimes;
   /** Serve `POST /api/test/drop-feeds`, which ends every open event stream (for the end-to-end tests). */
   readonly testHooks?: boolean;
   readonly onError?: (error: unknown) => void;
@@ -54,8 +68,12 @@ export interface PlaygroundServer {
   readonly close: () => Promise<void>;
 }
 
-/** What the manager switch adds to the visitor's principal. */
+/** What the page's "as the manager" and "as finance" add to the visitor's principal. */
 const MANAGER = ':manager';
+const FINANCE = ':finance';
+
+/** The visitor a principal belongs to: the manager and finance this browser plays are the visitor's. */
+const visitorOf = (principal: string): string => principal.replace(/:(manager|finance)$/, '');
 
 /**
  * Transfers and wires of one chat: $60.00, counted by the ledger as it decides each call. It belongs
@@ -94,14 +112,23 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
     transferHoldMs: options.transferHoldMs ?? 1500,
     paymentsUrl: provider.url,
   });
-  const serverTools = createShopTools(book.backend);
-  // The visitor, and the same visitor acting as the manager (the page's manager switch): both may
-  // see and approve the visitor's calls, so a wire gets its two distinct approvers.
+  const serverTools = createShopTools(book.backend, options.approvalTimes);
+  // The visitor, and the same visitor acting as the manager or finance (the page's switches): each
+  // may see and approve the visitor's calls, so a wire gets its two distinct approvers. A large
+  // transfer asks the manager by name, and its requester may not approve it.
   const mayDecide = (principal: string, owner: string) =>
-    principal === owner || principal === `${owner}${MANAGER}`;
+    principal === owner || principal === `${owner}${MANAGER}` || principal === `${owner}${FINANCE}`;
+  // Approval links point at this server; the outbox keeps the notices a real app would send.
+  const links = approvalLinks({
+    secret: options.linkSecret ?? randomBytes(32),
+    baseUrl: `${options.publicUrl ?? 'http://127.0.0.1:5173'}/api/toolgate`,
+  });
+  const outbox = createOutbox(visitorOf);
   const gate = createServerGate({
     tools: serverTools,
     ledger,
+    links,
+    channels: [outbox.channel],
     leaseMs: options.leaseMs ?? 4000,
     approvalTtlMs: 60 * 60 * 1000,
     onError,
@@ -226,6 +253,7 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
   const handler = toolgateHandler(gate, {
     authenticate: (request) => principals.get(request),
     basePath: '/api/toolgate',
+    links,
     heartbeatMs: 10_000,
     onError,
   });
@@ -419,6 +447,13 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
     });
   });
 
+  /**
+   * What the outbox would have sent to this visitor, their manager and finance, oldest first. Read
+   * again and again rather than streamed: a browser holds six connections to a server, and a tab's
+   * two feeds and a second tab's would leave a decision none.
+   */
+  app.get('/outbox', (c) => c.json({ notices: outbox.itemsOf(visitor(c)) }));
+
   /** The visitor's own model. The key is kept in this server's memory and never sent back. */
   app.get('/model', (c) => {
     const settings = remoteModels.get(visitor(c));
@@ -471,10 +506,11 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
     const principal = c.get('principal');
     const drop = new AbortController();
     const request = new Request(c.req.raw, { signal: AbortSignal.any([c.req.raw.signal, drop.signal]) });
+    const as = c.req.header('x-playground-as');
     if (principal !== undefined)
       principals.set(
         request,
-        c.req.header('x-playground-as') === 'manager' ? `${principal}${MANAGER}` : principal,
+        as === 'manager' ? `${principal}${MANAGER}` : as === 'finance' ? `${principal}${FINANCE}` : principal,
       );
     const cut = () => drop.abort();
     if (request.method === 'GET' && new URL(request.url).pathname.endsWith('/events')) {

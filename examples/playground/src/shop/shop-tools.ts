@@ -19,6 +19,29 @@ import {
 } from './shop-store.ts';
 import { payByCard } from './card-payment.ts';
 
+/** Transfers above this many cents are decided by the person's manager, never by the person asking. */
+export const LARGE_TRANSFER_CENTS = 5000;
+
+/**
+ * How long a large transfer waits before its manager is reminded, before finance is asked too, and
+ * before it expires: demo speed, so that each can be watched happen.
+ */
+export interface ApprovalTimes {
+  readonly remindAfterMs: number;
+  readonly escalateAfterMs: number;
+  readonly approvalTtlMs: number;
+}
+
+export const DEMO_APPROVAL_TIMES: ApprovalTimes = {
+  remindAfterMs: 20_000,
+  escalateAfterMs: 40_000,
+  approvalTtlMs: 5 * 60_000,
+};
+
+/** The manager of a person, and the finance desk their escalations go to (the playground's principals for both). */
+export const managerOf = (principal: string): string => `${principal}:manager`;
+export const financeOf = (principal: string): string => `${principal}:finance`;
+
 /** How long the slow delivery search runs before it answers, unless someone cancels it first. */
 export const DELIVERY_SEARCH_MS = 30_000;
 
@@ -109,6 +132,19 @@ const TRANSFER_FUNDS = {
   additionalProperties: false,
 } as const satisfies JsonSchemaObject;
 
+const LARGE_TRANSFER = {
+  ...TRANSFER_FUNDS,
+  properties: {
+    ...TRANSFER_FUNDS.properties,
+    amount_cents: {
+      type: 'integer',
+      minimum: LARGE_TRANSFER_CENTS + 1,
+      maximum: 50_000,
+      description: `Amount in cents, more than ${LARGE_TRANSFER_CENTS}.`,
+    },
+  },
+} as const satisfies JsonSchemaObject;
+
 const TRACK_ORDER = {
   type: 'object',
   properties: { order_id: { type: 'string', pattern: '^ord_[0-9]+$' } },
@@ -181,10 +217,15 @@ function checkoutRefusal(state: ShopState, amount: number): string | undefined {
  * - `transfer_funds` needs a person's approval and is neither transactional nor idempotent: the bank
  *   holds it, then sends it. A server that stops while it runs ends it `failed` / `interrupted`,
  *   and never sends it again.
+ * - `large_transfer` (over $50.00) is asked of the person's manager, and of finance too once
+ *   nobody decided for a while; the person asking may not approve it (`selfApproval: 'forbid'`).
  * - `find_delivery_slot` is slow (cancel it) and `track_order` always fails.
  * - `pay_by_card` charges a card at the payment provider, by idempotency key (see `card-payment.ts`).
  */
-export function createShopTools(backend: ShopBackend): ToolDefinition[] {
+export function createShopTools(
+  backend: ShopBackend,
+  times: ApprovalTimes = DEMO_APPROVAL_TIMES,
+): ToolDefinition[] {
   const addToCart = defineTool({
     name: 'add_to_cart',
     description: `Add an item from the catalog to the cart. Catalog SKUs: ${SKUS.map((sku) => `${sku} (${CATALOG[sku].name}, ${formatCents(CATALOG[sku].price_cents)})`).join(', ')}.`,
@@ -301,21 +342,33 @@ export function createShopTools(backend: ShopBackend): ToolDefinition[] {
     inputSchema: TRANSFER_FUNDS,
     needsApproval: true,
     authorize: async ({ amount_cents }, ctx) => {
+      if (amount_cents > LARGE_TRANSFER_CENTS)
+        return `a transfer over ${formatCents(LARGE_TRANSFER_CENTS)} needs the manager's approval: use large_transfer`;
       const state = await backend.read(ctx);
       return (
         amount_cents <= state.balance_cents || `the wallet holds only ${formatCents(state.balance_cents)}`
       );
     },
-    execute: async ({ to, amount_cents }, ctx) => {
-      // The bank holds the transfer for a while before it sends it; cancelling during the hold sends nothing.
-      await backend.pause(backend.transferHoldMs, ctx, { fixed: true });
-      return backend.write(ctx, (state) => {
-        if (amount_cents > state.balance_cents)
-          throw new Error(`the wallet holds only ${formatCents(state.balance_cents)}`);
-        const sent: Transfer = { transfer_id: `tr_${501 + state.transfers.length}`, to, amount_cents };
-        return { output: sent, next: send(state, sent) };
-      });
+    execute: sendMoney,
+    commit: send,
+  });
+
+  // Four eyes on a large transfer: the manager is asked, never the person who asked for it.
+  const largeTransfer = defineTool({
+    name: 'large_transfer',
+    description: `Send more than ${formatCents(LARGE_TRANSFER_CENTS)} from the wallet to another person by email address. The person's manager must approve it; the person asking may not.`,
+    inputSchema: LARGE_TRANSFER,
+    approvers: ({ principal }) => [managerOf(principal)],
+    remindAfterMs: times.remindAfterMs,
+    escalate: [{ afterMs: times.escalateAfterMs, approvers: ({ principal }) => [financeOf(principal)] }],
+    approvalTtlMs: times.approvalTtlMs,
+    authorize: async ({ amount_cents }, ctx) => {
+      const state = await backend.read(ctx);
+      return (
+        amount_cents <= state.balance_cents || `the wallet holds only ${formatCents(state.balance_cents)}`
+      );
     },
+    execute: sendMoney,
     commit: send,
   });
 
@@ -336,6 +389,7 @@ export function createShopTools(backend: ShopBackend): ToolDefinition[] {
     applyCoupon,
     findDeliverySlot,
     transferFunds,
+    largeTransfer,
     wireFunds,
     trackOrder,
     payByCard(backend.paymentsUrl),

@@ -5,11 +5,13 @@ import { api, type ModelSettings } from '../chat/api.ts';
 import { openConversation, type Conversation } from '../chat/conversation.ts';
 import type { ChatMode, Pace } from '../chat/transcript.ts';
 import type { Scenario } from '../model/scenarios.ts';
+import { ApprovalsPanel } from './approvers/ApprovalsPanel.tsx';
 import { AuditTimeline } from './AuditTimeline.tsx';
 import { Composer } from './Composer.tsx';
 import { ConnectionForm } from './ConnectionForm.tsx';
 import { ScenarioList } from './ScenarioList.tsx';
 import { ServerStatus, ServerStatusLine } from './ServerStatus.tsx';
+import { OutboxPanel } from './approvers/OutboxPanel.tsx';
 import { PolicyPanel } from './PolicyPanel.tsx';
 import { ProviderCharges } from './ProviderCharges.tsx';
 import { ShopPanel } from './ShopPanel.tsx';
@@ -220,6 +222,8 @@ export function App(): ReactElement {
               <ShopPanel key={conversation.id} shop={conversation.shop} />
               <ProviderCharges key={`provider-${conversation.id}`} chat={conversation.id} />
               <PolicyPanel chatId={conversation.id} />
+              <ApprovalsPanel />
+              <OutboxPanel />
               <Spotlight view={conversation.view} />
               <StateVerdict verdict={conversation.verdict} />
               <AuditTimeline key={`audit-${conversation.id}`} feed={conversation.audit} />
@@ -263,7 +267,7 @@ function Chat({
             <p>
               {scripted
                 ? 'Pick a scenario, or ask the offline model to send money, add to the cart, show a product, check out, apply a coupon, find a delivery slot or track an order.'
-                : 'Say what you want from the shop. Your model sees eight tools; every call it makes goes through a gate.'}
+                : 'Say what you want from the shop. Your model sees ten tools; every call it makes goes through a gate.'}
             </p>
             <p>
               The model runs on the playground’s server, and so do the shop’s tools. The shop on the right

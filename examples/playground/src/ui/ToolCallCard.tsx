@@ -65,6 +65,14 @@ const CARD_LABELS: Partial<ToolCallStatusLabels> = {
   undoFailed: 'Refund failed',
 };
 
+/** A large transfer's requester pressing Approve: the server's refusal, with why in the page's words. */
+const ASKED_OF_OTHERS_LABELS: Partial<ToolCallStatusLabels> = {
+  refusals: {
+    forbidden:
+      'you asked for this transfer, so you may not approve it; your manager must. The server said: {message}.',
+  },
+};
+
 /**
  * A call whose arguments the model never finished: nothing of it ran. The gate's message says how
  * the stream ended (the connection broke, the output limit); its parenthesis is kept as the cause.
@@ -79,7 +87,26 @@ function streamCut(message: string): string {
  * manager (the server's `canApprove`), so every approver is "you", in one role or the other.
  */
 const personOf = (principal: string): string =>
-  principal.endsWith(':manager') ? 'you as the manager' : 'you';
+  principal.endsWith(':manager')
+    ? 'you as the manager'
+    : principal.endsWith(':finance')
+      ? 'you as finance'
+      : 'you';
+
+/**
+ * Why the person chatting has no say on a call its tool asked others about: under the server's
+ * `selfApproval: 'forbid'`, whoever asked for a call may not approve it.
+ */
+function AskedOfOthers({ call }: { call: ToolCallRecord | undefined }): ReactElement | null {
+  const asked = call?.approval?.asked;
+  if (call?.status !== 'awaiting_approval' || asked === undefined) return null;
+  return (
+    <p className="call-asked" data-testid="asked-of-others">
+      Waiting for {asked.map(personOf).join(' or ')}, in Approvals. You asked for this transfer, so the server
+      refuses your own Approve.
+    </p>
+  );
+}
 
 /** The playground's own words for a reason the gate wrote for any app: a cut stream, a budget in cents. */
 function reasonWords(call: ToolCallRecord | undefined): string | undefined {
@@ -143,6 +170,7 @@ export const ToolCallCard = memo(function ToolCallCard({
         id={id}
         {...(ended === undefined ? {} : { call: ended })}
         {...(call?.name === 'pay_by_card' ? { labels: CARD_LABELS } : {})}
+        {...(call?.approval?.asked === undefined ? {} : { labels: ASKED_OF_OTHERS_LABELS })}
         className="call-status"
       >
         {call?.input === undefined ? (
@@ -159,6 +187,7 @@ export const ToolCallCard = memo(function ToolCallCard({
         <ToolCallStatusApprovals className="call-approvals" nameOf={personOf} />
         <ToolCallStatusChanges className="call-changes" nameOf={personOf} />
         <ToolCallStatusRefusal className="call-refusal" />
+        <AskedOfOthers call={call} />
         {call?.name === 'transfer_funds' || call?.name === 'wire_funds' ? <AmountEdit /> : null}
         <ToolCallStatusSettle />
         {call?.status === 'committed' ? (
