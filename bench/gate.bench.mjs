@@ -1,8 +1,12 @@
 // The gate's end-to-end cost per call (read, limits, parse, validate, execute, commit, records,
-// audit) against the least any app must do: JSON.parse plus the same compiled Ajv validator.
+// audit) against the least any app must do: JSON.parse plus the same validator. The targets are
+// for the Ajv path (`@toolgate/core/ajv`), where the validator is fastest and the gate's own share
+// shows most; the default path's rows use @cfworker/json-schema on both sides.
+import { Validator } from '@cfworker/json-schema';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { AJV_OPTIONS, createToolGate, defineTool } from '../packages/core/dist/index.js';
+import { AJV_OPTIONS, createToolGate, defineTool } from '../packages/core/dist/ajv.js';
+import { createToolGate as createDefaultGate } from '../packages/core/dist/index.js';
 import { createStore } from 'zustand/vanilla';
 import { compare, load, report } from './measure.mjs';
 import { order, orderSchema } from './order.mjs';
@@ -23,14 +27,14 @@ function placeOrder(name = 'place_order', schema = orderSchema) {
   });
 }
 
-function newGate(tools) {
+function newGate(tools, create = createToolGate) {
   const store = createStore(() => ({ orders: 0, lines: 0 }));
-  return createToolGate({ tools, store });
+  return create({ tools, store });
 }
 
 /** A gate whose schemas are compiled already: compiling is setup, done before the timing. */
-function readyGate(tools) {
-  const gate = newGate(tools);
+function readyGate(tools, create = createToolGate) {
+  const gate = newGate(tools, create);
   gate.check();
   return gate;
 }
@@ -82,6 +86,24 @@ for (const [label, size, n, target] of [
   ok = report(`${label} (${text.length} chars)`, compare({ ...sides, collect: false }), target) && ok;
   // The same with a full collection before each round, which makes the gate's code re-warm (see `compare`).
   report(`  the same, each round after a full collection`, compare(sides), Infinity);
+}
+
+{
+  // The default path (`@toolgate/core`): @cfworker/json-schema, an interpreter, on both sides.
+  const validator = new Validator(orderSchema, '2020-12', false);
+  const validate = (value) => validator.validate(value).valid;
+  for (const [label, size, n] of [
+    ['1 KB arguments, default path vs JSON.parse + cfworker', 1024, 500],
+    ['50 KB arguments, default path vs JSON.parse + cfworker', 50 * 1024, 10],
+  ]) {
+    const text = order(size);
+    const sides = {
+      subject: gateRunner(text, () => readyGate([placeOrder()], createDefaultGate)),
+      baseline: baselineRunner(text, validate),
+      n,
+    };
+    report(label, compare({ ...sides, collect: false }), Infinity);
+  }
 }
 
 {

@@ -4,6 +4,7 @@ export default defineConfig({
   entry: [
     'src/index.ts',
     'src/csp.ts',
+    'src/ajv.ts',
     'src/remote.ts',
     'src/kit.ts',
     'src/openai.ts',

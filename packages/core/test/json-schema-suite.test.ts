@@ -15,7 +15,6 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createCfworkerJsonSchema } from '../src/csp.ts';
 import {
   AJV_OPTIONS,
-  createAjvJsonSchema,
   createToolGate,
   defineTool,
   jsonSchemaAs2020,
@@ -24,6 +23,7 @@ import {
   type JsonSchemaObject,
   type PrecompiledValidator,
 } from '../src/index.ts';
+import { createAjvJsonSchema } from '../src/ajv.ts';
 import { compileSchema } from '../src/schema/schema.ts';
 
 const SUITE = join(import.meta.dirname, 'fixtures/JSON-Schema-Test-Suite');

@@ -18,7 +18,6 @@ import {
 } from '../src/csp.ts';
 import {
   AJV_OPTIONS,
-  createAjvJsonSchema,
   createToolGate,
   defineTool,
   jsonSchemaAs2020,
@@ -28,6 +27,7 @@ import {
   type PrecompiledValidator,
   type ToolCallRecord,
 } from '../src/index.ts';
+import { createAjvJsonSchema } from '../src/ajv.ts';
 import { ajvJsonSchema } from '../src/kit.ts';
 import { jsonSchemaDialect } from '../src/schema/dialect.ts';
 import { mcpTools } from '../src/mcp.ts';

@@ -321,6 +321,39 @@ describe('schemas that cannot work', () => {
   });
 });
 
+describe('a mistyped schema on the default validator', () => {
+  it.each([
+    [
+      { type: 'object', properties: { n: { type: 'integer', minimum: '5' } } },
+      'data/properties/n/minimum must be a number',
+    ],
+    [
+      { type: 'object', properties: { s: { type: 'string', pattern: '(' } } },
+      'data/properties/s/pattern must be a regular expression',
+    ],
+    [{ type: 'object', required: 'n' }, 'data/required must be a list of property names'],
+    [
+      { type: 'object', properties: { s: { type: 'string', maxLength: -1 } } },
+      'data/properties/s/maxLength must be a whole number',
+    ],
+    [{ type: 'object', anyOf: [] }, 'data/anyOf must be a non-empty list of schemas'],
+    [{ type: 'object', properties: { a: 'string' } }, 'data/properties/a must be a schema'],
+  ])(
+    'does not compile %j: the tool is reported and its calls refused, never validated by a schema it misread',
+    async (schema, message) => {
+      const tool = defineTool({
+        name: 'bad',
+        inputSchema: schema as unknown as ToolSchema,
+        execute: () => 1,
+      });
+      const gate = createToolGate({ tools: [tool] });
+      expect(gate.check()[0]?.message).toContain(`does not compile: schema is invalid: ${message}`);
+      const call = await gate.run({ name: 'bad', arguments: '{"n":1,"s":"x"}' });
+      expect(call.reason?.code).toBe('tool_unavailable');
+    },
+  );
+});
+
 describe('compiling', () => {
   it('compiles a schema object once, however many gates use it', () => {
     const schema = { type: 'object', properties: { q: { type: 'string' } } } as const;

@@ -75,4 +75,5 @@ export function createAjvJsonSchema(options: JsonSchemaCompilerOptions = {}): Js
  * @example
  * const gate = createToolGate({ tools, jsonSchema: ajvJsonSchema });
  */
-export const ajvJsonSchema: JsonSchemaCompiler = createAjvJsonSchema();
+// Pure: an app that never uses the Ajv path leaves Ajv out of its bundle.
+export const ajvJsonSchema: JsonSchemaCompiler = /* @__PURE__ */ createAjvJsonSchema();

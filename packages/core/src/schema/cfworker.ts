@@ -9,6 +9,7 @@ import {
   type ValidationResult,
 } from './schema.ts';
 import { draft07RefsAlone, jsonSchemaDialect, knownSchemasFor } from './dialect.ts';
+import { checkSchemaShape } from './schema-shape.ts';
 
 // Keywords that only say "something below me failed"; the failure below is reported on its own.
 const WRAPPERS = new Set([
@@ -53,6 +54,9 @@ export function createCfworkerJsonSchema(options: JsonSchemaCompilerOptions = {}
   const known = options.schemas ?? {};
   return (schema) => {
     const draft: SchemaDraft = jsonSchemaDialect(schema, known) === 'draft-07' ? '7' : '2020-12';
+    // The library checks no schema against its meta-schema; a mistyped keyword is refused here,
+    // when the gate compiles the tool, instead of refusing (or allowing) every value later.
+    checkSchemaShape(schema, draft);
     // The library ignores a draft-07 `$ref`'s sibling keywords when it validates, but still lets a
     // sibling `$id` change the base URI the `$ref` resolves against; draft-07 ignores them all.
     const root = (draft === '7' && typeof schema === 'object' ? draft07RefsAlone(schema) : schema) as Schema;
@@ -80,15 +84,16 @@ export function createCfworkerJsonSchema(options: JsonSchemaCompilerOptions = {}
 
 /**
  * Compiles JSON Schemas with @cfworker/json-schema: no `eval`, so it runs under a strict
- * Content-Security-Policy, and it is about a fifth of Ajv's size, but it validates several
- * times slower. `@toolgate/core/csp` makes it the default. Reads draft 2020-12, or draft-07 when
- * `$schema` says so.
+ * Content-Security-Policy, and it is about a sixth of Ajv's size, but it validates several
+ * times slower. The default of `@toolgate/core` (and of `@toolgate/core/csp`). Reads draft
+ * 2020-12, or draft-07 when `$schema` says so; a schema whose keywords hold values of the wrong
+ * kind does not compile.
  *
  * @example
- * import { createToolGate, cfworkerJsonSchema } from '@toolgate/core/csp';
+ * import { createToolGate, cfworkerJsonSchema } from '@toolgate/core';
  * const gate = createToolGate({ tools, jsonSchema: cfworkerJsonSchema });
  */
-export const cfworkerJsonSchema: JsonSchemaCompiler = createCfworkerJsonSchema();
+export const cfworkerJsonSchema: JsonSchemaCompiler = /* @__PURE__ */ createCfworkerJsonSchema();
 
 function toIssues(errors: readonly OutputUnit[], root: Schema, lookup: Lookup, value: unknown): Issue[] {
   // A failed `anyOf`, `oneOf` or `contains` is one issue: what each branch or item failed says
