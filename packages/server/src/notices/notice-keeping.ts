@@ -1,4 +1,5 @@
 import type { GateParts } from '../gate/parts.ts';
+import { dueLoop } from '../timers/due-loop.ts';
 import { deliverNotice } from './deliver.ts';
 import type { Channel } from './notice.ts';
 import { claimNotice, dueNotices, nextNoticeAt } from './notice-rows.ts';
@@ -33,67 +34,47 @@ export function keepNotices(
 ): NoticeKeeping {
   const { ledger, settings, life } = parts;
   const { clock, leaseMs, instance, onError } = settings;
-  let timer: unknown;
-  let stopped = false;
-  let current: Promise<unknown> = Promise.resolve();
-  let again = false;
   const closing = new AbortController();
 
-  const sweepOnce = async (): Promise<void> => {
+  /** Tries every notice due now; answers whether one was delivered. */
+  const sweepOnce = async (): Promise<boolean> => {
     const due = await dueNotices(ledger, clock.now(), SWEEP_LIMIT);
-    await Promise.all(
+    const delivered = await Promise.all(
       due.map(async (row) => {
-        if (stopped || life.closed) return;
+        if (loop.stopped()) return false;
         try {
           const claimed = await claimNotice(ledger, row, { instance, now: clock.now(), leaseMs });
-          if (
-            claimed !== undefined &&
-            (await deliverNotice(parts, channels, claimed, closing.signal)) === true
-          )
-            again = true;
+          return (
+            claimed !== undefined && (await deliverNotice(parts, channels, claimed, closing.signal)) === true
+          );
         } catch (error) {
           // Nothing was written: the claim runs out, and this or another process tries again then.
           onError(error);
+          return false;
         }
       }),
     );
+    return delivered.includes(true);
   };
-  const sweep = (): Promise<void> => {
-    const pass = current.then(sweepOnce, sweepOnce);
-    current = pass.catch(() => undefined);
-    return pass;
-  };
-
-  const arm = (at: number | undefined) => {
-    if (stopped) return;
-    if (timer !== undefined) clock.clearTimeout(timer);
-    const wait = Math.min(leaseMs, Math.max(0, (at ?? Infinity) - clock.now()));
-    timer = clock.setTimeout(run, wait);
-  };
-  function run() {
-    timer = undefined;
-    if (stopped || life.closed) return;
-    again = false;
-    sweep()
-      // A delivery may free the next notice of the same principal (an ask before its end): look again.
-      .then(() => (again ? clock.now() : nextNoticeAt(ledger)))
-      .then(arm, (error: unknown) => {
-        onError(error);
-        arm(undefined);
-      });
-  }
-  arm(clock.now());
+  const loop = dueLoop({
+    clock,
+    leaseMs,
+    onError,
+    closed: () => life.closed,
+    running: true,
+    pass: sweepOnce,
+    // A delivery may free the next notice of the same principal (an ask before its end): look again.
+    next: (again) => (again ? clock.now() : nextNoticeAt(ledger)),
+  });
 
   return {
-    sweep,
-    poke() {
-      if (!stopped) arm(clock.now());
+    sweep: async () => {
+      await loop.sweep();
     },
+    poke: () => loop.poke(clock.now()),
     async stop() {
-      stopped = true;
       closing.abort();
-      if (timer !== undefined) clock.clearTimeout(timer);
-      await current;
+      await loop.stop();
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { GateParts } from '../gate/parts.ts';
 import type { TimerKind } from '../ledger/schema.ts';
+import { dueLoop } from './due-loop.ts';
 import { fireTimer, type OnFired } from './fire.ts';
 import { claimTimer, dueTimers, nextTimerAt } from './timer-rows.ts';
 
@@ -46,16 +47,13 @@ export function keepTimers(
 ): TimerKeeping {
   const { ledger, settings, life } = parts;
   const { clock, leaseMs, instance, onError } = settings;
-  let timer: unknown;
-  let stopped = false;
-  let current: Promise<unknown> = Promise.resolve();
 
   const sweepOnce = async (): Promise<TimerSweep> => {
     const fired: Record<TimerKind, string[]> = { reminder: [], escalation: [], expiry: [] };
     for (;;) {
       const due = await dueTimers(ledger, clock.now(), SWEEP_LIMIT);
       for (const row of due) {
-        if (stopped || life.closed) break;
+        if (loop.stopped()) break;
         const claimed = await claimTimer(ledger, row, { instance, now: clock.now(), leaseMs });
         if (claimed === undefined) continue;
         try {
@@ -66,44 +64,23 @@ export function keepTimers(
           onError(error);
         }
       }
-      if (due.length < SWEEP_LIMIT || stopped || life.closed) break;
+      if (due.length < SWEEP_LIMIT || loop.stopped()) break;
     }
     return { reminded: fired.reminder, escalated: fired.escalation, expired: fired.expiry };
   };
-  const sweep = (): Promise<TimerSweep> => {
-    // One pass at a time in this process: a second waits for the first, then looks again.
-    const pass = current.then(sweepOnce, sweepOnce);
-    current = pass.catch(() => undefined);
-    return pass;
-  };
-
-  const arm = (at: number | undefined) => {
-    if (stopped || !running) return;
-    if (timer !== undefined) clock.clearTimeout(timer);
-    const wait = Math.min(leaseMs, Math.max(0, (at ?? Infinity) - clock.now()));
-    timer = clock.setTimeout(() => {
-      timer = undefined;
-      if (stopped || life.closed) return;
-      sweep()
-        .then(() => nextTimerAt(ledger))
-        .then(arm, (error: unknown) => {
-          onError(error);
-          arm(undefined);
-        });
-    }, wait);
-  };
-  if (running) arm(clock.now());
+  const loop = dueLoop({
+    clock,
+    leaseMs,
+    onError,
+    closed: () => life.closed,
+    running,
+    pass: sweepOnce,
+    next: () => nextTimerAt(ledger),
+  });
 
   return {
-    sweep,
-    poke() {
-      if (stopped || !running) return;
-      nextTimerAt(ledger).then(arm, onError);
-    },
-    async stop() {
-      stopped = true;
-      if (timer !== undefined) clock.clearTimeout(timer);
-      await current;
-    },
+    sweep: loop.sweep,
+    poke: () => loop.poke(nextTimerAt(ledger)),
+    stop: loop.stop,
   };
 }
