@@ -112,6 +112,38 @@ describe('remote feed reader', () => {
     expect(audit.export().map((event) => event.reason?.code)).toEqual(['stale', 'edited']);
   });
 
+  it('an escalation shows the principals it asked; a reminder or a notice leaves the call as it was', () => {
+    const { mirror, audit, snapshot, move } = readerOf();
+    const waiting = {
+      ...wireRecord('c1', 'charge', input, 'awaiting_approval'),
+      approval: { required: 1, approvedBy: [], left: 1, asked: ['manager_1'] },
+    } as ToolCallRecord;
+    snapshot(1, [waiting]);
+    const escalated = {
+      ...waiting,
+      approval: { required: 1, approvedBy: [], left: 1, asked: ['manager_1', 'director_1'] },
+    } as ToolCallRecord;
+    move(2, escalated, 'awaiting_approval', {
+      actor: 'toolgate:timers',
+      reason: { code: 'escalated', message: 'asked "director_1" too' },
+    });
+    expect(mirror.get('c1')?.approval?.asked).toEqual(['manager_1', 'director_1']);
+    move(3, waiting, 'awaiting_approval', {
+      actor: 'toolgate:timers',
+      reason: { code: 'reminded', message: 'reminded "manager_1"' },
+    });
+    move(4, waiting, 'awaiting_approval', {
+      actor: 'toolgate:webhook',
+      reason: { code: 'notice_delivered', message: 'notice delivered' },
+    });
+    expect(mirror.get('c1')?.approval?.asked).toEqual(['manager_1', 'director_1']);
+    expect(audit.export().map((event) => event.reason?.code)).toEqual([
+      'escalated',
+      'reminded',
+      'notice_delivered',
+    ]);
+  });
+
   it('drops and reports what it cannot trust, and reads the next good message', () => {
     const { reader, mirror, audit, committed, snapshot, move, messages } = readerOf();
     snapshot(1, [
