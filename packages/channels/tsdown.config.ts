@@ -5,6 +5,7 @@ export default defineConfig({
   entry: {
     'webhook/index': 'src/webhook/index.ts',
     'slack/index': 'src/slack/index.ts',
+    'email/index': 'src/email/index.ts',
   },
   format: 'esm',
   platform: 'node',

@@ -33,7 +33,7 @@ export type {
   TurnOptions,
 } from './gate/server-gate.ts';
 export { createServerGate } from './gate/create-server-gate.ts';
-export type { Channel, Notice, NoticeKind } from './notices/notice.ts';
+export { noticeId, type Channel, type Notice, type NoticeKind } from './notices/notice.ts';
 export { transactionOf } from './gate/transaction.ts';
 export type { Budget, BudgetCall } from './policy/budget.ts';
 export type { EndedTurn, TurnSettledHandler } from './turns/ended-turn.ts';

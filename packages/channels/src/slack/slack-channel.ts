@@ -1,5 +1,6 @@
 import { WebClient, type KnownBlock } from '@slack/web-api';
 import type { Channel, Notice, ServerGate } from '@toolgate/server';
+import { abortable } from '../abortable.ts';
 import { slackCard } from './slack-card.ts';
 import { slackVotes } from './slack-votes.ts';
 
@@ -136,14 +137,4 @@ export function slackChannel(options: SlackChannelOptions): SlackChannel {
     },
     handler: (request) => votes(request, ackMs),
   };
-}
-
-/** The Web API client takes no signal per call: the gate's abort ends the wait for it. */
-function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  signal.throwIfAborted();
-  return new Promise<T>((resolve, reject) => {
-    const stop = () => reject(signal.reason as Error);
-    signal.addEventListener('abort', stop, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop));
-  });
 }
