@@ -35,6 +35,8 @@ export default defineConfig({
     { name: 'mcp', testDir: '../packages/mcp/e2e' },
     // @toolgate/server's approval link pages: each spec file starts an app server of its own.
     { name: 'server', testDir: '../packages/server/e2e' },
+    // @toolgate/channels: the link in a mail the gate sent, followed in Chromium.
+    { name: 'channels', testDir: '../packages/channels/e2e' },
     // @toolgate/react's stylesheet in a Vite production build of an app of its own.
     { name: 'react', testDir: '../packages/react/e2e' },
     // The flood measures main-thread tasks, so it runs alone, after the rest, with both cores to itself.
