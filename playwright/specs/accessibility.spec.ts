@@ -23,7 +23,7 @@ const describe = (violations: AxeResults['violations']) =>
     .join('\n');
 
 for (const colorScheme of ['light', 'dark'] as const) {
-  test(`axe finds no violations in the ${colorScheme} theme: empty, after committed and rejected calls, a card payment to refund, awaiting approval, a payment held for a person`, async ({
+  test(`axe finds no violations in the ${colorScheme} theme: empty, after committed and rejected calls, a card payment to refund, awaiting approval, a payment held for a person, the manager’s inbox and the Outbox`, async ({
     page,
     playground,
   }, testInfo) => {
@@ -47,5 +47,14 @@ for (const colorScheme of ['light', 'dark'] as const) {
     await playground.run('A payment nobody can confirm', /backup card/);
     await expect(playground.status(0).getByRole('button', { name: 'It went through' })).toBeVisible();
     expect(describe(await axeViolations(page))).toBe('');
+
+    // The approver's side: the manager's inbox holding a large transfer, and the Outbox's notices.
+    await playground.run('A large transfer your manager approves', /\$80 to the roofer/);
+    const approvals = page.getByTestId('approvals');
+    await approvals.getByRole('radio', { name: 'the manager', exact: true }).check();
+    await expect(approvals.locator('[data-toolgate="call"]')).toHaveCount(1);
+    await expect(page.getByTestId('outbox-notice').first()).toBeVisible();
+    expect(describe(await axeViolations(page))).toBe('');
+    await approvals.getByRole('radio', { name: 'you', exact: true }).check();
   });
 }
