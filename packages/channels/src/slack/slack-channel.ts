@@ -87,6 +87,7 @@ export function slackChannel(options: SlackChannelOptions): SlackChannel {
     timeout: 10_000,
   });
   const refs = new Map<string, string>();
+  const cards = new Map<string, string[]>();
   const votes = slackVotes({
     name,
     signingSecret,
@@ -115,26 +116,35 @@ export function slackChannel(options: SlackChannelOptions): SlackChannel {
       );
       if (typeof answer.channel !== 'string' || typeof answer.ts !== 'string')
         throw new Error('Slack answered chat.postMessage without the message’s channel and ts');
-      const ref = `${answer.channel}/${answer.ts}`;
-      refs.set(notice.id, ref);
-      if (refs.size > REMEMBERED) refs.delete(refs.keys().next().value ?? '');
+      // The gate keeps the latest ref of a call's notices to a person: a reminder's ref names the
+      // earlier cards this process posted too, so that the end updates all of them.
+      const thread = JSON.stringify([notice.call.id, notice.to]);
+      const ref = [...(cards.get(thread) ?? []), `${answer.channel}/${answer.ts}`].join(' ');
+      remember(refs, notice.id, ref);
+      remember(cards, thread, ref.split(' '));
       return { ref };
     },
     async update(notice: Notice, ref: string, { signal }) {
-      const [channel, ts] = ref.split('/');
-      if (channel === undefined || ts === undefined)
-        throw new Error(`"${ref}" is not a Slack message's channel/ts`);
       const card = await slackCard(notice);
-      await abortable(
-        client.chat.update({
-          channel,
-          ts,
-          text: card.text,
-          blocks: [...card.blocks] as unknown as KnownBlock[],
-        }),
-        signal,
-      );
+      const blocks = [...card.blocks] as unknown as KnownBlock[];
+      for (const one of ref.split(' ')) {
+        const [channel, ts] = one.split('/');
+        if (channel === undefined || ts === undefined)
+          throw new Error(`"${one}" is not a Slack message's channel/ts`);
+        await abortable(client.chat.update({ channel, ts, text: card.text, blocks }), signal).catch(
+          (error: unknown) => {
+            // A card someone deleted has nothing left to update; any other failure is tried again.
+            if ((error as { data?: { error?: unknown } }).data?.error !== 'message_not_found') throw error;
+          },
+        );
+      }
     },
     handler: (request) => votes(request, ackMs),
   };
+}
+
+/** Remembers a value under a key, forgetting the oldest past {@link REMEMBERED}. */
+function remember<T>(map: Map<string, T>, key: string, value: T): void {
+  map.set(key, value);
+  if (map.size > REMEMBERED) map.delete(map.keys().next().value ?? '');
 }

@@ -47,6 +47,7 @@ async function setup(
     },
     approvers: () => ['manager_1', 'finance_1'],
     approvals,
+    remindAfterMs: 10_000,
     approvalTtlMs: 60_000,
     execute: (input: { iban: string; amount_cents: number }) => {
       runs.push(input.amount_cents);
@@ -161,6 +162,46 @@ describeLedgers(
       expect(
         updates.every(
           (update) => update.text.includes('Denied: denied in Slack by finance_1') && !live(update.blocks),
+        ),
+      ).toBe(true);
+    });
+
+    it('posts a reminder card, and updates both the first card and the reminder when the call ends', async () => {
+      const { gate, slack, slackApi, clock } = await setup(await (await target.fresh()).open());
+      clock.advance(10_000);
+      await gate.recover();
+      const toManager = slackApi.calls.filter(
+        (call) => call.method === 'chat.postMessage' && call.channel === 'UMANAGER1',
+      );
+      expect(toManager.map((call) => call.text.split('?')[0])).toEqual([
+        'Approve wire',
+        'Reminder: approve wire',
+      ]);
+      await slack.handler(click(slackApi, 'UFINANCE1', 'toolgate_deny'));
+      await gate.recover();
+      const updated = slackApi.calls.filter(
+        (call) => call.method === 'chat.update' && call.channel === 'DMANAGER1',
+      );
+      expect(new Set(updated.map((call) => call.ts)).size).toBe(2);
+      expect(updated.every((call) => call.text.startsWith('wire: Denied.') && !live(call.blocks))).toBe(true);
+    });
+
+    it('updates every card to say the call expired when nobody decided in time', async () => {
+      const { gate, slackApi, clock } = await setup(await (await target.fresh()).open());
+      clock.advance(60_000);
+      await gate.recover();
+      await gate.recover();
+      expect(await gate.get('w1')).toMatchObject({
+        status: 'cancelled',
+        reason: { code: 'approval_expired' },
+      });
+      const updates = slackApi.calls.filter((call) => call.method === 'chat.update');
+      expect(new Set(updates.map((call) => `${call.channel}/${call.ts}`)).size).toBe(4);
+      expect(
+        updates.every(
+          (call) =>
+            call.text === 'wire: Expired. Nobody decided in time; it was cancelled and will not run.' &&
+            !live(call.blocks),
         ),
       ).toBe(true);
     });
