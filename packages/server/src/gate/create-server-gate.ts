@@ -218,6 +218,11 @@ function assemble(options: ServerGateOptions): GateParts & { readonly tail: Tail
     clock: settings.clock,
   });
   const admit = createAdmission({ ledger, clock: settings.clock, budgets, approvalsOf });
+  // Hears each move, and each approval of a call that keeps waiting (an edit asks again).
+  const watch = watchWaits(
+    { toolOf, approvalTtlMs: settings.approvalTtlMs, clock: settings.clock },
+    channels.length === 0 ? undefined : noticesOfMoves(channels, settings.clock),
+  );
   const waiters = createWaiters();
   const keeper = createLedgerKeeper({
     ledger,
@@ -241,10 +246,7 @@ function assemble(options: ServerGateOptions): GateParts & { readonly tail: Tail
           record: withTimes(record, toolOf(record.name, record.id), settings.approvalTtlMs),
         };
       },
-      watch: watchWaits(
-        { toolOf, approvalTtlMs: settings.approvalTtlMs, clock: settings.clock },
-        channels.length === 0 ? undefined : noticesOfMoves(channels, settings.clock),
-      ),
+      watch,
     },
     transactional: (name, id) => tools.entry(name, id)?.tool.transactional === true,
     onMoveFailed: (id, error) => waiters.failed(id, error) || settings.onError(error),
@@ -282,7 +284,7 @@ function assemble(options: ServerGateOptions): GateParts & { readonly tail: Tail
     onError: settings.onError,
   });
   const sessions = createSessions(ledger, settings);
-  const policy = { ledger, keeper, clock: settings.clock, budgets, approvalsOf };
+  const policy = { ledger, keeper, clock: settings.clock, budgets, approvalsOf, watch };
   return {
     options,
     settings,

@@ -22,6 +22,8 @@ export interface NoticeBatch {
   readonly session: string;
   readonly owner: string;
   readonly to: readonly string[];
+  /** For an `asked` sent again after an approver's edit: the edited input's hash. */
+  readonly editedHash?: string;
 }
 
 /**
@@ -50,7 +52,7 @@ export async function writeNotices(
   const stored = storeRecord(record);
   const rows = [...new Set(batch.to)].flatMap((to) =>
     channels.map((channel) => ({
-      id: noticeId(record.id, kind, batch.step, to),
+      id: noticeId(record.id, kind, batch.step, to, batch.editedHash),
       channel,
       call_id: record.id,
       session: batch.session,

@@ -1,13 +1,17 @@
 import type { MoveWatch } from '../policy/admission.ts';
 import type { OnFired } from '../timers/fire.ts';
-import { askedOf } from '../timers/asked.ts';
+import { canonicalJson } from '@toolgate/core/kit';
+import { hashInput } from '../keeper/row-columns.ts';
+import { askedOf, undecided } from '../timers/asked.ts';
 import { writeNotices } from './notice-rows.ts';
 import type { Channel } from './notice.ts';
 
 /**
  * Writes the notices of a move, in its transaction: `asked` to each principal asked when a call
  * begins to wait, and when it stops waiting, `expired` (its approval ran out) or `decided` (any
- * other end of the wait) to everyone it asked.
+ * other end of the wait) to everyone it asked. An approver's edit of a call that still waits asks
+ * again, with the edited input, each principal who has not approved it: what they were shown
+ * before is stale.
  *
  * @example
  * const watch = noticesOfMoves(channels, clock);
@@ -20,6 +24,14 @@ export function noticesOfMoves(
   return async (trx, { session, owner, previous, next }) => {
     const waits = next.status === 'awaiting_approval';
     const waited = previous?.status === 'awaiting_approval';
+    if (waits && waited) {
+      if (canonicalJson(previous.input) === canonicalJson(next.input)) return;
+      const to = undecided(next, owner);
+      const editedHash = hashInput(next.input);
+      const batch = { kind: 'asked', step: 0, record: next, session, owner, to, editedHash } as const;
+      await writeNotices(trx, batch, names, clock.now());
+      return;
+    }
     if (waits === waited) return;
     const expired = next.status === 'cancelled' && next.reason.code === 'approval_expired';
     const kind = waits ? 'asked' : expired ? 'expired' : 'decided';

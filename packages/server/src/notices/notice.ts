@@ -59,16 +59,22 @@ export const RANK: Readonly<Record<NoticeKind, number>> = {
 };
 
 /**
- * A notice's stable id, from what it is: the call, its kind, which escalation step (0 otherwise)
- * and whom it is for.
+ * A notice's stable id, from what it is: the call, its kind, which escalation step (0 otherwise),
+ * whom it is for and, for an `asked` an approver's edit sends, the hash of the edited input (each
+ * edit asks again, with a notice of its own).
  *
  * @example
  * noticeId('w1', 'asked', 0, 'manager_1'); // 'ntc_…' (the same every time)
  */
-export function noticeId(callId: string, kind: NoticeKind, step: number, to: string): string {
-  const digest = createHash('sha256')
-    .update(JSON.stringify([callId, kind, step, to]))
-    .digest('hex');
+export function noticeId(
+  callId: string,
+  kind: NoticeKind,
+  step: number,
+  to: string,
+  editedHash?: string,
+): string {
+  const what = editedHash === undefined ? [callId, kind, step, to] : [callId, kind, step, to, editedHash];
+  const digest = createHash('sha256').update(JSON.stringify(what)).digest('hex');
   return `ntc_${digest.slice(0, 32)}`;
 }
 

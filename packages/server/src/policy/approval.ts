@@ -7,7 +7,7 @@ import type { Ledger, NewLedgerEvent } from '../ledger/ledger.ts';
 import type { ApprovalsTable, CallsTable, LedgerDatabase } from '../ledger/schema.ts';
 import { followAsks } from '../inbox/asks.ts';
 import { readRecord, storeRecord } from '../ledger/stored-record.ts';
-import { readmit } from './admission.ts';
+import { readmit, type MoveWatch } from './admission.ts';
 import type { Budget } from './budget.ts';
 import type { CheckedEdit } from './edit.ts';
 
@@ -26,6 +26,8 @@ export interface ApprovalStep {
   readonly clock: Clock;
   readonly budgets: readonly Budget[];
   readonly approvalsOf: (name: string, id: string) => number;
+  /** Told of an approval after which the call still waits, in its transaction (an edit asks again). */
+  readonly watch?: MoveWatch;
 }
 
 /**
@@ -174,7 +176,7 @@ export async function decideApproval(
       .executeTakeFirst();
     if (Number(updated.numUpdatedRows) === 0)
       throw new Error(`call "${row.id}" moved while it was being approved`); // rolls back
-    await followAsks(trx, record, waiting, now);
+    await stillWaits(step, trx, row, { previous: record, next: waiting, now });
     if (edit !== undefined) {
       await trx
         .updateTable('toolgate_approvals')
@@ -228,6 +230,17 @@ export async function decideApproval(
   if (started === undefined || !isExecuting(started))
     throw new Error('the approved call could not be started'); // rolls the approval back
   return { decision: { ok: true, ...(required > 1 ? { left: 0 } : {}) }, started };
+}
+
+/** What a vote after which the call still waits tells the inbox and the watch (an edit asks again). */
+async function stillWaits(
+  step: ApprovalStep,
+  trx: Trx,
+  row: CallsTable,
+  { previous, next, now }: { previous: ToolCallRecord; next: ToolCallRecord; now: number },
+): Promise<void> {
+  await followAsks(trx, previous, next, now);
+  await step.watch?.(trx, { session: row.session, owner: row.owner, previous, next });
 }
 
 function editMessage(principal: string, edit: InputEdit): string {
