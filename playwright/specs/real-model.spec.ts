@@ -95,6 +95,7 @@ test('your model is called from the server: parallel calls from an OpenAI-compat
       'apply_coupon',
       'find_delivery_slot',
       'transfer_funds',
+      'large_transfer',
       'wire_funds',
       'track_order',
       'pay_by_card',
