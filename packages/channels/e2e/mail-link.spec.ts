@@ -1,49 +1,21 @@
 import { expect, test } from '@playwright/test';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { startApp, type AppProcess } from '../../server/e2e/app-process.ts';
 
 // An app server whose approver is reached by mail (test/support/processes/mail-app.ts) as a real
 // process, with a real SMTP server taking the gate's mail, its ledger a SQLite file; the link in
 // the received mail followed in Chromium, as the approver would.
 const packageRoot = fileURLToPath(new URL('..', import.meta.url));
 
-interface App {
-  readonly origin: string;
-  readonly process: ChildProcess;
-  readonly directory: string;
-}
-
-let app: App;
+let app: AppProcess;
 
 test.describe.configure({ timeout: 60_000 });
 
 test.beforeAll(async () => {
-  const directory = mkdtempSync(join(tmpdir(), 'toolgate-mail-e2e-'));
-  const child = spawn(
-    process.execPath,
-    ['../server/test/support/run-ts.mjs', 'test/support/processes/mail-app.ts', join(directory, 'ledger.db')],
-    { cwd: packageRoot, stdio: ['pipe', 'pipe', 'inherit'] },
-  );
-  const ready = await new Promise<{ origin: string }>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`the app server exited with ${code} before it was ready`)));
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      const message = JSON.parse(line) as { ready?: boolean; origin?: string };
-      if (message.ready === true) resolve({ origin: message.origin as string });
-    });
-  });
-  app = { origin: ready.origin, process: child, directory };
+  app = await startApp(packageRoot, 'test/support/processes/mail-app.ts');
 });
 
-test.afterAll(async () => {
-  const exited = new Promise((resolve) => app.process.once('exit', resolve));
-  app.process.stdin?.end();
-  await exited;
-  rmSync(app.directory, { recursive: true, force: true });
-});
+test.afterAll(() => app.stop());
 
 interface Mail {
   readonly to: string[];

@@ -1,12 +1,9 @@
 import { expect, test, type Page } from '@playwright/test';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { AxeResults } from 'axe-core';
+import { startApp, type AppProcess } from './app-process.ts';
 
 // An app server with approval links (test/support/processes/link-app.ts) as a real process, its
 // ledger a SQLite file, and the link's page in Chromium: what a person opening the link from a
@@ -14,39 +11,15 @@ import type { AxeResults } from 'axe-core';
 const packageRoot = fileURLToPath(new URL('..', import.meta.url));
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
-interface App {
-  readonly origin: string;
-  readonly process: ChildProcess;
-  readonly directory: string;
-}
-
-let app: App;
+let app: AppProcess;
 
 test.describe.configure({ timeout: 60_000 });
 
 test.beforeAll(async () => {
-  const directory = mkdtempSync(join(tmpdir(), 'toolgate-links-e2e-'));
-  const child = spawn(
-    process.execPath,
-    ['test/support/run-ts.mjs', 'test/support/processes/link-app.ts', join(directory, 'ledger.db')],
-    { cwd: packageRoot, stdio: ['pipe', 'pipe', 'inherit'] },
-  );
-  const ready = await new Promise<{ origin: string }>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`the app server exited with ${code} before it was ready`)));
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      const message = JSON.parse(line) as { ready?: boolean; origin?: string };
-      if (message.ready === true) resolve({ origin: message.origin as string });
-    });
-  });
-  app = { origin: ready.origin, process: child, directory };
+  app = await startApp(packageRoot, 'test/support/processes/link-app.ts');
 });
 
-test.afterAll(async () => {
-  const exited = new Promise((resolve) => app.process.once('exit', resolve));
-  app.process.stdin?.end();
-  await exited;
-  rmSync(app.directory, { recursive: true, force: true });
-});
+test.afterAll(() => app.stop());
 
 /** Proposes a wire waiting for manager_1, and answers manager_1's link to it. */
 async function propose(id: string): Promise<string> {
