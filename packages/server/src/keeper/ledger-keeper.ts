@@ -9,7 +9,7 @@ import { READ_CALL, run } from '../ledger/statements.ts';
 import { readRecord } from '../ledger/stored-record.ts';
 import type { Policy } from '../policy/admission.ts';
 import { createCallQueue } from './call-queue.ts';
-import { createClaims, type Claim } from './claims.ts';
+import { createClaims, type Claim, type Claims } from './claims.ts';
 import { createEndingRetry } from './ending-retry.ts';
 import { executionScopes } from './execution-scope.ts';
 import { createRowMoves, STALE, type MoveExtra, type RowMoves } from './row-moves.ts';
@@ -152,7 +152,7 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
   const drafts = new Map<string, Draft>();
   // Calls whose run this process is ending, from the write until the record is kept (see `ending`).
   const ending = new Set<string>();
-  const moved = new Set<(call: ToolCallRecord, previous: ToolCallRecord | undefined) => void>();
+  const moved = moveListeners(options.onError);
   const queue = createCallQueue();
   const claims = createClaims({
     ledger,
@@ -178,15 +178,7 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
     ...(options.policy === undefined ? {} : { policy: options.policy }),
   });
 
-  const notify = (call: ToolCallRecord, previous: ToolCallRecord | undefined) => {
-    for (const listener of moved) {
-      try {
-        listener(call, previous);
-      } catch (error) {
-        options.onError(error);
-      }
-    }
-  };
+  const notify = moved.notify;
 
   function written(next: ToolCallRecord, previous: ToolCallRecord | undefined): void {
     if (previous?.status === 'executing' && !runs(next)) claims.release(next.id, next);
@@ -227,30 +219,12 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
 
   async function flush(draft: Draft, proposed: ToolCallRecord): Promise<ToolCallRecord | undefined> {
     const previous = draft.record;
-    let wrote: { fence: number; key: string; record: ToolCallRecord } | undefined;
-    try {
-      wrote = await ledger.transaction((trx) => rows.writeDraft(trx, draft, proposed));
-    } catch (error) {
-      // Nothing was written: the draft stays as it was, and the caller may propose the same id again.
-      draft.moves.pop();
-      drafts.delete(draft.record.id);
-      throw error;
-    }
-    drafts.delete(proposed.id);
-    if (wrote === undefined) {
-      options.onTaken(proposed.id);
-      return undefined;
-    }
-    // The policy may have written another move than the one asked for (a budget's refusal).
-    const last = wrote.record;
-    if (runs(last))
-      claims.claimed(last.id, {
-        fence: wrote.fence,
-        idempotencyKey: wrote.key,
-        session: draft.session,
-        owner: draft.owner,
-      });
-    written(last, previous);
+    const last = await writeDraft(
+      { ledger, rows, claims, drafts, onTaken: options.onTaken },
+      draft,
+      proposed,
+    );
+    if (last !== undefined) written(last, previous);
     return last;
   }
 
@@ -260,21 +234,7 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
     event: CallEvent,
     note: MoveNote,
   ): Promise<ToolCallRecord | undefined> {
-    const result = await ledger.transaction(async (trx) => {
-      // A call this process runs is moved from the row it last wrote, without reading it first;
-      // only when someone moved it since is the row read (and locked).
-      const cached = claims.known.get(id);
-      if (cached !== undefined) {
-        const previous = readRecord(cached.record);
-        const next = await rows.tryMove(trx, cached, event, note.actor, {}, previous);
-        if (next !== STALE) return next === undefined ? undefined : { previous, next };
-      }
-      const row = await rows.lock(trx, id);
-      if (row === undefined) return undefined;
-      const previous = readRecord(row.record);
-      const next = await rows.tryMove(trx, row, event, note.actor, {}, previous);
-      return next === undefined || next === STALE ? undefined : { previous, next };
-    });
+    const result = await ledger.transaction((trx) => moveStored(trx, { claims, rows }, id, event, note));
     if (result === undefined) return undefined;
     written(result.next, result.previous);
     return result.next;
@@ -320,38 +280,7 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
       notify(draft.record, undefined);
     },
     drafts,
-    async read(id) {
-      const draft = drafts.get(id);
-      if (draft !== undefined)
-        return {
-          record: draft.record,
-          session: draft.session,
-          owner: draft.owner,
-          proposalHash: draft.proposalHash,
-          draft: true,
-        };
-      if (!storable(id)) return undefined;
-      const row = await ledger.read(
-        async (db) =>
-          (
-            await run<Pick<CallsTable, 'record' | 'session' | 'owner' | 'proposal_hash'>>(
-              db,
-              ledger.dialect,
-              READ_CALL,
-              [id],
-            )
-          ).rows[0],
-      );
-      return row === undefined
-        ? undefined
-        : {
-            record: readRecord(row.record),
-            session: row.session,
-            owner: row.owner,
-            proposalHash: row.proposal_hash,
-            draft: false,
-          };
-    },
+    read: (id) => readCall(ledger, drafts, id),
     exclusive: queue.exclusive,
     moveIn: rows.moveIn,
     refuse: rows.refuse,
@@ -361,12 +290,135 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
     claims: claims.claims,
     release: (id) => claims.release(id),
     ending: (id) => ending.has(id),
-    onMoved(listener) {
-      moved.add(listener);
-      return () => moved.delete(listener);
-    },
+    onMoved: moved.add,
     close: claims.close,
   };
+}
+
+/** Who hears of each move this process wrote; a listener that throws is reported, and the others still hear. */
+function moveListeners(onError: (error: unknown) => void) {
+  const listeners = new Set<(call: ToolCallRecord, previous: ToolCallRecord | undefined) => void>();
+  return {
+    notify: (call: ToolCallRecord, previous: ToolCallRecord | undefined): void => {
+      for (const listener of listeners) {
+        try {
+          listener(call, previous);
+        } catch (error) {
+          onError(error);
+        }
+      }
+    },
+    add: (listener: (call: ToolCallRecord, previous: ToolCallRecord | undefined) => void): (() => void) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
+
+/** The call as this process sees it: its draft, or the ledger's row. */
+async function readCall(
+  ledger: Ledger,
+  drafts: ReadonlyMap<string, Draft>,
+  id: string,
+): Promise<StoredCall | undefined> {
+  const draft = drafts.get(id);
+  if (draft !== undefined)
+    return {
+      record: draft.record,
+      session: draft.session,
+      owner: draft.owner,
+      proposalHash: draft.proposalHash,
+      draft: true,
+    };
+  if (!storable(id)) return undefined;
+  const row = await ledger.read(
+    async (db) =>
+      (
+        await run<Pick<CallsTable, 'record' | 'session' | 'owner' | 'proposal_hash'>>(
+          db,
+          ledger.dialect,
+          READ_CALL,
+          [id],
+        )
+      ).rows[0],
+  );
+  return row === undefined
+    ? undefined
+    : {
+        record: readRecord(row.record),
+        session: row.session,
+        owner: row.owner,
+        proposalHash: row.proposal_hash,
+        draft: false,
+      };
+}
+
+/**
+ * Writes a draft with its moves so far and the durable move `proposed`, in one transaction, and
+ * claims the call when it now runs here. `undefined` when another instance wrote the call first
+ * (the draft is dropped unwritten). A write that failed leaves the draft as it was, and throws.
+ */
+async function writeDraft(
+  keeper: {
+    readonly ledger: Ledger;
+    readonly rows: RowMoves;
+    readonly claims: Claims;
+    readonly drafts: Map<string, Draft>;
+    readonly onTaken: (id: string) => void;
+  },
+  draft: Draft,
+  proposed: ToolCallRecord,
+): Promise<ToolCallRecord | undefined> {
+  const { ledger, rows, claims, drafts } = keeper;
+  let wrote: { fence: number; key: string; record: ToolCallRecord } | undefined;
+  try {
+    wrote = await ledger.transaction((trx) => rows.writeDraft(trx, draft, proposed));
+  } catch (error) {
+    // Nothing was written: the draft stays as it was, and the caller may propose the same id again.
+    draft.moves.pop();
+    drafts.delete(draft.record.id);
+    throw error;
+  }
+  drafts.delete(proposed.id);
+  if (wrote === undefined) {
+    keeper.onTaken(proposed.id);
+    return undefined;
+  }
+  // The policy may have written another move than the one asked for (a budget's refusal).
+  const last = wrote.record;
+  if (runs(last))
+    claims.claimed(last.id, {
+      fence: wrote.fence,
+      idempotencyKey: wrote.key,
+      session: draft.session,
+      owner: draft.owner,
+    });
+  return last;
+}
+
+/**
+ * One move of a stored call this process works on, inside `trx`. A call this process runs is
+ * moved from the row it last wrote, without reading it first; only when someone moved it since
+ * is the row read (and locked).
+ */
+async function moveStored(
+  trx: Trx,
+  { claims, rows }: { readonly claims: Claims; readonly rows: RowMoves },
+  id: string,
+  event: CallEvent,
+  note: MoveNote,
+): Promise<{ previous: ToolCallRecord; next: ToolCallRecord } | undefined> {
+  const cached = claims.known.get(id);
+  if (cached !== undefined) {
+    const previous = readRecord(cached.record);
+    const next = await rows.tryMove(trx, cached, event, note.actor, {}, previous);
+    if (next !== STALE) return next === undefined ? undefined : { previous, next };
+  }
+  const row = await rows.lock(trx, id);
+  if (row === undefined) return undefined;
+  const previous = readRecord(row.record);
+  const next = await rows.tryMove(trx, row, event, note.actor, {}, previous);
+  return next === undefined || next === STALE ? undefined : { previous, next };
 }
 
 /**
