@@ -69,8 +69,9 @@ export interface ApprovalOutcome {
 export async function decideApproval(
   step: ApprovalStep,
   trx: Trx,
-  { row, approval, principal, edit }: Approving,
+  approving: Approving,
 ): Promise<ApprovalOutcome> {
+  const { row, approval, principal, edit } = approving;
   const { ledger, keeper, clock } = step;
   const record = readRecord(row.record);
   const now = clock.now();
@@ -86,14 +87,14 @@ export async function decideApproval(
       { record, session: row.session, principal: row.owner },
       edit.input,
     );
-    if (problem !== undefined) {
-      const decision = refused(
+    if (problem !== undefined)
+      return refusedIn(
+        step,
+        trx,
+        approving,
         'invalid_edit',
         `the edited input does not fit a budget: ${problem}`,
-      ) as Decision & { ok: false };
-      await keeper.refuse(trx, row, principal, 'invalid_edit', decision.message);
-      return { decision };
-    }
+      );
     input = edit.input;
     hash = hashInput(input);
     edited = { proposed: edit.proposed, by: principal, at: now, changes: edit.changes };
@@ -101,38 +102,16 @@ export async function decideApproval(
 
   let approvedBy: ApprovalState['approvedBy'] = [{ principal, at: now }];
   if (required > 1) {
-    const mine = await trx
-      .selectFrom('toolgate_approvers')
-      .select('input_hash')
-      .where('call_id', '=', row.id)
-      .where('principal', '=', principal)
-      .executeTakeFirst();
-    if (mine?.input_hash === hash) {
-      const decision = refused(
+    const vote = await quorumVote(trx, row.id, principal, hash, now);
+    if (vote === undefined)
+      return refusedIn(
+        step,
+        trx,
+        approving,
         'already_approved',
         `"${principal}" has already approved this input; it needs ${required} different approvers`,
-      ) as Decision & { ok: false };
-      await keeper.refuse(trx, row, principal, 'already_approved', decision.message);
-      return { decision };
-    }
-    await trx
-      .deleteFrom('toolgate_approvers')
-      .where('call_id', '=', row.id)
-      .where('principal', '=', principal)
-      .execute();
-    await trx
-      .insertInto('toolgate_approvers')
-      .values({ call_id: row.id, principal, input_hash: hash, at: now })
-      .execute();
-    const approvers = await trx
-      .selectFrom('toolgate_approvers')
-      .select(['principal', 'at'])
-      .where('call_id', '=', row.id)
-      .where('input_hash', '=', hash)
-      .orderBy('at')
-      .orderBy('principal')
-      .execute();
-    approvedBy = approvers.map((approver) => ({ principal: approver.principal, at: Number(approver.at) }));
+      );
+    approvedBy = vote;
   }
   const left = Math.max(0, required - approvedBy.length);
   const state: ApprovalState | undefined =
@@ -201,14 +180,14 @@ export async function decideApproval(
     .where('call_id', '=', row.id)
     .where('decision', 'is', null)
     .executeTakeFirst();
-  if (Number(taken.numUpdatedRows) === 0) {
-    const decision = refused(
+  if (Number(taken.numUpdatedRows) === 0)
+    return refusedIn(
+      step,
+      trx,
+      approving,
       'not_awaiting',
       `the call is ${row.status}, not waiting for approval`,
-    ) as Decision & { ok: false };
-    await keeper.refuse(trx, row, principal, 'not_awaiting', decision.message);
-    return { decision };
-  }
+    );
   const before =
     state === undefined ? record : (Object.freeze({ ...record, approval: state }) as ToolCallRecord);
   if (edit !== undefined) note('edited', editMessage(principal, edited as InputEdit), storeRecord(before));
@@ -241,6 +220,58 @@ async function stillWaits(
 ): Promise<void> {
   await followAsks(trx, previous, next, now);
   await step.watch?.(trx, { session: row.session, owner: row.owner, previous, next });
+}
+
+/** Refuses the approval, as an event in the audit trail that names who was refused. */
+async function refusedIn(
+  { keeper }: ApprovalStep,
+  trx: Trx,
+  { row, principal }: Approving,
+  code: 'invalid_edit' | 'already_approved' | 'not_awaiting',
+  message: string,
+): Promise<ApprovalOutcome> {
+  const decision = refused(code, message);
+  await keeper.refuse(trx, row, principal, code, message);
+  return { decision };
+}
+
+/**
+ * Records a principal's approval of one input of a call that needs several approvers, and answers
+ * who has approved that input, oldest first; `undefined` when this principal had approved it
+ * already. An approver who approved another input (before an edit) now approves this one.
+ */
+async function quorumVote(
+  trx: Trx,
+  callId: string,
+  principal: string,
+  hash: string,
+  now: number,
+): Promise<ApprovalState['approvedBy'] | undefined> {
+  const mine = await trx
+    .selectFrom('toolgate_approvers')
+    .select('input_hash')
+    .where('call_id', '=', callId)
+    .where('principal', '=', principal)
+    .executeTakeFirst();
+  if (mine?.input_hash === hash) return undefined;
+  await trx
+    .deleteFrom('toolgate_approvers')
+    .where('call_id', '=', callId)
+    .where('principal', '=', principal)
+    .execute();
+  await trx
+    .insertInto('toolgate_approvers')
+    .values({ call_id: callId, principal, input_hash: hash, at: now })
+    .execute();
+  const approvers = await trx
+    .selectFrom('toolgate_approvers')
+    .select(['principal', 'at'])
+    .where('call_id', '=', callId)
+    .where('input_hash', '=', hash)
+    .orderBy('at')
+    .orderBy('principal')
+    .execute();
+  return approvers.map((approver) => ({ principal: approver.principal, at: Number(approver.at) }));
 }
 
 function editMessage(principal: string, edit: InputEdit): string {
