@@ -55,6 +55,15 @@ for (const colorScheme of ['light', 'dark'] as const) {
     await expect(approvals.locator('[data-toolgate="call"]')).toHaveCount(1);
     await expect(page.getByTestId('outbox-notice').first()).toBeVisible();
     expect(describe(await axeViolations(page))).toBe('');
+    // A notice drawn as its Slack card, then as its mail (the mail's HTML sandboxed in an iframe).
+    const notice = page.getByTestId('outbox').locator('[data-kind="asked"][data-to="the manager"]');
+    await notice.getByRole('radio', { name: 'Slack card', exact: true }).check();
+    await expect(notice.getByTestId('outbox-slack')).toBeVisible();
+    expect(describe(await axeViolations(page))).toBe('');
+    await notice.getByRole('radio', { name: 'Mail', exact: true }).check();
+    await expect(notice.getByTestId('outbox-mail')).toBeVisible();
+    expect(describe(await axeViolations(page))).toBe('');
+    await notice.getByRole('radio', { name: 'Notice', exact: true }).check();
     await approvals.getByRole('radio', { name: 'you', exact: true }).check();
   });
 }

@@ -48,6 +48,26 @@ test('a large transfer waits for the manager: the person may not approve it, the
   const link = (await asked.getByRole('link', { name: 'Open the confirm page' }).getAttribute('href')) ?? '';
   expect(link).toMatch(/\/api\/toolgate\/links\/[\w-]+/);
 
+  // The same notice as Slack would show it: the input, and buttons that only work in Slack.
+  await asked.getByRole('radio', { name: 'Slack card', exact: true }).check();
+  const card = asked.getByRole('group', { name: 'Slack card' });
+  await expect(card).toContainText('asks to run large_transfer');
+  await expect(card.locator('pre')).toContainText('"to": "roofer@example.com"');
+  await expect(card.locator('pre')).toContainText('"amount_cents": 8000');
+  await expect(card.getByRole('button', { name: 'Approve in Slack' })).toBeDisabled();
+  await expect(card.getByRole('button', { name: 'Deny in Slack' })).toBeDisabled();
+  // And as a mail: its subject, and its HTML drawn in a sandbox with the input and the same link.
+  await asked.getByRole('radio', { name: 'Mail', exact: true }).check();
+  await expect(card).toHaveCount(0);
+  const mail = asked.getByRole('group', { name: 'Mail' });
+  await expect(mail).toContainText('Subject: Approve large_transfer?');
+  await expect(mail.locator('iframe')).toHaveAttribute('sandbox', '');
+  const html = mail.frameLocator('iframe');
+  await expect(html.locator('pre')).toContainText('"to": "roofer@example.com"');
+  await expect(html.locator(`a[href="${link}"]`)).toHaveCount(1);
+  await asked.getByRole('radio', { name: 'Notice', exact: true }).check();
+  await expect(mail).toHaveCount(0);
+
   // Opening the link shows the call and decides nothing (a mail scanner opens links too).
   const confirm = await page.context().newPage();
   const opened = await confirm.goto(link);

@@ -60,6 +60,9 @@ const PARTS = [
   '.approvals-view [data-toolgate="call"]',
   '[data-testid="outbox"]',
   '.outbox-notice',
+  '.outbox-views',
+  '.slack-card',
+  '.mail-view',
   '[data-testid="state-verdict"]',
 ].join(', ');
 
@@ -119,6 +122,15 @@ for (const colorScheme of ['light', 'dark'] as const) {
         await expect(page.getByTestId('outbox-notice').first()).toBeVisible();
         await page.getByTestId('approvals').scrollIntoViewIfNeeded();
         await look('manager-inbox');
+        // A notice as its Slack card, and as its mail.
+        const notice = page.getByTestId('outbox').locator('[data-kind="asked"][data-to="the manager"]');
+        await notice.getByRole('radio', { name: 'Slack card', exact: true }).check();
+        await notice.getByTestId('outbox-slack').scrollIntoViewIfNeeded();
+        await look('outbox-slack');
+        await notice.getByRole('radio', { name: 'Mail', exact: true }).check();
+        await notice.getByTestId('outbox-mail').scrollIntoViewIfNeeded();
+        await look('outbox-mail');
+        await notice.getByRole('radio', { name: 'Notice', exact: true }).check();
 
         await playground.run('Transfers past the chat’s budget', /\$45 to sam@example\.com/);
         await expect(playground.status(1)).toHaveAttribute('data-reason', 'budget_exceeded');
@@ -140,6 +152,8 @@ for (const colorScheme of ['light', 'dark'] as const) {
           refunded: [],
           held: [],
           'manager-inbox': [],
+          'outbox-slack': [],
+          'outbox-mail': [],
           offline: [],
         });
       });

@@ -43,6 +43,8 @@ it("a visitor's outbox holds the notices to their manager and finance with the c
       call: { id: 'call_1', name: 'large_transfer', status: 'awaiting_approval', input: call.input },
       link: 'http://127.0.0.1:5173/api/toolgate/links/t1',
       at: expect.any(Number) as number,
+      slack: expect.any(Object) as object,
+      mail: expect.any(Object) as object,
     },
     expect.objectContaining({ id: 'n2', kind: 'escalated', to: 'visitor-a:finance' }),
   ]);
@@ -71,4 +73,30 @@ it('a decided notice says who approved the call', async () => {
     status: 'executing',
     approvedBy: ['visitor-a:manager'],
   });
+});
+
+it("an asked notice carries the Slack card and the mail channels would send, each with the call's input and the confirm page's link", async () => {
+  const outbox = createOutbox(visitorOf);
+  const link = 'http://127.0.0.1:5173/api/toolgate/links/t1';
+  await outbox.channel.deliver(notice('n1', 'visitor-a:manager', { link }), { signal });
+  const [item] = outbox.itemsOf('visitor-a');
+
+  const blocks = JSON.stringify(item?.slack.blocks);
+  expect(item?.slack.blocks[0]).toMatchObject({ type: 'header' });
+  expect(blocks).toContain('roofer@example.com');
+  expect(blocks).toContain('8000');
+  expect(item?.slack.blocks.at(-1)).toMatchObject({
+    type: 'actions',
+    elements: [
+      { text: { text: 'Approve' } },
+      { text: { text: 'Deny' } },
+      { text: { text: 'Open the confirm page' }, url: link },
+    ],
+  });
+
+  expect(item?.mail.subject).toContain('large_transfer');
+  expect(item?.mail.text).toContain('roofer@example.com');
+  expect(item?.mail.text).toContain(link);
+  expect(item?.mail.html).toContain('roofer@example.com');
+  expect(item?.mail.html).toContain(`href="${link}"`);
 });

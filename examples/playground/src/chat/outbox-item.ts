@@ -21,4 +21,11 @@ export interface OutboxItem {
   readonly link?: string;
   /** When the outbox took it, in ms since the epoch. */
   readonly at: number;
+  /** The Slack card a Slack channel would post: its notification text and Block Kit blocks. */
+  readonly slack: { readonly text: string; readonly blocks: readonly OutboxBlock[] };
+  /** The mail an email channel would send: subject, plain text and HTML (shown sandboxed, never run). */
+  readonly mail: { readonly subject: string; readonly text: string; readonly html: string };
 }
+
+/** A Block Kit block as the page reads it: only its `type` is known for sure. */
+export type OutboxBlock = Readonly<Record<string, unknown>> & { readonly type?: unknown };

@@ -1,5 +1,10 @@
+import { noticeMail } from '@toolgate/channels/email';
+import { slackCard } from '@toolgate/channels/slack';
 import type { Channel, Notice } from '@toolgate/server';
 import type { OutboxItem } from '../chat/outbox-item.ts';
+
+/** The domain the mails' Message-IDs are minted under: the playground sends none. */
+const MAIL_DOMAIN = 'playground.toolgate.invalid';
 
 /** How many notices the outbox keeps for one visitor: the newest, as a demo needs no more. */
 const KEPT = 50;
@@ -13,8 +18,9 @@ export interface Outbox {
 
 /**
  * An in-process channel for the playground: where an app would post to Slack or send mail, it
- * records the notice (kind, to whom, the call, its confirm-page link) in this process's memory, so
- * the page can show what would have been sent. A restart forgets it.
+ * records the notice (kind, to whom, the call, its confirm-page link) in this process's memory,
+ * with the Slack card and the mail `@toolgate/channels` would make of it, so the page can show
+ * what would have been sent. A restart forgets it.
  *
  * `visitorOf` says whose outbox a principal's notices belong in (the manager and finance a visitor
  * plays are theirs), so one browser never sees another's.
@@ -23,14 +29,14 @@ export function createOutbox(visitorOf: (principal: string) => string): Outbox {
   const items = new Map<string, OutboxItem[]>();
   const channel: Channel = {
     name: 'outbox',
-    deliver(notice: Notice) {
+    async deliver(notice: Notice) {
+      // Rendered here, where the renderers' server imports belong; the page only draws the result.
+      const item = await itemOf(notice);
       // A notice delivered again after a failure carries the same id: the outbox keeps it once.
       const visitor = visitorOf(notice.to);
       const known = items.get(visitor) ?? [];
-      if (known.some((item) => item.id === notice.id)) return Promise.resolve();
-      const kept = [...known, itemOf(notice)].slice(-KEPT);
-      items.set(visitor, kept);
-      return Promise.resolve();
+      if (known.some((kept) => kept.id === notice.id)) return;
+      items.set(visitor, [...known, item].slice(-KEPT));
     },
   };
   return {
@@ -39,8 +45,9 @@ export function createOutbox(visitorOf: (principal: string) => string): Outbox {
   };
 }
 
-function itemOf(notice: Notice): OutboxItem {
+async function itemOf(notice: Notice): Promise<OutboxItem> {
   const { call } = notice;
+  const [slack, mail] = await Promise.all([slackCard(notice), noticeMail(notice, { domain: MAIL_DOMAIN })]);
   return {
     id: notice.id,
     kind: notice.kind,
@@ -58,5 +65,7 @@ function itemOf(notice: Notice): OutboxItem {
     },
     ...(notice.link === undefined ? {} : { link: notice.link }),
     at: Date.now(),
+    slack: { text: slack.text, blocks: slack.blocks },
+    mail: { subject: mail.subject, text: mail.text, html: mail.html },
   };
 }
