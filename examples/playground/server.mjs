@@ -46,6 +46,7 @@ const playground = await createPlaygroundServer({
   publicUrl: `http://${host.includes(':') ? `[${host}]` : host}:${local.port}`,
   transferHoldMs: number('PLAYGROUND_TRANSFER_HOLD_MS'),
   leaseMs: number('PLAYGROUND_LEASE_MS'),
+  smtpUrl: process.env.PLAYGROUND_SMTP_URL || undefined,
   testHooks: process.env.PLAYGROUND_TEST_HOOKS === '1',
 });
 local.stopOnSignals(async () => {

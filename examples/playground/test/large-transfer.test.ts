@@ -49,6 +49,12 @@ it('a large transfer nobody decides reminds the manager, then asks finance too, 
     input: { to: 'roofer@example.com', amount_cents: 8000, memo: 'Roof repair' },
   });
   expect(asked?.link).toMatch(/^http:\/\/playground\.test\/api\/toolgate\/links\/[\w.-]+$/);
+  // The outbox carries what Slack and a mail client would show of it, rendered by the server.
+  expect(JSON.stringify(asked?.slack.blocks)).toContain('roofer@example.com');
+  expect(JSON.stringify(asked?.slack.blocks)).toContain(JSON.stringify(asked?.link));
+  expect(asked?.mail.subject).toContain('Approve large_transfer?');
+  expect(asked?.mail.text).toContain('"to": "roofer@example.com"');
+  expect(asked?.mail.html).toContain(`href="${asked?.link ?? ''}"`);
 
   // The visitor asked for it: their approval is refused, and says why.
   const id = asked?.call.id ?? '';

@@ -1,4 +1,4 @@
-import { noticeMail } from '@toolgate/channels/email';
+import { emailChannel, noticeMail } from '@toolgate/channels/email';
 import { slackCard } from '@toolgate/channels/slack';
 import type { Channel, Notice } from '@toolgate/server';
 import type { OutboxItem } from '../chat/outbox-item.ts';
@@ -43,6 +43,18 @@ export function createOutbox(visitorOf: (principal: string) => string): Outbox {
     channel,
     itemsOf: (visitor) => items.get(visitor) ?? [],
   };
+}
+
+/**
+ * The playground's mail channel, for a local SMTP server such as a mail catcher: nobody here has
+ * an address, so each person gets one made from their principal (`visitor-1f…-manager@…`).
+ */
+export function playgroundMail(smtpUrl: string): Channel {
+  return emailChannel({
+    transport: smtpUrl,
+    from: `Toolgate playground <approvals@${MAIL_DOMAIN}>`,
+    addressOf: (principal) => `${principal.replace(/[^\w.-]/g, '-')}@${MAIL_DOMAIN}`,
+  });
 }
 
 async function itemOf(notice: Notice): Promise<OutboxItem> {

@@ -29,7 +29,7 @@ import type { ShopState } from '../shop/shop-store.ts';
 import { createShopTools, type ApprovalTimes } from '../shop/shop-tools.ts';
 import { loadChat, startChat, type Chat, type ChatDeps } from './chat.ts';
 import { remoteLabel, type RemoteModel } from './model-connection.ts';
-import { createOutbox } from './outbox.ts';
+import { createOutbox, playgroundMail } from './outbox.ts';
 import { createPageResults } from './page-calls.ts';
 import { startPaymentProvider } from './payment-provider.ts';
 import { openPlaygroundDb } from './playground-db.ts';
@@ -49,6 +49,11 @@ export interface PlaygroundServerOptions {
   readonly linkSecret?: string;
   /** How soon a large transfer's manager is reminded, finance asked, and the call expired (demo speed by default). */
   readonly approvalTimes?: ApprovalTimes;
+  /**
+   * An SMTP URL (`smtp://127.0.0.1:1025`): the notices are also mailed there, each person at a
+   * made-up address under `playground.toolgate.invalid`, so a local mail catcher shows them.
+   */
+  readonly smtpUrl?: string;
   /** Serve `POST /api/test/drop-feeds`, which ends every open event stream (for the end-to-end tests). */
   readonly testHooks?: boolean;
   readonly onError?: (error: unknown) => void;
@@ -128,7 +133,7 @@ export async function createPlaygroundServer(options: PlaygroundServerOptions): 
     tools: serverTools,
     ledger,
     links,
-    channels: [outbox.channel],
+    channels: [outbox.channel, ...(options.smtpUrl === undefined ? [] : [playgroundMail(options.smtpUrl)])],
     leaseMs: options.leaseMs ?? 4000,
     approvalTtlMs: 60 * 60 * 1000,
     onError,
