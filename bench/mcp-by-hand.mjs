@@ -52,4 +52,6 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
     return { isError: true, content: [{ type: 'text', text: String(error) }] };
   }
 });
+// The client gone, the gateway goes too (and its upstream with it).
+process.stdin.once('end', () => process.exit(0));
 await server.connect(new StdioServerTransport());
