@@ -26,8 +26,8 @@ export function inboxGate(ledger: Ledger, options: Partial<ServerGateOptions> = 
         additionalProperties: false,
       },
       approvals,
-      approvers: ({ input }) => approvers(input as Wire),
-      execute: (input) => ({ sent: (input as Wire).amount_cents }),
+      approvers: ({ input }) => approvers(input),
+      execute: (input) => ({ sent: input.amount_cents }),
     });
   const wire = wireTool('wire', 1, (input) =>
     input.amount_cents >= 1_000_000 ? ['manager_1', 'finance_1'] : ['manager_1'],
