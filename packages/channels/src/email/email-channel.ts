@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer';
+import type Nodemailer from 'nodemailer';
 import type { Channel } from '@toolgate/server';
 import { abortable } from '../abortable.ts';
 import { noticeMail } from './notice-mail.ts';
@@ -50,7 +50,8 @@ const SMTP_TIMEOUT_MS = 15_000;
  * reminder, an escalation and the end reply in the thread of the first mail. A principal
  * `addressOf` does not know, or an SMTP server that refuses or hangs, fails the delivery: the gate
  * tries it again with backoff and audits each failure, and the call keeps waiting.
- * `nodemailer` is an optional peer dependency.
+ * `nodemailer` is an optional peer dependency, loaded only to make a transport from an SMTP URL:
+ * an app that gives its own transporter, or only renders {@link noticeMail}, need not install it.
  *
  * @example
  * const mail = emailChannel({
@@ -66,17 +67,13 @@ export function emailChannel(options: EmailChannelOptions): Channel {
     throw new TypeError('emailChannel: `from` must be an address, e.g. "Approvals <approvals@app.example>".');
   if (typeof addressOf !== 'function')
     throw new TypeError('emailChannel: `addressOf` must map a principal to their address.');
-  const transport: MailTransport =
-    typeof options.transport === 'string'
-      ? nodemailer.createTransport({
-          url: options.transport,
-          connectionTimeout: SMTP_TIMEOUT_MS,
-          greetingTimeout: SMTP_TIMEOUT_MS,
-          socketTimeout: SMTP_TIMEOUT_MS,
-        })
-      : options.transport;
-  if (typeof transport.sendMail !== 'function')
+  const given = options.transport;
+  if (typeof given !== 'string' && typeof given?.sendMail !== 'function')
     throw new TypeError('emailChannel: `transport` must be an SMTP URL or have a `sendMail` function.');
+  // Made at the first delivery, so that building the channel needs nothing it does not use yet.
+  let transport: Promise<MailTransport> | undefined;
+  const transportNow = () =>
+    (transport ??= typeof given === 'string' ? smtpTransport(given) : Promise.resolve(given));
   const domain = /@([^>\s]+)>?\s*$/u.exec(from)?.[1] ?? 'toolgate.invalid';
   return {
     name: options.name ?? 'email',
@@ -84,7 +81,26 @@ export function emailChannel(options: EmailChannelOptions): Channel {
       const to = await addressOf(notice.to);
       if (typeof to !== 'string' || to === '') throw new Error(`no address for principal "${notice.to}"`);
       const mail = await noticeMail(notice, { domain });
-      await abortable(transport.sendMail({ from, to, ...mail }), signal);
+      const sender = await abortable(transportNow(), signal);
+      await abortable(sender.sendMail({ from, to, ...mail }), signal);
     },
   };
+}
+
+async function smtpTransport(url: string): Promise<MailTransport> {
+  let nodemailer: typeof Nodemailer;
+  try {
+    nodemailer = (await import('nodemailer')).default;
+  } catch (error) {
+    throw new Error(
+      'emailChannel: install nodemailer to send mail from an SMTP URL (npm install nodemailer), or give `transport` an object with `sendMail`.',
+      { cause: error },
+    );
+  }
+  return nodemailer.createTransport({
+    url,
+    connectionTimeout: SMTP_TIMEOUT_MS,
+    greetingTimeout: SMTP_TIMEOUT_MS,
+    socketTimeout: SMTP_TIMEOUT_MS,
+  });
 }
