@@ -107,11 +107,15 @@ export class Playground {
     expect(await this.stateMarkup()).not.toBe(this.initialState);
   }
 
-  /** Keeps a screenshot of the page as a test artifact. */
-  async screenshot(name: string, testInfo: TestInfo): Promise<void> {
+  /** Keeps a screenshot of the page, or of one element of it (drawn with `style` added), as a test artifact. */
+  async screenshot(
+    name: string,
+    testInfo: TestInfo,
+    element?: { of: Locator; style?: string },
+  ): Promise<void> {
     mkdirSync(SCREENSHOTS, { recursive: true });
     const path = join(SCREENSHOTS, `${name}.png`);
-    await this.page.screenshot({ path });
+    await (element?.of ?? this.page).screenshot({ path, style: element?.style ?? '' });
     await testInfo.attach(name, { path, contentType: 'image/png' });
   }
 }

@@ -3,6 +3,14 @@ import { expect, test } from '../playground.ts';
 
 const LARGE = 'A large transfer your manager approves';
 const PROMPT = 'Send $80 to the roofer, roofer@example.com, for the repair.';
+const README_PICTURE = `
+  [data-testid="outbox-slack"], [data-testid="outbox-mail"] {
+    position: fixed; inset: 0 auto auto 0; z-index: 2147483647; width: 700px; max-width: none;
+    box-sizing: border-box; margin: 0; padding: 12px; background: #fff;
+  }
+  [data-testid="outbox-mail"] iframe { height: 440px; }
+  [data-testid="outbox-mail"] details { display: none; }
+`;
 
 /** Reads the Approvals view as `who` (the page's demo switch: you, the manager, finance). */
 async function viewAs(page: Page, who: 'you' | 'the manager' | 'finance') {
@@ -56,6 +64,9 @@ test('a large transfer waits for the manager: the person may not approve it, the
   await expect(card.locator('pre')).toContainText('"amount_cents": 8000');
   await expect(card.getByRole('button', { name: 'Approve in Slack' })).toBeDisabled();
   await expect(card.getByRole('button', { name: 'Deny in Slack' })).toBeDisabled();
+  // The pictures in @toolgate/channels' README are these two views, drawn as wide as a mail client's
+  // reading pane: copy them from artifacts/screenshots to packages/channels/docs when the card or mail changes.
+  await playground.screenshot('channels-slack-card', testInfo, { of: card, style: README_PICTURE });
   // And as a mail: its subject, and its HTML drawn in a sandbox with the input and the same link.
   await asked.getByRole('radio', { name: 'Mail', exact: true }).check();
   await expect(card).toHaveCount(0);
@@ -65,6 +76,7 @@ test('a large transfer waits for the manager: the person may not approve it, the
   const html = mail.frameLocator('iframe');
   await expect(html.locator('pre')).toContainText('"to": "roofer@example.com"');
   await expect(html.locator(`a[href="${link}"]`)).toHaveCount(1);
+  await playground.screenshot('channels-mail', testInfo, { of: mail, style: README_PICTURE });
   await asked.getByRole('radio', { name: 'Notice', exact: true }).check();
   await expect(mail).toHaveCount(0);
 
