@@ -87,7 +87,6 @@ export function slackChannel(options: SlackChannelOptions): SlackChannel {
     timeout: 10_000,
   });
   const refs = new Map<string, string>();
-  const cards = new Map<string, string[]>();
   const votes = slackVotes({
     name,
     signingSecret,
@@ -116,12 +115,9 @@ export function slackChannel(options: SlackChannelOptions): SlackChannel {
       );
       if (typeof answer.channel !== 'string' || typeof answer.ts !== 'string')
         throw new Error('Slack answered chat.postMessage without the message’s channel and ts');
-      // The gate keeps the latest ref of a call's notices to a person: a reminder's ref names the
-      // earlier cards this process posted too, so that the end updates all of them.
-      const thread = JSON.stringify([notice.call.id, notice.to]);
-      const ref = [...(cards.get(thread) ?? []), `${answer.channel}/${answer.ts}`].join(' ');
+      // The gate hands every card's ref of the call to update at the end, whichever process posted it.
+      const ref = `${answer.channel}/${answer.ts}`;
       remember(refs, notice.id, ref);
-      remember(cards, thread, ref.split(' '));
       return { ref };
     },
     async update(notice: Notice, ref: string, { signal }) {

@@ -55,26 +55,31 @@ async function setup(
     },
   });
   const links = approvalLinks({ secret: 'a secret of thirty-two bytes or more', baseUrl: BASE, clock });
-  const slack = slackChannel({
-    token: 'xoxb-test-token',
-    signingSecret: SECRET,
-    apiUrl: slackApi.apiUrl,
-    slackUserOf: (principal) =>
-      principal === 'finance_1' && failFirst.includes('unmapped') ? undefined : SLACK_IDS[principal],
-    principalOf: (slackUserId) => PRINCIPALS[slackUserId],
-    gate: () => gate,
-    ...(ackMs === undefined ? {} : { ackMs }),
-  });
   const errors: unknown[] = [];
-  const gate = createServerGate({
-    tools: [wire],
-    ledger,
-    clock,
-    recover: false,
-    links,
-    channels: [slack],
-    onError: (error) => errors.push(error),
-  });
+  /** One app server: its own Slack channel (its own memory of the cards it posted) and gate. */
+  const serve = () => {
+    const slack = slackChannel({
+      token: 'xoxb-test-token',
+      signingSecret: SECRET,
+      apiUrl: slackApi.apiUrl,
+      slackUserOf: (principal) =>
+        principal === 'finance_1' && failFirst.includes('unmapped') ? undefined : SLACK_IDS[principal],
+      principalOf: (slackUserId) => PRINCIPALS[slackUserId],
+      gate: () => gate,
+      ...(ackMs === undefined ? {} : { ackMs }),
+    });
+    const gate = createServerGate({
+      tools: [wire],
+      ledger,
+      clock,
+      recover: false,
+      links,
+      channels: [slack],
+      onError: (error) => errors.push(error),
+    });
+    return { slack, gate };
+  };
+  const { slack, gate } = serve();
   const http = toolgateHandler(gate, { authenticate: bearer, basePath: '/api/toolgate', links });
   opened.push(async () => {
     await gate.close();
@@ -82,7 +87,7 @@ async function setup(
   });
   await gate.propose(WIRE, { session: 'chat_a', principal: 'alice' });
   await gate.recover();
-  return { gate, slack, slackApi, clock, runs, ledger, http, links };
+  return { gate, slack, slackApi, clock, runs, ledger, http, links, serve };
 }
 
 /** The card posted to a Slack user, and a click on one of its buttons as that (or another) user. */
@@ -179,6 +184,29 @@ describeLedgers(
       ]);
       await slack.handler(click(slackApi, 'UFINANCE1', 'toolgate_deny'));
       await gate.recover();
+      const updated = slackApi.calls.filter(
+        (call) => call.method === 'chat.update' && call.channel === 'DMANAGER1',
+      );
+      expect(new Set(updated.map((call) => call.ts)).size).toBe(2);
+      expect(updated.every((call) => call.text.startsWith('wire: Denied.') && !live(call.blocks))).toBe(true);
+    });
+
+    it('updates the first card too when another app server posted the reminder', async () => {
+      const { gate, slackApi, clock, serve } = await setup(await (await target.fresh()).open());
+      await gate.close();
+      const other = serve();
+      opened.unshift(() => other.gate.close());
+      clock.advance(10_000);
+      await other.gate.recover();
+      const toManager = slackApi.calls.filter(
+        (call) => call.method === 'chat.postMessage' && call.channel === 'UMANAGER1',
+      );
+      expect(toManager.map((call) => call.text.split('?')[0])).toEqual([
+        'Approve wire',
+        'Reminder: approve wire',
+      ]);
+      await other.slack.handler(click(slackApi, 'UFINANCE1', 'toolgate_deny'));
+      await other.gate.recover();
       const updated = slackApi.calls.filter(
         (call) => call.method === 'chat.update' && call.channel === 'DMANAGER1',
       );

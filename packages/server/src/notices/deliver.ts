@@ -5,7 +5,7 @@ import type { NoticesTable } from '../ledger/schema.ts';
 import { readRecord } from '../ledger/stored-record.ts';
 import type { ApprovalLinks } from '../links/approval-links.ts';
 import type { Channel, Notice } from './notice.ts';
-import { refOf, settleNotice, type ClaimedNotice } from './notice-rows.ts';
+import { refsOf, settleNotice, type ClaimedNotice } from './notice-rows.ts';
 
 /** How long one delivery may take at most, whatever the lease: a channel that hangs is given up on then. */
 const MOST_MS = 10_000;
@@ -32,7 +32,8 @@ export function linkOf(
  * Hands one claimed notice to its channel, then writes what came of it with an event in the hash
  * chain, in one transaction: delivered (with the channel's `ref`), or failed and due again after
  * a pause that doubles with each attempt. A `decided` or `expired` notice goes through the
- * channel's `update` when an earlier notice of the call to that principal gave a `ref`. A channel
+ * channel's `update`, once for each `ref` the earlier notices of the call to that principal gave
+ * (whichever app server delivered them), and through `deliver` when none did. A channel
  * that throws, does not answer within half a lease (10 s at most; its signal aborts then) or
  * answers something else than nothing or `{ ref }` has not taken the notice. Answers whether it
  * was delivered; `undefined` when the claim had passed to another process.
@@ -69,13 +70,15 @@ export async function deliverNotice(
   if (channel === undefined)
     result = { ok: false, why: `this gate has no channel named "${claimed.channel}"` };
   else {
-    const ref = !asks && channel.update !== undefined ? await refOf(ledger, claimed) : undefined;
+    const refs = !asks && channel.update !== undefined ? await refsOf(ledger, claimed) : [];
     const ms = Math.min(MOST_MS, leaseMs / 2);
     result = await attempt(
-      (signal) =>
-        ref === undefined || channel.update === undefined
-          ? channel.deliver(notice, { signal })
-          : channel.update(notice, ref, { signal }).then(() => ({ ref })),
+      async (signal) => {
+        if (channel.update === undefined || refs.length === 0) return channel.deliver(notice, { signal });
+        // Updating a card twice shows the same end, so a retry after a partial failure is safe.
+        for (const ref of refs) await channel.update(notice, ref, { signal });
+        return { ref: refs.at(-1) };
+      },
       ms,
       clock,
       closing,

@@ -166,13 +166,15 @@ export async function claimNotice(
 }
 
 /**
- * The `ref` a channel gave an earlier notice of this call to this principal, if one did.
+ * The `ref`s channels gave the earlier notices of this call to this principal, oldest first and
+ * each once. Every one is updated at the end: the first card and a reminder's may have been
+ * posted by different app servers, and neither knows of the other's.
  *
  * @example
- * const ref = await refOf(ledger, claimed);
+ * for (const ref of await refsOf(ledger, claimed)) await channel.update(notice, ref, { signal });
  */
-export async function refOf(ledger: Ledger, notice: NoticesTable): Promise<string | undefined> {
-  const row = await ledger.read((db) =>
+export async function refsOf(ledger: Ledger, notice: NoticesTable): Promise<readonly string[]> {
+  const rows = await ledger.read((db) =>
     db
       .selectFrom('toolgate_notices')
       .select('ref')
@@ -180,11 +182,10 @@ export async function refOf(ledger: Ledger, notice: NoticesTable): Promise<strin
       .where('principal', '=', notice.principal)
       .where('channel', '=', notice.channel)
       .where('ref', 'is not', null)
-      .orderBy('delivered_at', 'desc')
-      .limit(1)
-      .executeTakeFirst(),
+      .orderBy('delivered_at', 'asc')
+      .execute(),
   );
-  return row?.ref ?? undefined;
+  return [...new Set(rows.flatMap((row) => (row.ref === null ? [] : [row.ref])))];
 }
 
 /**

@@ -33,7 +33,8 @@ export interface Notice {
  * notice (with a `ref` to what it showed, when it can update it later), and rejects, or does not
  * resolve before `ctx.signal` aborts, when it has not: the notice is then delivered again later,
  * with the same `id`. `update`, when given, is used for a call's `decided` or `expired` notice to
- * a principal an earlier notice of it reached with a `ref`.
+ * a principal earlier notices of it reached with a `ref`: once for each such `ref`, so every card
+ * shows the end, whichever app server posted it.
  *
  * @example
  * const log: Channel = {
