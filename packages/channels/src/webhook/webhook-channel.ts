@@ -58,6 +58,7 @@ export function webhookChannel(options: WebhookChannelOptions): Channel {
   const send = options.fetch ?? fetch;
 
   const post = async (notice: Notice, ref: string | undefined, signal: AbortSignal) => {
+    const id = ref === undefined ? notice.id : await updateId(notice.id, ref);
     const now = new Date();
     const payload: WebhookPayload = {
       type: `toolgate.notice.${notice.kind}`,
@@ -70,9 +71,9 @@ export function webhookChannel(options: WebhookChannelOptions): Channel {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
-        'webhook-id': notice.id,
+        'webhook-id': id,
         'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
-        'webhook-signature': signer.sign(notice.id, now, body),
+        'webhook-signature': signer.sign(id, now, body),
       },
       body,
       redirect: 'manual',
@@ -106,4 +107,15 @@ function refIn(text: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The message id of a notice's update of one `ref`: the end of a call updates every message the
+ * receiver showed it in (the first ask, a reminder), each its own message, so a receiver that
+ * drops a repeated webhook-id must not drop the second. Stable across retries of the same update.
+ */
+async function updateId(noticeId: string, ref: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(ref)));
+  const hex = Array.from(digest.subarray(0, 8), (byte) => byte.toString(16).padStart(2, '0')).join('');
+  return `${noticeId}.${hex}`;
 }

@@ -73,13 +73,14 @@ afterEach(async () => {
   for (const thing of opened.splice(0).reverse()) await thing.close();
 });
 
-async function setup(url: string) {
+async function setup(url: string, { remindAfterMs }: { remindAfterMs?: number } = {}) {
   const clock = createFakeClock();
   const ledger: Ledger = await sqliteLedger({ path: ':memory:' });
   const wire = defineTool({
     name: 'wire',
     inputSchema: { type: 'object' },
     approvers: () => ['manager_1'],
+    ...(remindAfterMs === undefined ? {} : { remindAfterMs }),
     execute: () => ({ sent: true }),
   });
   const gate = createServerGate({
@@ -138,6 +139,31 @@ it('signs each notice so that the receiver verifies it with Standard Webhooks, a
   expect(() =>
     new Webhook(SECRET).verify((asked?.body ?? '').replace('manager_1', 'mallory'), headers),
   ).toThrow(/signature/i);
+});
+
+it('updates each message the receiver showed a call in, the ask and the reminder, each under a webhook-id of its own', async () => {
+  const hook = await receiver([{ ref: 'card-1' }, { ref: 'card-2' }]);
+  opened.push(hook);
+  const { gate, clock } = await setup(hook.url, { remindAfterMs: 10_000 });
+  await gate.propose(WIRE, { session: 'chat_1', principal: 'alice' });
+  await gate.recover();
+  clock.advance(10_000);
+  await gate.recover();
+  await gate.recover();
+  await gate.deny('w1', { principal: 'manager_1' });
+  await gate.recover();
+  await gate.recover();
+  expect(hook.rejected).toEqual([]);
+  expect(hook.received.map(({ payload }) => [payload.type, payload.ref])).toEqual([
+    ['toolgate.notice.asked', undefined],
+    ['toolgate.notice.reminder', undefined],
+    ['toolgate.notice.decided', 'card-1'],
+    ['toolgate.notice.decided', 'card-2'],
+  ]);
+  const [, , first, second] = hook.received;
+  expect(first?.payload.data.id).toBe(second?.payload.data.id);
+  expect(new Set(hook.received.map(({ id }) => id)).size).toBe(4);
+  expect(first?.id.startsWith(`${first.payload.data.id}.`)).toBe(true);
 });
 
 it('a receiver that answers 500, then hangs, gets the notice again with the same webhook-id until it answers 2xx; the call keeps waiting', async () => {
