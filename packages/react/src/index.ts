@@ -30,6 +30,7 @@ export {
 export type { ToolCallRefusalWords } from './refusal-words.ts';
 export { useGateConnection } from './use-gate-connection.ts';
 export { useGateTools } from './use-gate-tools.ts';
+export { useRemoteGate } from './use-remote-gate.ts';
 export {
   useToolCall,
   type ToolCallControls,
