@@ -6,6 +6,7 @@ import { afterEach, expect, it } from 'vitest';
 import { approvalLinks, createServerGate, toolgateHandler, type Ledger } from '../../src/index.ts';
 import { bearer, serve } from '../support/http.ts';
 import { describeLedgers, type Target } from '../support/ledgers.ts';
+import { wireSchema } from '../support/processes/wire-app.ts';
 
 type Wire = { iban: string; amount_cents: number; memo?: string };
 
@@ -27,16 +28,7 @@ async function served(
   const runs: string[] = [];
   const wire = defineTool({
     name: 'wire',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        iban: { type: 'string' },
-        amount_cents: { type: 'integer', minimum: 1 },
-        memo: { type: 'string' },
-      },
-      required: ['iban', 'amount_cents'],
-      additionalProperties: false,
-    },
+    inputSchema: wireSchema,
     approvals,
     approvers: () => ['manager_1', 'finance_1'],
     execute: (input: Wire) => {

@@ -1,73 +1,9 @@
-// An app server with approval links, for a browser to open them: toolgate's handler under
-// /api/toolgate on 127.0.0.1 (a port of its own), over a SQLite file (argv[2]). A wire needs
-// manager_1's approval. POST /test/calls/:id proposes a wire as alice and answers { link } (the
-// link for manager_1); GET /test/calls/:id answers { status, runs } (how many times the wire ran).
-// Prints { ready: true, origin } once it listens; stdin closing ends it.
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { getRequestListener } from '@hono/node-server';
-import { defineTool } from '@toolgate/core';
-import { approvalLinks, createServerGate, sqliteLedger, toolgateHandler } from '../../../src/index.ts';
+// An app server with approval links, for a browser to open them (see wire-app.ts), over a SQLite
+// file (argv[2]): POST /test/calls/:id answers { link }, the link for manager_1.
+import { runWireApp } from './wire-app.ts';
 
 const [path = ''] = process.argv.slice(2);
-const ledger = await sqliteLedger({ path });
-const runs = new Map<string, number>();
-const wire = defineTool({
-  name: 'wire',
-  inputSchema: {
-    type: 'object',
-    properties: {
-      iban: { type: 'string' },
-      amount_cents: { type: 'integer', minimum: 1 },
-      memo: { type: 'string' },
-    },
-    required: ['iban', 'amount_cents'],
-    additionalProperties: false,
-  },
-  approvers: () => ['manager_1'],
-  execute: (input, ctx) => {
-    runs.set(ctx.call.id, (runs.get(ctx.call.id) ?? 0) + 1);
-    return { sent: input.amount_cents };
-  },
+await runWireApp({
+  path,
+  answer: (gate, call) => Response.json({ link: gate.linkFor(call, 'manager_1') }),
 });
-
-// Requests come once it listens, and the links need its port: the handler is read when one comes.
-const server = createServer((incoming, outgoing) => void getRequestListener(handle)(incoming, outgoing));
-await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-const links = approvalLinks({
-  secret: 'an e2e secret of at least thirty-two bytes',
-  baseUrl: `${origin}/api/toolgate`,
-});
-const gate = createServerGate({ tools: [wire], ledger, links });
-const toolgate = toolgateHandler(gate, { authenticate: () => null, links });
-
-async function handle(request: Request): Promise<Response> {
-  const url = new URL(request.url);
-  const id = /^\/test\/calls\/([^/]+)$/.exec(url.pathname)?.[1];
-  if (id === undefined) return toolgate(request);
-  if (request.method === 'POST') {
-    const call = await gate.propose(
-      {
-        id,
-        name: 'wire',
-        arguments: {
-          iban: 'DE02 1203 0000 0000 2020 51',
-          amount_cents: 125_000,
-          memo: 'Invoice <42> & "rent"',
-        },
-      },
-      { session: `chat_${id}`, principal: 'alice' },
-    );
-    return Response.json({ link: gate.linkFor(call, 'manager_1') });
-  }
-  return Response.json({ status: (await gate.get(id))?.status, runs: runs.get(id) ?? 0 });
-}
-
-console.log(JSON.stringify({ ready: true, origin }));
-process.stdin.resume();
-await new Promise((resolve) => process.stdin.on('close', resolve));
-server.closeAllConnections();
-server.close();
-await gate.close();
-await ledger.close();
