@@ -3,11 +3,8 @@
 // approved by a POST to its signed link through the handler, against today's in-page approval
 // (the session's owner, serverGate.approve) of the same call, to committed. On an SQLite file and
 // on PostgreSQL; both gates share one ledger and their rounds are interleaved.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { compareAsync, report } from './measure.mjs';
-import { args, schema, server, withScratchDatabase } from './server-workload.mjs';
+import { args, schema, server, withScratchDatabase, withScratchFile } from './server-workload.mjs';
 
 const { defineTool } = await import('../packages/core/dist/index.js');
 const { approvalLinks, createServerGate, inputHash, postgresLedger, sqliteLedger, toolgateHandler } = server;
@@ -104,14 +101,11 @@ async function measure(label, ledger) {
 
 console.log('\napproval on a link: one approver, notices and a POST to the link, against serverGate.approve');
 
-const dir = mkdtempSync(join(tmpdir(), 'toolgate-links-bench-'));
-try {
-  const ledger = await sqliteLedger({ path: join(dir, 'bench.db') });
+await withScratchFile('toolgate-links-bench', async (path) => {
+  const ledger = await sqliteLedger({ path });
   await measure('SQLite file', ledger);
   await ledger.close();
-} finally {
-  rmSync(dir, { recursive: true, force: true });
-}
+});
 
 const reached = await withScratchDatabase('tg_links_bench', async (database) => {
   const ledger = await postgresLedger({ connectionString: database });

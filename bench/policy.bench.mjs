@@ -2,11 +2,15 @@
 // per principal, calls per session, calls per tool, each decided in the transaction that starts
 // the call) against the same gate with none, on an SQLite file and on PostgreSQL. Both gates share
 // one ledger, and their rounds are interleaved, so the ratio is measured in this run.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { compareAsync, report } from './measure.mjs';
-import { drive, server, throughGate, transfer, withScratchDatabase } from './server-workload.mjs';
+import {
+  drive,
+  server,
+  throughGate,
+  transfer,
+  withScratchDatabase,
+  withScratchFile,
+} from './server-workload.mjs';
 
 const { createServerGate, postgresLedger, sqliteLedger } = server;
 const TARGET = 1.2;
@@ -50,14 +54,11 @@ async function measure(label, ledger) {
 
 console.log('\nserver gate with budgets: per call, three budgets against none, on one ledger');
 
-const dir = mkdtempSync(join(tmpdir(), 'toolgate-policy-bench-'));
-try {
-  const ledger = await sqliteLedger({ path: join(dir, 'bench.db') });
+await withScratchFile('toolgate-policy-bench', async (path) => {
+  const ledger = await sqliteLedger({ path });
   await measure('SQLite file', ledger);
   await ledger.close();
-} finally {
-  rmSync(dir, { recursive: true, force: true });
-}
+});
 
 const reached = await withScratchDatabase('tg_policy_bench', async (database) => {
   const ledger = await postgresLedger({ connectionString: database });

@@ -3,7 +3,10 @@
 // keeps a number of calls in flight.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { register } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 
 register('./packed.mjs', import.meta.url);
@@ -135,4 +138,17 @@ export async function withScratchDatabase(prefix, use) {
     await client.end();
   }
   return true;
+}
+
+/**
+ * Runs `use(path)` with the path of an SQLite file in a directory of its own, removed afterwards
+ * whatever `use` does: the SQLite half of every server bench.
+ */
+export async function withScratchFile(prefix, use) {
+  const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
+  try {
+    return await use(join(dir, 'bench.db'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
