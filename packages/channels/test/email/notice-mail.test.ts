@@ -2,29 +2,10 @@ import type { ToolCallRecord } from '@toolgate/core';
 import { noticeId, type Notice } from '@toolgate/server';
 import { describe, expect, it } from 'vitest';
 import { noticeMail } from '../../src/email/index.ts';
+import { waitingCall } from '../support/records.ts';
 
-const NOW = 1_767_225_600_000;
-
-function call(extra: Partial<ToolCallRecord> = {}): ToolCallRecord {
-  return {
-    id: 'w1',
-    name: 'wire',
-    source: 'json',
-    generatedId: false,
-    turn: undefined,
-    createdAt: NOW,
-    updatedAt: NOW,
-    history: [],
-    repairs: undefined,
-    evicted: false,
-    status: 'awaiting_approval',
-    input: { memo: '</pre><img src=x onerror=alert(1)>' },
-    output: undefined,
-    reason: undefined,
-    preview: undefined,
-    ...extra,
-  } as ToolCallRecord;
-}
+const call = (extra: Partial<ToolCallRecord> = {}): ToolCallRecord =>
+  waitingCall({ memo: '</pre><img src=x onerror=alert(1)>' }, extra);
 
 const notice = (more: Partial<Notice>): Notice => ({
   id: 'ntc_9',

@@ -4,30 +4,13 @@ import type { Notice } from '@toolgate/server';
 import { describe, expect, it } from 'vitest';
 import { checkSlackSignature, slackCard } from '../../src/slack/index.ts';
 import { buttonOf } from '../support/fake-slack.ts';
+import { NOW, waitingCall } from '../support/records.ts';
 
-const NOW = 1_767_225_600_000;
-
-function waiting(input: unknown, extra: Partial<ToolCallRecord> = {}): ToolCallRecord {
-  return {
-    id: 'w1',
-    name: 'wire',
-    source: 'json',
-    generatedId: false,
-    turn: undefined,
-    createdAt: NOW,
-    updatedAt: NOW,
-    history: [],
-    repairs: undefined,
-    evicted: false,
-    status: 'awaiting_approval',
-    input,
-    output: undefined,
-    reason: undefined,
-    preview: undefined,
+const waiting = (input: unknown, extra: Partial<ToolCallRecord> = {}): ToolCallRecord =>
+  waitingCall(input, {
     approval: { required: 1, approvedBy: [], left: 1, asked: ['manager_1'], expiresAt: NOW + 3_600_000 },
     ...extra,
-  } as ToolCallRecord;
-}
+  });
 
 const notice = (call: ToolCallRecord, more: Partial<Notice> = {}): Notice => ({
   id: 'ntc_1',
