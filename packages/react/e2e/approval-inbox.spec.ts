@@ -4,35 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sqliteLedger, toolgateHandler, type Ledger, type ServerGate } from '@toolgate/server';
-import { build, type Rollup } from 'vite';
+import { buildApp, contentType } from './build-app.ts';
 import { inboxGate } from '../../server/test/inbox/support.ts';
 import { bearer, serve, type Served } from '../../server/test/support/http.ts';
 
 // The approver's inbox in Chromium: a Vite production build of an app that shows <ApprovalInbox />,
 // served beside a real server gate (a SQLite file) and its toolgateHandler, on loopback.
 const app = fileURLToPath(new URL('./inbox-app/', import.meta.url));
-const src = fileURLToPath(new URL('../src/', import.meta.url));
-
-async function buildApp(): Promise<Map<string, string | Uint8Array>> {
-  const result = await build({
-    configFile: false,
-    logLevel: 'silent',
-    root: app,
-    resolve: {
-      alias: [
-        { find: /^@toolgate\/react$/, replacement: `${src}index.ts` },
-        { find: /^@toolgate\/react\/styles\.css$/, replacement: `${src}styles.css` },
-      ],
-      dedupe: ['react', 'react-dom', 'zustand'],
-    },
-    build: { write: false },
-  });
-  const files = new Map<string, string | Uint8Array>();
-  for (const output of [result as Rollup.RollupOutput | Rollup.RollupOutput[]].flat())
-    for (const file of output.output)
-      files.set(`/${file.fileName}`, file.type === 'chunk' ? file.code : file.source);
-  return files;
-}
 
 let directory: string;
 let ledger: Ledger;
@@ -41,7 +19,7 @@ let propose: ReturnType<typeof inboxGate>['propose'];
 let served: Served;
 
 test.beforeAll(async () => {
-  const files = await buildApp();
+  const files = await buildApp(app);
   directory = mkdtempSync(join(tmpdir(), 'toolgate-inbox-e2e-'));
   ledger = await sqliteLedger({ path: join(directory, 'ledger.db') });
   ({ gate: server, propose } = inboxGate(ledger));
@@ -51,9 +29,8 @@ test.beforeAll(async () => {
     if (path.startsWith('/api/toolgate/')) return api(request);
     const body = files.get(path === '/' ? '/index.html' : path);
     if (body === undefined) return new Response('not found', { status: 404 });
-    const type = path.endsWith('.js') ? 'text/javascript' : path.endsWith('.css') ? 'text/css' : 'text/html';
     return new Response(typeof body === 'string' ? body : new Uint8Array(body), {
-      headers: { 'content-type': type },
+      headers: { 'content-type': contentType(path) },
     });
   });
 });

@@ -1,40 +1,17 @@
 import { expect, test, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { build, type Rollup } from 'vite';
+import { buildApp, contentType } from './build-app.ts';
 
 // The default look in a production build: a new Vite + React app that declares no `color-scheme`,
 // built by `vite build` with Vite's defaults (its CSS minifier lowers colour functions that the
 // default browser targets lack), then shown in Chromium in light and in dark.
 const app = fileURLToPath(new URL('./app/', import.meta.url));
-const src = fileURLToPath(new URL('../src/', import.meta.url));
 const ORIGIN = 'http://app.localhost';
-
-async function buildApp(): Promise<Map<string, string | Uint8Array>> {
-  const result = await build({
-    configFile: false,
-    logLevel: 'silent',
-    root: app,
-    // What `import '@toolgate/react/styles.css'` gives an app: this package's stylesheet.
-    resolve: {
-      alias: [
-        { find: /^@toolgate\/react$/, replacement: `${src}index.ts` },
-        { find: /^@toolgate\/react\/styles\.css$/, replacement: `${src}styles.css` },
-      ],
-      dedupe: ['react', 'react-dom', 'zustand'],
-    },
-    build: { write: false },
-  });
-  const files = new Map<string, string | Uint8Array>();
-  for (const output of [result as Rollup.RollupOutput | Rollup.RollupOutput[]].flat())
-    for (const file of output.output)
-      files.set(`/${file.fileName}`, file.type === 'chunk' ? file.code : file.source);
-  return files;
-}
 
 let files: Map<string, string | Uint8Array>;
 test.beforeAll(async () => {
-  files = await buildApp();
+  files = await buildApp(app);
 });
 
 async function open(page: Page): Promise<void> {
@@ -42,8 +19,7 @@ async function open(page: Page): Promise<void> {
     const path = new URL(route.request().url()).pathname;
     const body = files.get(path === '/' ? '/index.html' : path);
     if (body === undefined) return route.fulfill({ status: 404 });
-    const type = path.endsWith('.js') ? 'text/javascript' : path.endsWith('.css') ? 'text/css' : 'text/html';
-    return route.fulfill({ status: 200, contentType: type, body: Buffer.from(body) });
+    return route.fulfill({ status: 200, contentType: contentType(path), body: Buffer.from(body) });
   });
   await page.goto(`${ORIGIN}/`);
 }
