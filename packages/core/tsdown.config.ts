@@ -18,4 +18,12 @@ export default defineConfig({
   target: 'es2022',
   sourcemap: true,
   dts: { sourcemap: true },
+  outputOptions: {
+    codeSplitting: {
+      // canonicalize is CommonJS: an app's bundler keeps a CommonJS import it cannot prove pure, so
+      // it lives in a chunk of its own that only an app calling inputHash (or the server) loads,
+      // not in the chunk every gate imports.
+      groups: [{ name: 'input-hash', test: /src[\\/]record[\\/]input-hash\.ts$/ }],
+    },
+  },
 });
