@@ -72,34 +72,38 @@ export interface ApprovalInboxProps extends ComponentPropsWithoutRef<'section'> 
  *   <ApprovalInbox />
  * </ToolGateProvider>
  */
-export const ApprovalInbox = memo(
-  forwardRef<HTMLElement, ApprovalInboxProps>(function ApprovalInbox(
-    { labels, pressDelayMs, ...props },
-    ref,
-  ) {
-    const calls = useApprovals();
-    const words = { ...INBOX_LABELS, ...labels };
-    return (
-      <section data-toolgate="inbox" aria-label={words.inboxTitle} {...props} ref={ref}>
-        {calls.length === 0 ? (
-          <p data-toolgate="inbox-empty" role="status">
-            {words.inboxEmpty}
-          </p>
-        ) : (
-          <ul data-toolgate="inbox-calls">
-            {calls.map((call) => (
-              <li key={call.id}>
-                <ToolCallStatus
-                  id={call.id}
-                  {...(labels === undefined ? {} : { labels })}
-                  {...(pressDelayMs === undefined ? {} : { pressDelayMs })}
-                />
-              </li>
-            ))}
-          </ul>
-        )}
-      </section>
-    );
-  }),
+// Pure and named in one expression: an app that never shows the inbox drops it from its bundle (an
+// assignment of `displayName` after the fact would keep it).
+export const ApprovalInbox = /* @__PURE__ */ Object.assign(
+  /* @__PURE__ */ memo(
+    /* @__PURE__ */ forwardRef<HTMLElement, ApprovalInboxProps>(function ApprovalInbox(
+      { labels, pressDelayMs, ...props },
+      ref,
+    ) {
+      const calls = useApprovals();
+      const words = { ...INBOX_LABELS, ...labels };
+      return (
+        <section data-toolgate="inbox" aria-label={words.inboxTitle} {...props} ref={ref}>
+          {calls.length === 0 ? (
+            <p data-toolgate="inbox-empty" role="status">
+              {words.inboxEmpty}
+            </p>
+          ) : (
+            <ul data-toolgate="inbox-calls">
+              {calls.map((call) => (
+                <li key={call.id}>
+                  <ToolCallStatus
+                    id={call.id}
+                    {...(labels === undefined ? {} : { labels })}
+                    {...(pressDelayMs === undefined ? {} : { pressDelayMs })}
+                  />
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+      );
+    }),
+  ),
+  { displayName: 'ApprovalInbox' },
 );
-ApprovalInbox.displayName = 'ApprovalInbox';
