@@ -1,4 +1,5 @@
-import { inputHash } from '@toolgate/server';
+import { hash } from 'node:crypto';
+import { canonicalJson } from '@toolgate/core/kit';
 
 /** One call that identical requests of a client session join, and whether one of them is asking the client's person. */
 interface Open {
@@ -30,7 +31,9 @@ export class SameAsks {
   ): Promise<{ key: string; id: string; joined: boolean; settle: (waits: boolean) => void } | undefined> {
     let key: string;
     try {
-      key = `${name}\u0000${await inputHash(args)}`;
+      // Hashed here, synchronously: every request without a call id comes this way, and Web
+      // Crypto's digest would cost a trip through the thread pool on each.
+      key = `${name}\u0000${hash('sha256', canonicalJson(args))}`;
     } catch {
       return undefined;
     }
