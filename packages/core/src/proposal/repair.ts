@@ -34,7 +34,7 @@ export type RepairKind =
  * @example
  * defineTool({ ...config, repair: ALL_REPAIRS });
  */
-export const ALL_REPAIRS: readonly RepairKind[] = Object.freeze([
+export const ALL_REPAIRS: readonly RepairKind[] = /* @__PURE__ */ Object.freeze([
   'empty_arguments',
   'double_encoded',
   'trailing_text',

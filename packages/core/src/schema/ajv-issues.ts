@@ -8,7 +8,7 @@ import { escapePointer, toIssue } from './schema.ts';
  * @example
  * const ajv = new Ajv2020({ ...AJV_OPTIONS, code: { source: true, esm: true } });
  */
-export const AJV_OPTIONS = Object.freeze({
+export const AJV_OPTIONS = /* @__PURE__ */ Object.freeze({
   allErrors: true, // the model should hear about every wrong value at once, not one per round trip
   verbose: true, // errors carry the offending value and the keyword's schema value, for wording
   ownProperties: true, // `required: ['toString']` must not be met by Object.prototype
