@@ -87,4 +87,38 @@ describe('audit', () => {
     expect(gate.propose({ name: 'ok', arguments: '{}' }).status).toBe('committed');
     expect(onError).toHaveBeenCalled();
   });
+
+  it('exports the same frozen events whether or not a listener was told of them, and within its limit', () => {
+    const clock = createFakeClock(1000);
+    const tool = defineTool({ name: 'ok', inputSchema: { type: 'object' }, execute: () => 1 });
+    const gate = createToolGate({ tools: [tool], clock, audit: { limit: 5 } });
+    gate.propose({ id: 'a', name: 'ok', arguments: '{}' });
+    const seen: AuditEvent[] = [];
+    const stop = gate.audit.subscribe((e) => seen.push(e));
+    clock.advance(1);
+    gate.propose({ id: 'b', name: 'nope', arguments: '{}' });
+    stop();
+    const exported = gate.audit.export();
+    expect(exported).toEqual([
+      { callId: 'a', name: 'ok', from: 'pending', to: 'validated', at: 1000 },
+      { callId: 'a', name: 'ok', from: 'validated', to: 'executing', at: 1000 },
+      { callId: 'a', name: 'ok', from: 'executing', to: 'committed', at: 1000 },
+      { callId: 'b', name: 'nope', from: null, to: 'pending', at: 1001 },
+      {
+        callId: 'b',
+        name: 'nope',
+        from: 'pending',
+        to: 'rejected',
+        at: 1001,
+        reason: expect.objectContaining({ code: 'unknown_tool' }),
+      },
+    ]);
+    // Six moves, the first of them dropped by the limit.
+    expect(gate.audit.size()).toBe(5);
+    // The events a listener was told of are the ones exported, and an exported event stays itself.
+    expect(exported.slice(-2)).toEqual(seen);
+    expect(exported[3]).toBe(seen[0]);
+    expect(gate.audit.export()[0]).toBe(exported[0]);
+    for (const event of exported) expect(Object.isFrozen(event)).toBe(true);
+  });
 });

@@ -44,6 +44,79 @@ export interface AuditLog {
  */
 export interface AuditWriter extends AuditLog {
   readonly record: (event: AuditEvent) => void;
+  /**
+   * Records a call's move from `from` (nothing, for a new call) to its current status: the same
+   * event as `record(auditEvent(call, from, repairs))`, made only when a listener or `export` asks.
+   */
+  readonly move: (
+    call: ToolCallRecord,
+    from: ToolCallRecord | undefined,
+    repairs?: readonly Repair[],
+  ) => void;
+}
+
+const STATUSES: readonly ToolCallStatus[] = [
+  'pending',
+  'validated',
+  'awaiting_approval',
+  'executing',
+  'committed',
+  'cancelled',
+  'rejected',
+  'failed',
+];
+const STATUS_CODE: Readonly<Record<ToolCallStatus, number>> = {
+  pending: 1,
+  validated: 2,
+  awaiting_approval: 3,
+  executing: 4,
+  committed: 5,
+  cancelled: 6,
+  rejected: 7,
+  failed: 8,
+};
+
+/**
+ * The kept events, in columns. A gate makes several moves a call and keeps their events for its
+ * life; an object per move (frozen, so a call's own record work doubled) was a measurable share
+ * of a call's cost and of what the collector copies. An event is made when a listener is told of
+ * it or `export` asks, once: from then on that same frozen object is the event.
+ */
+interface Columns {
+  readonly ids: string[];
+  readonly names: string[];
+  /** `from` and `to` as status codes, `from * 16 + to` (0 for no `from`). */
+  readonly moves: number[];
+  readonly ats: number[];
+  /** The event object where one was made (or given to `record`). */
+  readonly made: (AuditEvent | undefined)[];
+}
+
+const emptyColumns = (): Columns => ({ ids: [], names: [], moves: [], ats: [], made: [] });
+
+function sliceColumns(columns: Columns, start: number): Columns {
+  return {
+    ids: columns.ids.slice(start),
+    names: columns.names.slice(start),
+    moves: columns.moves.slice(start),
+    ats: columns.ats.slice(start),
+    made: columns.made.slice(start),
+  };
+}
+
+function eventAt(columns: Columns, i: number): AuditEvent {
+  const made = columns.made[i];
+  if (made !== undefined) return made;
+  const move = columns.moves[i] as number;
+  const event: AuditEvent = Object.freeze({
+    callId: columns.ids[i] as string,
+    name: columns.names[i] as string,
+    from: move < 16 ? null : (STATUSES[(move >> 4) - 1] as ToolCallStatus),
+    to: STATUSES[(move & 15) - 1] as ToolCallStatus,
+    at: columns.ats[i] as number,
+  });
+  columns.made[i] = event;
+  return event;
 }
 
 /**
@@ -59,18 +132,45 @@ export function createAuditLog(
   onError: (error: unknown) => void,
   delivery: Delivery = createDelivery(),
 ): AuditWriter {
-  let events: AuditEvent[] = [];
+  let columns = emptyColumns();
   const listeners = createListeners<[AuditEvent]>(delivery, onError);
+  function keep(callId: string, name: string, move: number, at: number, made: AuditEvent | undefined): void {
+    columns.ids.push(callId);
+    columns.names.push(name);
+    columns.moves.push(move);
+    columns.ats.push(at);
+    columns.made.push(made);
+    // Trim in halves so that keeping a bounded log stays O(1) per event on average.
+    if (columns.ids.length > limit * 2) columns = sliceColumns(columns, columns.ids.length - limit);
+  }
+  const size = () => Math.min(columns.ids.length, limit);
   return {
     record(event) {
-      events.push(event);
-      // Trim in halves so that keeping a bounded log stays O(1) per event on average.
-      if (events.length > limit * 2) events = events.slice(events.length - limit);
+      const move = (event.from === null ? 0 : STATUS_CODE[event.from] * 16) + STATUS_CODE[event.to];
+      keep(event.callId, event.name, move, event.at, event);
       listeners.emit(event);
     },
+    move(call, from, repairs) {
+      const told = listeners.size() > 0;
+      // A move with a reason or repairs is rare: its event is made now, with them, as it is for a listener.
+      const made =
+        told ||
+        (repairs !== undefined && repairs.length > 0) ||
+        call.history[call.history.length - 1]?.reason !== undefined
+          ? auditEvent(call, from, repairs)
+          : undefined;
+      const move = (from === undefined ? 0 : STATUS_CODE[from.status] * 16) + STATUS_CODE[call.status];
+      keep(call.id, call.name, move, call.updatedAt, made);
+      if (told) listeners.emit(made as AuditEvent);
+    },
     subscribe: listeners.subscribe,
-    export: () => (events.length > limit ? events.slice(events.length - limit) : events.slice()),
-    size: () => Math.min(events.length, limit),
+    export() {
+      const all = columns;
+      const events: AuditEvent[] = [];
+      for (let i = all.ids.length - size(); i < all.ids.length; i++) events.push(eventAt(all, i));
+      return events;
+    },
+    size,
   };
 }
 

@@ -1,4 +1,4 @@
-import { auditEvent, type AuditWriter } from './audit.ts';
+import type { AuditWriter } from './audit.ts';
 import { createCallStore, type ReadonlyStore, type ToolCallsState } from './call-store.ts';
 import type { Delivery } from './listeners.ts';
 import { isTerminal, type Repair, type SettledCall, type ToolCallRecord } from '../record/record.ts';
@@ -95,7 +95,7 @@ export function createCallBook(init: CallBookInit): CallBook {
     write(next, from, repairs) {
       records.set(next.id, next);
       // The audit trail first: a listener told below may move the call again, and its event comes after this one.
-      if (from === undefined || from.status !== next.status) audit.record(auditEvent(next, from, repairs));
+      if (from === undefined || from.status !== next.status) audit.move(next, from, repairs);
       const terminal = isTerminal(next.status);
       if (terminal) evictBeyondRetention(next.id);
       touch(next.id);
