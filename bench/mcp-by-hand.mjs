@@ -7,6 +7,7 @@
 // `node mcp-by-hand.mjs <ledger.db> <upstream.mjs>`
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { openByHandLedger } from './by-hand-ledger.mjs';
 
 const mcp = fileURLToPath(new URL('../packages/mcp/', import.meta.url));
 const require = createRequire(mcp);
@@ -16,19 +17,9 @@ const { StdioServerTransport } = await sdk('server/stdio.js');
 const { Client } = await sdk('client/index.js');
 const { StdioClientTransport } = await sdk('client/stdio.js');
 const { CallToolRequestSchema, ListToolsRequestSchema } = await sdk('types.js');
-const Database = require('better-sqlite3');
 
 const [path, upstreamScript] = process.argv.slice(2);
-const db = new Database(path);
-db.pragma('journal_mode = WAL');
-db.pragma('synchronous = FULL');
-db.exec(`create table if not exists calls (
-  id text primary key, tool text not null, input text not null, status text not null,
-  output text, created_at integer not null, updated_at integer not null)`);
-const propose = db.prepare(
-  "insert into calls (id, tool, input, status, created_at, updated_at) values (?, ?, ?, 'executing', ?, ?)",
-);
-const end = db.prepare('update calls set status = ?, output = ?, updated_at = ? where id = ?');
+const ledger = openByHandLedger(path);
 
 const upstream = new Client({ name: 'by-hand', version: '1.0.0' });
 await upstream.connect(
@@ -42,13 +33,13 @@ let next = 0;
 server.setRequestHandler(CallToolRequestSchema, async (request) => {
   const { name, arguments: args = {} } = request.params;
   const id = `call_${process.pid}_${next++}`;
-  propose.run(id, name, JSON.stringify(args), Date.now(), Date.now());
+  ledger.propose(id, name, args);
   try {
     const result = await upstream.callTool({ name, arguments: args });
-    end.run(result.isError ? 'failed' : 'committed', JSON.stringify(result), Date.now(), id);
+    ledger.end(id, result.isError ? 'failed' : 'committed', result);
     return result;
   } catch (error) {
-    end.run('failed', JSON.stringify({ error: String(error) }), Date.now(), id);
+    ledger.end(id, 'failed', { error: String(error) });
     return { isError: true, content: [{ type: 'text', text: String(error) }] };
   }
 });

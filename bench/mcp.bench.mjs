@@ -11,7 +11,9 @@
 // And against a gateway written by hand (mcp-by-hand.mjs) doing the same work: the same SDK on both
 // sides, the same two durable commits per call on an SQLite file beside the gateway's (WAL,
 // synchronous=FULL), the same hop to the same upstream. What each adds to the upstream called
-// directly, at p50 and p99: toolgate-mcp's at most 1.5× the hand-written one's at both.
+// directly, at p50 and p99: toolgate-mcp's at most 1.5× the hand-written one's at both. Its two
+// commits run alone too (by-hand-ledger.mjs, in this process around the same upstream call, as the
+// server gate alone does), so a miss shows whether it is in the ledger's work or in the MCP layer.
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +27,7 @@ const { StdioClientTransport } = await import(require.resolve('@modelcontextprot
 register('./packed.mjs', import.meta.url);
 const { defineTool } = await import('../packages/core/dist/index.js');
 const { createServerGate, sqliteLedger } = await import('../packages/server/dist/index.js');
+const { openByHandLedger } = await import('./by-hand-ledger.mjs');
 
 const UPSTREAM = join(mcp, 'test/support/upstream-server.mjs');
 const BIN = join(mcp, 'dist/bin.js');
@@ -76,6 +79,7 @@ async function measure(where, label) {
   });
   const alone = createServerGate({ tools: [echo], ledger });
   let aloneCalls = 0;
+  const handLedger = openByHandLedger(join(dir, 'by-hand-alone.db'));
   const timed = async (call) => {
     const t0 = performance.now();
     await call();
@@ -96,11 +100,20 @@ async function measure(where, label) {
       );
       if (call.status !== 'committed') throw new Error(`bench call ended ${call.status}`);
     },
+    async byHandAlone() {
+      const id = `alone-${aloneCalls++}`;
+      handLedger.propose(id, 'echo', args);
+      const result = await direct.callTool({ name: 'echo', arguments: args });
+      handLedger.end(id, result.isError ? 'failed' : 'committed', result);
+      if (result.isError) throw new Error(`bench call failed: ${JSON.stringify(result.content)}`);
+    },
   };
-  const samples = { direct: [], gateway: [], byHand: [], alone: [] };
+  const samples = { direct: [], gateway: [], byHand: [], alone: [], byHandAlone: [] };
   for (let round = 0; round < ROUNDS + 2; round++) {
     const order =
-      round % 2 === 0 ? ['direct', 'gateway', 'byHand', 'alone'] : ['alone', 'byHand', 'gateway', 'direct'];
+      round % 2 === 0
+        ? ['direct', 'gateway', 'byHand', 'alone', 'byHandAlone']
+        : ['byHandAlone', 'alone', 'byHand', 'gateway', 'direct'];
     for (const side of order) {
       for (let i = 0; i < PER_ROUND; i++) {
         const ms = await timed(sides[side]);
@@ -110,6 +123,7 @@ async function measure(where, label) {
   }
   await alone.close();
   await ledger.close();
+  handLedger.close();
   await direct.close();
   await gateway.close();
   await byHand.close();
@@ -119,6 +133,7 @@ async function measure(where, label) {
     direct: at(samples.direct, 0.5),
     gateway: at(samples.gateway, 0.5),
     alone: at(samples.alone, 0.5),
+    byHandAlone: at(samples.byHandAlone, 0.5),
   };
   p50.byHand = at(samples.byHand, 0.5);
   const p99 = {
@@ -128,6 +143,7 @@ async function measure(where, label) {
   };
   const added = p50.gateway - p50.direct;
   const ledgerOnly = p50.alone - p50.direct;
+  const handLedgerOnly = p50.byHandAlone - p50.direct;
   console.log(
     `\nMCP gateway, ledger ${label}: an "approval": "never" tool over stdio, ${samples.direct.length} calls each side`,
   );
@@ -152,6 +168,9 @@ async function measure(where, label) {
   }
   console.log(
     `${'  the server gate and its ledger alone, p50'.padEnd(58)} ${fmt(p50.alone).padStart(10)} vs ${fmt(p50.direct).padStart(10)}  +${fmt(ledgerOnly)}  (so the MCP hop: +${fmt(added - ledgerOnly)})`,
+  );
+  console.log(
+    `${'  the hand-written commits alone, p50'.padEnd(58)} ${fmt(p50.byHandAlone).padStart(10)} vs ${fmt(p50.direct).padStart(10)}  +${fmt(handLedgerOnly)}  (so its MCP hop: +${fmt(p50.byHand - p50.direct - handLedgerOnly)})`,
   );
 }
 
