@@ -215,11 +215,9 @@ export function createRowMoves({
       created_at: last.createdAt,
       ...columns,
     };
-    if (changed(await run(trx, ledger.dialect, INSERT_CALL, insertCallValues(row))) === 0) return undefined;
-    await ledger.recordEvents(
-      trx,
-      moves.map((move) => moveEvent(draft.session, move.from, move.to, move.actor)),
-    );
+    const events = moves.map((move) => moveEvent(draft.session, move.from, move.to, move.actor));
+    const write = { statement: INSERT_CALL, values: insertCallValues(row) };
+    if ((await ledger.recordWith(trx, write, events)) === 0) return undefined;
     await afterward(waits, trx, last, draft, columns.input_hash, moves[moves.length - 1]?.from);
     await followAsks(trx, undefined, last, clock.now());
     await after?.(trx);
@@ -259,24 +257,20 @@ export function createRowMoves({
     // A person's edit may change what the effect is named by: the run it starts goes by the new name.
     const key =
       next.status === 'executing' && current.status !== 'executing' ? keyOf(next) : row.idempotency_key;
-    if (
-      changed(
-        await run(
-          trx,
-          ledger.dialect,
-          UPDATE_CALL,
-          updateCallValues({ ...columns, version: row.version + 1 }, row.id, row.version),
-        ),
-      ) === 0
-    )
-      return STALE;
+    const write = {
+      statement: UPDATE_CALL,
+      values: updateCallValues({ ...columns, version: row.version + 1 }, row.id, row.version),
+    };
+    const audit = moveEvent(row.session, current, next, actor);
     // A call that stops counting against its budgets gives its share back, before the chain's lock.
     if (
       next.status === 'cancelled' &&
       (current.status === 'awaiting_approval' || current.status === 'executing')
-    )
+    ) {
+      if (changed(await run(trx, ledger.dialect, write.statement, write.values)) === 0) return STALE;
       await policy?.release(trx, row.id);
-    await ledger.recordEvents(trx, [moveEvent(row.session, current, next, actor)]);
+      await ledger.recordEvents(trx, [audit]);
+    } else if ((await ledger.recordWith(trx, write, [audit])) === 0) return STALE;
     await afterward(waits, trx, next, row, columns.input_hash, current);
     await followAsks(trx, current, next, clock.now());
     await followMove(

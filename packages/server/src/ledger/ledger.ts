@@ -3,6 +3,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { RefusalCode } from '../decision/decision.ts';
 import type { ChannelReason } from '../decision/channel-reason.ts';
 import type { Verification, VerifyOptions } from './chain/chain.ts';
+import type { RowWrite } from './statements.ts';
 import type { Failure } from './error.ts';
 import type { LedgerDatabase } from './schema.ts';
 
@@ -160,6 +161,17 @@ export interface Ledger {
     trx: Transaction<LedgerDatabase>,
     events: readonly NewLedgerEvent[],
   ) => Promise<void>;
+  /**
+   * Inside `transaction`: writes a call's row, and, only if the write changed it, records the
+   * move's events as `recordEvents` does; answers how many rows the write changed. On PostgreSQL
+   * the row and its events go in one statement, and the record goes over the wire once: each event
+   * that holds the record the row is written with is given it inside PostgreSQL. @internal
+   */
+  readonly recordWith: (
+    trx: Transaction<LedgerDatabase>,
+    write: RowWrite,
+    events: readonly NewLedgerEvent[],
+  ) => Promise<number>;
   /** `appendEvent` for several events of one transaction, in order, with one chain update. @internal */
   readonly appendEvents: (
     trx: Transaction<LedgerDatabase>,

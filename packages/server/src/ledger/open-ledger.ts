@@ -84,6 +84,7 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
     appendEvent: async (trx, event: NewLedgerEvent) => (await chain.append(trx, [event]))[0] as LedgerEvent,
     appendEvents: chain.append,
     recordEvents: chain.record,
+    recordWith: chain.recordWith,
     ...reads,
     begin: transactions.begin,
     onCommitted: commits.onCommitted,

@@ -28,6 +28,18 @@ export function statement(text: string): Statement {
 }
 
 /**
+ * A write of one call's row (an insert that does nothing on a taken id, or an update guarded by
+ * the version it read) and its values, for `Ledger.recordWith`.
+ *
+ * @example
+ * const write: RowWrite = { statement: UPDATE_CALL, values: updateCallValues(columns, id, version) };
+ */
+export interface RowWrite {
+  readonly statement: Statement;
+  readonly values: readonly unknown[];
+}
+
+/**
  * Runs a statement in a transaction (or outside one, on the ledger's `db`).
  *
  * @example

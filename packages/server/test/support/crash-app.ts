@@ -225,6 +225,14 @@ export function watchLedger(ledger: Ledger, watch: LedgerWatch): Ledger {
       written.get(trx)?.push(...events);
       for (const event of events) watch.appended?.(event);
     },
+    async recordWith(trx, write, events) {
+      const changed = await ledger.recordWith(trx, write, events);
+      if (changed > 0) {
+        written.get(trx)?.push(...events);
+        for (const event of events) watch.appended?.(event);
+      }
+      return changed;
+    },
     async begin() {
       const held = await ledger.begin();
       const events: NewLedgerEvent[] = [];

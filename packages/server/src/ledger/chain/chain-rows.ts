@@ -7,6 +7,7 @@ import type { EventsTable, LedgerDatabase } from '../schema.ts';
 import { readRecord } from '../stored-record.ts';
 import { toEvent } from '../event-rows.ts';
 import { chainedIn, type Head, type TransactionState } from '../transactions.ts';
+import type { RowWrite } from '../statements.ts';
 import type { ChainHasher } from './chain.ts';
 
 /**
@@ -28,6 +29,16 @@ export interface ChainAppender {
    * on SQLite), else left pending, without waiting, for the sequencer to chain once this commits.
    */
   readonly record: (trx: Transaction<LedgerDatabase>, events: readonly NewLedgerEvent[]) => Promise<void>;
+  /**
+   * Writes a call's row and, only if the write changed it, records the move's events as `record`
+   * does. Answers how many rows the write changed. On PostgreSQL the two are one statement, and an
+   * event whose record is the text the row is written with is given it there, not sent again.
+   */
+  readonly recordWith: (
+    trx: Transaction<LedgerDatabase>,
+    write: RowWrite,
+    events: readonly NewLedgerEvent[],
+  ) => Promise<number>;
   /** PostgreSQL: takes the chain and chains up to `limit` pending events, oldest first; answers how many. */
   readonly sequence: (trx: Transaction<LedgerDatabase>, limit: number) => Promise<number>;
   /** A transaction that chained has committed: the head it left is the one to expect next. */

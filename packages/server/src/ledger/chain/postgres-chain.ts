@@ -2,18 +2,10 @@
 // commits: one chainer at a time, so seq order is commit order (a reader that saw seq 6 never
 // misses a 5 committed later). A move never waits for it: it tries it, and when it is taken it
 // leaves its events pending for the sequencer.
-import { sql, type Transaction } from 'kysely';
+import { CompiledQuery, sql, type Transaction } from 'kysely';
 import { NOTIFY_CHANNEL, type EventReason, type NewLedgerEvent } from '../ledger.ts';
 import type { EventsTable, LedgerDatabase, PendingTable } from '../schema.ts';
-import {
-  EVENT_COLUMNS,
-  eventRowValues,
-  quoted,
-  run,
-  shaped,
-  statement,
-  type Statement,
-} from '../statements.ts';
+import { changed, EVENT_COLUMNS, quoted, run, shaped, type RowWrite, type Statement } from '../statements.ts';
 import {
   headReadIn,
   leftPendingIn,
@@ -50,7 +42,7 @@ export function createPostgresChain({ hasher, stateOf }: ChainOptions): ChainApp
       const state = heads.stateFor(trx, events);
       if (events.length === 0) return [];
       const guess = heads.guess(state);
-      let rows = guess === undefined ? undefined : await tryChain(trx, hasher, guess, events, false);
+      let rows = guess === undefined ? undefined : (await tryChain(trx, hasher, guess, events, false)).rows;
       if (rows === undefined) {
         // Behind the lock, whatever is pending goes first (a call's earlier move may be among it).
         while ((await sequence(trx, state, hasher, BATCH)) === BATCH);
@@ -63,7 +55,7 @@ export function createPostgresChain({ hasher, stateOf }: ChainOptions): ChainApp
       const state = heads.stateFor(trx, events);
       if (events.length === 0) return;
       const guess = heads.guess(state);
-      const rows = guess === undefined ? undefined : await tryChain(trx, hasher, guess, events, true);
+      const rows = guess === undefined ? undefined : (await tryChain(trx, hasher, guess, events, true)).rows;
       if (rows !== undefined) {
         chained(state, rows);
         return;
@@ -71,6 +63,23 @@ export function createPostgresChain({ hasher, stateOf }: ChainOptions): ChainApp
       if (guess === undefined)
         await trx.insertInto('toolgate_pending').values(events.map(pendingRow)).execute();
       leftPendingIn(state);
+    },
+    async recordWith(trx, write, events) {
+      const state = heads.stateFor(trx, events);
+      const guess = heads.guess(state);
+      if (guess === undefined || events.length === 0) {
+        const written = changed(await run(trx, 'postgres', write.statement, write.values));
+        if (written > 0 && events.length > 0) {
+          await trx.insertInto('toolgate_pending').values(events.map(pendingRow)).execute();
+          leftPendingIn(state);
+        }
+        return written;
+      }
+      const { rows, written } = await tryChain(trx, hasher, guess, events, true, write);
+      if (written === 0) return 0;
+      if (rows === undefined) leftPendingIn(state);
+      else chained(state, rows);
+      return written;
     },
     sequence: (trx, limit) => sequence(trx, heads.stateFor(trx, []), hasher, limit),
     committed: heads.committed,
@@ -80,7 +89,10 @@ export function createPostgresChain({ hasher, stateOf }: ChainOptions): ChainApp
 /**
  * In one statement: if the chain lock is free, nothing is pending and the head is the one
  * guessed, the head moves on and the events are chained. Otherwise nothing is written, or, with
- * `orPending`, the events are left pending instead, all without waiting for anyone.
+ * `orPending`, the events are left pending instead, all without waiting for anyone. With a row
+ * `write`, the statement writes the call's row first, and the events only if it changed the row;
+ * an event whose record is a value of the write is given that value, not sent again. Answers the
+ * rows chained (`undefined` when left pending or not written) and how many rows the write changed.
  */
 async function tryChain(
   trx: Transaction<LedgerDatabase>,
@@ -88,10 +100,19 @@ async function tryChain(
   guess: Head,
   events: readonly NewLedgerEvent[],
   orPending: boolean,
-): Promise<EventsTable[] | undefined> {
+  write?: RowWrite,
+): Promise<{ rows: EventsTable[] | undefined; written: number }> {
   const candidate = chainRows(guess, events, hasher);
   const last = candidate[candidate.length - 1] as EventsTable;
-  const values: unknown[] = candidate.flatMap(eventRowValues);
+  const values: unknown[] = write === undefined ? [] : [...write.values];
+  // Where each event's record is among the write's values (-1: sent with the event).
+  const shared = candidate.map((row) =>
+    write === undefined || row.record === null ? -1 : write.values.indexOf(row.record),
+  );
+  candidate.forEach((row, index) => {
+    for (const column of EVENT_COLUMNS)
+      if (column !== 'record' || shared[index] === -1) values.push(row[column]);
+  });
   values.push(
     last.seq,
     last.hash,
@@ -103,42 +124,66 @@ async function tryChain(
     NOTIFY_CHANNEL,
     String(last.seq),
   );
-  const { rows } = await run<{ chained: number }>(
-    trx,
-    'postgres',
-    tryChainStatement(candidate.length, orPending),
-    values,
+  const text = tryChainText(write?.statement, shared, orPending);
+  const { rows } = await trx.executeQuery<{ chained: number; written: number }>(
+    CompiledQuery.raw(text, values),
   );
-  return rows[0]?.chained === candidate.length ? candidate : undefined;
+  const written = write === undefined ? 1 : (rows[0]?.written ?? 0);
+  return { rows: rows[0]?.chained === candidate.length ? candidate : undefined, written };
 }
 
-const tryChains = new Map<string, Statement>();
+const tryChains = new Map<Statement | undefined, Map<string, Statement>>();
 
 /**
- * The one statement of {@link tryChain}, for `count` events (kept per count and kind). Its values:
- * each event's columns (sent once: a pending row is the same event without its place in the
- * chain), then the new head (seq, hash, algorithm), the guessed head (seq, hash) and the algorithm
- * again, the lock, the channel and the notified seq.
+ * The text of {@link tryChain}'s statement (kept per write, count of events, shared records and
+ * kind). Its values: the write's, then each event's columns but a shared record (sent once: a
+ * pending row is the same event without its place in the chain), then the new head (seq, hash,
+ * algorithm), the guessed head (seq, hash) and the algorithm again, the lock, the channel and the
+ * notified seq.
  */
-function tryChainStatement(count: number, orPending: boolean): Statement {
-  return shaped(tryChains, `${count}:${orPending}`, () => {
-    const eventRow = '(?::bigint, ?, ?, ?::text, ?, ?, ?::bigint, ?::text, ?::text, ?, ?)';
+function tryChainText(write: Statement | undefined, shared: readonly number[], orPending: boolean): string {
+  let forWrite = tryChains.get(write);
+  if (forWrite === undefined) tryChains.set(write, (forWrite = new Map<string, Statement>()));
+  return shaped(forWrite, `${shared.join(',')}:${orPending}`, () => {
+    let n = write === undefined ? 0 : (write.postgres.match(/\$\d+/g)?.length ?? 0);
+    const next = (cast = '') => `$${(n += 1)}${cast}`;
+    const eventRows = shared.map((at) => {
+      const [seq, callId, session, from, to, actor, when, reason] = [
+        next('::bigint'),
+        next(),
+        next(),
+        next('::text'),
+        next(),
+        next(),
+        next('::bigint'),
+        next('::text'),
+      ];
+      const record = at === -1 ? next('::text') : `$${at + 1}::text`;
+      return `(${[seq, callId, session, from, to, actor, when, reason, record, next(), next()].join(', ')})`;
+    });
+    const [newSeq, newHash, algorithm, oldSeq, oldHash, algorithmAgain, lock, channel, notified] = Array.from(
+      { length: 9 },
+      () => next(),
+    );
+    const written = write === undefined ? '' : 'and exists (select 1 from w)';
     const pending = orPending
-      ? `, pending as (insert into toolgate_pending (${quoted(PENDING_COLUMNS)}) select ${quoted(PENDING_COLUMNS)} from v where not exists (select 1 from chained) order by seq returning 1)`
+      ? `, pending as (insert into toolgate_pending (${quoted(PENDING_COLUMNS)}) select ${quoted(PENDING_COLUMNS)} from v where not exists (select 1 from chained) ${written} order by seq returning 1)`
       : '';
-    return statement(`
-    with v (${quoted(EVENT_COLUMNS)}) as (values ${Array.from({ length: count }, () => eventRow).join(', ')}),
+    const text = `
+    ${write === undefined ? 'with' : `with w as (${write.postgres} returning 1),`}
+    v (${quoted(EVENT_COLUMNS)}) as (values ${eventRows.join(', ')}),
     chained as (
-      update toolgate_chain set last_seq = ?, last_hash = ?, algorithm = ?
-      where id = 1 and last_seq = ? and last_hash = ? and (algorithm = ? or algorithm is null)
-        and not exists (select 1 from toolgate_pending) and pg_try_advisory_xact_lock(?)
-      returning pg_notify(?, ?) as notified
+      update toolgate_chain set last_seq = ${newSeq}, last_hash = ${newHash}, algorithm = ${algorithm}
+      where id = 1 and last_seq = ${oldSeq} and last_hash = ${oldHash} and (algorithm = ${algorithmAgain} or algorithm is null)
+        ${written} and not exists (select 1 from toolgate_pending) and pg_try_advisory_xact_lock(${lock})
+      returning pg_notify(${channel}, ${notified}) as notified
     ), inline as (
       insert into toolgate_events (${quoted(EVENT_COLUMNS)})
       select ${quoted(EVENT_COLUMNS)} from v where exists (select 1 from chained) order by seq returning 1
     )${pending}
-    select (select count(*) from inline)::int as chained`);
-  });
+    select (select count(*) from inline)::int as chained${write === undefined ? '' : ', (select count(*) from w)::int as written'}`;
+    return { sqlite: '', postgres: text };
+  }).postgres;
 }
 
 /** Reads the head (holding the chain lock) and chains the rows after it. */

@@ -41,6 +41,12 @@ export function createSqliteChain({ hasher, stateOf }: ChainOptions): ChainAppen
     record: async (trx, events) => {
       await append(trx, events);
     },
+    // In process, a value is not sent anywhere: the row and its events are written one after the other.
+    async recordWith(trx, write, events) {
+      const written = changed(await run(trx, 'sqlite', write.statement, write.values));
+      if (written > 0) await append(trx, events);
+      return written;
+    },
     // Nothing is pending on SQLite.
     sequence: (trx) => {
       heads.stateFor(trx, []);
