@@ -37,6 +37,7 @@ import { linkOf } from '../notices/deliver.ts';
 import { gateNotices } from '../notices/gate-notices.ts';
 import { checkChannels } from '../notices/notice.ts';
 import { noticesOfMoves } from '../notices/notice-watch.ts';
+import { noticeSettling } from '../notices/settling.ts';
 
 /**
  * Creates the server gate over a ledger.
@@ -101,7 +102,7 @@ export function createServerGate<const Tools extends readonly ToolDefinition<any
 
   const turns =
     options.onTurnSettled === undefined ? undefined : keepTurns(parts, tail, options.onTurnSettled);
-  const notices = gateNotices(parts, tail);
+  const notices = gateNotices(parts);
   const timers = keepTimers(parts, { running: options.recover !== false, onFired: notices?.onFired });
   keeper.onMoved((call) => {
     if (call.status === 'awaiting_approval') timers.poke();
@@ -219,9 +220,10 @@ function assemble(options: ServerGateOptions): GateParts & { readonly tail: Tail
   });
   const admit = createAdmission({ ledger, clock: settings.clock, budgets, approvalsOf });
   // Hears each move, and each approval of a call that keeps waiting (an edit asks again).
+  const settling = noticeSettling({ ledger, leaseMs: settings.leaseMs, onError: settings.onError });
   const watch = watchWaits(
     { toolOf, approvalTtlMs: settings.approvalTtlMs, clock: settings.clock },
-    channels.length === 0 ? undefined : noticesOfMoves(channels, settings.clock),
+    channels.length === 0 ? undefined : noticesOfMoves(channels, settings, settling),
   );
   const waiters = createWaiters();
   const keeper = createLedgerKeeper({
@@ -289,6 +291,7 @@ function assemble(options: ServerGateOptions): GateParts & { readonly tail: Tail
     options,
     settings,
     channels,
+    settling,
     ledger,
     tools,
     keeper,

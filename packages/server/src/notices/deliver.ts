@@ -1,11 +1,11 @@
 import type { Clock } from '@toolgate/core';
 import { messageOf } from '@toolgate/core/kit';
 import type { GateParts } from '../gate/parts.ts';
-import type { NoticesTable } from '../ledger/schema.ts';
 import { readRecord } from '../ledger/stored-record.ts';
 import type { ApprovalLinks } from '../links/approval-links.ts';
 import type { Channel, Notice } from './notice.ts';
 import { refsOf, settleNotice, type ClaimedNotice } from './notice-rows.ts';
+import { describeNotice, type NoticeSettling } from './settling.ts';
 
 /** How long one delivery may take at most, whatever the lease: a channel that hangs is given up on then. */
 const MOST_MS = 10_000;
@@ -46,6 +46,7 @@ export async function deliverNotice(
   channels: readonly Channel[],
   claimed: ClaimedNotice,
   closing?: AbortSignal,
+  settling?: NoticeSettling,
 ): Promise<boolean | undefined> {
   const { ledger, settings } = parts;
   const { clock, leaseMs } = settings;
@@ -70,7 +71,10 @@ export async function deliverNotice(
   if (channel === undefined)
     result = { ok: false, why: `this gate has no channel named "${claimed.channel}"` };
   else {
-    const refs = !asks && channel.update !== undefined ? await refsOf(ledger, claimed) : [];
+    const refs =
+      !asks && channel.update !== undefined
+        ? [...new Set([...(await refsOf(ledger, claimed)), ...(settling?.refsOf(claimed) ?? [])])]
+        : [];
     const ms = Math.min(MOST_MS, leaseMs / 2);
     result = await attempt(
       async (signal) => {
@@ -87,6 +91,11 @@ export async function deliverNotice(
   // A gate closed mid-delivery writes nothing: its claim runs out, and a process still open tries again.
   if (closed() && !result.ok) return undefined;
   const now = clock.now();
+  if (result.ok && settling !== undefined) {
+    // Recorded by the next move this gate writes, or on its own a moment later (see NoticeSettling).
+    settling.delivered(claimed, result.ref, now);
+    return true;
+  }
   const pause = Math.min(LONGEST_PAUSE_MS, FIRST_PAUSE_MS * 2 ** Math.min(claimed.attempts, 16));
   return ledger.transaction(async (trx) => {
     const settled = await settleNotice(
@@ -115,22 +124,18 @@ export async function deliverNotice(
         reason: result.ok
           ? {
               code: 'notice_delivered',
-              message: `${describe(claimed)} delivered${result.ref === undefined ? '' : ` (ref ${JSON.stringify(result.ref)})`}`,
+              message: `${describeNotice(claimed)} delivered${result.ref === undefined ? '' : ` (ref ${JSON.stringify(result.ref)})`}`,
             }
           : {
               code: 'notice_failed',
-              message: `${describe(claimed)} not delivered (attempt ${claimed.attempts + 1}): ${result.why}; tried again in ${pause} ms`,
+              message: `${describeNotice(claimed)} not delivered (attempt ${claimed.attempts + 1}): ${result.why}; tried again in ${pause} ms`,
             },
       },
     ]);
     if (!result.ok)
-      settings.onError(new Error(`toolgate: ${describe(claimed)} not delivered: ${result.why}`));
+      settings.onError(new Error(`toolgate: ${describeNotice(claimed)} not delivered: ${result.why}`));
     return result.ok;
   });
-}
-
-function describe(notice: NoticesTable): string {
-  return `notice ${notice.id} (${notice.kind}) to ${JSON.stringify(notice.principal)} through "${notice.channel}"`;
 }
 
 /** Runs one delivery under a signal that aborts after `ms`; what it answered, checked, or why it failed. */

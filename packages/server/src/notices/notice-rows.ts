@@ -1,5 +1,5 @@
 import type { ToolCallRecord } from '@toolgate/core';
-import type { Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Ledger } from '../ledger/ledger.ts';
 import type { LedgerDatabase, NoticesTable } from '../ledger/schema.ts';
 import { storeRecord } from '../ledger/stored-record.ts';
@@ -35,17 +35,32 @@ export interface NoticeBatch {
 export type ClaimedNotice = NoticesTable;
 
 /**
- * Writes a batch of notices, one row per principal and channel, due now, in the caller's
- * transaction. A notice written already (the same id and channel) is kept as it is.
+ * The claim a notice is written with: the process that writes it delivers it once the
+ * transaction commits, without a claim of its own; if it dies first, the claim runs out and any
+ * process takes the notice then.
  *
  * @example
- * await writeNotices(trx, batch, ['webhook'], clock.now());
+ * const claim: WriterClaim = { instance: 'app-1', leaseMs: 30_000 };
+ */
+export interface WriterClaim {
+  readonly instance: string;
+  readonly leaseMs: number;
+}
+
+/**
+ * Writes a batch of notices, one row per principal and channel, due now, in the caller's
+ * transaction, claimed by the writer when `claim` is given. A notice written already (the same id
+ * and channel) is kept as it is.
+ *
+ * @example
+ * await writeNotices(trx, batch, ['webhook'], clock.now(), { instance: 'app-1', leaseMs: 30_000 });
  */
 export async function writeNotices(
   trx: Trx,
   batch: NoticeBatch,
   channels: readonly string[],
   now: number,
+  claim?: WriterClaim,
 ): Promise<void> {
   const { record, kind } = batch;
   const from = record.approval?.from ?? { principal: batch.owner };
@@ -67,9 +82,9 @@ export async function writeNotices(
       attempts: 0,
       delivered_at: null,
       ref: null,
-      lease_owner: null,
-      lease_expires_at: null,
-      fence: 0,
+      lease_owner: claim?.instance ?? null,
+      lease_expires_at: claim === undefined ? null : now + claim.leaseMs,
+      fence: claim === undefined ? 0 : 1,
     })),
   );
   if (rows.length === 0) return;
@@ -81,19 +96,31 @@ export async function writeNotices(
 }
 
 /**
- * Notices not delivered, due by `now`, that nobody's live claim holds, oldest first.
+ * Notices not delivered, due by `now`, that nobody's live claim holds but `instance`'s own (the
+ * notices it wrote, claimed as they were written), oldest first.
  *
  * @example
- * const due = await dueNotices(ledger, Date.now(), 100);
+ * const due = await dueNotices(ledger, Date.now(), 100, 'app-1');
  */
-export async function dueNotices(ledger: Ledger, now: number, limit: number): Promise<NoticesTable[]> {
+export async function dueNotices(
+  ledger: Ledger,
+  now: number,
+  limit: number,
+  instance: string,
+): Promise<NoticesTable[]> {
   return ledger.read((db) =>
     db
       .selectFrom('toolgate_notices')
       .selectAll()
       .where('delivered_at', 'is', null)
       .where('due_at', '<=', now)
-      .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<=', now)]))
+      .where((eb) =>
+        eb.or([
+          eb('lease_expires_at', 'is', null),
+          eb('lease_expires_at', '<=', now),
+          eb('lease_owner', '=', instance),
+        ]),
+      )
       .orderBy('created_at')
       .orderBy('rank')
       .limit(limit)
@@ -133,26 +160,24 @@ export async function nextNoticeAt(ledger: Ledger): Promise<number | undefined> 
 export async function claimNotice(
   ledger: Ledger,
   row: NoticesTable,
-  lease: { readonly instance: string; readonly now: number; readonly leaseMs: number },
+  lease: {
+    readonly instance: string;
+    readonly now: number;
+    readonly leaseMs: number;
+    /** Whether this process holds an earlier notice as delivered, not recorded yet. */
+    readonly delivered?: (row: Pick<NoticesTable, 'id' | 'channel'>) => boolean;
+  },
 ): Promise<ClaimedNotice | undefined> {
   const fence = row.fence + 1;
+  const mine = lease.instance === row.lease_owner && (row.lease_expires_at ?? 0) > lease.now;
+  if (mine) {
+    // Claimed as it was written, by this process: no claim to take, only the order to keep.
+    const earlier = await ledger.read((db) => earlierNotices(db, row));
+    return earlier.every((one) => lease.delivered?.(one) === true) ? row : undefined;
+  }
   return ledger.transaction(async (trx) => {
-    const earlier = await trx
-      .selectFrom('toolgate_notices')
-      .select('id')
-      .where('call_id', '=', row.call_id)
-      .where('principal', '=', row.principal)
-      .where('channel', '=', row.channel)
-      .where('delivered_at', 'is', null)
-      .where((eb) =>
-        eb.or([
-          eb('created_at', '<', row.created_at),
-          eb.and([eb('created_at', '=', row.created_at), eb('rank', '<', row.rank)]),
-        ]),
-      )
-      .limit(1)
-      .executeTakeFirst();
-    if (earlier !== undefined) return undefined;
+    const earlier = await earlierNotices(trx, row);
+    if (!earlier.every((one) => lease.delivered?.(one) === true)) return undefined;
     const claimed = await trx
       .updateTable('toolgate_notices')
       .set({ lease_owner: lease.instance, lease_expires_at: lease.now + lease.leaseMs, fence })
@@ -163,6 +188,28 @@ export async function claimNotice(
       .executeTakeFirst();
     return Number(claimed.numUpdatedRows) === 1 ? { ...row, fence } : undefined;
   });
+}
+
+/** The notices of the same call to the same principal through the same channel, before `row` and not delivered. */
+function earlierNotices(
+  db: Kysely<LedgerDatabase>,
+  row: NoticesTable,
+): Promise<Pick<NoticesTable, 'id' | 'channel'>[]> {
+  return db
+    .selectFrom('toolgate_notices')
+    .select(['id', 'channel'])
+    .where('call_id', '=', row.call_id)
+    .where('principal', '=', row.principal)
+    .where('channel', '=', row.channel)
+    .where('delivered_at', 'is', null)
+    .where((eb) =>
+      eb.or([
+        eb('created_at', '<', row.created_at),
+        eb.and([eb('created_at', '=', row.created_at), eb('rank', '<', row.rank)]),
+      ]),
+    )
+    .limit(20)
+    .execute();
 }
 
 /**

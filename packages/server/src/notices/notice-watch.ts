@@ -3,7 +3,8 @@ import type { OnFired } from '../timers/fire.ts';
 import { canonicalJson } from '@toolgate/core/kit';
 import { hashInput } from '../keeper/row-columns.ts';
 import { askedOf, undecided } from '../timers/asked.ts';
-import { writeNotices } from './notice-rows.ts';
+import { writeNotices, type WriterClaim } from './notice-rows.ts';
+import type { NoticeSettling } from './settling.ts';
 import type { Channel } from './notice.ts';
 
 /**
@@ -14,14 +15,19 @@ import type { Channel } from './notice.ts';
  * before is stale.
  *
  * @example
- * const watch = noticesOfMoves(channels, clock);
+ * const watch = noticesOfMoves(channels, settings, settling);
  */
 export function noticesOfMoves(
   channels: readonly Channel[],
-  clock: { readonly now: () => number },
+  settings: WriterClaim & { readonly clock: { readonly now: () => number } },
+  settling?: NoticeSettling,
 ): MoveWatch {
   const names = channels.map((channel) => channel.name);
+  const { clock } = settings;
+  const claim = { instance: settings.instance, leaseMs: settings.leaseMs };
   return async (trx, { session, owner, previous, next }) => {
+    // Deliveries waiting to be recorded ride in this move's transaction (see NoticeSettling).
+    await settling?.carry(trx, { id: next.id, status: next.status, at: next.updatedAt });
     const waits = next.status === 'awaiting_approval';
     const waited = previous?.status === 'awaiting_approval';
     if (waits && waited) {
@@ -29,14 +35,14 @@ export function noticesOfMoves(
       const to = undecided(next, owner);
       const editedHash = hashInput(next.input);
       const batch = { kind: 'asked', step: 0, record: next, session, owner, to, editedHash } as const;
-      await writeNotices(trx, batch, names, clock.now());
+      await writeNotices(trx, batch, names, clock.now(), claim);
       return;
     }
     if (waits === waited) return;
     const expired = next.status === 'cancelled' && next.reason.code === 'approval_expired';
     const kind = waits ? 'asked' : expired ? 'expired' : 'decided';
     const to = askedOf(waits ? next : (previous ?? next), owner);
-    await writeNotices(trx, { kind, step: 0, record: next, session, owner, to }, names, clock.now());
+    await writeNotices(trx, { kind, step: 0, record: next, session, owner, to }, names, clock.now(), claim);
   };
 }
 
@@ -45,13 +51,15 @@ export function noticesOfMoves(
  * `escalated` to the principals an escalation added.
  *
  * @example
- * const timers = keepTimers(parts, { running, onFired: noticesOfTimers(channels, clock) });
+ * const timers = keepTimers(parts, { running, onFired: noticesOfTimers(channels, settings) });
  */
 export function noticesOfTimers(
   channels: readonly Channel[],
-  clock: { readonly now: () => number },
+  settings: WriterClaim & { readonly clock: { readonly now: () => number } },
 ): OnFired {
   const names = channels.map((channel) => channel.name);
+  const { clock } = settings;
+  const claim = { instance: settings.instance, leaseMs: settings.leaseMs };
   return async (trx, fired) => {
     const kind = fired.kind === 'reminder' ? 'reminder' : 'escalated';
     await writeNotices(
@@ -66,6 +74,7 @@ export function noticesOfTimers(
       },
       names,
       clock.now(),
+      claim,
     );
   };
 }

@@ -1,0 +1,199 @@
+import type { Transaction } from 'kysely';
+import type { Ledger, LedgerEvent, NewLedgerEvent } from '../ledger/ledger.ts';
+import type { LedgerDatabase, NoticesTable } from '../ledger/schema.ts';
+import { settleNotice, type ClaimedNotice } from './notice-rows.ts';
+
+type Trx = Transaction<LedgerDatabase>;
+
+/** How long a delivery waits for a move of this gate to record it before it is recorded on its own. */
+const ALONE_AFTER_MS = 10;
+
+/**
+ * Notices a channel took that the ledger does not say are delivered yet. Recording a delivery
+ * (the row marked delivered, and its `notice_delivered` event in the chain) needs a transaction;
+ * instead of one of its own, it rides in the next move this gate writes (which runs the notice
+ * watch in its transaction), or, when none comes within a few milliseconds, in one of its own
+ * with every other delivery waiting then. Until it is recorded the notice stays claimed by this
+ * process: if the process dies first, its claim runs out and the notice is delivered again, with
+ * the same id (at least once, as before).
+ *
+ * A move that carried deliveries may still roll back: they count as recorded once the tail brings
+ * that move's commit; otherwise, a while later, they are written again in a transaction of their
+ * own, where the fencing token makes a second write of one already recorded a no-op.
+ *
+ * @example
+ * settling.delivered(claimed, 'msg_1');
+ * await settling.carry(trx, next); // inside a move's transaction
+ */
+export interface NoticeSettling {
+  /** The channel took `claimed` (with its `ref`, when it gave one) at `at`. */
+  readonly delivered: (claimed: ClaimedNotice, ref: string | undefined, at: number) => void;
+  /** Whether this process holds the notice as delivered, not recorded yet: it is not delivered again. */
+  readonly holds: (row: Pick<NoticesTable, 'id' | 'channel'>) => boolean;
+  /** The `ref`s of deliveries held here for this call, principal and channel, oldest first. */
+  readonly refsOf: (row: Pick<NoticesTable, 'call_id' | 'principal' | 'channel'>) => readonly string[];
+  /** Inside a move's transaction: records the deliveries waiting now; `move` names the move, to know when it committed. */
+  readonly carry: (
+    trx: Trx,
+    move: { readonly id: string; readonly status: string; readonly at: number },
+  ) => Promise<void>;
+  /** The tail brought these events: deliveries carried by one of their moves are recorded. */
+  readonly committed: (events: readonly Pick<LedgerEvent, 'callId' | 'to' | 'at'>[]) => void;
+  /** Records every delivery held here that no move carried, in a transaction of its own. */
+  readonly flush: () => Promise<void>;
+  /** Records what is held, and arms nothing more. */
+  readonly stop: () => Promise<void>;
+}
+
+interface Held {
+  readonly claimed: ClaimedNotice;
+  readonly ref: string | undefined;
+  readonly at: number;
+  /** The move whose transaction wrote it (`callId|status|at`), and when; unset while it waits. */
+  carrier?: string;
+  carriedAt?: number;
+}
+
+/**
+ * Builds the deliveries a gate holds until they are recorded.
+ *
+ * @example
+ * const settling = noticeSettling({ ledger, leaseMs, onError });
+ */
+export function noticeSettling(parts: {
+  readonly ledger: Pick<Ledger, 'transaction' | 'recordEvents'>;
+  readonly leaseMs: number;
+  readonly onError: (error: unknown) => void;
+}): NoticeSettling {
+  const { ledger, onError } = parts;
+  // A carried delivery not seen committed by then is written again, well before its claim runs out.
+  const confirmMs = Math.max(ALONE_AFTER_MS, Math.min(1000, parts.leaseMs / 4));
+  const held = new Map<string, Held>();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
+  let flushing: Promise<void> = Promise.resolve();
+
+  const keyOf = (row: Pick<NoticesTable, 'id' | 'channel'>) => `${row.channel}\u0000${row.id}`;
+  const carrierOf = (move: { readonly id: string; readonly status: string; readonly at: number }) =>
+    `${move.id}\u0000${move.status}\u0000${move.at}`;
+
+  // A wall-clock pause, not the gate's clock: it batches writes, and a test's fake clock standing
+  // still must not keep a delivery from being recorded.
+  const arm = (ms: number) => {
+    if (timer !== undefined || stopped) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      void flush().catch(onError);
+    }, ms);
+    timer.unref?.();
+  };
+
+  /** Writes `entries` in `trx`: each row marked delivered if its claim is still this one, and its event. */
+  const write = async (trx: Trx, entries: readonly Held[], status?: { id: string; status: string }) => {
+    const events: NewLedgerEvent[] = [];
+    for (const entry of entries) {
+      const { claimed } = entry;
+      const outcome =
+        entry.ref === undefined ? { delivered: true as const } : { delivered: true as const, ref: entry.ref };
+      if (!(await settleNotice(trx, claimed, outcome, entry.at))) continue;
+      const now =
+        status?.id === claimed.call_id
+          ? status.status
+          : (
+              await trx
+                .selectFrom('toolgate_calls')
+                .select('status')
+                .where('id', '=', claimed.call_id)
+                .executeTakeFirst()
+            )?.status;
+      const at = now ?? 'awaiting_approval';
+      events.push({
+        callId: claimed.call_id,
+        session: claimed.session,
+        from: at as NewLedgerEvent['to'],
+        to: at as NewLedgerEvent['to'],
+        actor: `toolgate:${claimed.channel}`,
+        at: entry.at,
+        reason: {
+          code: 'notice_delivered',
+          message: `${describeNotice(claimed)} delivered${entry.ref === undefined ? '' : ` (ref ${JSON.stringify(entry.ref)})`}`,
+        },
+      });
+    }
+    if (events.length > 0) await ledger.recordEvents(trx, events);
+  };
+
+  const flush = (): Promise<void> => {
+    const run = flushing.then(async () => {
+      const now = performance.now();
+      const due = [...held.entries()].filter(
+        ([, entry]) => entry.carrier === undefined || now - (entry.carriedAt ?? now) >= confirmMs,
+      );
+      if (due.length === 0) return;
+      await ledger.transaction((trx) =>
+        write(
+          trx,
+          due.map(([, entry]) => entry),
+        ),
+      );
+      for (const [key, entry] of due) if (held.get(key) === entry) held.delete(key);
+    });
+    flushing = run.catch(() => undefined);
+    return run.finally(() => {
+      if (held.size > 0) arm(confirmMs);
+    });
+  };
+
+  return {
+    delivered(claimed, ref, at) {
+      held.set(keyOf(claimed), { claimed, ref, at });
+      arm(ALONE_AFTER_MS);
+    },
+    holds: (row) => held.has(keyOf(row)),
+    refsOf(row) {
+      return [...held.values()]
+        .filter(
+          ({ claimed, ref }) =>
+            ref !== undefined &&
+            claimed.call_id === row.call_id &&
+            claimed.principal === row.principal &&
+            claimed.channel === row.channel,
+        )
+        .sort((a, b) => a.at - b.at)
+        .map(({ ref }) => ref as string);
+    },
+    async carry(trx, move) {
+      const waiting = [...held.values()].filter((entry) => entry.carrier === undefined);
+      if (waiting.length === 0) return;
+      const carrier = carrierOf(move);
+      const carriedAt = performance.now();
+      for (const entry of waiting) {
+        entry.carrier = carrier;
+        entry.carriedAt = carriedAt;
+      }
+      await write(trx, waiting, move);
+    },
+    committed(events) {
+      if (held.size === 0) return;
+      const carriers = new Set(
+        events.map((event) => carrierOf({ id: event.callId, status: event.to, at: event.at })),
+      );
+      for (const [key, entry] of held)
+        if (entry.carrier !== undefined && carriers.has(entry.carrier)) held.delete(key);
+    },
+    flush,
+    async stop() {
+      stopped = true;
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+      // What a carrier may have rolled back is written again now: a second write is a no-op.
+      for (const entry of held.values()) entry.carriedAt = -Infinity;
+      await flush();
+    },
+  };
+}
+
+/** How a notice is named in the audit trail and in errors. */
+export function describeNotice(notice: NoticesTable): string {
+  return `notice ${notice.id} (${notice.kind}) to ${JSON.stringify(notice.principal)} through "${notice.channel}"`;
+}
