@@ -139,9 +139,12 @@ describeLedgers(
             .map((notice) => `${notice.kind} by ${notice.by}`);
         expect(to('manager_1')).toEqual(['asked by A', 'asked by B', 'reminder by B', 'expired by B']);
         expect(to('director_1')).toEqual(['escalated by B', 'reminder by B', 'expired by B']);
-        const events = (await ledger.eventsAfter(0)).filter((event) =>
-          event.reason?.message.includes(asked.id),
-        );
+        // A delivery is recorded after it is taken (with the server's next write, or on its own).
+        const recorded = async () =>
+          (await ledger.eventsAfter(0)).filter((event) => event.reason?.message.includes(asked.id));
+        for (let tries = 0; tries < 100 && (await recorded()).length === 0; tries += 1)
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        const events = await recorded();
         expect(events.map((event) => event.reason?.code)).toEqual(['notice_delivered']);
         expect(again.lines.filter((line) => 'error' in line)).toEqual([]);
       } finally {
