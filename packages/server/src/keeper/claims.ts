@@ -78,6 +78,7 @@ export function createClaims({ ledger, clock, leaseMs, onError, onLeaseLost }: C
         .where('id', '=', id)
         .where('fence', '=', claim.fence)
         .where('status', '=', 'executing')
+        .where('lease_owner', 'is not', null)
         .executeTakeFirst(),
     );
 
