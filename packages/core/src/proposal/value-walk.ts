@@ -84,7 +84,39 @@ function walkParsed(root: unknown, maxDepth: number): ValueReading {
   }
   if (maxDepth < 1) return { kind: 'too_deep' };
   if (maxDepth > RECURSION_DEPTH) return walkParsedDeep(root, maxDepth);
+  // Most arguments pass: one pass decides that. Only a value with a problem is read again, in the
+  // order that tells which problem is the first (the pass froze what it read; the value is refused).
+  if (passesParsed(root, 1, maxDepth)) return { kind: 'ok', value: root };
   return scanParsed(root, root, 1, maxDepth) ?? { kind: 'ok', value: root };
+}
+
+/**
+ * Whether a parsed container and what it holds pass the checks {@link scanParsed} makes, read in
+ * one pass (each container's values once, its containers as they come), freezing each container
+ * once what it holds has passed. `depth` is the depth of the values it holds.
+ */
+function passesParsed(node: object, depth: number, maxDepth: number): boolean {
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) {
+      const item: unknown = node[i];
+      if (typeof item === 'object') {
+        if (item === null) continue;
+        if (depth >= maxDepth || !passesParsed(item, depth + 1, maxDepth)) return false;
+      } else if (typeof item === 'number' && item - item !== 0) return false;
+    }
+  } else {
+    const source = node as Readonly<Record<string, unknown>>;
+    for (const key in source) {
+      if (key === '__proto__') return false;
+      const item = source[key];
+      if (typeof item === 'object') {
+        if (item === null) continue;
+        if (depth >= maxDepth || !passesParsed(item, depth + 1, maxDepth)) return false;
+      } else if (typeof item === 'number' && item - item !== 0) return false;
+    }
+  }
+  Object.freeze(node);
+  return true;
 }
 
 /**
