@@ -101,7 +101,7 @@ export function createIntake(init: IntakeInit): Intake {
     const { proposal } = reading;
     const record = create(id, proposal.name, proposal.source, options?.turn);
     if (options?.signal !== undefined) init.watch(record.id, options.signal);
-    resolve(record.id, proposal.arguments, proposal.truncated === true, options?.repairs ?? []);
+    resolve(record.id, proposal.arguments, proposal.truncated === true, options?.repairs ?? NO_REPAIRS);
     return book.lookup(record.id) ?? record;
   }
 
@@ -117,7 +117,7 @@ export function createIntake(init: IntakeInit): Intake {
       },
       close: (id, rawArguments) =>
         book.batch(() => {
-          resolve(id, rawArguments, false, []);
+          resolve(id, rawArguments, false, NO_REPAIRS);
           return book.lookup(id);
         }),
       truncate: (id, message) =>
@@ -133,6 +133,8 @@ export function createIntake(init: IntakeInit): Intake {
     },
   };
 }
+
+const NO_REPAIRS: readonly Repair[] = Object.freeze([]);
 
 function readSafely(input: unknown, limits: Limits): ReturnType<typeof readProposal> {
   try {

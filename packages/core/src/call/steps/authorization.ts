@@ -29,35 +29,39 @@ export function createAuthorization(
 ): Authorization {
   const { reject } = moves;
 
-  /** Asks a person, or runs the call. Only a definite `false` (or no `needsApproval`) skips the person. */
+  /** What `needsApproval` answered: only a definite `false` (or no `needsApproval`) skips the person. */
+  function answered(id: string, value: unknown, note: MoveNote): void {
+    if (value === true) moves.move(id, { type: 'await_approval' }, note);
+    else if (value === false) execute(id, note);
+    else
+      reject(
+        id,
+        {
+          code: 'unauthorized',
+          message: `needsApproval answered ${describeAnswer(value)}; it must answer true or false`,
+        },
+        note,
+      );
+  }
+
+  /** Asks a person, or runs the call. */
   function ask(id: string, entry: ToolEntry, input: unknown, note: MoveNote): void {
     const { needsApproval } = entry.tool;
+    // A tool that says once and for all (or not at all) is answered at once.
+    if (needsApproval === undefined || typeof needsApproval === 'boolean') {
+      answered(id, needsApproval ?? false, note);
+      return;
+    }
     const refuse = (error: unknown) =>
       reject(id, { code: 'unauthorized', message: `needsApproval threw: ${messageOf(error)}` }, note);
     let answer: unknown;
     try {
-      answer = typeof needsApproval === 'function' ? needsApproval(input) : (needsApproval ?? false);
+      answer = typeof needsApproval === 'function' ? needsApproval(input) : needsApproval;
     } catch (error) {
       refuse(error);
       return;
     }
-    after(
-      answer,
-      (value) => {
-        if (value === true) moves.move(id, { type: 'await_approval' }, note);
-        else if (value === false) execute(id, note);
-        else
-          reject(
-            id,
-            {
-              code: 'unauthorized',
-              message: `needsApproval answered ${describeAnswer(value)}; it must answer true or false`,
-            },
-            note,
-          );
-      },
-      refuse,
-    );
+    after(answer, (value) => answered(id, value, note), refuse);
   }
 
   return function authorize(call, note) {

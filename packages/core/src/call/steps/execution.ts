@@ -1,4 +1,4 @@
-import { after, attempt, type MaybePromise } from '../maybe-promise.ts';
+import { afterWith, attempt, type MaybePromise } from '../maybe-promise.ts';
 import type { ExecutingCall, ExecutionScope, MoveNote, PipelineHost } from '../pipeline-host.ts';
 import { snapshot } from '../snapshot.ts';
 import { messageOf, textOf } from '../../record/text.ts';
@@ -59,13 +59,13 @@ export function createExecution(host: PipelineHost, moves: Moves, inputs: ToolIn
   const runs: Runs = { host, moves, inputs, byId: new Map(), run: (call, note) => run(call, note) };
 
   function run(call: ExecutingCall, note: MoveNote): void {
-    open(runs, call, note, (entry, scope, job) => start(runs, call, entry, scope, job, note));
+    open(runs, call, note, undefined);
   }
 
   return {
     run,
     reconcile(call, cause, note) {
-      open(runs, call, note, (entry, scope, job) => inDoubt(runs, call, entry, scope, job, note, cause));
+      open(runs, call, note, cause);
     },
     running: (id) => runs.byId.has(id),
     stop(id, reason) {
@@ -77,17 +77,23 @@ export function createExecution(host: PipelineHost, moves: Moves, inputs: ToolIn
   };
 }
 
+/** A run the keeper is opening, and what it is opened for: to start its tool, or (with a cause) to `reconcile`. */
+interface Opening {
+  readonly runs: Runs;
+  readonly call: ExecutingCall;
+  readonly note: MoveNote;
+  readonly cause: DoubtCause | undefined;
+  readonly entry: ToolEntry;
+  readonly job: Run;
+}
+
 /**
  * Opens a run of a call that has just moved to `executing` (or was claimed by a recovery): one run
- * per call in this process, whoever asks; `then` gets the scope the keeper opened, unless the call
- * moved on meanwhile or the run was stopped while it opened.
+ * per call in this process, whoever asks; the run starts its tool (or, with a `cause`, asks
+ * `reconcile`) in the scope the keeper opened, unless the call moved on meanwhile or the run was
+ * stopped while it opened.
  */
-function open(
-  runs: Runs,
-  call: ExecutingCall,
-  note: MoveNote,
-  then: (entry: ToolEntry, scope: ExecutionScope, job: Run) => void,
-): void {
+function open(runs: Runs, call: ExecutingCall, note: MoveNote, cause: DoubtCause | undefined): void {
   const { host, moves } = runs;
   const { id } = call;
   const entry = host.entry(call.name, id);
@@ -98,30 +104,41 @@ function open(
   if (runs.byId.has(id)) return;
   const job = new Run();
   runs.byId.set(id, job);
-  attempt(
-    () => host.keeper.open(call, entry, note),
-    (scope) => {
-      if (scope === undefined) {
-        // The call moved on before it could start (a listener cancelled it as it began).
-        forget(runs, id, job);
-        return;
-      }
-      if (job.stage !== 'opening') {
-        // Stopped while the keeper was opening it: the tool never starts; give back what was taken.
-        attempt(
-          () => scope.abandon?.(),
-          () => undefined,
-          host.onError,
-        );
-        return;
-      }
-      then(entry, scope, job);
-    },
-    (error) => {
-      forget(runs, id, job);
-      moves.fail(id, 'tool_error', `the call could not be started: ${messageOf(error)}`, note);
-    },
-  );
+  const opening: Opening = { runs, call, note, cause, entry, job };
+  let scope: MaybePromise<ExecutionScope | undefined>;
+  try {
+    scope = host.keeper.open(call, entry, note);
+  } catch (error) {
+    notOpened(opening, error);
+    return;
+  }
+  afterWith(opening, scope, opened, notOpened);
+}
+
+function opened(opening: Opening, scope: ExecutionScope | undefined): void {
+  const { runs, call, note, cause, entry, job } = opening;
+  if (scope === undefined) {
+    // The call moved on before it could start (a listener cancelled it as it began).
+    forget(runs, call.id, job);
+    return;
+  }
+  if (job.stage !== 'opening') {
+    // Stopped while the keeper was opening it: the tool never starts; give back what was taken.
+    attempt(
+      () => scope.abandon?.(),
+      () => undefined,
+      runs.host.onError,
+    );
+    return;
+  }
+  if (cause === undefined) start(runs, call, entry, scope, job, note);
+  else inDoubt(runs, call, entry, scope, job, note, cause);
+}
+
+function notOpened(opening: Opening, error: unknown): void {
+  const { runs, call, note, job } = opening;
+  forget(runs, call.id, job);
+  runs.moves.fail(call.id, 'tool_error', `the call could not be started: ${messageOf(error)}`, note);
 }
 
 /** Hands a run whose outcome nobody saw to `reconcile`, with the ways out only this step can take. */
@@ -151,6 +168,16 @@ function inDoubt(
   });
 }
 
+/** A run whose tool has started: what its outcome is handled with, passed along instead of closures. */
+interface Running {
+  readonly runs: Runs;
+  readonly call: ExecutingCall;
+  readonly entry: ToolEntry;
+  readonly scope: ExecutionScope;
+  readonly job: Run;
+  readonly note: MoveNote;
+}
+
 /**
  * Starts the tool of a run the keeper has opened, then takes its result to the keeper's commit,
  * or ends the run with the reason it will not commit (a throw, a cancel, a timeout, an output
@@ -170,24 +197,14 @@ function start(
   const { tool } = entry;
   job.stage = 'running';
   job.scope = scope;
-  const failed = (message: string) =>
-    void end(runs, job, id, () => moves.fail(id, 'tool_error', message, note));
-  // A tool whose outcome can be in doubt is not taken at its word when it throws: unless it marked
-  // the error `notExecuted`, its effect may have happened, and `reconcile` is asked.
-  const doubt = (cause: DoubtCause) => inDoubt(runs, call, entry, scope, job, note, cause);
-  const thrown = (verb: string, error: unknown) => {
-    if (job.stage !== 'running') return;
-    const message = `the tool ${verb}: ${messageOf(error)}${frozenInputHint(error)}`;
-    if (doubtful(tool) && !isNotExecuted(error)) doubt({ kind: 'threw', message });
-    else failed(message);
-  };
+  const running: Running = { runs, call, entry, scope, job, note };
   if (tool.timeoutMs !== undefined) {
     const ms = tool.timeoutMs;
     job.timer = clock.setTimeout(() => {
       if (job.stage !== 'running') return;
       job.abort(new DOMException(`The call timed out after ${ms} ms.`, 'TimeoutError'));
       const message = `the tool did not finish within ${ms} ms`;
-      if (doubtful(tool)) doubt({ kind: 'timeout', message });
+      if (doubtful(tool)) doubt(running, { kind: 'timeout', message });
       else void end(runs, job, id, () => moves.cancel(id, 'timeout', message, note));
     }, ms);
   }
@@ -195,47 +212,74 @@ function start(
   try {
     result = tool.execute(inputs.take(call.input), new RunContext(job, id, tool.name, scope.context));
   } catch (error) {
-    thrown('threw', error);
+    thrown(running, 'threw', error);
     return;
   }
-  after(result, receive, (error) => thrown('failed', error));
+  afterWith(running, result, receive, failedLater);
+}
 
-  function receive(output: unknown): void {
-    // A result that arrives after a cancel or a timeout is dropped here.
-    if (job.stage !== 'running') return;
-    let cancelReason: string | undefined;
-    try {
-      cancelReason = isCancel(output) ? textOf(output.reason) : undefined;
-    } catch (error) {
-      failed(`the tool's result could not be read: ${messageOf(error)}`);
-      return;
-    }
-    if (cancelReason !== undefined) {
-      const reason = cancelReason;
-      void end(runs, job, id, () => moves.cancel(id, 'tool_cancelled', reason, note));
-      return;
-    }
-    if (entry.validateOutput === undefined) {
-      commitOutput(runs, call, scope, job, output, note);
-      return;
-    }
-    check(entry.validateOutput, output, (verdict) => {
-      if (job.stage !== 'running') return;
-      if (verdict.ok) commitOutput(runs, call, scope, job, verdict.value, note);
-      else {
-        const list = verdict.issues.map((issue) => `${issue.path || '(output)'} ${issue.message}`).join('; ');
-        void end(runs, job, id, () =>
-          moves.fail(
-            id,
-            'output_invalid',
-            `the tool's output does not match its output schema: ${list}`,
-            note,
-            verdict.issues,
-          ),
-        );
-      }
-    });
+function failed(running: Running, message: string): void {
+  const { runs, job, note } = running;
+  const { id } = running.call;
+  void end(runs, job, id, () => runs.moves.fail(id, 'tool_error', message, note));
+}
+
+// A tool whose outcome can be in doubt is not taken at its word when it throws: unless it marked
+// the error `notExecuted`, its effect may have happened, and `reconcile` is asked.
+function doubt(running: Running, cause: DoubtCause): void {
+  const { runs, call, entry, scope, job, note } = running;
+  inDoubt(runs, call, entry, scope, job, note, cause);
+}
+
+function thrown(running: Running, verb: string, error: unknown): void {
+  if (running.job.stage !== 'running') return;
+  const message = `the tool ${verb}: ${messageOf(error)}${frozenInputHint(error)}`;
+  if (doubtful(running.entry.tool) && !isNotExecuted(error)) doubt(running, { kind: 'threw', message });
+  else failed(running, message);
+}
+
+function failedLater(running: Running, error: unknown): void {
+  thrown(running, 'failed', error);
+}
+
+function receive(running: Running, output: unknown): void {
+  const { runs, call, entry, scope, job, note } = running;
+  const { id } = call;
+  const { moves } = runs;
+  // A result that arrives after a cancel or a timeout is dropped here.
+  if (job.stage !== 'running') return;
+  let cancelReason: string | undefined;
+  try {
+    cancelReason = isCancel(output) ? textOf(output.reason) : undefined;
+  } catch (error) {
+    failed(running, `the tool's result could not be read: ${messageOf(error)}`);
+    return;
   }
+  if (cancelReason !== undefined) {
+    const reason = cancelReason;
+    void end(runs, job, id, () => moves.cancel(id, 'tool_cancelled', reason, note));
+    return;
+  }
+  if (entry.validateOutput === undefined) {
+    commitOutput(runs, call, scope, job, output, note);
+    return;
+  }
+  check(entry.validateOutput, output, (verdict) => {
+    if (job.stage !== 'running') return;
+    if (verdict.ok) commitOutput(runs, call, scope, job, verdict.value, note);
+    else {
+      const list = verdict.issues.map((issue) => `${issue.path || '(output)'} ${issue.message}`).join('; ');
+      void end(runs, job, id, () =>
+        moves.fail(
+          id,
+          'output_invalid',
+          `the tool's output does not match its output schema: ${list}`,
+          note,
+          verdict.issues,
+        ),
+      );
+    }
+  });
 }
 
 /**
@@ -265,21 +309,41 @@ function commitOutput(
   }
   job.stage = 'taken';
   if (job.timer !== undefined) host.clock.clearTimeout(job.timer);
+  const taking: Taking = { runs, id, scope, job, note };
+  let committed: MaybePromise<unknown>;
+  try {
+    committed = scope.commit(call, output, note, evidence);
+  } catch (error) {
+    notCommitted(taking, error);
+    return;
+  }
+  afterWith(taking, committed, taken, notCommitted);
+}
+
+/** A run whose output is on its way to the keeper's commit. */
+interface Taking {
+  readonly runs: Runs;
+  readonly id: string;
+  readonly scope: ExecutionScope;
+  readonly job: Run;
+  readonly note: MoveNote;
+}
+
+function taken(taking: Taking): void {
+  forget(taking.runs, taking.id, taking.job);
+}
+
+function notCommitted(taking: Taking, error: unknown): void {
+  const { runs, id, scope, job, note } = taking;
+  forget(runs, id, job);
+  const failCommit = () =>
+    runs.moves.fail(id, 'commit_error', `the result could not be committed: ${messageOf(error)}`, note);
   attempt(
-    () => scope.commit(call, output, note, evidence),
-    () => forget(runs, id, job),
-    (error) => {
-      forget(runs, id, job);
-      const failCommit = () =>
-        moves.fail(id, 'commit_error', `the result could not be committed: ${messageOf(error)}`, note);
-      attempt(
-        () => scope.abandon?.(),
-        failCommit,
-        (abandonError) => {
-          host.onError(abandonError);
-          failCommit();
-        },
-      );
+    () => scope.abandon?.(),
+    failCommit,
+    (abandonError) => {
+      runs.host.onError(abandonError);
+      failCommit();
     },
   );
 }

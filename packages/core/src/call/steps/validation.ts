@@ -1,7 +1,7 @@
 import { problemReason, readArguments } from '../../proposal/arguments.ts';
 import { checkValue } from '../../proposal/value-walk.ts';
 import { PARALLEL_WRAPPER, parallelWrapperReason } from '../../proposal/parallel-wrapper.ts';
-import { repairValues } from '../../proposal/repair.ts';
+import { repairValues, type RepairKind } from '../../proposal/repair.ts';
 import type { CallEvent } from '../machine.ts';
 import type { MoveNote, PipelineHost } from '../pipeline-host.ts';
 import type { Issue, Reason, RejectedCode, Repair, ToolCallRecord } from '../../record/record.ts';
@@ -81,11 +81,13 @@ export function createValidation(
       return;
     }
     // The effect must have a name before anything may run: a key the tool cannot make refuses the call.
-    try {
-      idempotencyKeyOf(entry.tool, input, { id, name: entry.tool.name });
-    } catch (error) {
-      reject(id, { code: 'invalid_arguments', message: messageOf(error) }, note);
-      return;
+    if (entry.tool.idempotencyKey !== undefined) {
+      try {
+        idempotencyKeyOf(entry.tool, input, { id, name: entry.tool.name });
+      } catch (error) {
+        reject(id, { code: 'invalid_arguments', message: messageOf(error) }, note);
+        return;
+      }
     }
     const event: CallEvent =
       repairs.length === 0 ? { type: 'validate', input } : { type: 'validate', input, repairs };
@@ -112,7 +114,7 @@ export function createValidation(
       reject(id, truncatedReason(), note);
       return;
     }
-    const allowed = entry.tool.repair ?? [];
+    const allowed = entry.tool.repair ?? NO_REPAIR_KINDS;
     let args: ReturnType<typeof readArguments>;
     try {
       args = readArguments(raw, limits, allowed);
@@ -132,7 +134,7 @@ export function createValidation(
         return accept(
           id,
           entry,
-          [...earlier, ...read.repairs],
+          joined(earlier, read.repairs),
           first.value,
           first.value === read.value,
           note,
@@ -157,6 +159,14 @@ export function createValidation(
       });
     });
   };
+}
+
+const NO_REPAIR_KINDS: readonly RepairKind[] = Object.freeze([]);
+
+/** Two lists of repairs as one; most calls have none, and get no new array. */
+function joined(first: readonly Repair[], second: readonly Repair[]): readonly Repair[] {
+  if (second.length === 0) return first;
+  return first.length === 0 ? second : [...first, ...second];
 }
 
 /**

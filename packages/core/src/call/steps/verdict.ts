@@ -1,4 +1,4 @@
-import { after } from '../maybe-promise.ts';
+import { afterWith } from '../maybe-promise.ts';
 import type { Issue } from '../../record/record.ts';
 import { messageOf, textOf } from '../../record/text.ts';
 import type { Validate, ValidationResult } from '../../schema/schema.ts';
@@ -18,11 +18,15 @@ export function check(validate: Validate, value: unknown, then: (result: Validat
     then(thrownIssue(error));
     return;
   }
-  after(
-    result,
-    (answer) => then(verdictOf(answer)),
-    (error) => then(thrownIssue(error)),
-  );
+  afterWith(then, result, answered, thrown);
+}
+
+function answered(then: (result: ValidationResult) => void, answer: unknown): void {
+  then(verdictOf(answer));
+}
+
+function thrown(then: (result: ValidationResult) => void, error: unknown): void {
+  then(thrownIssue(error));
 }
 
 function thrownIssue(error: unknown): ValidationResult {
