@@ -1,3 +1,4 @@
+import { emptyListOf } from './empty-list.ts';
 import { createDelivery, createListeners, type Delivery } from './listeners.ts';
 import type { Reason, Repair, ToolCallRecord, ToolCallStatus } from '../record/record.ts';
 
@@ -92,7 +93,13 @@ interface Columns {
   readonly made: (AuditEvent | undefined)[];
 }
 
-const emptyColumns = (): Columns => ({ ids: [], names: [], moves: [], ats: [], made: [] });
+const emptyColumns = (): Columns => ({
+  ids: emptyListOf(''),
+  names: emptyListOf(''),
+  moves: [],
+  ats: emptyListOf(0.5),
+  made: emptyListOf<AuditEvent | undefined>(undefined),
+});
 
 function sliceColumns(columns: Columns, start: number): Columns {
   return {

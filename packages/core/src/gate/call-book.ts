@@ -1,5 +1,6 @@
 import type { AuditWriter } from './audit.ts';
 import { createCallStore, type ReadonlyStore, type ToolCallsState } from './call-store.ts';
+import { emptyListOf } from './empty-list.ts';
 import type { Delivery } from './listeners.ts';
 import { isTerminal, type Repair, type SettledCall, type ToolCallRecord } from '../record/record.ts';
 
@@ -59,7 +60,7 @@ export function createCallBook(init: CallBookInit): CallBook {
   const settledOrder = new Set<string>();
   const callStore = createCallStore(records, init.delivery, init.onError);
   let depth = 0;
-  let dirty: string[] = [];
+  let dirty = emptyListOf('');
 
   function touch(id: string): void {
     if (dirty[dirty.length - 1] !== id && !dirty.includes(id)) dirty.push(id);
@@ -68,7 +69,7 @@ export function createCallBook(init: CallBookInit): CallBook {
   function flush(): void {
     if (dirty.length === 0) return;
     const changed = dirty;
-    dirty = [];
+    dirty = emptyListOf('');
     callStore.publish(changed);
   }
 

@@ -3,6 +3,7 @@ import type { CallEvent } from '../call/machine.ts';
 import type { Evidence, ToolCallRecord, ToolCallStatus } from '../record/record.ts';
 import { partialStateProblem } from '../call/partial-state.ts';
 import { messageOf } from '../record/text.ts';
+import { emptyListOf } from './empty-list.ts';
 import type { ToolDefinition } from '../tool/tool.ts';
 
 /**
@@ -52,7 +53,7 @@ export function createStoreCommit<S>(init: StoreCommitInit<S>): StoreCommit {
   const { store, move, status, onError } = init;
   // A stack, not one id: a store subscriber may approve another call whose sync tool commits
   // inside this write (and an array, as a Set would grow and shrink its table on every call).
-  const committing: string[] = [];
+  const committing = emptyListOf('');
   const fail = (id: string, message: string) =>
     move(id, { type: 'fail', reason: { code: 'commit_error', message } });
 
