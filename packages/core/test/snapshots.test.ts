@@ -164,6 +164,31 @@ describe('a tool cannot reach the record', () => {
     expect(output['again']).toEqual({ sku: 'a' });
     expect(output).not.toBe(cyclic);
   });
+
+  it("keeps an output's own keys as they were returned: __proto__ as a key, symbol keys, keys a page gave Object.prototype a setter for", async () => {
+    const tag = Symbol('tag');
+    const returned = JSON.parse('{"__proto__":{"admin":true},"total":2,"toString":"kept"}') as Record<
+      PropertyKey,
+      unknown
+    >;
+    returned[tag] = 'marked';
+    const tool = defineTool({ name: 'odd', inputSchema: { type: 'object' }, execute: () => returned });
+    Object.defineProperty(Object.prototype, 'total', { set() {}, configurable: true });
+    try {
+      const call = await createToolGate({ tools: [tool] }).run({ name: 'odd', arguments: '{}' });
+      const output = call.output as Record<PropertyKey, unknown>;
+      expect(call.status).toBe('committed');
+      expect(Object.getPrototypeOf(output)).toBe(Object.prototype);
+      expect(Object.getOwnPropertyDescriptor(output, '__proto__')?.value).toEqual({ admin: true });
+      expect(Object.getOwnPropertyDescriptor(output, 'total')?.value).toBe(2);
+      expect(Object.keys(output)).toEqual(['__proto__', 'total', 'toString']);
+      expect(output[tag]).toBe('marked');
+      expect(Object.isFrozen(output)).toBe(true);
+      expect(output).not.toBe(returned);
+    } finally {
+      delete (Object.prototype as { total?: unknown }).total;
+    }
+  });
 });
 
 describe('app code cannot change what a record or the audit trail says', () => {
