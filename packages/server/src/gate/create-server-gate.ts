@@ -37,7 +37,7 @@ import { linkOf } from '../notices/deliver.ts';
 import { gateNotices } from '../notices/gate-notices.ts';
 import { checkChannels } from '../notices/notice.ts';
 import { noticesOfMoves } from '../notices/notice-watch.ts';
-import { noticeSettling } from '../notices/settling.ts';
+import { freshNotices, noticeSettling } from '../notices/settling.ts';
 
 /**
  * Creates the server gate over a ledger.
@@ -221,9 +221,10 @@ function assemble(options: ServerGateOptions): GateParts & { readonly tail: Tail
   const admit = createAdmission({ ledger, clock: settings.clock, budgets, approvalsOf });
   // Hears each move, and each approval of a call that keeps waiting (an edit asks again).
   const settling = noticeSettling({ ledger, leaseMs: settings.leaseMs, onError: settings.onError });
+  const fresh = freshNotices();
   const watch = watchWaits(
     { toolOf, approvalTtlMs: settings.approvalTtlMs, clock: settings.clock },
-    channels.length === 0 ? undefined : noticesOfMoves(channels, settings, settling),
+    channels.length === 0 ? undefined : noticesOfMoves(channels, settings, settling, fresh),
   );
   const waiters = createWaiters();
   const keeper = createLedgerKeeper({
@@ -292,6 +293,7 @@ function assemble(options: ServerGateOptions): GateParts & { readonly tail: Tail
     settings,
     channels,
     settling,
+    freshNotices: fresh,
     ledger,
     tools,
     keeper,

@@ -9,7 +9,7 @@ import type { GateSettings } from './settings.ts';
 import type { ToolSet } from './tool-set.ts';
 import type { Waiters } from './waiters.ts';
 import type { Channel } from '../notices/notice.ts';
-import type { NoticeSettling } from '../notices/settling.ts';
+import type { FreshNotices, NoticeSettling } from '../notices/settling.ts';
 
 /**
  * The parts a server gate is built from, handed to each of its steps (proposing, deciding,
@@ -26,6 +26,8 @@ export interface GateParts {
   readonly channels: readonly Channel[];
   /** Deliveries of notices taken by a channel, until the ledger records them. */
   readonly settling: NoticeSettling;
+  /** Notices this process wrote, to deliver once they commit. */
+  readonly freshNotices: FreshNotices;
   readonly ledger: Ledger;
   readonly tools: ToolSet;
   readonly keeper: LedgerKeeper;

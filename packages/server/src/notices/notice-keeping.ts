@@ -2,8 +2,9 @@ import type { GateParts } from '../gate/parts.ts';
 import { dueLoop } from '../timers/due-loop.ts';
 import { deliverNotice } from './deliver.ts';
 import type { Channel } from './notice.ts';
-import type { NoticeSettling } from './settling.ts';
-import { claimNotice, dueNotices, nextNoticeAt } from './notice-rows.ts';
+import type { NoticesTable } from '../ledger/schema.ts';
+import type { FreshNotices, NoticeSettling } from './settling.ts';
+import { claimNotice, dueNotices, nextNoticeAt, type ClaimedNotice } from './notice-rows.ts';
 
 /**
  * Delivers the ledger's notices on whichever process claims them: when a move or timer may have
@@ -18,6 +19,10 @@ export interface NoticeKeeping {
   readonly sweep: () => Promise<void>;
   /** Notices may have been written: look now. */
   readonly poke: () => void;
+  /** Another process committed: look again when a notice is next due or its claim runs out. */
+  readonly heard: () => void;
+  /** This process committed: deliver the notices it wrote, claimed, once they are there to read. */
+  readonly fresh: () => void;
   readonly stop: () => Promise<void>;
 }
 
@@ -27,16 +32,101 @@ const SWEEP_LIMIT = 100;
  * Builds the notice keeper of a gate with channels.
  *
  * @example
- * const notices = keepNotices(parts, checkChannels(options.channels), settling);
+ * const notices = keepNotices(parts, checkChannels(options.channels), settling, freshNotices());
  */
 export function keepNotices(
   parts: Pick<GateParts, 'options' | 'settings' | 'ledger' | 'life'>,
   channels: readonly Channel[],
   settling: NoticeSettling,
+  written: FreshNotices,
 ): NoticeKeeping {
   const { ledger, settings, life } = parts;
   const { clock, leaseMs, instance, onError } = settings;
   const closing = new AbortController();
+  // Notices being delivered by this process now, by either path: neither takes one the other has.
+  const inFlight = new Set<string>();
+  const keyOf = (row: Pick<NoticesTable, 'id' | 'channel'>) => `${row.channel}\u0000${row.id}`;
+  const busy = (row: NoticesTable) => inFlight.has(keyOf(row)) || settling.holds(row);
+  // A notice that waited for an earlier one: once any delivery is taken, the loop looks again.
+  let waiting = false;
+
+  /** Delivers one row under `claim`; answers whether the channel took it. */
+  const deliverOne = async (
+    row: NoticesTable,
+    claim: () => Promise<ClaimedNotice | undefined>,
+  ): Promise<boolean> => {
+    if (busy(row) || loop.stopped()) return false;
+    const key = keyOf(row);
+    inFlight.add(key);
+    try {
+      const claimed = await claim();
+      if (claimed === undefined) {
+        waiting = true;
+        return false;
+      }
+      const taken = (await deliverNotice(parts, channels, claimed, closing.signal, settling)) === true;
+      if (taken && waiting) {
+        waiting = false;
+        loop.poke(clock.now());
+      }
+      return taken;
+    } catch (error) {
+      // Nothing was written: the claim runs out, and this or another process tries again then.
+      onError(error);
+      return false;
+    } finally {
+      inFlight.delete(key);
+    }
+  };
+
+  /**
+   * Delivers the notices this process wrote since the last pass, claimed as they were written:
+   * one read for the notices of their calls, then each group (a call, a principal, a channel) in
+   * order, the ask before its end, with no claim to take. Those not committed yet are looked for
+   * again at the next commit; anything else (someone else's claim, a notice due later, one an
+   * earlier notice holds up) is left to the loop.
+   */
+  const freshPass = async (): Promise<void> => {
+    const taken = written.take();
+    if (taken.length === 0) return;
+    const ids = new Set(taken.map((notice) => notice.id));
+    const rows = await ledger.read((db) =>
+      db
+        .selectFrom('toolgate_notices')
+        .selectAll()
+        .where('call_id', 'in', [...new Set(taken.map((notice) => notice.call))])
+        .execute(),
+    );
+    const seen = new Set(rows.filter((row) => ids.has(row.id)).map(keyOf));
+    const young = performance.now() - leaseMs;
+    written.keep(taken.filter((notice) => !seen.has(keyOf(notice)) && notice.at > young));
+    const now = clock.now();
+    const groups = new Map<string, NoticesTable[]>();
+    for (const row of rows) {
+      if (row.delivered_at !== null || settling.holds(row)) continue;
+      const group = `${row.call_id}\u0000${row.principal}\u0000${row.channel}`;
+      groups.set(group, [...(groups.get(group) ?? []), row]);
+    }
+    let leftover = false;
+    await Promise.all(
+      [...groups.values()].map(async (group) => {
+        group.sort((a, b) => Number(a.created_at) - Number(b.created_at) || a.rank - b.rank);
+        for (const row of group) {
+          const mine =
+            row.lease_owner === instance &&
+            Number(row.lease_expires_at ?? 0) > now &&
+            Number(row.due_at) <= now &&
+            !busy(row);
+          if (!mine || !(await deliverOne(row, () => Promise.resolve(row)))) {
+            leftover = true;
+            return;
+          }
+        }
+      }),
+    );
+    if (leftover) loop.poke(nextNoticeAt(ledger));
+  };
+  let passing: Promise<void> = Promise.resolve();
 
   /** Tries every notice due now; answers whether one was delivered while another was not (it may wait for it). */
   const sweepOnce = async (): Promise<boolean> => {
@@ -44,26 +134,17 @@ export function keepNotices(
     const delivered = await Promise.all(
       // A notice this process delivered and has not recorded yet is not delivered again.
       due
-        .filter((row) => !settling.holds(row))
-        .map(async (row) => {
-          if (loop.stopped()) return false;
-          try {
-            const claimed = await claimNotice(ledger, row, {
+        .filter((row) => !busy(row))
+        .map((row) =>
+          deliverOne(row, () =>
+            claimNotice(ledger, row, {
               instance,
               now: clock.now(),
               leaseMs,
               delivered: settling.holds,
-            });
-            return (
-              claimed !== undefined &&
-              (await deliverNotice(parts, channels, claimed, closing.signal, settling)) === true
-            );
-          } catch (error) {
-            // Nothing was written: the claim runs out, and this or another process tries again then.
-            onError(error);
-            return false;
-          }
-        }),
+            }),
+          ),
+        ),
     );
     return delivered.includes(true) && delivered.includes(false);
   };
@@ -80,14 +161,23 @@ export function keepNotices(
 
   return {
     sweep: async () => {
+      // What this process wrote and is delivering now is part of what is due.
+      await passing;
       await loop.sweep();
+      await passing;
       // Asked for (a recovery pass): what was delivered is recorded before it resolves.
       await settling.flush();
     },
     poke: () => loop.poke(clock.now()),
+    heard: () => loop.poke(nextNoticeAt(ledger)),
+    fresh() {
+      if (written.size() === 0) return;
+      passing = passing.then(freshPass).catch(onError);
+    },
     async stop() {
       closing.abort();
       await loop.stop();
+      await passing;
       await settling.stop();
     },
   };

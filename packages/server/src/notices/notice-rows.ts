@@ -61,7 +61,7 @@ export async function writeNotices(
   channels: readonly string[],
   now: number,
   claim?: WriterClaim,
-): Promise<void> {
+): Promise<readonly Pick<NoticesTable, 'id' | 'channel' | 'call_id'>[]> {
   const { record, kind } = batch;
   const from = record.approval?.from ?? { principal: batch.owner };
   const stored = storeRecord(record);
@@ -87,12 +87,13 @@ export async function writeNotices(
       fence: claim === undefined ? 0 : 1,
     })),
   );
-  if (rows.length === 0) return;
+  if (rows.length === 0) return [];
   await trx
     .insertInto('toolgate_notices')
     .values(rows)
     .onConflict((conflict) => conflict.columns(['id', 'channel']).doNothing())
     .execute();
+  return rows;
 }
 
 /**

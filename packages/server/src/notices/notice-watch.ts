@@ -4,7 +4,7 @@ import { canonicalJson } from '@toolgate/core/kit';
 import { hashInput } from '../keeper/row-columns.ts';
 import { askedOf, undecided } from '../timers/asked.ts';
 import { writeNotices, type WriterClaim } from './notice-rows.ts';
-import type { NoticeSettling } from './settling.ts';
+import type { FreshNotices, NoticeSettling } from './settling.ts';
 import type { Channel } from './notice.ts';
 
 /**
@@ -21,13 +21,14 @@ export function noticesOfMoves(
   channels: readonly Channel[],
   settings: WriterClaim & { readonly clock: { readonly now: () => number } },
   settling?: NoticeSettling,
+  fresh?: FreshNotices,
 ): MoveWatch {
   const names = channels.map((channel) => channel.name);
   const { clock } = settings;
   const claim = { instance: settings.instance, leaseMs: settings.leaseMs };
   return async (trx, { session, owner, previous, next }) => {
     // Deliveries waiting to be recorded ride in this move's transaction (see NoticeSettling).
-    await settling?.carry(trx, { id: next.id, status: next.status, at: next.updatedAt });
+    await settling?.carry(trx, { id: next.id, status: next.status });
     const waits = next.status === 'awaiting_approval';
     const waited = previous?.status === 'awaiting_approval';
     if (waits && waited) {
@@ -35,14 +36,15 @@ export function noticesOfMoves(
       const to = undecided(next, owner);
       const editedHash = hashInput(next.input);
       const batch = { kind: 'asked', step: 0, record: next, session, owner, to, editedHash } as const;
-      await writeNotices(trx, batch, names, clock.now(), claim);
+      fresh?.wrote(await writeNotices(trx, batch, names, clock.now(), claim));
       return;
     }
     if (waits === waited) return;
     const expired = next.status === 'cancelled' && next.reason.code === 'approval_expired';
     const kind = waits ? 'asked' : expired ? 'expired' : 'decided';
     const to = askedOf(waits ? next : (previous ?? next), owner);
-    await writeNotices(trx, { kind, step: 0, record: next, session, owner, to }, names, clock.now(), claim);
+    const batch = { kind, step: 0, record: next, session, owner, to } as const;
+    fresh?.wrote(await writeNotices(trx, batch, names, clock.now(), claim));
   };
 }
 
@@ -56,13 +58,14 @@ export function noticesOfMoves(
 export function noticesOfTimers(
   channels: readonly Channel[],
   settings: WriterClaim & { readonly clock: { readonly now: () => number } },
+  fresh?: FreshNotices,
 ): OnFired {
   const names = channels.map((channel) => channel.name);
   const { clock } = settings;
   const claim = { instance: settings.instance, leaseMs: settings.leaseMs };
   return async (trx, fired) => {
     const kind = fired.kind === 'reminder' ? 'reminder' : 'escalated';
-    await writeNotices(
+    const written = await writeNotices(
       trx,
       {
         kind,
@@ -76,5 +79,6 @@ export function noticesOfTimers(
       clock.now(),
       claim,
     );
+    fresh?.wrote(written);
   };
 }

@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely';
-import type { Ledger, LedgerEvent, NewLedgerEvent } from '../ledger/ledger.ts';
+import type { Ledger, NewLedgerEvent } from '../ledger/ledger.ts';
 import type { LedgerDatabase, NoticesTable } from '../ledger/schema.ts';
 import { settleNotice, type ClaimedNotice } from './notice-rows.ts';
 
@@ -17,13 +17,13 @@ const ALONE_AFTER_MS = 10;
  * process: if the process dies first, its claim runs out and the notice is delivered again, with
  * the same id (at least once, as before).
  *
- * A move that carried deliveries may still roll back: they count as recorded once the tail brings
- * that move's commit; otherwise, a while later, they are written again in a transaction of their
- * own, where the fencing token makes a second write of one already recorded a no-op.
+ * A move that carried deliveries may still roll back: a while later, the ledger is read for those
+ * still not marked delivered, and they are written again in a transaction of their own (the
+ * fencing token makes a second write of one recorded meanwhile by another process a no-op).
  *
  * @example
  * settling.delivered(claimed, 'msg_1');
- * await settling.carry(trx, next); // inside a move's transaction
+ * await settling.carry(trx, { id: next.id, status: next.status }); // inside a move's transaction
  */
 export interface NoticeSettling {
   /** The channel took `claimed` (with its `ref`, when it gave one) at `at`. */
@@ -32,25 +32,68 @@ export interface NoticeSettling {
   readonly holds: (row: Pick<NoticesTable, 'id' | 'channel'>) => boolean;
   /** The `ref`s of deliveries held here for this call, principal and channel, oldest first. */
   readonly refsOf: (row: Pick<NoticesTable, 'call_id' | 'principal' | 'channel'>) => readonly string[];
-  /** Inside a move's transaction: records the deliveries waiting now; `move` names the move, to know when it committed. */
-  readonly carry: (
-    trx: Trx,
-    move: { readonly id: string; readonly status: string; readonly at: number },
-  ) => Promise<void>;
-  /** The tail brought these events: deliveries carried by one of their moves are recorded. */
-  readonly committed: (events: readonly Pick<LedgerEvent, 'callId' | 'to' | 'at'>[]) => void;
+  /** Inside a move's transaction: records the deliveries waiting now (`move`: the call it moves, and its status). */
+  readonly carry: (trx: Trx, move: { readonly id: string; readonly status: string }) => Promise<void>;
   /** Records every delivery held here that no move carried, in a transaction of its own. */
   readonly flush: () => Promise<void>;
   /** Records what is held, and arms nothing more. */
   readonly stop: () => Promise<void>;
 }
 
+/**
+ * Notices this process wrote, claimed as they were written: once the transaction that wrote them
+ * commits, this process delivers them (see `keepNotices`).
+ *
+ * @example
+ * fresh.wrote([{ id: 'ntc_…', channel: 'webhook', call_id: 'w1' }]);
+ */
+export interface FreshNotices {
+  readonly wrote: (rows: readonly Pick<NoticesTable, 'id' | 'channel' | 'call_id'>[]) => void;
+  /** The notices written since the last `take`, with when (`performance.now()`), and forgets them. */
+  readonly take: () => readonly FreshNotice[];
+  /** Gives back notices `take` gave that were not seen yet (their transaction has not committed). */
+  readonly keep: (notices: readonly FreshNotice[]) => void;
+  readonly size: () => number;
+}
+
+/** A notice this process wrote, and when. */
+export interface FreshNotice {
+  readonly id: string;
+  readonly channel: string;
+  readonly call: string;
+  readonly at: number;
+}
+
+/**
+ * Builds the notices this process wrote and has not delivered yet.
+ *
+ * @example
+ * const fresh = freshNotices();
+ */
+export function freshNotices(): FreshNotices {
+  let notices: FreshNotice[] = [];
+  return {
+    wrote(rows) {
+      const at = performance.now();
+      for (const row of rows) notices.push({ id: row.id, channel: row.channel, call: row.call_id, at });
+    },
+    take() {
+      const taken = notices;
+      notices = [];
+      return taken;
+    },
+    keep(kept) {
+      notices.push(...kept);
+    },
+    size: () => notices.length,
+  };
+}
+
 interface Held {
   readonly claimed: ClaimedNotice;
   readonly ref: string | undefined;
   readonly at: number;
-  /** The move whose transaction wrote it (`callId|status|at`), and when; unset while it waits. */
-  carrier?: string;
+  /** When a move's transaction wrote it (`performance.now()`); unset while it waits for one. */
   carriedAt?: number;
 }
 
@@ -61,7 +104,7 @@ interface Held {
  * const settling = noticeSettling({ ledger, leaseMs, onError });
  */
 export function noticeSettling(parts: {
-  readonly ledger: Pick<Ledger, 'transaction' | 'recordEvents'>;
+  readonly ledger: Pick<Ledger, 'transaction' | 'recordEvents' | 'read'>;
   readonly leaseMs: number;
   readonly onError: (error: unknown) => void;
 }): NoticeSettling {
@@ -74,8 +117,6 @@ export function noticeSettling(parts: {
   let flushing: Promise<void> = Promise.resolve();
 
   const keyOf = (row: Pick<NoticesTable, 'id' | 'channel'>) => `${row.channel}\u0000${row.id}`;
-  const carrierOf = (move: { readonly id: string; readonly status: string; readonly at: number }) =>
-    `${move.id}\u0000${move.status}\u0000${move.at}`;
 
   // A wall-clock pause, not the gate's clock: it batches writes, and a test's fake clock standing
   // still must not keep a delivery from being recorded.
@@ -123,20 +164,38 @@ export function noticeSettling(parts: {
     if (events.length > 0) await ledger.recordEvents(trx, events);
   };
 
+  /** Of carried deliveries, those whose carrier did not commit (or that another process took since). */
+  const uncommitted = async (carried: readonly [string, Held][]): Promise<Set<string>> => {
+    if (carried.length === 0) return new Set();
+    const ids = [...new Set(carried.map(([, entry]) => entry.claimed.id))];
+    const rows = await ledger.read((db) =>
+      db
+        .selectFrom('toolgate_notices')
+        .select(['id', 'channel'])
+        .where('id', 'in', ids)
+        .where('delivered_at', 'is', null)
+        .execute(),
+    );
+    return new Set(rows.map(keyOf));
+  };
+
   const flush = (): Promise<void> => {
     const run = flushing.then(async () => {
       const now = performance.now();
-      const due = [...held.entries()].filter(
-        ([, entry]) => entry.carrier === undefined || now - (entry.carriedAt ?? now) >= confirmMs,
+      const waiting = [...held.entries()].filter(([, entry]) => entry.carriedAt === undefined);
+      const carried = [...held.entries()].filter(
+        ([, entry]) => entry.carriedAt !== undefined && now - entry.carriedAt >= confirmMs,
       );
-      if (due.length === 0) return;
-      await ledger.transaction((trx) =>
-        write(
-          trx,
-          due.map(([, entry]) => entry),
-        ),
-      );
-      for (const [key, entry] of due) if (held.get(key) === entry) held.delete(key);
+      const again = await uncommitted(carried);
+      const due = [...waiting, ...carried.filter(([key]) => again.has(key))];
+      if (due.length > 0)
+        await ledger.transaction((trx) =>
+          write(
+            trx,
+            due.map(([, entry]) => entry),
+          ),
+        );
+      for (const [key, entry] of [...waiting, ...carried]) if (held.get(key) === entry) held.delete(key);
     });
     flushing = run.catch(() => undefined);
     return run.finally(() => {
@@ -163,23 +222,11 @@ export function noticeSettling(parts: {
         .map(({ ref }) => ref as string);
     },
     async carry(trx, move) {
-      const waiting = [...held.values()].filter((entry) => entry.carrier === undefined);
+      const waiting = [...held.values()].filter((entry) => entry.carriedAt === undefined);
       if (waiting.length === 0) return;
-      const carrier = carrierOf(move);
       const carriedAt = performance.now();
-      for (const entry of waiting) {
-        entry.carrier = carrier;
-        entry.carriedAt = carriedAt;
-      }
+      for (const entry of waiting) entry.carriedAt = carriedAt;
       await write(trx, waiting, move);
-    },
-    committed(events) {
-      if (held.size === 0) return;
-      const carriers = new Set(
-        events.map((event) => carrierOf({ id: event.callId, status: event.to, at: event.at })),
-      );
-      for (const [key, entry] of held)
-        if (entry.carrier !== undefined && carriers.has(entry.carrier)) held.delete(key);
     },
     flush,
     async stop() {
@@ -187,7 +234,7 @@ export function noticeSettling(parts: {
       if (timer !== undefined) clearTimeout(timer);
       timer = undefined;
       // What a carrier may have rolled back is written again now: a second write is a no-op.
-      for (const entry of held.values()) entry.carriedAt = -Infinity;
+      for (const entry of held.values()) if (entry.carriedAt !== undefined) entry.carriedAt = -Infinity;
       await flush();
     },
   };
