@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type Pg from 'pg';
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import { checkout } from './guards/pg-checkout.ts';
+import { heldBegin, type QueryClient } from './pg-begin.ts';
 import { unavailable, type Failure } from './error.ts';
 import {
   NOTIFY_CHANNEL,
@@ -83,7 +84,7 @@ export async function postgresLedger(options: PostgresLedgerOptions): Promise<Le
   const pool: PostgresLedgerPool = own ?? (options as { readonly pool: PostgresLedgerPool }).pool;
   const db = new Kysely<LedgerDatabase>({
     dialect: new PostgresDialect({
-      pool: typedPool(pool, { types, timeoutMs }, onError, async () => own && (await endPool(own))),
+      pool: typedPool(pool, { types, timeoutMs, pg }, onError, async () => own && (await endPool(own))),
     }),
   });
   const feed = liveFeed(pool, onError, timeoutMs);
@@ -189,16 +190,19 @@ function readInt8(value: string): number | string {
 // a number), without changing how the app's own queries on the same pool parse.
 function typedPool(
   pool: PostgresLedgerPool,
-  { types, timeoutMs }: { types: PostgresTypes; timeoutMs: number },
+  { types, timeoutMs, pg }: { types: PostgresTypes; timeoutMs: number; pg: typeof Pg },
   onError: (error: unknown) => void,
   end: () => Promise<void>,
 ): PostgresPool {
+  const { Client, Query } = pg;
   return {
     async connect() {
       // A connection that breaks while the ledger holds it, between two queries or as it is handed
       // out, is reported here (pg would otherwise throw it as an unhandled 'error' event); the next
       // query then fails.
       const client = await checkout(pool, onError, timeoutMs);
+      // pg's own clients send a transaction's BEGIN with its first statement; another pool's are sent each query as it comes.
+      const begin = client instanceof Client ? heldBegin(Query) : undefined;
       // A query not answered in time leaves the connection waiting for that answer: nothing more
       // is sent on it (the rollback that follows fails at once), and it is dropped, not pooled.
       let silent: Error | undefined;
@@ -206,21 +210,27 @@ function typedPool(
         query: async (text: unknown, values?: readonly unknown[]) => {
           if (typeof text !== 'string') throw new Error('The ledger does not stream query results.');
           if (silent !== undefined) throw silent;
+          const unsent = begin?.hold(text);
+          if (unsent !== undefined) return unsent;
           try {
             const name = statementName(text);
-            return await client.query({
+            const config = {
               ...(name === undefined ? {} : { name }),
               text,
               values: values === undefined ? [] : [...values],
               types,
               query_timeout: timeoutMs,
-            });
+            };
+            return await (begin === undefined
+              ? client.query(config)
+              : begin.query(client as unknown as QueryClient, config));
           } catch (error) {
             silent = unanswered(timeoutMs, error) ?? silent;
             throw silent ?? error;
           }
         },
         release: (destroy?: boolean) => {
+          begin?.reset();
           client.removeListener('error', onError);
           // A silent connection may still say something as it is torn down: it was reported already.
           if (silent !== undefined) client.on('error', () => undefined);

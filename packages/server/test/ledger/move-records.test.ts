@@ -22,6 +22,8 @@ async function committedCall(ledger: Ledger) {
   const call = await gate.run({ id: 'c1', name: 'transfer', arguments: { to: 'bob', cents: 500 } }, session);
   expect(call.status).toBe('committed');
   await gate.close();
+  // A move's event may still be pending (chained right after its commit, on PostgreSQL): head() chains it.
+  await ledger.head();
   const events = await ledger.db
     .selectFrom('toolgate_events')
     .select(['seq', 'to_status', 'record'])
