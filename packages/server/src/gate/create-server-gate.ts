@@ -219,7 +219,7 @@ function assemble(options: ServerGateOptions): GateParts & { readonly tail: Tail
     clock: settings.clock,
   });
   const admit = createAdmission({ ledger, clock: settings.clock, budgets, approvalsOf });
-  // Hears each move, and each approval of a call that keeps waiting (an edit asks again).
+  // Hears each move (a quorum's vote that keeps a call waiting is one: an edit asks again).
   const settling = noticeSettling({ ledger, leaseMs: settings.leaseMs, onError: settings.onError });
   const fresh = freshNotices();
   const watch = watchWaits(
@@ -287,7 +287,7 @@ function assemble(options: ServerGateOptions): GateParts & { readonly tail: Tail
     onError: settings.onError,
   });
   const sessions = createSessions(ledger, settings);
-  const policy = { ledger, keeper, clock: settings.clock, budgets, approvalsOf, watch };
+  const policy = { ledger, keeper, clock: settings.clock, budgets, approvalsOf };
   return {
     options,
     settings,

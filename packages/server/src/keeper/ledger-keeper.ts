@@ -70,6 +70,8 @@ export interface LedgerKeeper extends CallKeeper {
   ) => Promise<void>;
   /** Reads a call's row inside a transaction, locking it on PostgreSQL. */
   readonly lock: (trx: Trx, id: string) => Promise<CallsTable | undefined>;
+  /** A new record of a call that keeps its status (a quorum's vote), with its events and what follows a move. */
+  readonly restate: RowMoves['restate'];
   /** Writes a call the gate makes itself (a compensation), with its moves so far, in the caller's transaction. */
   readonly writeCall: RowMoves['writeDraft'];
   /** This process now runs `id` under fencing token `fence` (an approval or a recovery claimed it). */
@@ -283,6 +285,7 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
     read: (id) => readCall(ledger, drafts, id),
     exclusive: queue.exclusive,
     moveIn: rows.moveIn,
+    restate: rows.restate,
     refuse: rows.refuse,
     lock: rows.lock,
     writeCall: rows.writeDraft,

@@ -2,7 +2,7 @@ import { isTerminal, type Clock, type ToolCallRecord } from '@toolgate/core';
 import { transition, type CallEvent } from '@toolgate/core/kit';
 import type { Transaction } from 'kysely';
 import type { RefusalCode } from '../decision/decision.ts';
-import type { OutcomeNote } from '../ledger/ledger.ts';
+import type { NewLedgerEvent, OutcomeNote } from '../ledger/ledger.ts';
 import type { Ledger } from '../ledger/ledger.ts';
 import { followAsks } from '../inbox/asks.ts';
 import { linkCompensation } from './compensation-link.ts';
@@ -150,6 +150,17 @@ export interface RowMoves {
     code: RefusalCode | 'recovered' | OutcomeNote,
     message: string,
   ) => Promise<void>;
+  /**
+   * Writes a new record of a stored call that keeps its status (a vote after which it still
+   * waits), with its events, then what follows every move: the inbox and the policy's watch.
+   * `false` when the row moved meanwhile (nothing is written).
+   */
+  readonly restate: (
+    trx: Trx,
+    row: CallsTable,
+    next: ToolCallRecord,
+    events: readonly NewLedgerEvent[],
+  ) => Promise<boolean>;
 }
 
 /**
@@ -311,12 +322,35 @@ export function createRowMoves({
     lock,
     writeDraft,
     tryMove,
+    restate: (trx, row, next, events) =>
+      restate({ ledger, clock, policy, lease: lease() }, trx, row, next, events),
     async moveIn(trx, row, event, actor, extra) {
       const moved = await tryMove(trx, row, event, actor, extra);
       return moved === STALE ? undefined : moved;
     },
     refuse,
   };
+}
+
+/** See {@link RowMoves.restate}. */
+async function restate(
+  parts: { ledger: Ledger; clock: Clock; policy: Policy | undefined; lease: Lease },
+  trx: Trx,
+  row: CallsTable,
+  next: ToolCallRecord,
+  events: readonly NewLedgerEvent[],
+): Promise<boolean> {
+  const { ledger, clock, policy } = parts;
+  const current = readRecord(row.record);
+  const columns = rowColumns(next, row, parts.lease);
+  const write = {
+    statement: UPDATE_CALL,
+    values: updateCallValues({ ...columns, version: row.version + 1 }, row.id, row.version),
+  };
+  if ((await ledger.recordWith(trx, write, events)) === 0) return false;
+  await followAsks(trx, current, next, clock.now());
+  await policy?.watch?.(trx, { session: row.session, owner: row.owner, previous: current, next });
+  return true;
 }
 
 /**

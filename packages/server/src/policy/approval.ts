@@ -1,13 +1,12 @@
-import { canonicalJson, isExecuting, type ExecutingCall } from '@toolgate/core/kit';
+import { isExecuting, type ExecutingCall } from '@toolgate/core/kit';
 import { type ApprovalState, type Clock, type InputEdit, type ToolCallRecord } from '@toolgate/core';
 import type { Transaction } from 'kysely';
 import { refused, type Decision } from '../decision/decision.ts';
 import { hashInput, type LedgerKeeper } from '../keeper/ledger-keeper.ts';
 import type { Ledger, NewLedgerEvent } from '../ledger/ledger.ts';
 import type { ApprovalsTable, CallsTable, LedgerDatabase } from '../ledger/schema.ts';
-import { followAsks } from '../inbox/asks.ts';
 import { readRecord, storeRecord } from '../ledger/stored-record.ts';
-import { readmit, type MoveWatch } from './admission.ts';
+import { readmit } from './admission.ts';
 import type { Budget } from './budget.ts';
 import type { CheckedEdit } from './edit.ts';
 
@@ -22,12 +21,10 @@ type Trx = Transaction<LedgerDatabase>;
  */
 export interface ApprovalStep {
   readonly ledger: Ledger;
-  readonly keeper: Pick<LedgerKeeper, 'moveIn' | 'refuse'>;
+  readonly keeper: Pick<LedgerKeeper, 'moveIn' | 'refuse' | 'restate'>;
   readonly clock: Clock;
   readonly budgets: readonly Budget[];
   readonly approvalsOf: (name: string, id: string) => number;
-  /** Told of an approval after which the call still waits, in its transaction (an edit asks again). */
-  readonly watch?: MoveWatch;
 }
 
 /**
@@ -141,21 +138,6 @@ export async function decideApproval(
       ...(edited === undefined ? {} : { edit: edited }),
     }) as ToolCallRecord;
     const stored = storeRecord(waiting);
-    const updated = await trx
-      .updateTable('toolgate_calls')
-      .set({
-        record: stored,
-        input: canonicalJson(input),
-        input_hash: hash,
-        version: row.version + 1,
-        updated_at: now,
-      })
-      .where('id', '=', row.id)
-      .where('version', '=', row.version)
-      .executeTakeFirst();
-    if (Number(updated.numUpdatedRows) === 0)
-      throw new Error(`call "${row.id}" moved while it was being approved`); // rolls back
-    await stillWaits(step, trx, row, { previous: record, next: waiting, now });
     if (edit !== undefined) {
       await trx
         .updateTable('toolgate_approvals')
@@ -170,7 +152,10 @@ export async function decideApproval(
       `"${principal}" approved; ${left} more approval${left === 1 ? '' : 's'} needed (${required} in all)`,
       stored,
     );
-    await ledger.recordEvents(trx, notes);
+    // The same status with a new record: a move like any other, so the inbox and the watches
+    // (an edit asks the others again) hear of it in this transaction.
+    if (!(await keeper.restate(trx, row, waiting, notes)))
+      throw new Error(`call "${row.id}" moved while it was being approved`); // rolls back
     return { decision: { ok: true, left } };
   }
 
@@ -209,17 +194,6 @@ export async function decideApproval(
   if (started === undefined || !isExecuting(started))
     throw new Error('the approved call could not be started'); // rolls the approval back
   return { decision: { ok: true, ...(required > 1 ? { left: 0 } : {}) }, started };
-}
-
-/** What a vote after which the call still waits tells the inbox and the watch (an edit asks again). */
-async function stillWaits(
-  step: ApprovalStep,
-  trx: Trx,
-  row: CallsTable,
-  { previous, next, now }: { previous: ToolCallRecord; next: ToolCallRecord; now: number },
-): Promise<void> {
-  await followAsks(trx, previous, next, now);
-  await step.watch?.(trx, { session: row.session, owner: row.owner, previous, next });
 }
 
 /** Refuses the approval, as an event in the audit trail that names who was refused. */
