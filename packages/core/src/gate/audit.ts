@@ -1,6 +1,12 @@
 import { emptyListOf } from './empty-list.ts';
 import { createDelivery, createListeners, type Delivery } from './listeners.ts';
-import type { Reason, Repair, ToolCallRecord, ToolCallStatus } from '../record/record.ts';
+import {
+  TOOL_CALL_STATUSES,
+  type Reason,
+  type Repair,
+  type ToolCallRecord,
+  type ToolCallStatus,
+} from '../record/record.ts';
 
 /**
  * One transition of one call. A call's first event has `from: null` (it came into being as
@@ -56,26 +62,11 @@ export interface AuditWriter extends AuditLog {
   ) => void;
 }
 
-const STATUSES: readonly ToolCallStatus[] = [
-  'pending',
-  'validated',
-  'awaiting_approval',
-  'executing',
-  'committed',
-  'cancelled',
-  'rejected',
-  'failed',
-];
-const STATUS_CODE: Readonly<Record<ToolCallStatus, number>> = {
-  pending: 1,
-  validated: 2,
-  awaiting_approval: 3,
-  executing: 4,
-  committed: 5,
-  cancelled: 6,
-  rejected: 7,
-  failed: 8,
-};
+const STATUSES = TOOL_CALL_STATUSES;
+// A status's code is its place in the list, from 1 (0 is a call's first move, from nothing).
+const STATUS_CODE = Object.fromEntries(STATUSES.map((status, index) => [status, index + 1])) as Readonly<
+  Record<ToolCallStatus, number>
+>;
 
 /**
  * The kept events, in columns. A gate makes several moves a call and keeps their events for its

@@ -15,6 +15,24 @@ export type ToolCallStatus =
   | 'failed';
 
 /**
+ * Every status, in the order of a call's life: what the audit log numbers its moves by and what
+ * the wire accepts.
+ *
+ * @example
+ * TOOL_CALL_STATUSES.includes(status);
+ */
+export const TOOL_CALL_STATUSES: readonly ToolCallStatus[] = [
+  'pending',
+  'validated',
+  'awaiting_approval',
+  'executing',
+  'committed',
+  'cancelled',
+  'rejected',
+  'failed',
+];
+
+/**
  * The statuses a call can end in.
  *
  * @example

@@ -1,11 +1,12 @@
-import type {
-  Issue,
-  ProposalSource,
-  Reason,
-  Repair,
-  ToolCallRecord,
-  ToolCallStatus,
-  Transition,
+import {
+  TOOL_CALL_STATUSES,
+  type Issue,
+  type ProposalSource,
+  type Reason,
+  type Repair,
+  type ToolCallRecord,
+  type ToolCallStatus,
+  type Transition,
 } from '../record/record.ts';
 
 /**
@@ -64,16 +65,7 @@ export type WireReading<T> =
   | { readonly ok: true; readonly value: T; readonly problems: readonly string[] }
   | { readonly ok: false; readonly problem: string };
 
-const STATUSES: ReadonlySet<unknown> = new Set<ToolCallStatus>([
-  'pending',
-  'validated',
-  'awaiting_approval',
-  'executing',
-  'committed',
-  'cancelled',
-  'rejected',
-  'failed',
-]);
+const STATUSES: ReadonlySet<unknown> = new Set<ToolCallStatus>(TOOL_CALL_STATUSES);
 const SOURCES: ReadonlySet<unknown> = new Set<ProposalSource>([
   'json',
   'openai-chat',
