@@ -98,6 +98,37 @@ describe('the claims of a keeper', () => {
     expect(clock.pending).toBe(0);
   });
 
+  it('do not renew a call held in doubt under the same token (no owner, no lease), and let it go', async () => {
+    const db = await runningCall(3);
+    const clock = createFakeClock();
+    const lost: string[] = [];
+    const claims = createClaims({
+      ledger: db,
+      clock,
+      leaseMs: LEASE,
+      onError: (error) => {
+        throw error;
+      },
+      onLeaseLost: (id) => lost.push(id),
+    });
+    claims.claimed('call_1', { fence: 3, idempotencyKey: 'k', session: 's', owner: 'u' });
+    claims.renew('call_1');
+    // Held for a person while the renewal was already scheduled: still executing, same fence,
+    // but no process holds it, so a lease set now would later read as a run that ran out.
+    await db.transaction((trx) =>
+      trx
+        .updateTable('toolgate_calls')
+        .set({ lease_owner: null, lease_expires_at: null })
+        .where('id', '=', 'call_1')
+        .execute(),
+    );
+    clock.advance(LEASE / 3);
+    await expect.poll(() => lost).toEqual(['call_1']);
+    expect(await leaseOf(db)).toBeNull();
+    expect(claims.claims.has('call_1')).toBe(false);
+    expect(clock.pending).toBe(0);
+  });
+
   it('end the run’s span with the record it settled as, and stop renewing, on release', () => {
     const clock = createFakeClock();
     const ended: unknown[] = [];
