@@ -52,22 +52,28 @@ const leaseOf = async (db: Ledger) =>
     )
   ).lease_expires_at;
 
+/** Claims on `db` that hold call_1 under fence 3 and renew it; a database error fails the test. */
+function renewing(db: Ledger) {
+  const clock = createFakeClock();
+  const lost: string[] = [];
+  const claims = createClaims({
+    ledger: db,
+    clock,
+    leaseMs: LEASE,
+    onError: (error) => {
+      throw error;
+    },
+    onLeaseLost: (id) => lost.push(id),
+  });
+  claims.claimed('call_1', { fence: 3, idempotencyKey: 'k', session: 's', owner: 'u' });
+  claims.renew('call_1');
+  return { clock, lost, claims };
+}
+
 describe('the claims of a keeper', () => {
   it('renew the lease of a call it runs every third of the lease, in the ledger', async () => {
     const db = await runningCall(3);
-    const clock = createFakeClock();
-    const lost: string[] = [];
-    const claims = createClaims({
-      ledger: db,
-      clock,
-      leaseMs: LEASE,
-      onError: (error) => {
-        throw error;
-      },
-      onLeaseLost: (id) => lost.push(id),
-    });
-    claims.claimed('call_1', { fence: 3, idempotencyKey: 'k', session: 's', owner: 'u' });
-    claims.renew('call_1');
+    const { clock, lost, claims } = renewing(db);
     clock.advance(LEASE / 3);
     await expect.poll(() => leaseOf(db)).toBe(clock.now() + LEASE);
     expect(lost).toEqual([]);
@@ -78,19 +84,7 @@ describe('the claims of a keeper', () => {
 
   it('let go of a call whose fencing token moved on (another process took it over), and say so', async () => {
     const db = await runningCall(4);
-    const clock = createFakeClock();
-    const lost: string[] = [];
-    const claims = createClaims({
-      ledger: db,
-      clock,
-      leaseMs: LEASE,
-      onError: (error) => {
-        throw error;
-      },
-      onLeaseLost: (id) => lost.push(id),
-    });
-    claims.claimed('call_1', { fence: 3, idempotencyKey: 'k', session: 's', owner: 'u' });
-    claims.renew('call_1');
+    const { clock, lost, claims } = renewing(db);
     clock.advance(LEASE / 3);
     await expect.poll(() => lost).toEqual(['call_1']);
     expect(claims.claims.has('call_1')).toBe(false);
@@ -100,19 +94,7 @@ describe('the claims of a keeper', () => {
 
   it('do not renew a call held in doubt under the same token (no owner, no lease), and let it go', async () => {
     const db = await runningCall(3);
-    const clock = createFakeClock();
-    const lost: string[] = [];
-    const claims = createClaims({
-      ledger: db,
-      clock,
-      leaseMs: LEASE,
-      onError: (error) => {
-        throw error;
-      },
-      onLeaseLost: (id) => lost.push(id),
-    });
-    claims.claimed('call_1', { fence: 3, idempotencyKey: 'k', session: 's', owner: 'u' });
-    claims.renew('call_1');
+    const { clock, lost, claims } = renewing(db);
     // Held for a person while the renewal was already scheduled: still executing, same fence,
     // but no process holds it, so a lease set now would later read as a run that ran out.
     await db.transaction((trx) =>
