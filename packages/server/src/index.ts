@@ -44,4 +44,4 @@ export {
   type LinkCheck,
   type LinkClaims,
 } from './links/approval-links.ts';
-export type { ChannelReason, ChannelRefusalCode, VoteRefusal } from './decision/channel-reason.ts';
+export type { ChannelReason, ChannelRefusalCode, VoteRefusal, VoteVia } from './decision/channel-reason.ts';

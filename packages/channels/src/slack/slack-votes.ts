@@ -45,8 +45,9 @@ const SAYS: Readonly<Partial<Record<DecisionCode, string>>> = {
  * Slack's interactivity Request URL: checks the signature and its age, reads the click, maps the
  * Slack user with `principalOf`, and decides through the gate; the answer to Slack (200, empty)
  * goes out once the vote is decided or `ackMs` passed, whichever is first, and what came of it
- * reaches the person as an ephemeral message on the click's `response_url`. Every vote it refuses
- * is written with `refuseVote` under the channel's name with the Slack user id.
+ * reaches the person as an ephemeral message on the click's `response_url`. Every refused vote is
+ * one event in the audit trail naming the channel and the Slack user id: written with `refuseVote`
+ * when refused here, by the gate (given `via`) when refused there.
  *
  * @example
  * const handle = slackVotes(options);
@@ -80,8 +81,11 @@ export function slackVotes(options: VoteOptions): (request: Request, ackMs: numb
         { code: 'forbidden', message: `Slack user ${click.user} maps to no principal`, callId },
         'Your Slack account is not linked to anyone this app knows, so your click decided nothing. Ask the app’s admin to link it.',
       );
+    // The gate audits a vote it refuses itself, once, naming Slack and the clicking user.
+    const via = { channel: options.name, user: click.user };
     let decision: Decision;
-    if (click.action === APPROVE) decision = await gate.approve(callId, { principal, inputHash: click.hash });
+    if (click.action === APPROVE)
+      decision = await gate.approve(callId, { principal, inputHash: click.hash, via });
     else {
       const call = await gate.get(callId);
       // Deny carries no hash of its own: a card of an input the call no longer holds denies nothing.
@@ -96,14 +100,19 @@ export function slackVotes(options: VoteOptions): (request: Request, ackMs: numb
           },
           SAYS.stale ?? '',
         );
-      decision = await gate.deny(callId, { principal, reason: `denied in Slack by ${principal}` });
+      decision = await gate.deny(callId, { principal, reason: `denied in Slack by ${principal}`, via });
     }
-    if (!decision.ok)
-      return refuse(
-        click,
-        { code: decision.code, message: decision.message, callId, principal },
-        SAYS[decision.code] ?? `Nothing was decided: ${decision.message}.`,
-      );
+    if (!decision.ok) {
+      const says = SAYS[decision.code] ?? `Nothing was decided: ${decision.message}.`;
+      // A call the ledger does not hold has no trail of its own: the refusal is the channel's event.
+      if (decision.code === 'not_found' && (await gate.get(callId)) === undefined)
+        return refuse(
+          click,
+          { code: 'not_found', message: `no call "${callId}" is in the ledger`, callId, principal },
+          says,
+        );
+      return tell(click.responseUrl, says);
+    }
     const left = decision.left ?? 0;
     await tell(
       click.responseUrl,

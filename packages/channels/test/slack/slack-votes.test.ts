@@ -109,6 +109,21 @@ async function slackRefusals(ledger: Ledger) {
     .map((event) => ({ callId: event.callId, actor: event.actor, reason: event.reason }));
 }
 
+/** Every refusal of a call in the audit trail (`from === to`, not a vote that counted), whoever wrote it. */
+async function refusalsOf(ledger: Ledger, callId: string) {
+  return (await ledger.eventsAfter(0))
+    .filter(
+      (event) =>
+        event.callId === callId &&
+        event.from === event.to &&
+        event.reason !== undefined &&
+        // Not a vote that counted, nor the gate's own note of a notice.
+        !['approved', 'edited'].includes(event.reason.code) &&
+        !event.actor.startsWith('toolgate:'),
+    )
+    .map((event) => ({ callId: event.callId, actor: event.actor, reason: event.reason }));
+}
+
 /** Whether a card still offers a button to press. */
 const live = (blocks: readonly Record<string, unknown>[]) =>
   blocks.some((block) => block['type'] === 'actions');
@@ -412,11 +427,36 @@ describeLedgers(
       expect(told(slackApi, 'UOUTSIDER-toolgate_approve')).toEqual([
         'There is no such call, or you are not one of those asked to decide it. Nothing was decided.',
       ]);
-      expect(await slackRefusals(ledger)).toMatchObject([
+      // One event: the gate's own refusal, naming Slack and the clicking user (what the person was
+      // told hides the call; the trail says why).
+      expect(await refusalsOf(ledger, 'w1')).toMatchObject([
         {
           callId: 'w1',
           actor: 'outsider',
-          reason: { code: 'not_found', channel: 'slack', user: 'UOUTSIDER', principal: 'outsider' },
+          reason: { code: 'forbidden', channel: 'slack', user: 'UOUTSIDER', principal: 'outsider' },
+        },
+      ]);
+    });
+
+    it('refuses a signed click naming a call the ledger does not hold, audited once as an event of the channel', async () => {
+      const { slack, slackApi, ledger } = await setup(await (await target.fresh()).open());
+      const hash = await inputHash(WIRE.arguments);
+      await slack.handler(
+        clickRequest(SECRET, {
+          user: 'UMANAGER1',
+          actionId: 'toolgate_approve',
+          value: JSON.stringify({ call: 'w_gone', hash }),
+          responseUrl: slackApi.responseUrl('gone'),
+        }),
+      );
+      expect(told(slackApi, 'gone')).toEqual([
+        'There is no such call, or you are not one of those asked to decide it. Nothing was decided.',
+      ]);
+      expect(await slackRefusals(ledger)).toMatchObject([
+        {
+          callId: '',
+          actor: 'manager_1',
+          reason: { code: 'not_found', channel: 'slack', user: 'UMANAGER1', principal: 'manager_1' },
         },
       ]);
     });
@@ -425,8 +465,12 @@ describeLedgers(
       const { gate, slack, slackApi, ledger } = await setup(await (await target.fresh()).open());
       await slack.handler(click(slackApi, 'UMANAGER1', 'toolgate_approve', 'UALICE'));
       expect((await gate.get('w1'))?.status).toBe('awaiting_approval');
-      expect(await slackRefusals(ledger)).toMatchObject([
-        { callId: 'w1', actor: 'alice', reason: { code: 'forbidden', user: 'UALICE', principal: 'alice' } },
+      expect(await refusalsOf(ledger, 'w1')).toMatchObject([
+        {
+          callId: 'w1',
+          actor: 'alice',
+          reason: { code: 'forbidden', channel: 'slack', user: 'UALICE', principal: 'alice' },
+        },
       ]);
     });
 
@@ -445,9 +489,10 @@ describeLedgers(
       expect((await gate.get('w1'))?.status).toBe('awaiting_approval');
       expect(told(slackApi, 'toolgate_approve')[0]).toMatch(/input changed after this card was posted/u);
       expect(told(slackApi, 'toolgate_deny')[0]).toMatch(/input changed after this card was posted/u);
-      expect((await slackRefusals(ledger)).map(({ reason }) => (reason as { code: string }).code)).toEqual([
-        'stale',
-        'stale',
+      // Approve refused by the gate, Deny by the channel: each once, each naming Slack and the user.
+      expect(await refusalsOf(ledger, 'w1')).toMatchObject([
+        { reason: { code: 'stale', channel: 'slack', user: 'UMANAGER1', principal: 'manager_1' } },
+        { reason: { code: 'stale', channel: 'slack', user: 'UMANAGER1', principal: 'manager_1' } },
       ]);
     });
 

@@ -46,3 +46,29 @@ export interface VoteRefusal {
   /** The channel's own id of who sent it (a Slack user id), when it has one. */
   readonly user?: string;
 }
+
+/**
+ * Where a vote was given, when a channel passes it on to `approve` or `deny`: the channel's name and
+ * its own id of the person (a Slack user id). A vote the gate refuses is then audited once, as an
+ * event naming the channel, the outside user and the principal, as a refusal by the channel is.
+ *
+ * @example
+ * await serverGate.approve(id, { principal, inputHash, via: { channel: 'slack', user: 'U024BE7LH' } });
+ */
+export interface VoteVia {
+  readonly channel: string;
+  readonly user?: string;
+}
+
+/**
+ * Where a refused vote came from, for its event's reason: the channel, the principal and the outside user.
+ *
+ * @example
+ * const reason = { code, message, ...cameFrom('manager_1', { channel: 'slack', user: 'U024BE7LH' }) };
+ */
+export function cameFrom(
+  principal: string,
+  via: VoteVia,
+): Pick<ChannelReason, 'channel' | 'principal' | 'user'> {
+  return { channel: via.channel, principal, ...(via.user === undefined ? {} : { user: via.user }) };
+}

@@ -7,6 +7,7 @@ import { storable } from '../ledger/guards/storable.ts';
 import { readRecord } from '../ledger/stored-record.ts';
 import { decideApproval, type ApprovalOutcome } from '../policy/approval.ts';
 import { checkEdit, type CheckedEdit } from '../policy/edit.ts';
+import type { VoteVia } from '../decision/channel-reason.ts';
 import { refused, type Decision, type RefusalCode } from '../decision/decision.ts';
 import type { GateParts } from './parts.ts';
 import type { CallInfo } from './server-gate.ts';
@@ -32,6 +33,7 @@ export async function forDecision(
   id: string,
   principal: unknown,
   vote = false,
+  via?: VoteVia,
 ): Promise<{ row: CallsTable; info: CallInfo } | Decision> {
   const { ledger } = parts;
   if (typeof principal !== 'string' || principal === '')
@@ -45,14 +47,22 @@ export async function forDecision(
   const concerned =
     vote && (record.approval?.asked?.includes(principal) === true || record.onBehalfOf === principal);
   if (!concerned && !(await parts.sessions.mayView(principal, row.session, row.owner))) {
-    await audit(parts, id, principal, 'forbidden', `"${principal}" may not see session "${row.session}"`);
+    await audit(
+      parts,
+      id,
+      principal,
+      'forbidden',
+      `"${principal}" may not see session "${row.session}"`,
+      via,
+    );
     return refused('not_found');
   }
   return { row, info: { record, session: row.session, owner: row.owner } };
 }
 
 /**
- * Writes a refusal of a request about a call into the audit trail, in a transaction of its own.
+ * Writes a refusal of a request about a call into the audit trail, in a transaction of its own
+ * (naming the channel a vote came through, when one passed it on).
  *
  * @example
  * await audit(parts, id, principal, 'forbidden', `"${principal}" may not approve this call`);
@@ -63,11 +73,12 @@ export async function audit(
   principal: string,
   code: RefusalCode,
   message: string,
+  via?: VoteVia,
 ): Promise<void> {
   const { ledger, keeper } = parts;
   await ledger.transaction(async (trx) => {
     const row = await keeper.lock(trx, id);
-    if (row !== undefined) await keeper.refuse(trx, row, principal, code, message);
+    if (row !== undefined) await keeper.refuse(trx, row, principal, code, message, via);
   });
 }
 
@@ -138,9 +149,10 @@ export async function refuseIn(
   row: CallsTable,
   principal: string,
   decision: Decision & { ok: false },
+  via?: VoteVia,
 ): Promise<Decision> {
   const { keeper } = parts;
-  await keeper.refuse(trx, row, principal, decision.code, decision.message);
+  await keeper.refuse(trx, row, principal, decision.code, decision.message, via);
   return decision;
 }
 
@@ -151,8 +163,9 @@ async function forbid(
   principal: string,
   info: CallInfo,
   why: string,
+  via: VoteVia | undefined,
 ): Promise<Decision> {
-  await audit(parts, id, principal, 'forbidden', why);
+  await audit(parts, id, principal, 'forbidden', why, via);
   return info.record.approval?.asked === undefined ? refused('forbidden') : refused('forbidden', why);
 }
 
@@ -208,6 +221,8 @@ export interface ApproveRequest {
   readonly inputHash: string;
   readonly input?: unknown;
   readonly name?: unknown;
+  /** The channel the vote came through, named in the audit of a refusal. */
+  readonly via?: VoteVia;
 }
 
 /**
@@ -228,11 +243,11 @@ export async function approve(
 ): Promise<Decision> {
   const { ledger, keeper, pipeline } = parts;
   const { clock } = parts.settings;
-  const { principal, inputHash } = request;
-  const found = await forDecision(parts, id, principal, true);
+  const { principal, inputHash, via } = request;
+  const found = await forDecision(parts, id, principal, true, via);
   if ('ok' in found) return found;
   const why = await whyNotDecide(parts, principal, found.info, 'approve');
-  if (why !== undefined) return forbid(parts, id, principal, found.info, why);
+  if (why !== undefined) return forbid(parts, id, principal, found.info, why, via);
   let edit: Extract<CheckedEdit, { ok: true }> | undefined;
   if (request.input !== undefined || request.name !== undefined) {
     const { record } = found.info;
@@ -243,7 +258,7 @@ export async function approve(
       parts.settings.limits,
     );
     if (!checked.ok) {
-      await audit(parts, id, principal, 'invalid_edit', checked.message);
+      await audit(parts, id, principal, 'invalid_edit', checked.message, via);
       return refused('invalid_edit', checked.message, checked.issues);
     }
     // An edit that changes nothing is a plain approval.
@@ -255,29 +270,25 @@ export async function approve(
       const row = await keeper.lock(trx, id);
       if (row === undefined) return { decision: refused('not_found') };
       if (row.status !== 'awaiting_approval')
-        return { decision: await refuseIn(parts, trx, row, principal, notAwaiting(row.status)) };
+        return { decision: await refuseIn(parts, trx, row, principal, notAwaiting(row.status), via) };
       const approval = await trx
         .selectFrom('toolgate_approvals')
         .selectAll()
         .where('call_id', '=', id)
         .executeTakeFirst();
       if (approval === undefined || approval.decision !== null)
-        return { decision: await refuseIn(parts, trx, row, principal, notAwaiting(row.status)) };
+        return { decision: await refuseIn(parts, trx, row, principal, notAwaiting(row.status), via) };
       if (clock.now() >= approval.expires_at) {
-        await keeper.refuse(trx, row, principal, 'expired', 'the approval came after it had expired');
+        await keeper.refuse(trx, row, principal, 'expired', 'the approval came after it had expired', via);
         await expire(parts, trx, row, principal);
         return { decision: refused('expired') };
       }
-      if (typeof inputHash !== 'string' || inputHash !== approval.input_hash) {
-        return {
-          decision: await refuseIn(parts, trx, row, principal, refused('stale') as Decision & { ok: false }),
-        };
-      }
+      const stale = refused('stale') as Decision & { ok: false };
+      if (typeof inputHash !== 'string' || inputHash !== approval.input_hash)
+        return { decision: await refuseIn(parts, trx, row, principal, stale, via) };
       // The edit was checked against the record read before this transaction: it must still be the one held.
       if (edit !== undefined && row.record !== found.row.record)
-        return {
-          decision: await refuseIn(parts, trx, row, principal, refused('stale') as Decision & { ok: false }),
-        };
+        return { decision: await refuseIn(parts, trx, row, principal, stale, via) };
       // What runs is what the audit trail covers: a row changed behind the gate's back is refused.
       const tampered = await tampering(trx, row, approval.input_hash);
       if (tampered !== undefined) {
@@ -289,6 +300,7 @@ export async function approve(
             row,
             principal,
             refused('tampered', `${tampered}; it was not run`) as Decision & { ok: false },
+            via,
           ),
         };
       }
@@ -297,6 +309,7 @@ export async function approve(
         approval,
         principal,
         ...(edit === undefined ? {} : { edit }),
+        ...(via === undefined ? {} : { via }),
       });
     }),
   );
@@ -316,27 +329,38 @@ export async function approve(
 export async function deny(
   parts: Pick<GateParts, 'settings' | 'ledger' | 'tools' | 'keeper' | 'sessions'>,
   id: string,
-  { principal, reason }: { readonly principal: string; readonly reason?: string },
+  {
+    principal,
+    reason,
+    via,
+  }: { readonly principal: string; readonly reason?: string; readonly via?: VoteVia },
 ): Promise<Decision> {
   const { ledger, keeper } = parts;
   const { clock } = parts.settings;
-  const found = await forDecision(parts, id, principal, true);
+  const found = await forDecision(parts, id, principal, true, via);
   if ('ok' in found) return found;
   const why = await whyNotDecide(parts, principal, found.info, 'deny');
-  if (why !== undefined) return forbid(parts, id, principal, found.info, why);
+  if (why !== undefined) return forbid(parts, id, principal, found.info, why, via);
   return keeper.exclusive(id, () =>
     ledger.transaction(async (trx) => {
       const row = await keeper.lock(trx, id);
       if (row === undefined) return refused('not_found');
       if (row.status !== 'awaiting_approval')
-        return refuseIn(parts, trx, row, principal, notAwaiting(row.status));
+        return refuseIn(parts, trx, row, principal, notAwaiting(row.status), via);
       const approval = await trx
         .selectFrom('toolgate_approvals')
         .selectAll()
         .where('call_id', '=', id)
         .executeTakeFirst();
       if (approval !== undefined && approval.decision === null && clock.now() >= approval.expires_at) {
-        await keeper.refuse(trx, row, principal, 'expired', 'the denial came after the approval had expired');
+        await keeper.refuse(
+          trx,
+          row,
+          principal,
+          'expired',
+          'the denial came after the approval had expired',
+          via,
+        );
         await expire(parts, trx, row, principal);
         return refused('expired');
       }

@@ -12,7 +12,7 @@ import type {
 } from '@toolgate/core';
 import type { ToolProblem } from '@toolgate/core/kit';
 import type { ApprovalLinks } from '../links/approval-links.ts';
-import type { VoteRefusal } from '../decision/channel-reason.ts';
+import type { VoteRefusal, VoteVia } from '../decision/channel-reason.ts';
 import type { Channel } from '../notices/notice.ts';
 import type { Budget } from '../policy/budget.ts';
 import type { Decision } from '../decision/decision.ts';
@@ -247,6 +247,8 @@ export interface ServerGate<
    * (schema, `authorize`, budgets; a field the model did not propose is refused) and a bad edit is
    * refused `invalid_edit` while the call keeps waiting. The record keeps what the model proposed
    * (`edit.proposed`) beside what runs, and the tool result tells the model what the person changed.
+   * A channel passes `via` (its name, and its own id of the person): a vote refused here is then
+   * audited once, naming the channel, the outside user and the principal.
    */
   readonly approve: (
     id: string,
@@ -255,11 +257,12 @@ export interface ServerGate<
       readonly inputHash: string;
       readonly input?: unknown;
       readonly name?: unknown;
+      readonly via?: VoteVia;
     },
   ) => Promise<Decision>;
   readonly deny: (
     id: string,
-    options: { readonly principal: string; readonly reason?: string },
+    options: { readonly principal: string; readonly reason?: string; readonly via?: VoteVia },
   ) => Promise<Decision>;
   readonly cancel: (
     id: string,
@@ -406,7 +409,7 @@ export interface ServerGate<
    * Writes a vote a channel refused before it reached `approve` or `deny` (a link past its expiry,
    * a signature that does not hold, a user the channel cannot map) into the audit trail: an event
    * of the call when `callId` names one the ledger holds, else an event of the channel (`callId`
-   * and `session` empty). For channels: `approve` and `deny` audit their own refusals.
+   * and `session` empty). For channels: `approve` and `deny` audit their own refusals (pass them `via`).
    *
    * @example
    * await serverGate.refuseVote({ channel: 'slack', code: 'forbidden', message: 'Slack user U024BE7LH maps to no principal', user: 'U024BE7LH' });

@@ -2,6 +2,7 @@ import { isTerminal, type Clock, type ToolCallRecord } from '@toolgate/core';
 import { transition, type CallEvent, type CallKeeper, type MoveNote } from '@toolgate/core/kit';
 import type { Transaction } from 'kysely';
 import type { RefusalCode } from '../decision/decision.ts';
+import type { VoteVia } from '../decision/channel-reason.ts';
 import type { Ledger, OutcomeNote } from '../ledger/ledger.ts';
 import type { CallsTable, LedgerDatabase } from '../ledger/schema.ts';
 import { storable } from '../ledger/guards/storable.ts';
@@ -60,13 +61,17 @@ export interface LedgerKeeper extends CallKeeper {
     actor: string,
     extra?: MoveExtra,
   ) => Promise<ToolCallRecord | undefined>;
-  /** Appends a refusal (`from === to`) to the audit trail for a call, naming who was refused (or a recovery's note). */
+  /**
+   * Appends a refusal (`from === to`) to the audit trail for a call, naming who was refused (or a
+   * recovery's note) and, for a vote a channel passed on, where it came from.
+   */
   readonly refuse: (
     trx: Trx,
     row: CallsTable,
     actor: string,
     code: RefusalCode | 'recovered' | OutcomeNote,
     message: string,
+    via?: VoteVia,
   ) => Promise<void>;
   /** Reads a call's row inside a transaction, locking it on PostgreSQL. */
   readonly lock: (trx: Trx, id: string) => Promise<CallsTable | undefined>;

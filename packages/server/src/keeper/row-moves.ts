@@ -2,6 +2,7 @@ import { isTerminal, type Clock, type ToolCallRecord } from '@toolgate/core';
 import { transition, type CallEvent } from '@toolgate/core/kit';
 import type { Transaction } from 'kysely';
 import type { RefusalCode } from '../decision/decision.ts';
+import { cameFrom, type VoteVia } from '../decision/channel-reason.ts';
 import type { NewLedgerEvent, OutcomeNote } from '../ledger/ledger.ts';
 import type { Ledger } from '../ledger/ledger.ts';
 import { followAsks } from '../inbox/asks.ts';
@@ -149,6 +150,7 @@ export interface RowMoves {
     actor: string,
     code: RefusalCode | 'recovered' | OutcomeNote,
     message: string,
+    via?: VoteVia,
   ) => Promise<void>;
   /**
    * Writes a new record of a stored call that keeps its status (a vote after which it still
@@ -301,6 +303,7 @@ export function createRowMoves({
     actor: string,
     code: RefusalCode | 'recovered' | OutcomeNote,
     message: string,
+    via?: VoteVia,
   ): Promise<void> {
     const record = readRecord(row.record);
     await ledger.recordEvents(trx, [
@@ -311,7 +314,8 @@ export function createRowMoves({
         to: record.status,
         actor,
         at: clock.now(),
-        reason: { code, message },
+        // A vote a channel passed on names the channel, as the channel's own refusals do.
+        reason: via === undefined ? { code, message } : { code, message, ...cameFrom(actor, via) },
         // No copy of the record: a refusal leaves the call as it was, and the feed sends the call
         // as it stands with it. Fifteen refusals of a call with a large output would store fifteen copies.
       },

@@ -153,7 +153,9 @@ export function linkPages(
       );
     const { principal, callId, inputHash } = claims;
     let decision: Decision;
-    if (choice === 'approve') decision = await gate.approve(callId, { principal, inputHash });
+    // A vote the gate refuses is audited there, once, naming this channel.
+    const via = { channel: CHANNEL };
+    if (choice === 'approve') decision = await gate.approve(callId, { principal, inputHash, via });
     else {
       // deny carries no hash of its own: a link made for an input the call no longer holds denies nothing.
       if (call.status === 'awaiting_approval' && hashInput(call.input) !== inputHash)
@@ -166,7 +168,10 @@ export function linkPages(
           principal,
         );
       const text = typeof reason === 'string' && reason.trim() !== '' ? reason : undefined;
-      decision = await gate.deny(callId, text === undefined ? { principal } : { principal, reason: text });
+      decision = await gate.deny(
+        callId,
+        text === undefined ? { principal, via } : { principal, reason: text, via },
+      );
     }
     const after = (await gate.get(callId)) ?? call;
     if (!decision.ok)

@@ -1,6 +1,7 @@
 import { isExecuting, type ExecutingCall } from '@toolgate/core/kit';
 import { type ApprovalState, type Clock, type InputEdit, type ToolCallRecord } from '@toolgate/core';
 import type { Transaction } from 'kysely';
+import type { VoteVia } from '../decision/channel-reason.ts';
 import { refused, type Decision } from '../decision/decision.ts';
 import { hashInput, type LedgerKeeper } from '../keeper/ledger-keeper.ts';
 import type { Ledger, NewLedgerEvent } from '../ledger/ledger.ts';
@@ -39,6 +40,8 @@ export interface Approving {
   readonly approval: ApprovalsTable;
   readonly principal: string;
   readonly edit?: Extract<CheckedEdit, { ok: true }>;
+  /** The channel the vote came through, named in the audit of a refusal. */
+  readonly via?: VoteVia;
 }
 
 /**
@@ -200,12 +203,12 @@ export async function decideApproval(
 async function refusedIn(
   { keeper }: ApprovalStep,
   trx: Trx,
-  { row, principal }: Approving,
+  { row, principal, via }: Approving,
   code: 'invalid_edit' | 'already_approved' | 'not_awaiting',
   message: string,
 ): Promise<ApprovalOutcome> {
   const decision = refused(code, message);
-  await keeper.refuse(trx, row, principal, code, message);
+  await keeper.refuse(trx, row, principal, code, message, via);
   return { decision };
 }
 

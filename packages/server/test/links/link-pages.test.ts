@@ -170,7 +170,15 @@ describeLedgers('approval links over HTTP', (target) => {
     expect(heading(again.text)).toBe('Already decided');
     expect(runs).toEqual(['DE02:500000']);
     expect(await refusals(ledger)).toEqual([
-      { actor: 'manager_1', reason: { code: 'settled', message: 'the call has already ended' } },
+      {
+        actor: 'manager_1',
+        reason: {
+          code: 'settled',
+          message: 'the call has already ended',
+          channel: 'links',
+          principal: 'manager_1',
+        },
+      },
     ]);
     // The page now says there is nothing left to decide, and offers no form.
     const page = await open(url);
@@ -246,8 +254,13 @@ describeLedgers('approval links over HTTP', (target) => {
     expect(page.text).not.toContain('<form');
     expect(await refusals(ledger)).toEqual([
       {
+        // Refused by the gate, audited once, naming the channel the vote came through.
         actor: 'finance_1',
-        reason: expect.objectContaining({ code: 'stale' }) as unknown,
+        reason: expect.objectContaining({
+          code: 'stale',
+          channel: 'links',
+          principal: 'finance_1',
+        }) as unknown,
       },
       {
         actor: 'finance_1',
@@ -328,12 +341,22 @@ describeLedgers('approval links over HTTP', (target) => {
     expect(self.status).toBe(403);
     expect(self.text).toContain('asked for this call and may not approve it');
     expect(await refusals(ledger)).toEqual([
-      { actor: 'mallory', reason: { code: 'forbidden', message: '"mallory" may not see session "chat_a"' } },
+      {
+        actor: 'mallory',
+        reason: {
+          code: 'forbidden',
+          message: '"mallory" may not see session "chat_a"',
+          channel: 'links',
+          principal: 'mallory',
+        },
+      },
       {
         actor: 'alice',
         reason: {
           code: 'forbidden',
           message: '"alice" asked for this call and may not approve it: another person must',
+          channel: 'links',
+          principal: 'alice',
         },
       },
     ]);
@@ -358,6 +381,8 @@ describeLedgers('approval links over HTTP', (target) => {
         reason: {
           code: 'forbidden',
           message: '"bob" is the person this call was made for and may not approve it: another person must',
+          channel: 'links',
+          principal: 'bob',
         },
       },
     ]);
