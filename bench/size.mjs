@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Minified + gzipped sizes of what an app ships, from the built packages, with a budget where one holds.
 // Run after the packages are built. Exits non-zero when a budget is exceeded.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -9,6 +9,7 @@ import reactPlugin from '@vitejs/plugin-react';
 import { partsOf } from './size-parts.mjs';
 import { rolldown } from 'rolldown';
 import { build } from 'vite';
+import { toolgate } from '../packages/core/dist/vite.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
@@ -122,29 +123,41 @@ const PARTS = {
 };
 
 /**
+ * What users install: each `@toolgate/*` import resolved through the package's published `exports`
+ * to its `dist/`, not to the workspace's TypeScript sources. `core` stands in for the file the
+ * bare `@toolgate/core` names, to build the same app through another entry.
+ */
+function installed(core) {
+  const exportsOf = (name) =>
+    JSON.parse(readFileSync(join(root, 'packages', name, 'package.json'), 'utf8')).publishConfig.exports;
+  const packages = { core: exportsOf('core'), react: exportsOf('react') };
+  return {
+    name: 'installed-toolgate',
+    enforce: 'pre',
+    resolveId(source) {
+      const match = /^@toolgate\/(core|react)(\/.+)?$/.exec(source);
+      if (match === null) return null;
+      const [, name, sub] = match;
+      if (name === 'core' && sub === undefined) return join(root, 'packages/core/dist', core);
+      const target = packages[name][`.${sub ?? ''}`];
+      if (target === undefined) return null;
+      return join(root, 'packages', name, typeof target === 'string' ? target : target.default);
+    },
+  };
+}
+
+/**
  * The gzipped JavaScript and CSS a production Vite build of one app in `app/` ships, and what each
  * of {@link PARTS} and the stylesheet cost of it.
  */
-async function viteApp(entry, core) {
-  const dist = (name, file) => join(root, 'packages', name, 'dist', file);
+async function viteApp(entry, { plugin = false, core = 'index.js' } = {}) {
   const result = await build({
     configFile: false,
     logLevel: 'silent',
     root: join(here, 'app'),
-    plugins: [reactPlugin()],
-    // What users install: the packed packages' `dist/`, not the workspace's TypeScript sources.
-    resolve: {
-      alias: [
-        { find: /^@toolgate\/core$/, replacement: dist('core', core) },
-        {
-          find: /^@toolgate\/core\/(kit|openai|anthropic|gemini|mcp|ai-sdk|remote)$/,
-          replacement: dist('core', '$1.js'),
-        },
-        { find: /^@toolgate\/react$/, replacement: dist('react', 'index.js') },
-        { find: /^@toolgate\/react\/styles\.css$/, replacement: dist('react', 'styles.css') },
-      ],
-      dedupe: ['react', 'react-dom', 'zustand'],
-    },
+    // As the README's quick start sets Vite up: React, and toolgate's plugin when it is used.
+    plugins: [reactPlugin(), ...(plugin ? [toolgate()] : []), installed(core)],
+    resolve: { dedupe: ['react', 'react-dom', 'zustand'] },
     // A hidden map changes nothing in the code shipped; it only names where each byte came from.
     build: { write: false, sourcemap: 'hidden', rolldownOptions: { input: join(here, 'app', entry) } },
   });
@@ -167,18 +180,20 @@ async function viteApp(entry, core) {
  * a Zustand store) built by Vite as a user's app is, less the same app without it.
  */
 async function appRows() {
-  const bare = (await viteApp('bare.jsx', 'index.js')).gz;
+  const bare = (await viteApp('bare.jsx')).gz;
   const rows = [];
-  for (const [label, entry, budget] of [
-    ['a default Vite + React app: what toolgate adds', 'index.js', 20_000],
-    ['  the same through @toolgate/core/ajv', 'ajv.js', undefined],
+  for (const [label, options, budget] of [
+    ['a default Vite + React app: what toolgate adds', { plugin: true }, 20_000],
+    ['  the same without the Vite plugin (validator at runtime)', {}, undefined],
+    ['  the same through @toolgate/core/ajv', { core: 'ajv.js' }, undefined],
   ]) {
-    const app = await viteApp('with-toolgate.jsx', entry);
+    const app = await viteApp('with-toolgate.jsx', options);
     const added = app.gz - bare;
     rows.push([label, added, budget]);
-    if (entry !== 'index.js') continue;
-    // Where the default app's bytes go; the rest is zustand's hook, the quick start's own lines and
-    // what gzip shares between the parts.
+    if (budget === undefined) continue;
+    // Where the default app's bytes go; the rest is the validators generated at build time (they
+    // land in the app's own module), zustand's hook, the quick start's own lines and what gzip
+    // shares between the parts.
     const named = Object.entries(app.parts);
     for (const [part, cost] of named) rows.push([`    of which ${part}`, cost, undefined]);
     rows.push(['    of which the rest', added - named.reduce((sum, [, cost]) => sum + cost, 0), undefined]);

@@ -4,6 +4,7 @@ export default defineConfig({
   entry: [
     'src/index.ts',
     'src/csp.ts',
+    'src/compiled.ts',
     'src/ajv.ts',
     'src/remote.ts',
     'src/kit.ts',
@@ -12,9 +13,12 @@ export default defineConfig({
     'src/gemini.ts',
     'src/mcp.ts',
     'src/ai-sdk.ts',
+    'src/vite.ts',
   ],
   format: 'esm',
   platform: 'neutral',
+  // Only the Vite plugin (`src/vite.ts`) uses Node's own modules; it runs in the app's build.
+  deps: { neverBundle: [/^node:/] },
   target: 'es2022',
   sourcemap: true,
   dts: { sourcemap: true },

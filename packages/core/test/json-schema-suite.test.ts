@@ -25,12 +25,14 @@ import {
 } from '../src/index.ts';
 import { createAjvJsonSchema } from '../src/ajv.ts';
 import { compileSchema } from '../src/schema/schema.ts';
+import { BUILD_TIME_VALIDATOR, buildTimeOnlyJsonSchema, preferBuildTime } from '../src/schema/build-time.ts';
+import { generateValidator } from '../src/schema/generate.ts';
 
 const SUITE = join(import.meta.dirname, 'fixtures/JSON-Schema-Test-Suite');
 const REMOTE = 'http://localhost:1234/';
 
 type Dialect = 'draft2020-12' | 'draft7';
-type PathName = 'ajv' | 'cfworker' | 'precompiled';
+type PathName = 'ajv' | 'cfworker' | 'precompiled' | 'build-time';
 /** What a validator made of one case: its answer, or that it threw (compiling or validating). */
 type Decision = 'valid' | 'invalid' | 'error';
 
@@ -200,6 +202,27 @@ function withId(schema: JsonSchemaObject | boolean, group: number): JsonSchemaOb
     : schema;
 }
 
+/**
+ * What the Vite plugin does to a schema it reads in an app's source: generate its validator (the
+ * same function, with the same schemas it is given) and give it to the schema, for a gate of
+ * `@toolgate/core/compiled`, which has no validator of its own.
+ */
+function withBuildTimeValidator(remote: Record<string, JsonSchemaObject>) {
+  return (schema: JsonSchemaObject | boolean): JsonSchemaObject | boolean => {
+    if (!isObject(schema)) return schema;
+    let source;
+    try {
+      source = generateValidator(schema, { schemas: remote });
+    } catch {
+      return schema; // the plugin fails the build; here the gate then refuses the tool
+    }
+    const module = { exports: {} as unknown };
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval
+    new Function('module', 'exports', 'require', source)(module, module.exports, require);
+    return Object.defineProperty(schema, Symbol.for(BUILD_TIME_VALIDATOR), { value: module.exports });
+  };
+}
+
 function gatePaths(remote: Record<string, JsonSchemaObject>): Record<
   PathName,
   {
@@ -211,6 +234,10 @@ function gatePaths(remote: Record<string, JsonSchemaObject>): Record<
     ajv: { compiler: createAjvJsonSchema({ schemas: remote }), schema: (schema) => schema },
     cfworker: { compiler: createCfworkerJsonSchema({ schemas: remote }), schema: (schema) => schema },
     precompiled: { compiler: precompiledCompiler(remote), schema: withId },
+    'build-time': {
+      compiler: preferBuildTime(buildTimeOnlyJsonSchema),
+      schema: withBuildTimeValidator(remote),
+    },
   };
 }
 
@@ -373,7 +400,9 @@ function expectedDifferences(path: PathName, dialect: Dialect): string[] {
       : [];
   const ids = [...OWN_PROPERTIES, ...OWN_PROPERTIES_PROTO];
   if (dialect === 'draft7') ids.push(...REF_ALONE);
-  if (path === 'precompiled') ids.push(...(dialect === 'draft7' ? CROSS_DRAFT : FORMAT_ASSERTION));
+  // The Vite plugin generates as the precompiled build step does.
+  if (path === 'precompiled' || path === 'build-time')
+    ids.push(...(dialect === 'draft7' ? CROSS_DRAFT : FORMAT_ASSERTION));
   return ids.map((id) => `${dialect}/${id}`);
 }
 
@@ -387,6 +416,8 @@ const PLAIN_FAILS: Record<`${PathName} ${Dialect}`, number> = {
   'cfworker draft7': 109,
   'precompiled draft2020-12': 199,
   'precompiled draft7': 121,
+  'build-time draft2020-12': 199,
+  'build-time draft7': 121,
 };
 
 // Ajv tells the developer once per schema that it does not check a format it does not know
@@ -397,7 +428,7 @@ beforeAll(() => {
 });
 
 describe.each(['draft2020-12', 'draft7'] as const)('the JSON-Schema-Test-Suite, %s', (dialect) => {
-  it.each(['ajv', 'cfworker', 'precompiled'] as const)(
+  it.each(['ajv', 'cfworker', 'precompiled', 'build-time'] as const)(
     'is decided by the %s path as by its plain library, or better',
     async (path) => {
       const tally = await compare(path, dialect);

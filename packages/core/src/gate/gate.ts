@@ -14,6 +14,7 @@ import { textOf } from '../record/text.ts';
 import { resolveLimits, type Limits, type LimitsOption } from '../proposal/limits.ts';
 import { toolResult, type ToolResultFormat, type ToolResultFormats } from '../reply/tool-result.ts';
 import type { JsonSchemaCompiler } from '../schema/schema.ts';
+import { preferBuildTime } from '../schema/build-time.ts';
 import type { ToolProblem } from '../tool/registry.ts';
 import { idempotencyKeyOf } from '../tool/reconcile.ts';
 import type { ToolDefinition } from '../tool/tool.ts';
@@ -45,7 +46,10 @@ export interface ToolGateOptions<S> {
   /** The app's Zustand store; written only by a tool's `commit`, only on the way into `committed`. */
   readonly store?: StoreApi<S>;
   readonly limits?: LimitsOption;
-  /** Compiles JSON Schemas (default: Ajv from `@toolgate/core`, @cfworker/json-schema from `@toolgate/core/csp`). */
+  /**
+   * Compiles every JSON Schema (default: the validator generated at build time by `@toolgate/core/vite`
+   * where there is one, else the entry's own: @cfworker/json-schema, or Ajv from `@toolgate/core/ajv`).
+   */
   readonly jsonSchema?: JsonSchemaCompiler;
   readonly clock?: Clock;
   /**
@@ -145,8 +149,11 @@ export interface ToolGate extends StreamGate {
  * export const createToolGate = createToolGateWith(ajvJsonSchema);
  */
 export function createToolGateWith(defaultCompiler: JsonSchemaCompiler) {
+  // A compiler the app names is used for every schema; the default defers to a validator the Vite
+  // plugin generated at build time.
+  const byDefault = preferBuildTime(defaultCompiler);
   return function createToolGate<S = unknown>(options: ToolGateOptions<S>): ToolGate {
-    return buildGate(options, options.jsonSchema ?? defaultCompiler);
+    return buildGate(options, options.jsonSchema ?? byDefault);
   };
 }
 

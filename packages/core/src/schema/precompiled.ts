@@ -56,7 +56,18 @@ export function precompiledJsonSchema(
           : `precompiledJsonSchema: no generated validator for schema "${id}" (have: ${known}); regenerate the validators.`,
       );
     }
-    return (value): ValidationResult =>
-      validate(value) ? { ok: true, value } : { ok: false, issues: ajvIssues(validate.errors ?? []) };
+    return precompiledCheck(validate);
   };
+}
+
+/**
+ * The gate's check around one generated validator: its errors worded as the runtime Ajv's are.
+ *
+ * @example
+ * const check = precompiledCheck(validators.charge);
+ * check({ amount_cents: '12.50' }); // { ok: false, issues: [...] }
+ */
+export function precompiledCheck(validate: PrecompiledValidator): (value: unknown) => ValidationResult {
+  return (value) =>
+    validate(value) ? { ok: true, value } : { ok: false, issues: ajvIssues(validate.errors ?? []) };
 }

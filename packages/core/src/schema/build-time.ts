@@ -1,0 +1,48 @@
+import { precompiledCheck, precompiledJsonSchema, type PrecompiledValidator } from './precompiled.ts';
+import type { JsonSchemaCompiler } from './schema.ts';
+import type { JsonSchemaObject } from './tool-schema.ts';
+
+/**
+ * The registered symbol under which the Vite plugin of `@toolgate/core/vite` gives a schema its
+ * generated validator (a non-enumerable property, so the schema a provider is sent is unchanged).
+ * Registered rather than a module's own: the plugin writes it into the app's module, which may
+ * meet a gate from another copy of this package (a dev server's pre-bundled dependency).
+ *
+ * @example
+ * Object.defineProperty(schema, Symbol.for(BUILD_TIME_VALIDATOR), { value: validate });
+ */
+export const BUILD_TIME_VALIDATOR = 'toolgate.validator';
+const VALIDATOR = Symbol.for(BUILD_TIME_VALIDATOR);
+
+/**
+ * A compiler that checks a schema with the validator generated for it at build time, when it has
+ * one, and otherwise with `runtime`.
+ *
+ * @example
+ * const compile = preferBuildTime(cfworkerJsonSchema);
+ */
+export function preferBuildTime(runtime: JsonSchemaCompiler): JsonSchemaCompiler {
+  return (schema) => {
+    const validate: unknown =
+      typeof schema === 'object' ? (schema as Record<symbol, unknown>)[VALIDATOR] : undefined;
+    return typeof validate === 'function'
+      ? precompiledCheck(validate as PrecompiledValidator)
+      : runtime(schema);
+  };
+}
+
+/**
+ * What `@toolgate/core/compiled` falls back to: no validator at all, so that an app whose every
+ * schema was compiled at build time ships none. A schema left uncompiled makes its tool
+ * unavailable, with a message that says how to fix it.
+ *
+ * @example
+ * const gate = createToolGate({ tools, jsonSchema: preferBuildTime(buildTimeOnlyJsonSchema) });
+ */
+export const buildTimeOnlyJsonSchema: JsonSchemaCompiler = (schema: JsonSchemaObject) => {
+  // `true` and `false` need no generated code (only untyped callers pass them).
+  if (typeof schema === 'boolean') return precompiledJsonSchema({})(schema);
+  throw new Error(
+    'it was not compiled at build time. The Vite plugin of @toolgate/core/vite compiles a JSON Schema written as a literal in defineTool, or a `const` of the same module holding one; write it so, or pass `toolgate({ runtimeSchemas: true })` to ship a validator for schemas made at runtime.',
+  );
+};
