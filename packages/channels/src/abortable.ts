@@ -7,10 +7,12 @@
  * await abortable(client.chat.postMessage(message), signal);
  */
 export function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  signal.throwIfAborted();
   return new Promise<T>((resolve, reject) => {
     const stop = () => reject(signal.reason as Error);
-    signal.addEventListener('abort', stop, { once: true });
+    // The request is on its way already: its end is always handled, even when the signal aborted
+    // first, or a failure after the gate stopped waiting would be an unhandled rejection.
     work.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop));
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
   });
 }
