@@ -155,7 +155,11 @@ describeLedgers(
       const response = await slack.handler(click(slackApi, 'UMANAGER1', 'toolgate_approve'));
       expect(response.status).toBe(200);
       await gate.settled('w1');
-      expect((await gate.get('w1'))?.status).toBe('committed');
+      // The record says who approved, and where: Slack, and the Slack account that clicked.
+      expect(await gate.get('w1')).toMatchObject({
+        status: 'committed',
+        approval: { approvedBy: [{ principal: 'manager_1', via: { channel: 'slack', user: 'UMANAGER1' } }] },
+      });
       expect(runs).toEqual([500_000]);
       expect(told(slackApi, 'UMANAGER1-toolgate_approve')).toEqual(['You approved this call. It runs now.']);
       await gate.recover();
@@ -320,6 +324,28 @@ describeLedgers(
       });
       expect(told(slackApi, 'UMANAGER1-toolgate_approve')).toEqual([
         'Your approval is recorded. 1 more approval is needed before it runs.',
+      ]);
+    });
+
+    it('keeps where each vote of a quorum came from: a Slack click names Slack and the account, the app’s page nothing', async () => {
+      const { gate, slack, slackApi, clock } = await setup(await (await target.fresh()).open(), {
+        approvals: 2,
+      });
+      expect((await slack.handler(click(slackApi, 'UMANAGER1', 'toolgate_approve'))).status).toBe(200);
+      clock.advance(1000);
+      const call = await gate.get('w1');
+      expect(
+        await gate.approve('w1', { principal: 'finance_1', inputHash: await inputHash(call?.input) }),
+      ).toEqual({ ok: true, left: 0 });
+      await gate.settled('w1');
+      await gate.recover();
+      expect((await gate.get('w1'))?.approval?.approvedBy).toEqual([
+        {
+          principal: 'manager_1',
+          at: expect.any(Number) as unknown,
+          via: { channel: 'slack', user: 'UMANAGER1' },
+        },
+        { principal: 'finance_1', at: expect.any(Number) as unknown },
       ]);
     });
 

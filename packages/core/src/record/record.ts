@@ -229,8 +229,9 @@ export interface CompensationLink {
 
 /**
  * Where the people deciding a call stand: how many distinct approvers it needs, who has approved
- * (each of them the hash of the input they approved), how many are left, and the budget that sent
- * it to a person, when one did. On a tool with `approvers`, also who is asked (the only principals
+ * (each of them the hash of the input they approved, and where, when a channel passed the vote on:
+ * `via`, its name and its own id of the person), how many are left, and the budget that sent it to
+ * a person, when one did. On a tool with `approvers`, also who is asked (the only principals
  * who may decide it) and who asks.
  *
  * @example
@@ -239,7 +240,11 @@ export interface CompensationLink {
  */
 export interface ApprovalState {
   readonly required: number;
-  readonly approvedBy: readonly { readonly principal: string; readonly at: number }[];
+  readonly approvedBy: readonly {
+    readonly principal: string;
+    readonly at: number;
+    readonly via?: { readonly channel: string; readonly user?: string };
+  }[];
   readonly left: number;
   readonly overBudget?: { readonly budget: string; readonly message: string };
   /** The principals the tool's `approvers` named for this call: the only ones who may decide it. */

@@ -72,3 +72,23 @@ export function cameFrom(
 ): Pick<ChannelReason, 'channel' | 'principal' | 'user'> {
   return { channel: via.channel, principal, ...(via.user === undefined ? {} : { user: via.user }) };
 }
+
+/**
+ * `via` as the gate keeps it, or a TypeError for one a channel built wrong: it is written into the
+ * record and the audit trail, so a malformed one is a bug to see, not a value to store.
+ *
+ * @example
+ * const via = checkedVia('serverGate.approve', options.via);
+ */
+export function checkedVia(where: string, via: unknown): VoteVia | undefined {
+  if (via === undefined) return undefined;
+  const { channel, user } = (typeof via === 'object' && via !== null ? via : {}) as Record<string, unknown>;
+  const fits = (value: unknown) => typeof value === 'string' && value !== '' && value.length <= 200;
+  if (!fits(channel) || (user !== undefined && !fits(user)))
+    throw new TypeError(
+      `${where}: \`via\` must be { channel: string, user?: string } (non-empty, at most 200 characters each).`,
+    );
+  return user === undefined
+    ? { channel: channel as string }
+    : { channel: channel as string, user: user as string };
+}

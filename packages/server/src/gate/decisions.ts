@@ -7,7 +7,7 @@ import { storable } from '../ledger/guards/storable.ts';
 import { readRecord } from '../ledger/stored-record.ts';
 import { decideApproval, type ApprovalOutcome } from '../policy/approval.ts';
 import { checkEdit, type CheckedEdit } from '../policy/edit.ts';
-import type { VoteVia } from '../decision/channel-reason.ts';
+import { checkedVia, type VoteVia } from '../decision/channel-reason.ts';
 import { refused, type Decision, type RefusalCode } from '../decision/decision.ts';
 import type { GateParts } from './parts.ts';
 import type { CallInfo } from './server-gate.ts';
@@ -243,7 +243,8 @@ export async function approve(
 ): Promise<Decision> {
   const { ledger, keeper, pipeline } = parts;
   const { clock } = parts.settings;
-  const { principal, inputHash, via } = request;
+  const { principal, inputHash } = request;
+  const via = checkedVia('serverGate.approve', request.via);
   const found = await forDecision(parts, id, principal, true, via);
   if ('ok' in found) return found;
   const why = await whyNotDecide(parts, principal, found.info, 'approve');
@@ -329,12 +330,10 @@ export async function approve(
 export async function deny(
   parts: Pick<GateParts, 'settings' | 'ledger' | 'tools' | 'keeper' | 'sessions'>,
   id: string,
-  {
-    principal,
-    reason,
-    via,
-  }: { readonly principal: string; readonly reason?: string; readonly via?: VoteVia },
+  request: { readonly principal: string; readonly reason?: string; readonly via?: VoteVia },
 ): Promise<Decision> {
+  const { principal, reason } = request;
+  const via = checkedVia('serverGate.deny', request.via);
   const { ledger, keeper } = parts;
   const { clock } = parts.settings;
   const found = await forDecision(parts, id, principal, true, via);

@@ -100,9 +100,10 @@ export async function decideApproval(
     edited = { proposed: edit.proposed, by: principal, at: now, changes: edit.changes };
   }
 
-  let approvedBy: ApprovalState['approvedBy'] = [{ principal, at: now }];
+  const mine = { principal, at: now, ...(approving.via === undefined ? {} : { via: approving.via }) };
+  let approvedBy: ApprovalState['approvedBy'] = [mine];
   if (required > 1) {
-    const vote = await quorumVote(trx, row.id, principal, hash, now);
+    const vote = await quorumVote(trx, row.id, mine, hash, record.approval?.approvedBy ?? []);
     if (vote === undefined)
       return refusedIn(
         step,
@@ -215,15 +216,17 @@ async function refusedIn(
 /**
  * Records a principal's approval of one input of a call that needs several approvers, and answers
  * who has approved that input, oldest first; `undefined` when this principal had approved it
- * already. An approver who approved another input (before an edit) now approves this one.
+ * already. An approver who approved another input (before an edit) now approves this one. Where
+ * each earlier vote came from is read from the record (`earlier`), which wrote it with that vote.
  */
 async function quorumVote(
   trx: Trx,
   callId: string,
-  principal: string,
+  vote: ApprovalState['approvedBy'][number],
   hash: string,
-  now: number,
+  earlier: ApprovalState['approvedBy'],
 ): Promise<ApprovalState['approvedBy'] | undefined> {
+  const { principal, at: now } = vote;
   const mine = await trx
     .selectFrom('toolgate_approvers')
     .select('input_hash')
@@ -248,7 +251,11 @@ async function quorumVote(
     .orderBy('at')
     .orderBy('principal')
     .execute();
-  return approvers.map((approver) => ({ principal: approver.principal, at: Number(approver.at) }));
+  return approvers.map(({ principal: by, at }) => {
+    if (by === principal) return vote;
+    const via = earlier.find((entry) => entry.principal === by && entry.at === Number(at))?.via;
+    return { principal: by, at: Number(at), ...(via === undefined ? {} : { via }) };
+  });
 }
 
 function editMessage(principal: string, edit: InputEdit): string {

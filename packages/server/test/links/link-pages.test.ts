@@ -226,7 +226,13 @@ describeLedgers('approval links over HTTP', (target) => {
     expect((await vote(link('finance_1'), { vote: 'approve' })).status).toBe(200);
     expect(await gate.settled('w1')).toMatchObject({
       status: 'committed',
-      approval: { left: 0, approvedBy: [{ principal: 'manager_1' }, { principal: 'finance_1' }] },
+      approval: {
+        left: 0,
+        approvedBy: [
+          { principal: 'manager_1', via: { channel: 'links' } },
+          { principal: 'finance_1', via: { channel: 'links' } },
+        ],
+      },
     });
     expect(runs).toEqual(['DE02:500000']);
   });

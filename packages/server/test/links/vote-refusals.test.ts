@@ -80,6 +80,30 @@ describeLedgers(
       await gate.close();
     });
 
+    it('refuses a malformed via from a channel with a TypeError, deciding and writing nothing', async () => {
+      const ledger = await (await target.fresh()).open();
+      const gate = gateOn(ledger);
+      const call = await gate.propose(WIRE, { session: 'chat_a', principal: 'alice' });
+      const before = await ledger.head();
+      const hash = await inputHash(call.input);
+      for (const via of [
+        {},
+        { channel: '' },
+        { channel: 'slack', user: 7 },
+        'slack',
+        { channel: 'x'.repeat(201) },
+      ])
+        await expect(
+          gate.approve('w1', { principal: 'alice', inputHash: hash, via: via as never }),
+        ).rejects.toThrow(TypeError);
+      await expect(gate.deny('w1', { principal: 'alice', via: { channel: '' } })).rejects.toThrow(
+        /`via` must be \{ channel: string, user\?: string \}/u,
+      );
+      expect((await gate.get('w1'))?.status).toBe('awaiting_approval');
+      expect(await ledger.head()).toBe(before);
+      await gate.close();
+    });
+
     it('makes a link for a principal bound to the input the call holds, and none without links', async () => {
       const ledger = await (await target.fresh()).open();
       const gate = gateOn(ledger);
