@@ -14,6 +14,7 @@ import { fileGuard, type FileGuard } from './guards/file-guard.ts';
 import { unavailable, type Failure } from './error.ts';
 import type { Ledger, LedgerOptions } from './ledger.ts';
 import { openLedger } from './open-ledger.ts';
+import { sqliteCheckpoints, type SqliteCheckpoints } from './sqlite-checkpoints.ts';
 import type { LedgerDatabase } from './schema.ts';
 
 /**
@@ -71,7 +72,11 @@ export async function sqliteLedger(options: SqliteLedgerOptions): Promise<Ledger
   }
 
   const guard = memory ? undefined : fileGuard(options.path);
-  const db = new Kysely<LedgerDatabase>({ dialect: immediateSqlite(database, guard) });
+  // A database in memory has no log to checkpoint.
+  const checkpoints = memory
+    ? undefined
+    : sqliteCheckpoints(options.path, (pages) => database.pragma(`wal_autocheckpoint = ${pages}`));
+  const db = new Kysely<LedgerDatabase>({ dialect: immediateSqlite(database, guard, checkpoints) });
   const pollMs = options.pollMs ?? 250;
   const onError = options.onError ?? ((error: unknown) => console.error(error));
   // The path is looked at between transactions too, so that a file put in its place is noticed
@@ -102,10 +107,12 @@ export async function sqliteLedger(options: SqliteLedgerOptions): Promise<Ledger
       },
       failure: sqliteFailure,
       lockWaitMs: options.busyTimeoutMs ?? 5000,
-      close: () => {
+      close: async () => {
         clearInterval(watchFile);
         // SQLite leaves the log of a file that was moved beside its old path when it closes.
         if (guard !== undefined) lookAtFile(guard, onError);
+        // The ledger's connection closes last, so it checkpoints what is left and removes the log.
+        await checkpoints?.stop();
         return db.destroy();
       },
     },
@@ -163,10 +170,15 @@ function lookAtFile(guard: FileGuard, onError: (error: unknown) => void): void {
 // write lock at once: a deferred BEGIN that reads and then writes fails with SQLITE_BUSY, without
 // waiting, when another connection committed in between. And migrations run in a transaction
 // (SQLite does support transactional DDL), so two processes opening a new file apply them once.
-function immediateSqlite(database: BetterSqlite3.Database, guard: FileGuard | undefined): Dialect {
+function immediateSqlite(
+  database: BetterSqlite3.Database,
+  guard: FileGuard | undefined,
+  checkpoints: SqliteCheckpoints | undefined,
+): Dialect {
   return {
     createAdapter: () => new TransactionalSqliteAdapter(),
-    createDriver: () => new ImmediateSqliteDriver({ database: preparedOnce(database) }, database, guard),
+    createDriver: () =>
+      new ImmediateSqliteDriver({ database: preparedOnce(database) }, database, guard, checkpoints),
     createIntrospector: (db) => new SqliteIntrospector(db),
     createQueryCompiler: () => new SqliteQueryCompiler(),
   };
@@ -196,11 +208,18 @@ function preparedOnce(database: BetterSqlite3.Database): SqliteDialectConfig['da
 class ImmediateSqliteDriver extends SqliteDriver {
   readonly #guard: FileGuard | undefined;
   readonly #database: BetterSqlite3.Database;
+  readonly #checkpoints: SqliteCheckpoints | undefined;
 
-  constructor(config: SqliteDialectConfig, database: BetterSqlite3.Database, guard: FileGuard | undefined) {
+  constructor(
+    config: SqliteDialectConfig,
+    database: BetterSqlite3.Database,
+    guard: FileGuard | undefined,
+    checkpoints: SqliteCheckpoints | undefined,
+  ) {
     super(config);
     this.#guard = guard;
     this.#database = database;
+    this.#checkpoints = checkpoints;
   }
 
   // Reads of a file that was replaced would answer what nobody can find again: refused too.
@@ -212,6 +231,11 @@ class ImmediateSqliteDriver extends SqliteDriver {
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     this.#guard?.check();
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+
+  override async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await super.commitTransaction(connection);
+    this.#checkpoints?.committed();
   }
 
   // SQLite rolls a transaction back itself when a write fails for want of space (SQLITE_FULL) or
