@@ -67,6 +67,7 @@ describe('the Vite plugin', () => {
       ['refund', { email: 'not an email', reason: 'lost', note: 'far too long' }],
       ['lookup', { id: 'abc' }],
       ['lookup', { id: 'ABC' }],
+      ['lookup', { id: 'abc', tags: { long: 1 } }],
     ];
     for (const [name, args] of cases) {
       const built = await run(app.gate, name, args);
@@ -81,6 +82,9 @@ describe('the Vite plugin', () => {
     expect(
       (await run(app.gate, 'add_to_cart', { quantity: 99 })).reason?.issues?.map((i) => i.message),
     ).toEqual(['is required', 'must be <= 10 (got integer 99)']);
+    expect(
+      (await run(app.gate, 'lookup', { tags: { long: 1 } })).reason?.issues?.map((i) => i.message),
+    ).toContain('property name must be valid (got object)');
     expect(
       app.modules.filter((id) => /@cfworker|ajv\/dist\/(?!runtime)|ajv-formats\/dist\/index/.test(id)),
     ).toEqual([]);

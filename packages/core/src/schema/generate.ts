@@ -39,8 +39,55 @@ export function generateValidator(
   checker ??= ajvFor({});
   if (!checker.validateSchema(written as AnySchema))
     throw new Error(`schema is invalid: ${checker.errorsText(checker.errors)}`);
-  // One Ajv a schema: two tools' schemas may share an `$id`.
-  const ajv = ajvFor({ code: { source: true }, validateSchema: false });
-  for (const [uri, held] of Object.entries(schemas)) ajv.addSchema(held as AnySchema, uri, undefined, false);
-  return standaloneCode(ajv, ajv.compile(written as AnySchema));
+  const generate = (messages: boolean) => {
+    // One Ajv a schema: two tools' schemas may share an `$id`.
+    const ajv = ajvFor({ code: { source: true }, validateSchema: false, messages });
+    for (const [uri, held] of Object.entries(schemas))
+      ajv.addSchema(held as AnySchema, uri, undefined, false);
+    return standaloneCode(ajv, ajv.compile(written as AnySchema));
+  };
+  const source = generate(true);
+  // Ajv's own message is what an issue says only for a keyword toolgate has no words for; without
+  // such a keyword, the messages would ship unread.
+  const keywords = [...source.matchAll(/keyword:"([^"]+)"/g)].map((match) => match[1] ?? '');
+  return withoutParentSchemas(keywords.every((keyword) => WORDED.has(keyword)) ? generate(false) : source);
+}
+
+// The keywords `toIssue` words itself for any valid schema (see WORDING in schema.ts).
+const WORDED = new Set([
+  'type',
+  'enum',
+  'const',
+  'required',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'false',
+  'not',
+  'contains',
+  'uniqueItems',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'format',
+  'minItems',
+  'maxItems',
+  'minProperties',
+  'maxProperties',
+]);
+
+/**
+ * The generated code without the `parentSchema` of each error (`verbose` adds it beside the
+ * `schema` the issues are worded from; nothing reads it). Only a property written as Ajv writes it
+ * (a path into a schema constant, just before `data`) is cut.
+ */
+function withoutParentSchemas(source: string): string {
+  return source.replace(
+    /,parentSchema:schema\d+(?:\.[A-Za-z_$][\w$]*|\[(?:\d+|"(?:[^"\\]|\\.)*")\])*(?=,data[,}:])/g,
+    '',
+  );
 }
