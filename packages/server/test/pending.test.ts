@@ -114,3 +114,28 @@ describeLedgers(
   },
   { dialects: ['sqlite'] },
 );
+
+describeLedgers(
+  'the first move of a ledger object just opened',
+  (target) => {
+    it('is chained in its own transaction, after the head another ledger object left', async () => {
+      const store = await target.fresh();
+      const first = await store.open();
+      await first.transaction((trx) => first.appendEvent(trx, move(1)));
+      // On PostgreSQL a move does not wait for the chain: without a head to chain after, it would
+      // leave its event pending for the sequencer, to be chained only after it commits.
+      const opened = await store.open();
+      const inside = await opened.transaction(async (trx) => {
+        await opened.recordEvents(trx, [move(2)]);
+        return trx.selectFrom('toolgate_events').select(['seq', 'call_id']).orderBy('seq').execute();
+      });
+      expect(inside).toEqual([
+        { seq: 1, call_id: 'call_1' },
+        { seq: 2, call_id: 'call_2' },
+      ]);
+      expect(await opened.db.selectFrom('toolgate_pending').select('id').execute()).toEqual([]);
+      expect(await opened.verify()).toMatchObject({ ok: true, events: 2 });
+    });
+  },
+  { shared: true },
+);

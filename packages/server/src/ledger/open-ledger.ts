@@ -8,7 +8,7 @@ import { migrations } from './migrations.ts';
 import { createEventReads } from './reads.ts';
 import { createSequencer } from './sequencer.ts';
 import type { LedgerDatabase } from './schema.ts';
-import { createTransactions } from './transactions.ts';
+import { createTransactions, type Head } from './transactions.ts';
 
 /**
  * Applies the migrations, then builds the ledger over a dialect's backend. Closes the backend
@@ -21,6 +21,7 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
   const { db, dialect } = backend;
   const onError = options.onError ?? ((error: unknown) => console.error(error));
   const hasher = chainHasher(options.auditKey);
+  let head: Head;
   try {
     // Another connection may hold the database's lock meanwhile (another process opening it too).
     for (const started = Date.now(); ;) {
@@ -33,7 +34,7 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
         await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 30));
       }
     }
-    await checkAlgorithm(db, hasher);
+    head = await openingHead(db, hasher);
   } catch (error) {
     await backend.close().catch(() => undefined);
     const failure = backend.failure(error);
@@ -60,7 +61,7 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
     // pass that chains it: its call's next move leaves its event pending after it, and is chained
     // after it. Waiting made every move under load cost a commit and a pass of the sequencer.
   });
-  const chain = createChainAppender({ dialect, hasher, stateOf: transactions.stateOf });
+  const chain = createChainAppender({ dialect, hasher, stateOf: transactions.stateOf, head });
   const sequencer = createSequencer({
     pass: () => transactions.transaction((trx) => chain.sequence(trx, BATCH)),
     batch: BATCH,
@@ -113,11 +114,15 @@ async function migrate(db: Kysely<LedgerDatabase>): Promise<void> {
   if (error !== undefined) throw error;
 }
 
-/** A chain written with one algorithm is never extended with another. */
-async function checkAlgorithm(db: Kysely<LedgerDatabase>, hasher: ChainHasher): Promise<void> {
+/**
+ * The chain's head as the ledger opens, for its first moves to chain after without reading it
+ * (another writer may move it on meanwhile: the guarded append then reads it). A chain written
+ * with one algorithm is never extended with another.
+ */
+async function openingHead(db: Kysely<LedgerDatabase>, hasher: ChainHasher): Promise<Head> {
   const head = await db
     .selectFrom('toolgate_chain')
-    .select(['last_seq', 'algorithm'])
+    .select(['last_seq', 'last_hash', 'algorithm'])
     .where('id', '=', 1)
     .executeTakeFirstOrThrow();
   if (head.last_seq > 0 && head.algorithm !== hasher.algorithm) {
@@ -127,4 +132,5 @@ async function checkAlgorithm(db: Kysely<LedgerDatabase>, hasher: ChainHasher): 
         : 'This ledger’s audit chain was written without an auditKey: open it without one, or start a new ledger to key its chain.',
     );
   }
+  return { seq: head.last_seq, hash: head.last_hash };
 }

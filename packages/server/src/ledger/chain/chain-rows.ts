@@ -54,6 +54,8 @@ export interface ChainAppender {
 export interface ChainOptions {
   readonly hasher: ChainHasher;
   readonly stateOf: (trx: Transaction<LedgerDatabase>) => TransactionState | undefined;
+  /** The head as read when the ledger opened: the first append tries it without reading. */
+  readonly head?: Head;
 }
 
 /**
@@ -81,10 +83,11 @@ export interface KnownHead {
  * Builds the known head over the ledger's transaction states.
  *
  * @example
- * const heads = createKnownHead(transactions.stateOf);
+ * const heads = createKnownHead(transactions.stateOf, openedAt);
  */
-export function createKnownHead(stateOf: ChainOptions['stateOf']): KnownHead {
-  let known: Head | undefined;
+export function createKnownHead(stateOf: ChainOptions['stateOf'], opened?: Head): KnownHead {
+  // Without a head to try, a PostgreSQL move would leave its events pending for the sequencer.
+  let known = opened;
   return {
     stateFor(trx, events) {
       const state = stateOf(trx);

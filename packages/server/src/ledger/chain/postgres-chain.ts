@@ -35,8 +35,8 @@ export const BATCH = 500;
  * @example
  * const chain = createPostgresChain({ hasher, stateOf: transactions.stateOf });
  */
-export function createPostgresChain({ hasher, stateOf }: ChainOptions): ChainAppender {
-  const heads = createKnownHead(stateOf);
+export function createPostgresChain({ hasher, stateOf, head }: ChainOptions): ChainAppender {
+  const heads = createKnownHead(stateOf, head);
   return {
     async append(trx, events) {
       const state = heads.stateFor(trx, events);

@@ -22,8 +22,8 @@ import {
  * @example
  * const chain = createSqliteChain({ hasher, stateOf: transactions.stateOf });
  */
-export function createSqliteChain({ hasher, stateOf }: ChainOptions): ChainAppender {
-  const heads = createKnownHead(stateOf);
+export function createSqliteChain({ hasher, stateOf, head }: ChainOptions): ChainAppender {
+  const heads = createKnownHead(stateOf, head);
   const append = async (
     trx: Transaction<LedgerDatabase>,
     events: readonly NewLedgerEvent[],
