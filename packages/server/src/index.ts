@@ -12,6 +12,7 @@ export type {
   LedgerEvent,
   LedgerOptions,
   NewLedgerEvent,
+  OwnCommit,
   WaitNote,
 } from './ledger/ledger.ts';
 export {

@@ -1,4 +1,4 @@
-import type { Committed, Ledger, LedgerMove } from '../ledger/ledger.ts';
+import type { Committed, Ledger, LedgerEvent, LedgerMove, OwnCommit } from '../ledger/ledger.ts';
 
 /**
  * One reader of the ledger's new events for the whole process, shared by every live feed and
@@ -30,6 +30,12 @@ export interface Following {
 }
 
 const PAGE = 1000;
+/**
+ * How many calls' last move the tail keeps, so that a note about one of them needs no read. A note
+ * follows its call's move closely (a delivery rides in the next move, or is recorded within
+ * milliseconds); one about a call moved longer ago is read. Few: each holds its call's record.
+ */
+const KEPT = 32;
 
 /**
  * Follows the ledger while anyone listens.
@@ -42,6 +48,9 @@ export function createTail(ledger: Ledger, onError: (error: unknown) => void): T
   let last: number | undefined;
   let starting: Promise<number> | undefined;
   let stopWaking: (() => void) | undefined;
+  // Each call's last move delivered, most recent last: what a note about it goes out with, as
+  // a read would give it (the call as it stands).
+  const lastOf = new Map<string, LedgerMove>();
   let pumping = false;
   let again = false;
   let closed = false;
@@ -75,6 +84,14 @@ export function createTail(ledger: Ledger, onError: (error: unknown) => void): T
 
   function deliver(moves: readonly LedgerMove[]): void {
     last = moves[moves.length - 1]?.event.seq ?? last;
+    for (const move of moves) {
+      lastOf.delete(move.event.callId);
+      lastOf.set(move.event.callId, move);
+    }
+    for (const callId of lastOf.keys()) {
+      if (lastOf.size <= KEPT) break;
+      lastOf.delete(callId);
+    }
     for (const listener of [...listeners]) {
       try {
         listener(moves);
@@ -88,7 +105,9 @@ export function createTail(ledger: Ledger, onError: (error: unknown) => void): T
    * This process's own commit follows on from what was delivered: delivered as it is, with no read.
    * Anything else (another process's commit, a gap, a read under way) is read from the ledger.
    */
-  function woken(committed: Committed | undefined): void {
+  function woken(ownMoves: Committed | undefined, own?: OwnCommit): void {
+    const committed =
+      own === undefined || own.notes.length === 0 ? ownMoves : (withNotes(own, lastOf) ?? ownMoves);
     if (typeof committed === 'object') {
       const first = committed[0]?.event.seq;
       if (!pumping && last !== undefined && first === last + 1 && !closed && listeners.size > 0)
@@ -141,6 +160,7 @@ export function createTail(ledger: Ledger, onError: (error: unknown) => void): T
             stopWaking = undefined;
             starting = undefined;
             last = undefined;
+            lastOf.clear();
           }
         },
       };
@@ -149,8 +169,44 @@ export function createTail(ledger: Ledger, onError: (error: unknown) => void): T
     close() {
       closed = true;
       listeners.clear();
+      lastOf.clear();
       stopWaking?.();
       stopWaking = undefined;
+    },
+  };
+}
+
+/**
+ * An own commit's events in seq order, each note with its call's last move's record (from the
+ * commit, or as the tail delivered it before: `lastOf`), or `undefined` when a note's call is not
+ * known there. Only meaningful for a commit that follows on from what was delivered.
+ */
+function withNotes(
+  { moves, notes }: OwnCommit,
+  lastOf: ReadonlyMap<string, LedgerMove>,
+): LedgerMove[] | undefined {
+  const all: LedgerMove[] = [];
+  const within = new Map<string, LedgerMove>();
+  let next = 0;
+  for (const note of notes) {
+    for (let move = moves[next]; move !== undefined && move.event.seq < note.seq; move = moves[(next += 1)]) {
+      within.set(move.event.callId, move);
+      all.push(move);
+    }
+    const standing = within.get(note.callId) ?? lastOf.get(note.callId);
+    if (standing === undefined) return undefined;
+    all.push(noteMove(note, standing));
+  }
+  for (; next < moves.length; next += 1) all.push(moves[next] as LedgerMove);
+  return all;
+}
+
+/** A note goes out as a move with its call's record as it stands, read when first asked for. */
+function noteMove(event: LedgerEvent, standing: LedgerMove): LedgerMove {
+  return {
+    event,
+    get record() {
+      return standing.record;
     },
   };
 }

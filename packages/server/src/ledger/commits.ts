@@ -1,4 +1,4 @@
-import type { Committed, LedgerBackend } from './ledger.ts';
+import type { Committed, LedgerBackend, OwnCommit } from './ledger.ts';
 
 /**
  * Who hears of commits: this ledger object's own, handed over as they are, and other processes',
@@ -10,8 +10,8 @@ import type { Committed, LedgerBackend } from './ledger.ts';
  * commits.wake(moves);
  */
 export interface CommitSignal {
-  readonly wake: (committed?: Committed) => void;
-  readonly onCommitted: (listener: (committed?: Committed) => void) => () => void;
+  readonly wake: (committed?: Committed, own?: OwnCommit) => void;
+  readonly onCommitted: (listener: (committed?: Committed, own?: OwnCommit) => void) => () => void;
   /** Drops every listener and stops watching, for good. */
   readonly close: () => void;
 }
@@ -26,21 +26,21 @@ export function createCommitSignal(
   backend: Pick<LedgerBackend, 'watch'>,
   onError: (error: unknown) => void,
 ): CommitSignal {
-  const listeners = new Set<{ readonly listener: (committed?: Committed) => void }>();
+  const listeners = new Set<{ readonly listener: (committed?: Committed, own?: OwnCommit) => void }>();
   let stopWatching: (() => void) | undefined;
   let closed = false;
 
-  const wake = (committed?: Committed) => {
+  const wake = (committed?: Committed, own?: OwnCommit) => {
     for (const { listener } of [...listeners]) {
       try {
-        listener(committed);
+        listener(committed, own);
       } catch (error) {
         onError(error);
       }
     }
   };
 
-  const onCommitted = (listener: (committed?: Committed) => void) => {
+  const onCommitted = (listener: (committed?: Committed, own?: OwnCommit) => void) => {
     const entry = { listener };
     if (closed) return () => undefined;
     listeners.add(entry);

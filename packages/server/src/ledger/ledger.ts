@@ -209,8 +209,11 @@ export interface Ledger {
    * nothing. It may be woken when nothing new was committed (on PostgreSQL, also after the live
    * connection was re-established, as commits may have been missed meanwhile). Returns the function
    * that stops it.
+   *
+   * A commit that chained events holding no record (a refusal, a notice's delivery) is given as the
+   * moves after the last of them; `own` then has every event it chained (@internal).
    */
-  readonly onCommitted: (listener: (committed?: Committed) => void) => () => void;
+  readonly onCommitted: (listener: (committed?: Committed, own?: OwnCommit) => void) => () => void;
   /**
    * Walks the chain and names the first event that was changed, removed or inserted, then the
    * first call whose row no longer holds what its last event holds, a page at a time (no query and
@@ -282,6 +285,19 @@ export interface LedgerMove {
  * ledger.onCommitted((committed) => (Array.isArray(committed) ? deliver(committed) : readNew()));
  */
 export type Committed = readonly LedgerMove[] | number;
+
+/**
+ * Every event one commit of this ledger object chained: those holding a record (its moves) and
+ * those holding none (its notes), each in seq order; together, a run of seqs without a gap.
+ *
+ * @internal
+ * @example
+ * ledger.onCommitted((committed, own) => own?.notes.forEach((event) => audit(event)));
+ */
+export interface OwnCommit {
+  readonly moves: readonly LedgerMove[];
+  readonly notes: readonly LedgerEvent[];
+}
 
 /** The PostgreSQL channel an append notifies, with its `seq` as the payload. */
 export const NOTIFY_CHANNEL = 'toolgate_events';

@@ -3,7 +3,15 @@ import { BATCH, createChainAppender } from './chain/chain-append.ts';
 import { chainHasher, type ChainHasher } from './chain/chain.ts';
 import { createCommitSignal } from './commits.ts';
 import { unavailable } from './error.ts';
-import type { LedgerEvent, Ledger, LedgerBackend, LedgerOptions, NewLedgerEvent } from './ledger.ts';
+import type {
+  LedgerEvent,
+  Ledger,
+  LedgerBackend,
+  LedgerMove,
+  LedgerOptions,
+  NewLedgerEvent,
+  OwnCommit,
+} from './ledger.ts';
 import { migrations } from './migrations.ts';
 import { createEventReads } from './reads.ts';
 import { createSequencer } from './sequencer.ts';
@@ -43,20 +51,29 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
 
   let closing: Promise<void> | undefined;
   // This object's own NOTIFY may reach its LISTEN connection before its commit returns: a seq it
-  // is committing is delivered from the commit itself, with no read.
+  // is committing is delivered from the commit itself, with no read. Each statement that chains
+  // notifies its last seq, so a transaction that chained twice is known by every seq it chained.
   const committing = new Set<number>();
+  const seqsOf = ({ moves, notes }: OwnCommit) => [
+    ...moves.map((move) => move.event.seq),
+    ...notes.map((note) => note.seq),
+  ];
   const watch: LedgerBackend['watch'] = (wake) =>
     backend.watch((seq) => (seq !== undefined && committing.has(seq) ? undefined : wake(seq)));
   const commits = createCommitSignal({ watch }, onError);
   const transactions = createTransactions(backend, {
-    sealing: (state) => state.head !== undefined && committing.add(state.head.seq),
+    sealing: (state) => {
+      for (const seq of seqsOf(state)) committing.add(seq);
+    },
     committed: (state) => {
       chain.committed(state);
       // A transaction that only left events pending has nothing to tell yet: the sequencer will.
-      if (state.head !== undefined || !state.pending) commits.wake(state.moves);
+      if (state.head !== undefined || !state.pending) commits.wake(movesAfterNotes(state), state);
       if (state.pending) sequencer.kick();
     },
-    ended: (state) => state.head !== undefined && committing.delete(state.head.seq),
+    ended: (state) => {
+      for (const seq of seqsOf(state)) committing.delete(seq);
+    },
     // A move that left its event pending returns once it has committed, without waiting for the
     // pass that chains it: its call's next move leaves its event pending after it, and is chained
     // after it. Waiting made every move under load cost a commit and a pass of the sequencer.
@@ -98,6 +115,15 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
       return closing;
     },
   };
+}
+
+/**
+ * The moves a listener that knows no notes is given: those after the commit's last note, which it
+ * sees as a gap (and reads the ledger) when it needs the ones before.
+ */
+function movesAfterNotes({ moves, notes }: OwnCommit): readonly LedgerMove[] {
+  const last = notes[notes.length - 1]?.seq;
+  return last === undefined ? moves : moves.filter((move) => move.event.seq > last);
 }
 
 async function migrate(db: Kysely<LedgerDatabase>): Promise<void> {

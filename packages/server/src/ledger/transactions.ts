@@ -3,7 +3,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { ControlledTransaction, Transaction } from 'kysely';
 import { writerSlots } from './guards/writer-slots.ts';
 import { closedLedger, unavailable } from './error.ts';
-import type { HeldTransaction, LedgerBackend, LedgerMove } from './ledger.ts';
+import type { HeldTransaction, LedgerBackend, LedgerEvent, LedgerMove } from './ledger.ts';
 import type { LedgerDatabase } from './schema.ts';
 
 /** The last event of the chain: its seq and hash. */
@@ -22,35 +22,34 @@ export interface TransactionState {
   /** It left events pending (PostgreSQL, the chain was busy): the sequencer chains them once it commits. */
   readonly pending: boolean;
   readonly head: Head | undefined;
+  /** The events it chained that hold a record, with it. */
   readonly moves: readonly LedgerMove[];
+  /** The events it chained that hold none (a refusal, a note such as a delivery): with `moves`, every event it chained. */
+  readonly notes: readonly LedgerEvent[];
 }
 
 type WritableState = { -readonly [K in keyof TransactionState]: TransactionState[K] } & {
   moves: LedgerMove[];
+  notes: LedgerEvent[];
 };
 
 /** A transaction that has appended nothing yet. */
 export function newTransactionState(): TransactionState {
-  return { appended: false, pending: false, head: undefined, moves: [] };
+  return { appended: false, pending: false, head: undefined, moves: [], notes: [] };
 }
 
-/**
- * Events were chained in the transaction, the last at `head`. Each one's move is kept for the
- * listeners; an event without one (`undefined`) is a gap a reader would notice, so the moves kept
- * so far are dropped and readers read the ledger instead.
- */
+/** Events were chained in the transaction, the last at `head`: those with a record as moves, the others as notes. */
 export function chainedIn(
   state: TransactionState,
   head: Head,
-  moves: readonly (LedgerMove | undefined)[],
+  moves: readonly LedgerMove[],
+  notes: readonly LedgerEvent[],
 ): void {
   const writable = state as WritableState;
   writable.appended = true;
   writable.head = head;
-  for (const move of moves) {
-    if (move === undefined) writable.moves.length = 0;
-    else writable.moves.push(move);
-  }
+  writable.moves.push(...moves);
+  writable.notes.push(...notes);
 }
 
 /** The transaction left its events pending for the sequencer (PostgreSQL, the chain was busy). */

@@ -117,13 +117,14 @@ export function createKnownHead(stateOf: ChainOptions['stateOf'], opened?: Head)
 export function chained(state: TransactionState, rows: readonly EventsTable[]): LedgerEvent[] {
   const last = rows[rows.length - 1] as EventsTable;
   const appended = rows.map(toEvent);
-  chainedIn(
-    state,
-    { seq: last.seq, hash: last.hash },
-    rows.map((row, index) =>
-      row.record === null ? undefined : lazyMove(appended[index] as LedgerEvent, row.record),
-    ),
-  );
+  const moves: LedgerMove[] = [];
+  const notes: LedgerEvent[] = [];
+  rows.forEach((row, index) => {
+    const event = appended[index] as LedgerEvent;
+    if (row.record === null) notes.push(event);
+    else moves.push(lazyMove(event, row.record));
+  });
+  chainedIn(state, { seq: last.seq, hash: last.hash }, moves, notes);
   return appended;
 }
 
