@@ -113,22 +113,24 @@ export function linkPages(
         );
     }
     // The signature is the authority here: the server made this link for this principal and call.
+    if (request.method === 'POST') return vote(request, claims);
     const call = await gate.get(claims.callId);
-    if (call === undefined) {
-      if (request.method === 'POST')
-        await gate.refuseVote({
-          channel: CHANNEL,
-          code: 'not_found',
-          message: `no call "${claims.callId}" is in the ledger`,
-          principal: claims.principal,
-        });
-      return refusal(request, 'not_found', 404);
-    }
-    if (request.method === 'POST') return vote(request, claims, call);
+    if (call === undefined) return refusal(request, 'not_found', 404);
     return page(request, 200, callPage(call, claims, standing(call, claims)));
   }
 
-  async function vote(request: Request, claims: LinkClaims, call: ToolCallRecord): Promise<Response> {
+  /** A vote about a call the ledger does not hold: audited as an event of the channel. */
+  async function noCall(request: Request, claims: LinkClaims): Promise<Response> {
+    await gate.refuseVote({
+      channel: CHANNEL,
+      code: 'not_found',
+      message: `no call "${claims.callId}" is in the ledger`,
+      principal: claims.principal,
+    });
+    return refusal(request, 'not_found', 404);
+  }
+
+  async function vote(request: Request, claims: LinkClaims): Promise<Response> {
     const body = await readVote(request);
     const choice = body['vote'];
     const reason = body['reason'];
@@ -155,10 +157,14 @@ export function linkPages(
     let decision: Decision;
     // A vote the gate refuses is audited there, once, naming this channel.
     const via = { channel: CHANNEL };
+    // approve reads the call itself (and checks the signed hash against it): read here only after.
+    let before: ToolCallRecord | undefined;
     if (choice === 'approve') decision = await gate.approve(callId, { principal, inputHash, via });
     else {
+      before = await gate.get(callId);
+      if (before === undefined) return noCall(request, claims);
       // deny carries no hash of its own: a link made for an input the call no longer holds denies nothing.
-      if (call.status === 'awaiting_approval' && hashInput(call.input) !== inputHash)
+      if (before.status === 'awaiting_approval' && hashInput(before.input) !== inputHash)
         return refuse(
           gate,
           request,
@@ -173,7 +179,8 @@ export function linkPages(
         text === undefined ? { principal, via } : { principal, reason: text, via },
       );
     }
-    const after = (await gate.get(callId)) ?? call;
+    const after = (await gate.get(callId)) ?? before;
+    if (after === undefined) return noCall(request, claims);
     if (!decision.ok)
       return refusal(request, decision.code, decisionStatus(decision), decision.message, after, claims);
     if (choice === 'deny')

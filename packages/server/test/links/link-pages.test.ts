@@ -314,6 +314,33 @@ describeLedgers('approval links over HTTP', (target) => {
     expect(await ledger.verify()).toMatchObject({ ok: true });
   });
 
+  it('a signed link to a call the ledger does not hold shows nothing, and each vote on it is refused 404 and audited as an event of the channel', async () => {
+    const { ledger, gate, runs, linkOf } = await served(target);
+    const ghost = linkOf('manager_1', 'ghost');
+    const shown = await open(ghost);
+    expect(shown.status).toBe(404);
+    expect(heading(shown.text)).toBe('Call not found');
+    for (const form of [{ vote: 'approve' }, { vote: 'deny' }]) {
+      const refused = await vote(ghost, form);
+      expect(refused.status).toBe(404);
+      expect(heading(refused.text)).toBe('Call not found');
+    }
+    const channel = (await ledger.eventsAfter(0)).filter((event) => event.callId === '');
+    expect(channel.map((event) => [event.actor, event.reason])).toEqual([
+      [
+        'manager_1',
+        expect.objectContaining({ code: 'not_found', channel: 'links', principal: 'manager_1' }) as unknown,
+      ],
+      [
+        'manager_1',
+        expect.objectContaining({ code: 'not_found', channel: 'links', principal: 'manager_1' }) as unknown,
+      ],
+    ]);
+    expect(await refusals(ledger, 'ghost')).toEqual([]);
+    expect((await gate.get('w1'))?.status).toBe('awaiting_approval');
+    expect(runs).toEqual([]);
+  });
+
   it('an expired link is refused 410 and audited on its call, and nothing runs', async () => {
     const { ledger, gate, runs, link, clock } = await served(target);
     const url = link('manager_1');
