@@ -2,6 +2,7 @@ import type { ToolCallRecord } from '@toolgate/core';
 import type { Kysely, Transaction } from 'kysely';
 import type { Ledger } from '../ledger/ledger.ts';
 import type { LedgerDatabase, NoticesTable } from '../ledger/schema.ts';
+import { statement, type RowWrite } from '../ledger/statements.ts';
 import { storeRecord } from '../ledger/stored-record.ts';
 import { noticeId, RANK, type NoticeKind } from './notice.ts';
 
@@ -263,4 +264,24 @@ export async function settleNotice(
     .where('delivered_at', 'is', null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/** {@link settleNotice}'s write of a delivery, for a statement that records its event with it. */
+const SETTLE_DELIVERED = statement(
+  'update "toolgate_notices" set "delivered_at" = ?, "ref" = ?, "attempts" = ?, "lease_owner" = null, "lease_expires_at" = null where "id" = ? and "channel" = ? and "fence" = ? and "delivered_at" is null',
+);
+
+/**
+ * The write that marks a claimed notice delivered, as {@link settleNotice} does, for
+ * `Ledger.recordWith`: its event is recorded only if the claim was still this delivery's, and on
+ * PostgreSQL the mark and the event are one statement.
+ *
+ * @example
+ * await ledger.recordWith(trx, deliveredWrite(claimed, 'msg_1', now), [event]);
+ */
+export function deliveredWrite(claimed: ClaimedNotice, ref: string | undefined, now: number): RowWrite {
+  return {
+    statement: SETTLE_DELIVERED,
+    values: [now, ref ?? null, claimed.attempts + 1, claimed.id, claimed.channel, claimed.fence],
+  };
 }

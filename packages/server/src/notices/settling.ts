@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { Ledger, NewLedgerEvent } from '../ledger/ledger.ts';
 import type { LedgerDatabase, NoticesTable } from '../ledger/schema.ts';
-import { settleNotice, type ClaimedNotice } from './notice-rows.ts';
+import { deliveredWrite, settleNotice, type ClaimedNotice } from './notice-rows.ts';
 
 type Trx = Transaction<LedgerDatabase>;
 
@@ -104,7 +104,7 @@ interface Held {
  * const settling = noticeSettling({ ledger, leaseMs, onError });
  */
 export function noticeSettling(parts: {
-  readonly ledger: Pick<Ledger, 'transaction' | 'recordEvents' | 'read'>;
+  readonly ledger: Pick<Ledger, 'transaction' | 'recordEvents' | 'recordWith' | 'read'>;
   readonly leaseMs: number;
   readonly onError: (error: unknown) => void;
 }): NoticeSettling {
@@ -129,37 +129,34 @@ export function noticeSettling(parts: {
     timer.unref?.();
   };
 
+  /** The status a delivery's event shows its call in: the move's, or as the call's row has it. */
+  const statusOf = async (trx: Trx, claimed: ClaimedNotice, status?: { id: string; status: string }) =>
+    (status?.id === claimed.call_id
+      ? status.status
+      : (
+          await trx
+            .selectFrom('toolgate_calls')
+            .select('status')
+            .where('id', '=', claimed.call_id)
+            .executeTakeFirst()
+        )?.status) ?? 'awaiting_approval';
+
   /** Writes `entries` in `trx`: each row marked delivered if its claim is still this one, and its event. */
   const write = async (trx: Trx, entries: readonly Held[], status?: { id: string; status: string }) => {
+    // One delivery (the common case): its mark and its event go together, one statement on PostgreSQL.
+    if (entries.length === 1) {
+      const entry = entries[0] as Held;
+      const event = deliveryEvent(entry, await statusOf(trx, entry.claimed, status));
+      await ledger.recordWith(trx, deliveredWrite(entry.claimed, entry.ref, entry.at), [event]);
+      return;
+    }
     const events: NewLedgerEvent[] = [];
     for (const entry of entries) {
       const { claimed } = entry;
       const outcome =
         entry.ref === undefined ? { delivered: true as const } : { delivered: true as const, ref: entry.ref };
       if (!(await settleNotice(trx, claimed, outcome, entry.at))) continue;
-      const now =
-        status?.id === claimed.call_id
-          ? status.status
-          : (
-              await trx
-                .selectFrom('toolgate_calls')
-                .select('status')
-                .where('id', '=', claimed.call_id)
-                .executeTakeFirst()
-            )?.status;
-      const at = now ?? 'awaiting_approval';
-      events.push({
-        callId: claimed.call_id,
-        session: claimed.session,
-        from: at as NewLedgerEvent['to'],
-        to: at as NewLedgerEvent['to'],
-        actor: `toolgate:${claimed.channel}`,
-        at: entry.at,
-        reason: {
-          code: 'notice_delivered',
-          message: `${describeNotice(claimed)} delivered${entry.ref === undefined ? '' : ` (ref ${JSON.stringify(entry.ref)})`}`,
-        },
-      });
+      events.push(deliveryEvent(entry, await statusOf(trx, claimed, status)));
     }
     if (events.length > 0) await ledger.recordEvents(trx, events);
   };
@@ -236,6 +233,23 @@ export function noticeSettling(parts: {
       // What a carrier may have rolled back is written again now: a second write is a no-op.
       for (const entry of held.values()) if (entry.carriedAt !== undefined) entry.carriedAt = -Infinity;
       await flush();
+    },
+  };
+}
+
+/** The event of a delivery, showing its call in `status` (a delivery moves nothing). */
+function deliveryEvent(entry: Held, status: string): NewLedgerEvent {
+  const { claimed, ref } = entry;
+  return {
+    callId: claimed.call_id,
+    session: claimed.session,
+    from: status as NewLedgerEvent['to'],
+    to: status as NewLedgerEvent['to'],
+    actor: `toolgate:${claimed.channel}`,
+    at: entry.at,
+    reason: {
+      code: 'notice_delivered',
+      message: `${describeNotice(claimed)} delivered${ref === undefined ? '' : ` (ref ${JSON.stringify(ref)})`}`,
     },
   };
 }
