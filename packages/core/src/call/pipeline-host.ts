@@ -75,6 +75,17 @@ export interface CallKeeper {
    */
   readonly move: (id: string, event: CallEvent, note: MoveNote) => MaybePromise<ToolCallRecord | undefined>;
   /**
+   * For a call that will run without anyone asked (no `authorize`, no `needsApproval`): `validate`,
+   * then `execute` at once where nothing can read the call between the two moves, answering the
+   * `executing` record; otherwise `validate` alone, answering the `validated` record, and the
+   * pipeline goes on step by step. A keeper without it makes every move on its own.
+   */
+  readonly validateAndExecute?: (
+    id: string,
+    event: Extract<CallEvent, { type: 'validate' }>,
+    note: MoveNote,
+  ) => MaybePromise<ToolCallRecord | undefined>;
+  /**
    * Prepares the execution of a call that has just moved to `executing`; `undefined` when the call
    * has moved on since (a listener cancelled it as it started), so the tool never starts.
    */

@@ -83,7 +83,7 @@ export function createPipeline(host: PipelineHost): Pipeline {
       if (call?.status === 'executing') execution.run(call as ExecutingCall, note);
     });
   const authorize = createAuthorization(host, moves, execute);
-  const resolve = createValidation(host, moves, inputs, authorize);
+  const resolve = createValidation(host, moves, inputs, authorize, execution.run);
   return {
     resolve,
     authorize,

@@ -60,6 +60,19 @@ export interface AuditWriter extends AuditLog {
     from: ToolCallRecord | undefined,
     repairs?: readonly Repair[],
   ) => void;
+  /**
+   * Records two moves made as one: from `from` to `via`, at `viaAt` (with `repairs`), then on to
+   * the call's current status: the events `move` records for each of the two, in order.
+   */
+  readonly moveThrough: (
+    call: ToolCallRecord,
+    from: ToolCallRecord,
+    via: ToolCallStatus,
+    viaAt: number,
+    repairs?: readonly Repair[],
+  ) => void;
+  /** Whether a listener is subscribed: one would be told of each move as it is made. */
+  readonly listening: () => boolean;
 }
 
 const STATUSES = TOOL_CALL_STATUSES;
@@ -161,6 +174,24 @@ export function createAuditLog(
       keep(call.id, call.name, move, call.updatedAt, made);
       if (told) listeners.emit(made as AuditEvent);
     },
+    moveThrough(call, from, via, viaAt, repairs) {
+      const told = listeners.size() > 0;
+      const first =
+        told || (repairs !== undefined && repairs.length > 0)
+          ? eventOf(call.id, call.name, from.status, via, viaAt, undefined, repairs)
+          : undefined;
+      keep(call.id, call.name, STATUS_CODE[from.status] * 16 + STATUS_CODE[via], viaAt, first);
+      if (told) listeners.emit(first as AuditEvent);
+      // The second move is the call's last: its reason, if any, is the record's.
+      const reason = call.history[call.history.length - 1]?.reason;
+      const second =
+        told || reason !== undefined
+          ? eventOf(call.id, call.name, via, call.status, call.updatedAt, reason, undefined)
+          : undefined;
+      keep(call.id, call.name, STATUS_CODE[via] * 16 + STATUS_CODE[call.status], call.updatedAt, second);
+      if (told) listeners.emit(second as AuditEvent);
+    },
+    listening: () => listeners.size() > 0,
     subscribe: listeners.subscribe,
     export() {
       const all = columns;
@@ -183,15 +214,28 @@ export function auditEvent(
   from: ToolCallRecord | undefined,
   repairs?: readonly Repair[],
 ): AuditEvent {
-  const event = {
-    callId: call.id,
-    name: call.name,
-    from: from === undefined ? null : from.status,
-    to: call.status,
-    at: call.updatedAt,
-  };
+  return eventOf(
+    call.id,
+    call.name,
+    from === undefined ? null : from.status,
+    call.status,
+    call.updatedAt,
+    call.history[call.history.length - 1]?.reason,
+    repairs,
+  );
+}
+
+function eventOf(
+  callId: string,
+  name: string,
+  from: ToolCallStatus | null,
+  to: ToolCallStatus,
+  at: number,
+  reason: Reason | undefined,
+  repairs: readonly Repair[] | undefined,
+): AuditEvent {
+  const event = { callId, name, from, to, at };
   // The reason is the record's own, frozen; so is the event, so that no listener can rewrite the trail.
-  const reason = call.history[call.history.length - 1]?.reason;
   if (reason === undefined && (repairs === undefined || repairs.length === 0)) return Object.freeze(event);
   return Object.freeze({
     ...event,

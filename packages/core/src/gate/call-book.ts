@@ -2,7 +2,13 @@ import type { AuditWriter } from './audit.ts';
 import { createCallStore, type ReadonlyStore, type ToolCallsState } from './call-store.ts';
 import { emptyListOf } from './empty-list.ts';
 import type { Delivery } from './listeners.ts';
-import { isTerminal, type Repair, type SettledCall, type ToolCallRecord } from '../record/record.ts';
+import {
+  isTerminal,
+  type Repair,
+  type SettledCall,
+  type ToolCallRecord,
+  type Transition,
+} from '../record/record.ts';
 
 /**
  * The browser gate's records: every call it knows by id, the settled ones it no longer keeps in
@@ -18,14 +24,20 @@ export interface CallBook {
   readonly get: (id: string) => ToolCallRecord | undefined;
   /** Any call this gate has seen: a call dropped by `retain` answers its stub, without input or output. */
   readonly lookup: (id: string) => ToolCallRecord | undefined;
-  /** Keeps `next`, audits the move from `from`, and tells subscribers (now, or when the batch ends). */
+  /**
+   * Keeps `next`, audits the move from `from` (through `via`, when two moves were made as one), and
+   * tells subscribers (now, or when the batch ends).
+   */
   readonly write: (
     next: ToolCallRecord,
     from: ToolCallRecord | undefined,
     repairs?: readonly Repair[],
+    via?: Transition,
   ) => void;
   /** Runs `operation`; every write inside it, however deep, is one update for subscribers. */
   readonly batch: <T>(operation: () => T) => T;
+  /** Whether a batch is open: subscribers hear of a write only when it ends. */
+  readonly batching: () => boolean;
   readonly calls: ReadonlyStore<ToolCallsState>;
   readonly subscribeCall: (id: string, listener: () => void) => () => void;
 }
@@ -93,10 +105,11 @@ export function createCallBook(init: CallBookInit): CallBook {
   return {
     get: (id) => records.get(id),
     lookup: (id) => records.get(id) ?? evicted.get(id),
-    write(next, from, repairs) {
+    write(next, from, repairs, via) {
       records.set(next.id, next);
       // The audit trail first: a listener told below may move the call again, and its event comes after this one.
-      if (from === undefined || from.status !== next.status) audit.move(next, from, repairs);
+      if (via !== undefined && from !== undefined) audit.moveThrough(next, from, via.status, via.at, repairs);
+      else if (from === undefined || from.status !== next.status) audit.move(next, from, repairs);
       const terminal = isTerminal(next.status);
       if (terminal) evictBeyondRetention(next.id);
       touch(next.id);
@@ -111,6 +124,7 @@ export function createCallBook(init: CallBookInit): CallBook {
         if (--depth === 0 && dirty.length > 0) flush();
       }
     },
+    batching: () => depth > 0,
     calls: callStore.calls,
     subscribeCall: callStore.subscribeCall,
   };

@@ -1,6 +1,6 @@
 import type { StoreApi } from 'zustand/vanilla';
 import { systemClock, type Clock } from '../call/clock.ts';
-import { transition, type CallEvent } from '../call/machine.ts';
+import { transition, validateAndExecute, type CallEvent } from '../call/machine.ts';
 import {
   createPipeline,
   type CallKeeper,
@@ -19,7 +19,7 @@ import type { ToolProblem } from '../tool/registry.ts';
 import { idempotencyKeyOf } from '../tool/reconcile.ts';
 import type { ToolDefinition } from '../tool/tool.ts';
 import { createAuditLog, type AuditLog, type AuditWriter } from './audit.ts';
-import { createCallBook } from './call-book.ts';
+import { createCallBook, type CallBook } from './call-book.ts';
 import type { CallRequest, Resolution } from './call-request.ts';
 import type { ReadonlyStore, ToolCallsState } from './call-store.ts';
 import type { RemoteConnection } from './connection.ts';
@@ -192,6 +192,7 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
   const storeCommit = createStoreCommit({ store, move, status: (id) => book.get(id)?.status, onError });
   const keeper: CallKeeper = {
     move,
+    validateAndExecute: movesAsOne(book, audit, clock, move),
     open: (call, entry) => {
       if (book.get(call.id)?.status !== 'executing') return undefined;
       const commit: ExecutionScope['commit'] = (running, output, _note, evidence) =>
@@ -299,6 +300,31 @@ function buildGate<S>(options: ToolGateOptions<S>, compileJson: JsonSchemaCompil
     replaceTools: (next) => tools.replace(next, openIds(book.calls.getState().records)),
     limits,
     stream: intake.stream,
+  };
+}
+
+/**
+ * The keeper's `validate` then `execute` as one move. The `validated` record is read by no one when
+ * no app code runs before the next move: no audit listener is told of it, subscribers hear of the
+ * batch only when it ends, and the time is the system's. Elsewhere each move is made, and kept, on
+ * its own.
+ */
+function movesAsOne(
+  book: CallBook,
+  audit: AuditWriter,
+  clock: Clock,
+  move: (id: string, event: CallEvent) => ToolCallRecord | undefined,
+): NonNullable<CallKeeper['validateAndExecute']> {
+  return (id, event) => {
+    if (!book.batching() || audit.listening() || clock !== systemClock) return move(id, event);
+    const current = book.get(id);
+    if (current === undefined) return undefined;
+    const validatedAt = clock.now();
+    const next = validateAndExecute(current, event, validatedAt, clock.now());
+    if (next === undefined) return undefined;
+    // The step it passed through is the one before its last.
+    book.write(next, current, next.repairs, next.history[next.history.length - 2]);
+    return next;
   };
 }
 

@@ -2,6 +2,7 @@ import { after } from '../maybe-promise.ts';
 import type { MoveNote, PipelineHost } from '../pipeline-host.ts';
 import type { ToolCallRecord } from '../../record/record.ts';
 import { messageOf, textOf } from '../../record/text.ts';
+import type { ToolDefinition } from '../../tool/tool.ts';
 import type { ToolEntry } from '../../tool/tool-entry.ts';
 import type { Moves } from './moves.ts';
 
@@ -101,6 +102,17 @@ export function createAuthorization(
       refuse,
     );
   };
+}
+
+/**
+ * Whether a tool's calls run with no one asked: no `authorize`, and a `needsApproval` that is
+ * absent or `false`. Such a call goes from `validated` to `executing` with no app code between.
+ *
+ * @example
+ * if (asksNoOne(entry.tool)) moves.validateAndExecute(id, event, note, go);
+ */
+export function asksNoOne(tool: ToolDefinition): boolean {
+  return tool.authorize === undefined && (tool.needsApproval === undefined || tool.needsApproval === false);
 }
 
 function describeAnswer(value: unknown): string {

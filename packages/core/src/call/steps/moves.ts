@@ -26,6 +26,16 @@ export interface Moves {
     note: MoveNote,
     then?: (next: ToolCallRecord | undefined) => void,
   ) => void;
+  /**
+   * `validate`, then `execute` in the same move where the keeper can make them as one; `then` gets
+   * the record after what the keeper made (`executing`, or `validated` when it made one move).
+   */
+  readonly validateAndExecute: (
+    id: string,
+    event: Extract<CallEvent, { type: 'validate' }>,
+    note: MoveNote,
+    then: (next: ToolCallRecord | undefined) => void,
+  ) => void;
   readonly reject: (id: string, reason: Reason<RejectedCode>, note: MoveNote) => void;
   readonly fail: (
     id: string,
@@ -46,8 +56,11 @@ export interface Moves {
 export function createMoves(keeper: CallKeeper, onError: (error: unknown) => void): Moves {
   const move: Moves['move'] = (id, event, note, then) =>
     after(keeper.move(id, event, note), then ?? ignore, onError);
+  const both = keeper.validateAndExecute;
   return {
     move,
+    validateAndExecute:
+      both === undefined ? move : (id, event, note, then) => after(both(id, event, note), then, onError),
     reject: (id, reason, note) => move(id, { type: 'reject', reason }, note),
     fail: (id, code, message, note, issues) =>
       move(id, { type: 'fail', reason: issues ? { code, message, issues } : { code, message } }, note),

@@ -3,7 +3,8 @@ import { checkValue } from '../../proposal/value-walk.ts';
 import { PARALLEL_WRAPPER, parallelWrapperReason } from '../../proposal/parallel-wrapper.ts';
 import { repairValues, type RepairKind } from '../../proposal/repair.ts';
 import type { CallEvent } from '../machine.ts';
-import type { MoveNote, PipelineHost } from '../pipeline-host.ts';
+import type { ExecutingCall, MoveNote, PipelineHost } from '../pipeline-host.ts';
+import { asksNoOne } from './authorization.ts';
 import type { Issue, Reason, RejectedCode, Repair, ToolCallRecord } from '../../record/record.ts';
 import { messageOf } from '../../record/text.ts';
 import { idempotencyKeyOf } from '../../tool/reconcile.ts';
@@ -31,16 +32,18 @@ export type Validation = (
 ) => void;
 
 /**
- * Creates the step; `next` gets each call that moved to `validated`.
+ * Creates the step; `next` gets each call that moved to `validated`, and `run` each the keeper
+ * moved on to `executing` in the same move (a call no one is asked about).
  *
  * @example
- * const validate = createValidation(host, moves, createToolInputs(), authorize);
+ * const validate = createValidation(host, moves, createToolInputs(), authorize, execution.run);
  */
 export function createValidation(
   host: PipelineHost,
   moves: Moves,
   inputs: ToolInputs,
   next: (validated: ToolCallRecord, note: MoveNote) => void,
+  run: (call: ExecutingCall, note: MoveNote) => void,
 ): Validation {
   const { limits } = host;
   const { reject } = moves;
@@ -89,10 +92,17 @@ export function createValidation(
         return;
       }
     }
-    const event: CallEvent =
+    const event: Extract<CallEvent, { type: 'validate' }> =
       repairs.length === 0 ? { type: 'validate', input } : { type: 'validate', input, repairs };
-    moves.move(id, event, note, (validated) => {
-      if (validated !== undefined) next(validated, note);
+    if (!asksNoOne(entry.tool)) {
+      moves.move(id, event, note, (validated) => {
+        if (validated !== undefined) next(validated, note);
+      });
+      return;
+    }
+    moves.validateAndExecute(id, event, note, (moved) => {
+      if (moved?.status === 'executing') run(moved as ExecutingCall, note);
+      else if (moved !== undefined) next(moved, note);
     });
   }
 
