@@ -122,7 +122,8 @@ function validatorOf(
   });
   const name = `__toolgate_v${module.validators.size}`;
   module.validators.set(text, name);
-  module.source = `${module.source ?? ''}const ${name} = /* @__PURE__ */ ${commonJsExpression(source, table)};\n`;
+  // The schema's text goes with its check, for the gate to see that the schema is still that one.
+  module.source = `${module.source ?? ''}const ${name} = { validate: /* @__PURE__ */ ${commonJsExpression(source, table)}, json: ${JSON.stringify(text)} };\n`;
   return name;
 }
 
@@ -130,7 +131,7 @@ function preludeOf(module: ModuleValidators): string {
   const imports = [...module.imports].map(
     ([file, local]) => `import ${local} from ${JSON.stringify(CJS_PUBLIC + file)};\n`,
   );
-  const attach = `const ${ATTACH} = (schema, validate) => Object.defineProperty(schema, Symbol.for(${JSON.stringify(BUILD_TIME_VALIDATOR)}), { value: validate, configurable: true });\n`;
+  const attach = `const ${ATTACH} = (schema, built) => Object.defineProperty(schema, Symbol.for(${JSON.stringify(BUILD_TIME_VALIDATOR)}), { value: built, configurable: true });\n`;
   return imports.join('') + attach + (module.source ?? '');
 }
 

@@ -219,7 +219,9 @@ function withBuildTimeValidator(remote: Record<string, JsonSchemaObject>) {
     const module = { exports: {} as unknown };
     // eslint-disable-next-line @typescript-eslint/no-implied-eval
     new Function('module', 'exports', 'require', source)(module, module.exports, require);
-    return Object.defineProperty(schema, Symbol.for(BUILD_TIME_VALIDATOR), { value: module.exports });
+    return Object.defineProperty(schema, Symbol.for(BUILD_TIME_VALIDATOR), {
+      value: { validate: module.exports, json: JSON.stringify(schema) },
+    });
   };
 }
 

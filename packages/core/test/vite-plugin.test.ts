@@ -111,6 +111,22 @@ describe('the Vite plugin', () => {
     );
   }, 30_000);
 
+  it('does not check a schema changed after the plugin read it with the code generated from it', async () => {
+    const app = await buildApp('changed.js');
+    expect(app.gate.check().map((problem) => [problem.tool, problem.message])).toEqual([
+      ['search', expect.stringMatching(/changed after it was read there/)],
+    ]);
+    expect((await run(app.gate, 'search', {})).reason?.code).toBe('tool_unavailable');
+    // With a validator in the app, the schema is checked as it now stands.
+    const kept = await buildApp('changed.js', { runtimeSchemas: true });
+    const call = await run(kept.gate, 'search', { extra: 1 });
+    expect({ status: call.status, code: call.reason?.code }).toEqual({
+      status: 'rejected',
+      code: 'invalid_arguments',
+    });
+    expect(call.reason?.issues?.map((issue) => issue.path).sort()).toEqual(['/extra', '/q']);
+  }, 30_000);
+
   it('fails the build on a written-out schema that is not a JSON Schema, naming where it is', async () => {
     await expect(buildApp('broken.js')).rejects.toThrow(/broken\.js.*does not compile: schema is invalid/s);
   }, 30_000);

@@ -4,28 +4,34 @@ import type { JsonSchemaObject } from './tool-schema.ts';
 
 /**
  * The registered symbol under which the Vite plugin of `@toolgate/core/vite` gives a schema its
- * generated validator (a non-enumerable property, so the schema a provider is sent is unchanged).
- * Registered rather than a module's own: the plugin writes it into the app's module, which may
- * meet a gate from another copy of this package (a dev server's pre-bundled dependency).
+ * generated validator and the JSON text it was generated from (a non-enumerable property, so the
+ * schema a provider is sent is unchanged). Registered rather than a module's own: the plugin writes
+ * it into the app's module, which may meet a gate from another copy of this package (a dev
+ * server's pre-bundled dependency).
  *
  * @example
- * Object.defineProperty(schema, Symbol.for(BUILD_TIME_VALIDATOR), { value: validate });
+ * Object.defineProperty(schema, Symbol.for(BUILD_TIME_VALIDATOR), { value: { validate, json: JSON.stringify(schema) } });
  */
 export const BUILD_TIME_VALIDATOR = 'toolgate.validator';
 const VALIDATOR = Symbol.for(BUILD_TIME_VALIDATOR);
 
 /**
  * A compiler that checks a schema with the validator generated for it at build time, when it has
- * one, and otherwise with `runtime`.
+ * one and the schema is still the one it was generated from, and otherwise with `runtime`.
  *
  * @example
  * const compile = preferBuildTime(cfworkerJsonSchema);
  */
 export function preferBuildTime(runtime: JsonSchemaCompiler): JsonSchemaCompiler {
   return (schema) => {
-    const validate: unknown =
+    const built: unknown =
       typeof schema === 'object' ? (schema as Record<symbol, unknown>)[VALIDATOR] : undefined;
-    return typeof validate === 'function'
+    if (typeof built !== 'object' || built === null) return runtime(schema);
+    const { validate, json } = built as { validate?: unknown; json?: unknown };
+    // The plugin read the schema as its source writes it; code that ran since may have changed it
+    // (`schema.required.push(...)`), and the generated check would then let through what the
+    // schema the model is sent forbids.
+    return typeof validate === 'function' && json === JSON.stringify(schema)
       ? precompiledCheck(validate as PrecompiledValidator)
       : runtime(schema);
   };
@@ -43,6 +49,6 @@ export const buildTimeOnlyJsonSchema: JsonSchemaCompiler = (schema: JsonSchemaOb
   // `true` and `false` need no generated code (only untyped callers pass them).
   if (typeof schema === 'boolean') return precompiledJsonSchema({})(schema);
   throw new Error(
-    'it was not compiled at build time. The Vite plugin of @toolgate/core/vite compiles a JSON Schema written as a literal in defineTool, or a `const` of the same module holding one; write it so, or pass `toolgate({ runtimeSchemas: true })` to ship a validator for schemas made at runtime.',
+    'it was not compiled at build time, or was changed after it was read there. The Vite plugin of @toolgate/core/vite compiles a JSON Schema written as a literal in defineTool, or a `const` of the same module holding one; write it so, or pass `toolgate({ runtimeSchemas: true })` to ship a validator for schemas made at runtime.',
   );
 };
