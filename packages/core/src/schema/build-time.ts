@@ -1,4 +1,4 @@
-import { precompiledCheck, precompiledJsonSchema, type PrecompiledValidator } from './precompiled.ts';
+import { booleanSchemaCheck, precompiledCheck, type PrecompiledValidator } from './precompiled.ts';
 import type { JsonSchemaCompiler } from './schema.ts';
 import type { JsonSchemaObject } from './tool-schema.ts';
 
@@ -46,8 +46,7 @@ export function preferBuildTime(runtime: JsonSchemaCompiler): JsonSchemaCompiler
  * const gate = createToolGate({ tools, jsonSchema: preferBuildTime(buildTimeOnlyJsonSchema) });
  */
 export const buildTimeOnlyJsonSchema: JsonSchemaCompiler = (schema: JsonSchemaObject) => {
-  // `true` and `false` need no generated code (only untyped callers pass them).
-  if (typeof schema === 'boolean') return precompiledJsonSchema({})(schema);
+  if (typeof schema === 'boolean') return booleanSchemaCheck(schema);
   throw new Error(
     'it was not compiled at build time, or was changed after it was read there. The Vite plugin of @toolgate/core/vite compiles a JSON Schema written as a literal in defineTool, or a `const` of the same module holding one; write it so, or pass `toolgate({ runtimeSchemas: true })` to ship a validator for schemas made at runtime.',
   );

@@ -28,23 +28,7 @@ export function precompiledJsonSchema(
   validators: Readonly<Record<string, PrecompiledValidator>>,
 ): JsonSchemaCompiler {
   return (schema) => {
-    // `true` and `false` need no generated code (only untyped callers pass them).
-    if (typeof schema === 'boolean')
-      return (value): ValidationResult =>
-        schema
-          ? { ok: true, value }
-          : {
-              ok: false,
-              issues: [
-                toIssue({
-                  keyword: 'false',
-                  path: '',
-                  expected: false,
-                  data: value,
-                  fallback: 'boolean schema is false',
-                }),
-              ],
-            };
+    if (typeof schema === 'boolean') return booleanSchemaCheck(schema);
     const id = typeof schema.$id === 'string' ? schema.$id : undefined;
     const validate =
       id === undefined ? undefined : Object.hasOwn(validators, id) ? validators[id] : undefined;
@@ -70,4 +54,29 @@ export function precompiledJsonSchema(
 export function precompiledCheck(validate: PrecompiledValidator): (value: unknown) => ValidationResult {
   return (value) =>
     validate(value) ? { ok: true, value } : { ok: false, issues: ajvIssues(validate.errors ?? []) };
+}
+
+/**
+ * The check of a boolean schema, `true` or `false`, which needs no generated code (only untyped
+ * callers pass one).
+ *
+ * @example
+ * booleanSchemaCheck(false)({}); // { ok: false, issues: [{ path: '', keyword: 'false', … }] }
+ */
+export function booleanSchemaCheck(schema: boolean): (value: unknown) => ValidationResult {
+  return (value) =>
+    schema
+      ? { ok: true, value }
+      : {
+          ok: false,
+          issues: [
+            toIssue({
+              keyword: 'false',
+              path: '',
+              expected: false,
+              data: value,
+              fallback: 'boolean schema is false',
+            }),
+          ],
+        };
 }
