@@ -112,6 +112,9 @@ export function sqliteCheckpoints(
     async stop() {
       Atomics.store(state, 1, 1);
       Atomics.notify(state, 0);
+      // Unref'd, the worker keeps nothing alive; waiting for it must, or a program whose last work
+      // is closing its ledger ends (exit code 13) before the worker has closed its connection.
+      worker?.ref();
       await exited;
     },
   };

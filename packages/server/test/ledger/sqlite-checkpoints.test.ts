@@ -4,6 +4,7 @@ import { endianness, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BACKSTOP_PAGES, sqliteCheckpoints } from '../../src/ledger/sqlite-checkpoints.ts';
+import { start } from '../support/processes.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -67,4 +68,14 @@ describe('checkpoints of a SQLite file', () => {
     expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
     db.close();
   });
+
+  it('lets a program whose last work is closing its ledger finish: the worker is waited for, not abandoned', async () => {
+    const { path, db } = openFile();
+    db.close();
+    // Enough commits that the ledger's checkpoint worker runs; then close() is all that is left.
+    const child = start('close-last', [path, '150']);
+    expect(await child.exited).toMatchObject({ code: 0, signal: null });
+    expect(child.lines).toEqual([{ closed: true }]);
+    expect(existsSync(`${path}-wal`)).toBe(false);
+  }, 60_000);
 });
