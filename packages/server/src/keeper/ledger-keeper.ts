@@ -241,7 +241,7 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
     event: CallEvent,
     note: MoveNote,
   ): Promise<ToolCallRecord | undefined> {
-    const result = await moveStoredAlone(ledger, { claims, rows }, id, event, note);
+    const result = await ledger.transaction((trx) => moveStored(trx, { claims, rows }, id, event, note));
     if (result === undefined) return undefined;
     written(result.next, result.previous);
     return result.next;
@@ -380,7 +380,7 @@ async function writeDraft(
   const { ledger, rows, claims, drafts } = keeper;
   let wrote: { fence: number; key: string; record: ToolCallRecord } | undefined;
   try {
-    wrote = await ledger.transaction((trx) => rows.writeDraft(trx, draft, proposed, { ends: true }));
+    wrote = await ledger.transaction((trx) => rows.writeDraft(trx, draft, proposed));
   } catch (error) {
     // Nothing was written: the draft stays as it was, and the caller may propose the same id again.
     draft.moves.pop();
@@ -404,26 +404,10 @@ async function writeDraft(
   return last;
 }
 
-/** {@link moveStored} in a transaction of its own (two when the row it last wrote was moved since). */
-async function moveStoredAlone(
-  ledger: Ledger,
-  parts: { readonly claims: Claims; readonly rows: RowMoves },
-  id: string,
-  event: CallEvent,
-  note: MoveNote,
-): Promise<{ previous: ToolCallRecord; next: ToolCallRecord } | undefined> {
-  const result = await ledger.transaction((trx) => moveStored(trx, parts, id, event, note, true));
-  if (result !== STALE) return result;
-  // Nothing was written: read the row (locked) in a transaction of its own.
-  const again = await ledger.transaction((trx) => moveStored(trx, parts, id, event, note));
-  return again === STALE ? undefined : again;
-}
-
 /**
- * One move of a stored call this process works on, inside `trx`, which ends with it. With
- * `fromKnown`, a call this process runs is moved from the row it last wrote, without reading it
- * first (one statement, which its transaction may commit with); `STALE` when someone moved it
- * since (nothing was written), for the caller to move it again from the row read (and locked).
+ * One move of a stored call this process works on, inside `trx`. A call this process runs is
+ * moved from the row it last wrote, without reading it first; only when someone moved it since
+ * is the row read (and locked).
  */
 async function moveStored(
   trx: Trx,
@@ -431,13 +415,12 @@ async function moveStored(
   id: string,
   event: CallEvent,
   note: MoveNote,
-  fromKnown = false,
-): Promise<{ previous: ToolCallRecord; next: ToolCallRecord } | undefined | typeof STALE> {
-  const cached = fromKnown ? claims.known.get(id) : undefined;
+): Promise<{ previous: ToolCallRecord; next: ToolCallRecord } | undefined> {
+  const cached = claims.known.get(id);
   if (cached !== undefined) {
     const previous = readRecord(cached.record);
-    const next = await rows.tryMove(trx, cached, event, note.actor, { ends: true }, previous);
-    return next === undefined || next === STALE ? next : { previous, next };
+    const next = await rows.tryMove(trx, cached, event, note.actor, {}, previous);
+    if (next !== STALE) return next === undefined ? undefined : { previous, next };
   }
   const row = await rows.lock(trx, id);
   if (row === undefined) return undefined;

@@ -27,8 +27,6 @@ type Trx = Transaction<LedgerDatabase>;
 export interface MoveExtra {
   /** Skip the fencing check on a move out of `executing` (recovery has checked the lease itself). */
   readonly unfenced?: boolean;
-  /** The caller's transaction ends with this move: nothing of its own follows it. */
-  readonly ends?: boolean;
 }
 
 /**
@@ -59,8 +57,6 @@ export interface DraftRow {
 export interface DraftWrite {
   readonly key?: string;
   readonly admit?: boolean;
-  /** The caller's transaction ends with this write: nothing of its own follows it. */
-  readonly ends?: boolean;
 }
 
 type Moves = DraftRow['moves'];
@@ -233,11 +229,7 @@ export function createRowMoves({
       ...columns,
     };
     const events = moves.map((move) => moveEvent(draft.session, move.from, move.to, move.actor));
-    const write = {
-      statement: INSERT_CALL,
-      values: insertCallValues(row),
-      last: how.ends === true && after === undefined && quiet(policy, undefined, last),
-    };
+    const write = { statement: INSERT_CALL, values: insertCallValues(row) };
     if ((await ledger.recordWith(trx, write, events)) === 0) return undefined;
     await afterward(waits, trx, last, draft, columns.input_hash, moves[moves.length - 1]?.from);
     await followAsks(trx, undefined, last, clock.now());
@@ -281,7 +273,6 @@ export function createRowMoves({
     const write = {
       statement: UPDATE_CALL,
       values: updateCallValues({ ...columns, version: row.version + 1 }, row.id, row.version),
-      last: extra.ends === true && quiet(policy, current, next, key === row.idempotency_key),
     };
     const audit = moveEvent(row.session, current, next, actor);
     // A call that stops counting against its budgets gives its share back, before the chain's lock.
@@ -364,27 +355,6 @@ async function restate(
   await followAsks(trx, current, next, clock.now());
   await policy?.watch?.(trx, { session: row.session, owner: row.owner, previous: current, next });
   return true;
-}
-
-/**
- * Whether a move from `previous` to `next` writes nothing after its row and events (see
- * {@link afterward}, `followAsks` and {@link followMove}): no approval row, asks or timers, as
- * neither waits for a person, no other policy watch, no new name for its effect (`sameKey`) and
- * no compensated call to tell.
- */
-function quiet(
-  policy: Policy | undefined,
-  previous: ToolCallRecord | undefined,
-  next: ToolCallRecord,
-  sameKey = true,
-): boolean {
-  return (
-    next.status !== 'awaiting_approval' &&
-    previous?.status !== 'awaiting_approval' &&
-    (policy?.watch === undefined || policy.watch.waitsOnly === true) &&
-    sameKey &&
-    !(next.compensates !== undefined && isTerminal(next.status))
-  );
 }
 
 /**

@@ -37,12 +37,6 @@ export function statement(text: string): Statement {
 export interface RowWrite {
   readonly statement: Statement;
   readonly values: readonly unknown[];
-  /**
-   * Nothing follows this write in its transaction, whatever it answers: on PostgreSQL the
-   * transaction may commit with it, in the same write to the socket (any later statement in it
-   * is refused). Only the transaction's owner knows this; set by it alone.
-   */
-  readonly last?: boolean;
 }
 
 /**
