@@ -1,17 +1,21 @@
 // The Vite plugin of @toolgate/core/vite, through a real Vite build of an app's module: what the
 // built app decides and tells the model, and what it ships.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, createServer, type Plugin, type Rolldown } from 'vite';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createToolGate as createAjvGate } from '../src/ajv.ts';
 import type { ToolCallRecord, ToolDefinition, ToolGate } from '../src/index.ts';
 import { toolgate, type ToolgateViteOptions } from '../src/vite.ts';
 
 const APP = join(import.meta.dirname, 'fixtures/vite-app');
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 const SRC = join(import.meta.dirname, '../src');
 
 // `@toolgate/core` and its entries resolved as an installed package's `exports` would, to the
@@ -45,7 +49,9 @@ async function buildApp(file: string, options?: ToolgateViteOptions): Promise<Bu
   })) as Rolldown.RolldownOutput | Rolldown.RolldownOutput[];
   const chunk = [result].flat()[0]?.output.find((item) => item.type === 'chunk');
   if (chunk === undefined) throw new Error('the build made no chunk');
-  const out = join(mkdtempSync(join(tmpdir(), 'toolgate-vite-')), 'app.mjs');
+  const dir = mkdtempSync(join(tmpdir(), 'toolgate-vite-'));
+  made.push(dir);
+  const out = join(dir, 'app.mjs');
   writeFileSync(out, chunk.code);
   const app = (await import(pathToFileURL(out).href)) as Omit<BuiltApp, 'modules'>;
   return { ...app, modules: chunk.moduleIds };

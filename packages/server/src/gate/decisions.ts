@@ -378,7 +378,9 @@ export async function deny(
         },
         principal,
       );
-      return next === undefined ? refused('not_awaiting') : ({ ok: true } as const);
+      if (next === undefined)
+        return refuseIn(parts, trx, row, principal, refused('not_awaiting') as Decision & { ok: false }, via);
+      return { ok: true } as const;
     }),
   );
 }
