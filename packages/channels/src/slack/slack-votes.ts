@@ -102,17 +102,8 @@ export function slackVotes(options: VoteOptions): (request: Request, ackMs: numb
         );
       decision = await gate.deny(callId, { principal, reason: `denied in Slack by ${principal}`, via });
     }
-    if (!decision.ok) {
-      const says = SAYS[decision.code] ?? `Nothing was decided: ${decision.message}.`;
-      // A call the ledger does not hold has no trail of its own: the refusal is the channel's event.
-      if (decision.code === 'not_found' && (await gate.get(callId)) === undefined)
-        return refuse(
-          click,
-          { code: 'not_found', message: `no call "${callId}" is in the ledger`, callId, principal },
-          says,
-        );
-      return tell(click.responseUrl, says);
-    }
+    if (!decision.ok)
+      return tell(click.responseUrl, SAYS[decision.code] ?? `Nothing was decided: ${decision.message}.`);
     const left = decision.left ?? 0;
     await tell(
       click.responseUrl,

@@ -7,6 +7,7 @@ import { storable } from '../ledger/guards/storable.ts';
 import { readRecord } from '../ledger/stored-record.ts';
 import { decideApproval, type ApprovalOutcome } from '../policy/approval.ts';
 import { checkEdit, type CheckedEdit } from '../policy/edit.ts';
+import { refuseVote } from '../links/vote-refusal.ts';
 import { checkedVia, type VoteVia } from '../decision/channel-reason.ts';
 import { refused, type Decision, type RefusalCode } from '../decision/decision.ts';
 import type { GateParts } from './parts.ts';
@@ -22,14 +23,16 @@ type Trx = Transaction<LedgerDatabase>;
  * Reads a call for a decision and checks that the principal may see it: the call's row and what
  * `canApprove` is asked about, or the refusal (`forbidden` without a principal, `not_found` for a
  * call it may not see, audited). With `vote`, a principal the call asked, and the person it was
- * made for, see it too: they vote on it (or are told why they may not), and nothing else.
+ * made for, see it too: they vote on it (or are told why they may not), and nothing else. A vote
+ * a channel passed on (`via`) about a call the ledger does not hold is audited as an event of the
+ * channel, since that call has no trail of its own.
  *
  * @example
  * const found = await forDecision(parts, id, principal);
  * if ('ok' in found) return found;
  */
 export async function forDecision(
-  parts: Pick<GateParts, 'ledger' | 'keeper' | 'sessions'>,
+  parts: Pick<GateParts, 'settings' | 'ledger' | 'keeper' | 'sessions'>,
   id: string,
   principal: unknown,
   vote = false,
@@ -42,7 +45,18 @@ export async function forDecision(
   const row = await ledger.read((db) =>
     db.selectFrom('toolgate_calls').selectAll().where('id', '=', id).executeTakeFirst(),
   );
-  if (row === undefined) return refused('not_found');
+  if (row === undefined) {
+    if (via !== undefined)
+      await refuseVote(parts, {
+        channel: via.channel,
+        code: 'not_found',
+        message: `no call "${id}" is in the ledger`,
+        callId: id,
+        principal,
+        ...(via.user === undefined ? {} : { user: via.user }),
+      });
+    return refused('not_found');
+  }
   const record = readRecord(row.record);
   const concerned =
     vote && (record.approval?.asked?.includes(principal) === true || record.onBehalfOf === principal);

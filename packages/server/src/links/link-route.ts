@@ -119,17 +119,6 @@ export function linkPages(
     return page(request, 200, callPage(call, claims, standing(call, claims)));
   }
 
-  /** A vote about a call the ledger does not hold: audited as an event of the channel. */
-  async function noCall(request: Request, claims: LinkClaims): Promise<Response> {
-    await gate.refuseVote({
-      channel: CHANNEL,
-      code: 'not_found',
-      message: `no call "${claims.callId}" is in the ledger`,
-      principal: claims.principal,
-    });
-    return refusal(request, 'not_found', 404);
-  }
-
   async function vote(request: Request, claims: LinkClaims): Promise<Response> {
     const body = await readVote(request);
     const choice = body['vote'];
@@ -155,16 +144,16 @@ export function linkPages(
       );
     const { principal, callId, inputHash } = claims;
     let decision: Decision;
-    // A vote the gate refuses is audited there, once, naming this channel.
+    // A vote the gate refuses is audited there, once, naming this channel (one about a call the
+    // ledger does not hold, as an event of the channel).
     const via = { channel: CHANNEL };
     // approve reads the call itself (and checks the signed hash against it): read here only after.
     let before: ToolCallRecord | undefined;
     if (choice === 'approve') decision = await gate.approve(callId, { principal, inputHash, via });
     else {
       before = await gate.get(callId);
-      if (before === undefined) return noCall(request, claims);
       // deny carries no hash of its own: a link made for an input the call no longer holds denies nothing.
-      if (before.status === 'awaiting_approval' && hashInput(before.input) !== inputHash)
+      if (before?.status === 'awaiting_approval' && hashInput(before.input) !== inputHash)
         return refuse(
           gate,
           request,
@@ -180,7 +169,7 @@ export function linkPages(
       );
     }
     const after = (await gate.get(callId)) ?? before;
-    if (after === undefined) return noCall(request, claims);
+    if (after === undefined) return refusal(request, 'not_found', 404);
     if (!decision.ok)
       return refusal(request, decision.code, decisionStatus(decision), decision.message, after, claims);
     if (choice === 'deny')
