@@ -473,3 +473,24 @@ afterAll(() => {
   }));
   console.table(rows);
 });
+
+describe('a draft-07 schema a tool refers to by URI', () => {
+  // The suite's case, with the schema moved to where an app keeps a shared one: the `schemas` option.
+  const [group] = load('draft7').filter((g) =>
+    g.cases.some((c) => c.id.endsWith('ref overrides any sibling keywords: ref valid, maxItems ignored')),
+  );
+  const HELD = 'http://localhost:1234/held/ref-siblings.json';
+  const held = { [HELD]: { $schema: DRAFT_07, $id: HELD, ...(group?.schema as JsonSchemaObject) } };
+
+  it.each([
+    ['draft-07', { $schema: DRAFT_07, $ref: HELD }],
+    ['draft-07 by its own $schema, from a 2020-12 schema', { $ref: HELD }],
+  ])('is read as draft-07 by the Vite plugin (%s): its $ref siblings are ignored', (_, root) => {
+    for (const path of ['ajv', 'build-time'] as const) {
+      const gate = gatePaths(clone(held))[path];
+      const check = throughCompiler(gate.compiler, gate.schema(clone(root), 0));
+      const answers = group?.cases.map((c) => [c.id, check(clone(c.data))]);
+      expect(answers, path).toEqual(group?.cases.map((c) => [c.id, c.valid ? 'valid' : 'invalid']));
+    }
+  });
+});

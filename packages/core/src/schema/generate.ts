@@ -4,7 +4,7 @@ import type { AnySchema, AnySchemaObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import { AJV_OPTIONS } from './ajv-issues.ts';
-import { jsonSchemaAs2020 } from './dialect.ts';
+import { jsonSchemaAs2020, jsonSchemaDialect, knownSchemasFor } from './dialect.ts';
 import type { JsonSchemaCompilerOptions } from './schema.ts';
 import type { JsonSchemaObject } from './tool-schema.ts';
 
@@ -36,14 +36,17 @@ export function generateValidator(
   { schemas = {} }: JsonSchemaCompilerOptions = {},
 ): string {
   const written = jsonSchemaAs2020(schema, schemas);
+  // The schemas it refers to are added as they are, to an Ajv that reads 2020-12: a draft-07 one
+  // (by its own `$schema`, or read as part of a draft-07 schema) keeps its `$ref`s alone, as the
+  // runtime compilers hold it, or Ajv would enforce their siblings.
+  const held = knownSchemasFor(schemas, jsonSchemaDialect(schema, schemas));
   checker ??= ajvFor({});
   if (!checker.validateSchema(written as AnySchema))
     throw new Error(`schema is invalid: ${checker.errorsText(checker.errors)}`);
   const generate = (messages: boolean) => {
     // One Ajv a schema: two tools' schemas may share an `$id`.
     const ajv = ajvFor({ code: { source: true }, validateSchema: false, messages });
-    for (const [uri, held] of Object.entries(schemas))
-      ajv.addSchema(held as AnySchema, uri, undefined, false);
+    for (const [uri, extra] of Object.entries(held)) ajv.addSchema(extra as AnySchema, uri, undefined, false);
     return standaloneCode(ajv, ajv.compile(written as AnySchema));
   };
   const source = generate(true);
