@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import MagicString from 'magic-string';
+import type MagicString from 'magic-string';
 import type { Plugin } from 'vite';
 import { BUILD_TIME_VALIDATOR } from './schema/build-time.ts';
 import { generateValidator } from './schema/generate.ts';
@@ -59,13 +59,13 @@ export function toolgate(options: ToolgateViteOptions = {}): Plugin[] {
     },
     {
       name: 'toolgate:schemas',
-      transform(code, id) {
+      async transform(code, id) {
         if (id.startsWith('\0') || id.includes('/node_modules/') || !SOURCE.test(id.split('?')[0] ?? id))
           return null;
         if (!code.includes('defineTool') || !code.includes('@toolgate/core')) return null;
         const found = literalSchemas(this.parse(code) as unknown as Node);
         if (found.length === 0) return null;
-        const out = new MagicString(code);
+        const out = new (await magicString())(code);
         const module = { validators: new Map<string, string>(), imports: new Map<string, string>() };
         for (const { node, value, shorthand } of found) {
           let validator;
@@ -90,6 +90,21 @@ export function toolgate(options: ToolgateViteOptions = {}): Plugin[] {
 }
 
 const SOURCE = /\.[cm]?[jt]sx?$/;
+
+// An optional peer, as Vite is: only an app that builds with the plugin installs it.
+let loaded: Promise<typeof MagicString> | undefined;
+function magicString(): Promise<typeof MagicString> {
+  loaded ??= import('magic-string').then(
+    (module) => module.default,
+    (error: unknown) => {
+      throw new Error(
+        'toolgate: the Vite plugin of @toolgate/core/vite needs magic-string to edit the modules it compiles schemas in; install it beside vite (npm install --save-dev magic-string).',
+        { cause: error },
+      );
+    },
+  );
+  return loaded;
+}
 const ATTACH = '__toolgate_attach';
 // Ajv's generated code and its helpers are CommonJS: each helper file becomes an ES module of its
 // own (shared by every schema that needs it), and each validator an expression in the app's module.

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, createServer, type Plugin, type Rolldown } from 'vite';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createToolGate as createAjvGate } from '../src/ajv.ts';
 import type { ToolCallRecord, ToolDefinition, ToolGate } from '../src/index.ts';
 import { toolgate, type ToolgateViteOptions } from '../src/vite.ts';
@@ -135,6 +135,27 @@ describe('the Vite plugin', () => {
 
   it('fails the build on a written-out schema that is not a JSON Schema, naming where it is', async () => {
     await expect(buildApp('broken.js')).rejects.toThrow(/broken\.js.*does not compile: schema is invalid/s);
+  }, 30_000);
+
+  it('says what to install when magic-string, an optional peer, is missing', async () => {
+    vi.resetModules();
+    vi.doMock('magic-string', () => {
+      throw new Error("Cannot find package 'magic-string'");
+    });
+    try {
+      const fresh = await import('../src/vite.ts');
+      const built = build({
+        configFile: false,
+        logLevel: 'silent',
+        root: APP,
+        plugins: [fresh.toolgate(), installed],
+        build: { write: false, lib: { entry: join(APP, 'app.ts'), formats: ['es'], fileName: 'app' } },
+      });
+      await expect(built).rejects.toThrow(/needs magic-string.*npm install --save-dev magic-string/);
+    } finally {
+      vi.doUnmock('magic-string');
+      vi.resetModules();
+    }
   }, 30_000);
 
   it('does the same in the dev server', async () => {
