@@ -12,8 +12,9 @@ type Trx = Transaction<LedgerDatabase>;
  * Write them in the transaction that asks them, so that the inbox and the call never disagree.
  *
  * It only adds: to ask more people about a call that waits (an escalation), write the record's
- * `approval.asked` with them too (the event feed, the read scope and the votes go by the record),
- * then call this with the principals added. The rows go when the call stops waiting, and a
+ * `approval.asked` with them too (the event feed, the read scope and the votes go by the record,
+ * and a call that stops waiting takes out the rows of the principals it names), then call this
+ * with the principals added. The rows go when the call stops waiting, and a
  * principal's row when they approve, with no further call.
  *
  * @example
@@ -33,7 +34,7 @@ export async function writeAsks(
   await trx
     .insertInto('toolgate_asks')
     .values(rows)
-    .onConflict((conflict) => conflict.columns(['call_id', 'principal']).doNothing())
+    .onConflict((conflict) => conflict.columns(['principal', 'call_id']).doNothing())
     .execute();
 }
 
@@ -68,15 +69,23 @@ export async function followAsks(
 ): Promise<void> {
   const waited = before?.status === 'awaiting_approval';
   if (after.status !== 'awaiting_approval') {
-    if (waited) await trx.deleteFrom('toolgate_asks').where('call_id', '=', after.id).execute();
+    // Its rows are those of the principals it asked (`writeAsks` adds only those): named, each is
+    // found by the table's key, which begins with the principal.
+    const asked = waited ? [...new Set(before.approval?.asked ?? [])] : [];
+    if (asked.length > 0)
+      await trx
+        .deleteFrom('toolgate_asks')
+        .where('principal', 'in', asked)
+        .where('call_id', '=', after.id)
+        .execute();
     return;
   }
   const voted = (after.approval?.approvedBy ?? []).map((vote) => vote.principal);
   if (waited && voted.length > 0)
     await trx
       .deleteFrom('toolgate_asks')
-      .where('call_id', '=', after.id)
       .where('principal', 'in', voted)
+      .where('call_id', '=', after.id)
       .execute();
   await writeAsks(trx, after.id, stillAsked(after), at);
 }

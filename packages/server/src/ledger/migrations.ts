@@ -7,6 +7,7 @@ import { budgetTotals } from './migrations/0006-budget-totals.ts';
 import { approvalAsks } from './migrations/0007-approval-asks.ts';
 import { approvalTimers } from './migrations/0008-approval-timers.ts';
 import { notices } from './migrations/0009-notices.ts';
+import { noticeKeys } from './migrations/0011-notice-keys.ts';
 
 /**
  * Every migration, by name; applied in name order when a ledger opens, and recorded in
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '0007-approval-asks': approvalAsks,
   '0008-approval-timers': approvalTimers,
   '0009-notices': notices,
+  '0011-notice-keys': noticeKeys,
 };

@@ -51,7 +51,7 @@ export interface WriterClaim {
 /**
  * Writes a batch of notices, one row per principal and channel, due now, in the caller's
  * transaction, claimed by the writer when `claim` is given. A notice written already (the same id
- * and channel) is kept as it is.
+ * and channel; the id names its call and principal, which lead the table's key) is kept as it is.
  *
  * @example
  * await writeNotices(trx, batch, ['webhook'], clock.now(), { instance: 'app-1', leaseMs: 30_000 });
@@ -92,7 +92,7 @@ export async function writeNotices(
   await trx
     .insertInto('toolgate_notices')
     .values(rows)
-    .onConflict((conflict) => conflict.columns(['id', 'channel']).doNothing())
+    .onConflict((conflict) => conflict.columns(['call_id', 'principal', 'channel', 'id']).doNothing())
     .execute();
   return rows;
 }
@@ -183,8 +183,10 @@ export async function claimNotice(
     const claimed = await trx
       .updateTable('toolgate_notices')
       .set({ lease_owner: lease.instance, lease_expires_at: lease.now + lease.leaseMs, fence })
-      .where('id', '=', row.id)
+      .where('call_id', '=', row.call_id)
+      .where('principal', '=', row.principal)
       .where('channel', '=', row.channel)
+      .where('id', '=', row.id)
       .where('fence', '=', row.fence)
       .where('delivered_at', 'is', null)
       .executeTakeFirst();
@@ -258,8 +260,10 @@ export async function settleNotice(
   const result = await trx
     .updateTable('toolgate_notices')
     .set({ ...values, lease_owner: null, lease_expires_at: null })
-    .where('id', '=', claimed.id)
+    .where('call_id', '=', claimed.call_id)
+    .where('principal', '=', claimed.principal)
     .where('channel', '=', claimed.channel)
+    .where('id', '=', claimed.id)
     .where('fence', '=', claimed.fence)
     .where('delivered_at', 'is', null)
     .executeTakeFirst();
@@ -268,7 +272,7 @@ export async function settleNotice(
 
 /** {@link settleNotice}'s write of a delivery, for a statement that records its event with it. */
 const SETTLE_DELIVERED = statement(
-  'update "toolgate_notices" set "delivered_at" = ?, "ref" = ?, "attempts" = ?, "lease_owner" = null, "lease_expires_at" = null where "id" = ? and "channel" = ? and "fence" = ? and "delivered_at" is null',
+  'update "toolgate_notices" set "delivered_at" = ?, "ref" = ?, "attempts" = ?, "lease_owner" = null, "lease_expires_at" = null where "call_id" = ? and "principal" = ? and "channel" = ? and "id" = ? and "fence" = ? and "delivered_at" is null',
 );
 
 /**
@@ -282,6 +286,15 @@ const SETTLE_DELIVERED = statement(
 export function deliveredWrite(claimed: ClaimedNotice, ref: string | undefined, now: number): RowWrite {
   return {
     statement: SETTLE_DELIVERED,
-    values: [now, ref ?? null, claimed.attempts + 1, claimed.id, claimed.channel, claimed.fence],
+    values: [
+      now,
+      ref ?? null,
+      claimed.attempts + 1,
+      claimed.call_id,
+      claimed.principal,
+      claimed.channel,
+      claimed.id,
+      claimed.fence,
+    ],
   };
 }

@@ -164,12 +164,13 @@ export function noticeSettling(parts: {
   /** Of carried deliveries, those whose carrier did not commit (or that another process took since). */
   const uncommitted = async (carried: readonly [string, Held][]): Promise<Set<string>> => {
     if (carried.length === 0) return new Set();
-    const ids = [...new Set(carried.map(([, entry]) => entry.claimed.id))];
+    // By their calls, which lead the table's key.
+    const calls = [...new Set(carried.map(([, entry]) => entry.claimed.call_id))];
     const rows = await ledger.read((db) =>
       db
         .selectFrom('toolgate_notices')
         .select(['id', 'channel'])
-        .where('id', 'in', ids)
+        .where('call_id', 'in', calls)
         .where('delivered_at', 'is', null)
         .execute(),
     );
