@@ -46,7 +46,20 @@ export function keepNotices(
   // Notices being delivered by this process now, by either path: neither takes one the other has.
   const inFlight = new Set<string>();
   const keyOf = (row: Pick<NoticesTable, 'id' | 'channel'>) => `${row.channel}\u0000${row.id}`;
-  const busy = (row: NoticesTable) => inFlight.has(keyOf(row)) || settling.holds(row);
+  // Notices this process delivered in the last lease, recorded or not: a pass whose read of the
+  // ledger began before a delivery was recorded still sees that notice due, and would deliver it again.
+  const lately = new Map<string, number>();
+  const delivered = (key: string) => {
+    const now = performance.now();
+    lately.delete(key);
+    lately.set(key, now);
+    for (const [old, at] of lately) {
+      if (now - at < leaseMs) break;
+      lately.delete(old);
+    }
+  };
+  const busy = (row: NoticesTable) =>
+    inFlight.has(keyOf(row)) || settling.holds(row) || lately.has(keyOf(row));
   // A notice that waited for an earlier one: once any delivery is taken, the loop looks again.
   let waiting = false;
 
@@ -65,6 +78,7 @@ export function keepNotices(
         return false;
       }
       const taken = (await deliverNotice(parts, channels, claimed, closing.signal, settling)) === true;
+      if (taken) delivered(key);
       if (taken && waiting) {
         waiting = false;
         loop.poke(clock.now());
