@@ -28,6 +28,8 @@ export interface NoticeKeeping {
 
 const SWEEP_LIMIT = 100;
 
+const keyOf = (row: Pick<NoticesTable, 'id' | 'channel'>) => `${row.channel}\u0000${row.id}`;
+
 /**
  * Builds the notice keeper of a gate with channels.
  *
@@ -45,21 +47,10 @@ export function keepNotices(
   const closing = new AbortController();
   // Notices being delivered by this process now, by either path: neither takes one the other has.
   const inFlight = new Set<string>();
-  const keyOf = (row: Pick<NoticesTable, 'id' | 'channel'>) => `${row.channel}\u0000${row.id}`;
-  // Notices this process delivered in the last lease, recorded or not: a pass whose read of the
-  // ledger began before a delivery was recorded still sees that notice due, and would deliver it again.
-  const lately = new Map<string, number>();
-  const delivered = (key: string) => {
-    const now = performance.now();
-    lately.delete(key);
-    lately.set(key, now);
-    for (const [old, at] of lately) {
-      if (now - at < leaseMs) break;
-      lately.delete(old);
-    }
-  };
+  // Delivered lately: a pass whose read began before such a delivery was recorded still sees it due.
+  const lately = recentKeys(leaseMs);
   const busy = (row: NoticesTable) =>
-    inFlight.has(keyOf(row)) || settling.holds(row) || lately.has(keyOf(row));
+    [inFlight, lately].some((keys) => keys.has(keyOf(row))) || settling.holds(row);
   // A notice that waited for an earlier one: once any delivery is taken, the loop looks again.
   let waiting = false;
 
@@ -78,7 +69,7 @@ export function keepNotices(
         return false;
       }
       const taken = (await deliverNotice(parts, channels, claimed, closing.signal, settling)) === true;
-      if (taken) delivered(key);
+      if (taken) lately.add(key);
       if (taken && waiting) {
         waiting = false;
         loop.poke(clock.now());
@@ -115,16 +106,9 @@ export function keepNotices(
     const young = performance.now() - leaseMs;
     written.keep(taken.filter((notice) => !seen.has(keyOf(notice)) && notice.at > young));
     const now = clock.now();
-    const groups = new Map<string, NoticesTable[]>();
-    for (const row of rows) {
-      if (row.delivered_at !== null || settling.holds(row)) continue;
-      const group = `${row.call_id}\u0000${row.principal}\u0000${row.channel}`;
-      groups.set(group, [...(groups.get(group) ?? []), row]);
-    }
     let leftover = false;
     await Promise.all(
-      [...groups.values()].map(async (group) => {
-        group.sort((a, b) => Number(a.created_at) - Number(b.created_at) || a.rank - b.rank);
+      groupsOf(rows.filter((row) => row.delivered_at === null && !settling.holds(row))).map(async (group) => {
         for (const row of group) {
           const mine =
             row.lease_owner === instance &&
@@ -195,4 +179,39 @@ export function keepNotices(
       await settling.stop();
     },
   };
+}
+
+/**
+ * Keys added within the last `ms` (wall clock), oldest dropped as new ones come: the notices this
+ * process delivered lately, recorded or not, which it does not deliver again.
+ */
+function recentKeys(ms: number): {
+  readonly add: (key: string) => void;
+  readonly has: (key: string) => boolean;
+} {
+  const added = new Map<string, number>();
+  return {
+    add(key) {
+      const now = performance.now();
+      added.delete(key);
+      added.set(key, now);
+      for (const [old, at] of added) {
+        if (now - at < ms) break;
+        added.delete(old);
+      }
+    },
+    has: (key) => added.has(key),
+  };
+}
+
+/** Rows by call, principal and channel, each group in the order its notices go out: the ask before its end. */
+function groupsOf(rows: readonly NoticesTable[]): NoticesTable[][] {
+  const groups = new Map<string, NoticesTable[]>();
+  for (const row of rows) {
+    const group = `${row.call_id}\u0000${row.principal}\u0000${row.channel}`;
+    groups.set(group, [...(groups.get(group) ?? []), row]);
+  }
+  const order = (a: NoticesTable, b: NoticesTable) =>
+    Number(a.created_at) - Number(b.created_at) || a.rank - b.rank;
+  return [...groups.values()].map((group) => group.sort(order));
 }
