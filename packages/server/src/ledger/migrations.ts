@@ -7,6 +7,7 @@ import { budgetTotals } from './migrations/0006-budget-totals.ts';
 import { approvalAsks } from './migrations/0007-approval-asks.ts';
 import { approvalTimers } from './migrations/0008-approval-timers.ts';
 import { notices } from './migrations/0009-notices.ts';
+import { lighterWrites } from './migrations/0010-lighter-writes.ts';
 import { noticeKeys } from './migrations/0011-notice-keys.ts';
 
 /**
@@ -25,5 +26,6 @@ export const migrations: Record<string, Migration> = {
   '0007-approval-asks': approvalAsks,
   '0008-approval-timers': approvalTimers,
   '0009-notices': notices,
+  '0010-lighter-writes': lighterWrites,
   '0011-notice-keys': noticeKeys,
 };
