@@ -148,22 +148,27 @@ describeLedgers('the event chain', (target) => {
     expect(await ledger.verify()).toMatchObject({ ok: true, events: 2 });
   });
 
-  it('refuses a second transaction, or a read, inside a running one, instead of waiting forever', async () => {
+  it('refuses a transaction, or a read, started by app code a running transaction awaits, instead of waiting forever', async () => {
     const ledger = await (await target.fresh()).open();
     let later: Promise<unknown> | undefined;
     await expect(
       ledger.transaction(async (trx) => {
         await ledger.appendEvent(trx, move(1));
-        await expect(ledger.transaction(async () => 'inner')).rejects.toThrow(
-          'ledger.transaction was called inside ledger.transaction(...): use the transaction you were given (on SQLite, the two would wait for each other forever).',
-        );
-        await expect(ledger.eventsAfter(0)).rejects.toThrow(
-          'ledger.eventsAfter was called inside ledger.transaction(...)',
-        );
-        // Work started inside but run after the transaction ended is not nested.
-        later = new Promise((resolve) => setTimeout(resolve, 0)).then(() =>
-          ledger.transaction((next) => ledger.appendEvent(next, move(2))),
-        );
+        await ledger.inApp(async () => {
+          await expect(ledger.transaction(async () => 'inner')).rejects.toThrow(
+            "ledger.transaction was called by code a ledger transaction awaits (a tool's `approvers`): it may not use the ledger, as on SQLite it would wait forever for the connection that transaction holds.",
+          );
+          await expect(ledger.eventsAfter(0)).rejects.toThrow(
+            'ledger.eventsAfter was called by code a ledger transaction awaits',
+          );
+          await expect(ledger.begin()).rejects.toThrow(
+            'ledger.begin was called by code a ledger transaction awaits',
+          );
+          // Work started inside but run after the app code was done is not nested.
+          later = new Promise((resolve) => setTimeout(resolve, 0)).then(() =>
+            ledger.transaction((next) => ledger.appendEvent(next, move(2))),
+          );
+        });
         return 'outer';
       }),
     ).resolves.toBe('outer');

@@ -217,6 +217,7 @@ function assemble(options: ServerGateOptions): GateParts & { readonly tail: Tail
     approvalsOf,
     selfApproval: settings.selfApproval,
     clock: settings.clock,
+    inApp: ledger.inApp,
   });
   const admit = createAdmission({ ledger, clock: settings.clock, budgets, approvalsOf });
   // Hears each move (a quorum's vote that keeps a call waiting is one: an edit asks again).

@@ -138,12 +138,20 @@ export interface Ledger {
    * `work` again, a few times, so `work` must not have effects outside the transaction. A database
    * that cannot be used answers a `LedgerError` with code `ledger_unavailable`; any other error
    * (thrown by `work`, or a constraint the query broke) is passed on unchanged. Inside `work`,
-   * read and write through `trx` only: calling `transaction`, `eventsAfter` or `verify` there
-   * throws, as on SQLite they would wait forever for the connection `work` holds.
+   * read and write through `trx` only: on SQLite, `transaction`, `eventsAfter` or `verify` called
+   * there would wait forever for the connection `work` holds. App code that `work` awaits runs in
+   * `inApp`, where they throw instead.
    *
    * @internal
    */
   readonly transaction: <T>(work: (trx: Transaction<LedgerDatabase>) => Promise<T>) => Promise<T>;
+  /**
+   * Runs app code that a transaction awaits (a tool's `approvers`): a transaction or read it
+   * starts, itself or through the gate, throws at once instead of waiting forever for the
+   * connection the transaction holds. Only such code is tracked, as tracking puts a hook on every
+   * promise of the process; the gate's own work passes its `trx`. @internal
+   */
+  readonly inApp: <T>(code: () => Promise<T>) => Promise<T>;
   /**
    * Inside `transaction`: takes the chain (waiting for whoever holds it), gives the event the next
    * `seq`, chains its hash to the previous event's, stores it, and wakes `onCommitted` listeners

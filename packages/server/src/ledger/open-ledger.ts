@@ -105,6 +105,7 @@ export async function openLedger(backend: LedgerBackend, options: LedgerOptions)
     recordWith: chain.recordWith,
     ...reads,
     begin: transactions.begin,
+    inApp: transactions.inApp,
     onCommitted: commits.onCommitted,
     close() {
       closing ??= (async () => {

@@ -82,6 +82,8 @@ export interface Transactions {
   readonly read: <T>(what: string, query: () => Promise<T>) => Promise<T>;
   readonly transaction: <T>(work: (trx: Transaction<LedgerDatabase>) => Promise<T>) => Promise<T>;
   readonly begin: () => Promise<HeldTransaction>;
+  /** Runs app code that a transaction awaits: a transaction or read it starts is refused (see `Ledger.inApp`). */
+  readonly inApp: <T>(code: () => Promise<T>) => Promise<T>;
   /** The state of a transaction this ledger runs, or `undefined` for any other. */
   readonly stateOf: (trx: Transaction<LedgerDatabase>) => TransactionState | undefined;
   /** Refuses everything from now on, and resolves once every running transaction and read has ended. */
@@ -117,21 +119,16 @@ export function createTransactions(
   const { db } = backend;
   // The transactions that are open right now, each with what it appended.
   const open = new WeakMap<Transaction<LedgerDatabase>, TransactionState>();
-  // Which transaction the code running now is part of, to refuse a second one inside it: on SQLite
-  // it would wait forever for the connection the first one holds. Tracking it makes every promise
-  // of the process pay a hook (a sixth of a gateway's CPU), so it is on only while a transaction's
-  // work runs: code that was not started inside one is not inside one.
-  const within = new AsyncLocalStorage<{ running: boolean }>();
-  let working = 0;
+  const app = appCode();
   const inflight = new Set<Promise<unknown>>();
   const slots = writerSlots(backend.writers ?? Number.POSITIVE_INFINITY);
   let closing = false;
 
   const refusal = (what: string): Error | undefined => {
     if (closing) return closedLedger();
-    if (within.getStore()?.running) {
+    if (app.running()) {
       return new Error(
-        `${what} was called inside ledger.transaction(...): use the transaction you were given (on SQLite, the two would wait for each other forever).`,
+        `${what} was called by code a ledger transaction awaits (a tool's \`approvers\`): it may not use the ledger, as on SQLite it would wait forever for the connection that transaction holds.`,
       );
     }
     return undefined;
@@ -166,16 +163,12 @@ export function createTransactions(
   ): Promise<T> =>
     db.transaction().execute(async (trx) => {
       open.set(trx, state);
-      const context = { running: true };
-      working += 1;
       try {
-        const result = await within.run(context, () => work(trx));
+        const result = await work(trx);
         if (state.appended) sealing?.(state);
         return result;
       } finally {
-        context.running = false;
         open.delete(trx);
-        if (--working === 0) within.disable();
       }
     });
 
@@ -251,10 +244,39 @@ export function createTransactions(
     read,
     transaction,
     begin,
+    inApp: app.inApp,
     stateOf: (trx) => open.get(trx),
     async drain() {
       closing = true;
       await Promise.allSettled([...inflight]);
     },
+  };
+}
+
+/**
+ * Whether the code running now is app code a transaction awaits, to refuse a transaction or a read
+ * it starts: on SQLite it would wait forever for the connection the awaiting one holds. Tracking
+ * it makes every promise of the process pay a hook, so it is on only while such code runs; the
+ * gate's own work inside a transaction passes its `trx` and never starts another.
+ */
+function appCode(): {
+  readonly inApp: <T>(code: () => Promise<T>) => Promise<T>;
+  readonly running: () => boolean;
+} {
+  const within = new AsyncLocalStorage<{ running: boolean }>();
+  let hosting = 0;
+  return {
+    async inApp(code) {
+      const context = { running: true };
+      hosting += 1;
+      try {
+        return await within.run(context, code);
+      } finally {
+        // Code it started that runs later (a timer, an answer that came too late) is not awaited.
+        context.running = false;
+        if (--hosting === 0) within.disable();
+      }
+    },
+    running: () => within.getStore()?.running === true,
   };
 }

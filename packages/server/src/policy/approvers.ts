@@ -19,13 +19,15 @@ const MOST_ASKED = 100;
  * What asking needs: each tool's `approvers` and quorum, and whether a requester may approve.
  *
  * @example
- * const ask = createAsking({ toolOf: (name, id) => tools.entry(name, id)?.tool, approvalsOf, selfApproval: 'forbid', clock });
+ * const ask = createAsking({ toolOf: (name, id) => tools.entry(name, id)?.tool, approvalsOf, selfApproval: 'forbid', clock, inApp: ledger.inApp });
  */
 export interface AskingOptions {
   readonly toolOf: (name: string, id: string) => ToolDefinition | undefined;
   readonly approvalsOf: (name: string, id: string) => number;
   readonly selfApproval: 'forbid' | 'allow';
   readonly clock: Clock;
+  /** Runs `approvers`, which the transaction awaits, as app code (`Ledger.inApp`). */
+  readonly inApp: <T>(code: () => Promise<T>) => Promise<T>;
 }
 
 /**
@@ -65,7 +67,7 @@ export type Ask = (
  * @example
  * const ask = createAsking(options);
  */
-export function createAsking({ toolOf, approvalsOf, selfApproval, clock }: AskingOptions): Ask {
+export function createAsking({ toolOf, approvalsOf, selfApproval, clock, inApp }: AskingOptions): Ask {
   return async (trx, call) => {
     const { record, previous, session, principal } = call;
     const tool = toolOf(record.name, record.id);
@@ -97,6 +99,7 @@ export function createAsking({ toolOf, approvalsOf, selfApproval, clock }: Askin
         }),
       ms,
       clock,
+      inApp,
     );
     if (answer === LATE)
       return refuse(`nobody could be asked to approve this call: approvers did not answer within ${ms} ms`);
@@ -151,14 +154,22 @@ class Threw {
   constructor(readonly error: unknown) {}
 }
 
-/** What `approvers` answered, or that it threw or did not answer in time: it runs inside the ledger transaction. */
-async function answerOf(ask: () => unknown, ms: number, clock: Clock): Promise<unknown> {
+/**
+ * What `approvers` answered, or that it threw or did not answer in time. Run inside the ledger
+ * transaction, it is given `inApp`: what it starts is app code until the answer or the time is up.
+ */
+async function answerOf(
+  ask: () => unknown,
+  ms: number,
+  clock: Clock,
+  inApp: <T>(code: () => Promise<T>) => Promise<T> = (code) => code(),
+): Promise<unknown> {
   let timer: unknown;
   const late = new Promise<typeof LATE>((resolve) => {
     timer = clock.setTimeout(() => resolve(LATE), ms);
   });
   try {
-    return await Promise.race([Promise.resolve().then(ask), late]);
+    return await inApp(() => Promise.race([Promise.resolve().then(ask), late]));
   } catch (error) {
     return new Threw(error);
   } finally {

@@ -1,7 +1,7 @@
 import { defineTool, inputHash, type ApproversCall } from '@toolgate/core';
 import { readOpenAIChatStream } from '@toolgate/core/openai';
 import { expect, it } from 'vitest';
-import { createServerGate, type Ledger, type ServerGateOptions } from '../../src/index.ts';
+import { createServerGate, type Ledger, type ServerGate, type ServerGateOptions } from '../../src/index.ts';
 import { describeLedgers } from '../support/ledgers.ts';
 
 type Wire = { iban: string; amount_cents: number };
@@ -343,6 +343,32 @@ describeLedgers(
         status: 'awaiting_approval',
         approval: { asked: ['manager_1'] },
       });
+      await gate.close();
+    });
+
+    it('rejects the call at once when approvers reads the gate, which would wait for the transaction awaiting it', async () => {
+      const ledger = await (await target.fresh()).open();
+      const wire = defineTool({
+        name: 'wire',
+        inputSchema: { type: 'object' },
+        // Long enough for no test run to reach, short enough to show a wait instead of a refusal.
+        timeoutMs: 3_000,
+        approvers: async ({ session }): Promise<string[]> => {
+          const earlier: unknown[] = await gate.calls(session, 'alice');
+          return earlier.length === 0 ? ['manager_1'] : ['manager_2'];
+        },
+        execute: () => ({ sent: true }),
+      });
+      const gate: ServerGate = createServerGate({ tools: [wire], ledger, recover: false });
+      const message =
+        "nobody could be asked to approve this call: approvers threw: ledger.snapshot was called by code a ledger transaction awaits (a tool's `approvers`): it may not use the ledger, as on SQLite it would wait forever for the connection that transaction holds.";
+      expect(await gate.propose(WIRE, { session: 'chat_a', principal: 'alice' })).toMatchObject({
+        status: 'rejected',
+        reason: { code: 'unauthorized', message },
+      });
+      // The ledger goes on: the same read outside the transaction answers.
+      expect(await gate.calls('chat_a', 'alice')).toMatchObject([{ id: 'w1', status: 'rejected' }]);
+      expect(await ledger.verify()).toMatchObject({ ok: true });
       await gate.close();
     });
 
