@@ -1,6 +1,7 @@
 import type { ToolCallRecord } from '@toolgate/core';
 import { forwardRef, memo, useMemo, type ComponentPropsWithoutRef } from 'react';
 import type { ToolCallStatusLabels } from './status-part.tsx';
+import { showRemoteParts } from './remote-parts.tsx';
 import { ToolCallStatus } from './tool-call-status.tsx';
 import { useToolCalls } from './use-tool-calls.ts';
 
@@ -18,6 +19,8 @@ import { useToolCalls } from './use-tool-calls.ts';
  * }
  */
 export function useApprovals(): readonly ToolCallRecord[] {
+  // An inbox is a server gate's: its calls show who approved, who is asked, and refused votes.
+  showRemoteParts();
   const calls = useToolCalls(waiting);
   return useMemo(() => [...calls].sort(oldestFirst), [calls]);
 }

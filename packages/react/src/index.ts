@@ -28,6 +28,7 @@ export {
   type ToolCallUndoer,
 } from './tool-call-outcome.tsx';
 export type { ToolCallRefusalWords } from './refusal-words.ts';
+export { showRemoteParts } from './remote-parts.tsx';
 export { useGateConnection } from './use-gate-connection.ts';
 export { useGateTools } from './use-gate-tools.ts';
 export { useRemoteGate } from './use-remote-gate.ts';

@@ -1,5 +1,5 @@
 import type { CallRequest, RemoteConnection, ToolCallRecord, ToolCallStatus as Status } from '@toolgate/core';
-import { createContext, useContext, type ReactNode, type RefObject } from 'react';
+import { createContext, useContext, type ComponentType, type ReactNode, type RefObject } from 'react';
 import { REFUSALS, type ToolCallRefusalWords } from './refusal-words.ts';
 import type { ToolCallControls } from './use-tool-call.ts';
 
@@ -89,7 +89,8 @@ export interface ToolCallStatusLabels extends Record<Status, string> {
   readonly refusals: ToolCallRefusalWords;
 }
 
-export const LABELS: ToolCallStatusLabels = {
+/** The words every gate's calls show. */
+export const LABELS: Words = {
   pending: 'Preparing',
   validated: 'Checked',
   awaiting_approval: 'Needs approval',
@@ -105,6 +106,28 @@ export const LABELS: ToolCallStatusLabels = {
   approving: 'Approving…',
   denying: 'Denying…',
   cancelling: 'Cancelling…',
+  held: 'Outcome unknown — check, then settle',
+  evidenceDownstream: 'settled on evidence from the system it called',
+  evidencePerson: 'settled by {by}',
+  somePerson: 'a person',
+  unnamedTool: 'Tool call',
+  wholeArguments: '(arguments)',
+  wholeOutput: '(output)',
+  settleOutput: 'What the tool returned (JSON)',
+  settleNote: 'How you know',
+  settleCommitted: 'It went through',
+  settleNotExecuted: 'It did not happen — run again',
+  settling: 'Settling…',
+  settleNotJson:
+    'That is not JSON ({message}): give the output as the tool returns it, e.g. {"id": "ch_42"}.',
+};
+
+/**
+ * The words only a server gate's calls show (its refusals, its connection, approvers, edits and
+ * undoing): only the parts that show them hold them, so an app whose gate decides on the spot does
+ * not ship them.
+ */
+export const REMOTE_LABELS: Words = {
   approveRefused: 'Not approved',
   denyRefused: 'Not denied',
   cancelRefused: 'Not cancelled',
@@ -116,13 +139,6 @@ export const LABELS: ToolCallStatusLabels = {
     'Offline: the server cannot be reached. You can decide once the connection is back; it is retried on its own.',
   disconnected: 'Disconnected from the server. Reload the page to connect again.',
   lastEvent: 'Last update:',
-  held: 'Outcome unknown — check, then settle',
-  evidenceDownstream: 'settled on evidence from the system it called',
-  evidencePerson: 'settled by {by}',
-  somePerson: 'a person',
-  unnamedTool: 'Tool call',
-  wholeArguments: '(arguments)',
-  wholeOutput: '(output)',
   approvedBy: 'Approved by {names}',
   noApprovals: 'No approvals yet',
   approvalsLeft: '{left} more of {required} needed',
@@ -131,19 +147,11 @@ export const LABELS: ToolCallStatusLabels = {
   changedBy: 'Changed by {by}:',
   wholeInput: '(input)',
   noValue: '(none)',
-  settleOutput: 'What the tool returned (JSON)',
-  settleNote: 'How you know',
-  settleCommitted: 'It went through',
-  settleNotExecuted: 'It did not happen — run again',
-  settling: 'Settling…',
-  settleNotJson:
-    'That is not JSON ({message}): give the output as the tool returns it, e.g. {"id": "ch_42"}.',
   undo: 'Undo',
   undoing: 'Undoing…',
   undoRunning: 'Being undone',
   undone: 'Undone',
   undoFailed: 'Undo failed',
-  refusals: REFUSALS,
 };
 
 /**
@@ -152,11 +160,17 @@ export const LABELS: ToolCallStatusLabels = {
  */
 export const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
-/** The word for a status or an action: the given label when it is text, else the default. */
-export function wordFor(labels: ToolCallStatusLabels, key: unknown): string {
-  if (typeof key !== 'string' || !Object.hasOwn(LABELS, key)) return text(key) ?? '';
+/** Some or all of the words, as the parts hold them: the app's over the defaults. */
+export type Words = Partial<ToolCallStatusLabels>;
+
+/**
+ * The word for a status or an action: the given label when it is text, else the default of
+ * `defaults` (the words of every gate unless a part says otherwise).
+ */
+export function wordFor(labels: Words, key: unknown, defaults: Words = LABELS): string {
+  if (typeof key !== 'string' || !Object.hasOwn(defaults, key)) return text(key) ?? '';
   const word = key as keyof ToolCallStatusLabels;
-  return text(labels[word]) ?? text(LABELS[word]) ?? '';
+  return text(labels[word]) ?? text(defaults[word]) ?? '';
 }
 
 /**
@@ -164,11 +178,12 @@ export function wordFor(labels: ToolCallStatusLabels, key: unknown): string {
  * that itself holds `{…}` (a person's name, a server's message) is shown as it is.
  */
 export function fill(
-  labels: ToolCallStatusLabels,
+  labels: Words,
   key: keyof ToolCallStatusLabels,
   values: Readonly<Record<string, string>>,
+  defaults: Words = LABELS,
 ): string {
-  return wordFor(labels, key).replace(/\{(\w+)\}/g, (slot, name: string) =>
+  return wordFor(labels, key, defaults).replace(/\{(\w+)\}/g, (slot, name: string) =>
     Object.hasOwn(values, name) ? (values[name] as string) : slot,
   );
 }
@@ -183,15 +198,15 @@ export type Fields = { readonly [field: string]: unknown };
 export const fieldsOf = (value: unknown): Fields | undefined =>
   typeof value === 'object' && value !== null ? (value as Fields) : undefined;
 
-/** The defaults with the app's words over them; the app's refusal sentences over the default ones, code by code. */
-export function mergeLabels(given: Partial<ToolCallStatusLabels> | undefined): ToolCallStatusLabels {
-  if (given === undefined) return LABELS;
-  const refusals: unknown = given.refusals;
-  return {
-    ...LABELS,
-    ...given,
-    refusals: typeof refusals === 'object' && refusals !== null ? { ...REFUSALS, ...refusals } : REFUSALS,
-  };
+/** The defaults with the app's words over them. */
+export function mergeLabels(given: Words | undefined): Words {
+  return given === undefined ? LABELS : { ...LABELS, ...given };
+}
+
+/** The default refusal sentences with the app's over them, code by code. */
+export function refusalsOf(labels: Words): ToolCallRefusalWords {
+  const given: unknown = labels.refusals;
+  return typeof given === 'object' && given !== null ? { ...REFUSALS, ...given } : REFUSALS;
 }
 
 /** What no input is: distinct from every value a record's `input` can hold, `undefined` included. */
@@ -201,7 +216,7 @@ export interface Part {
   readonly call: ToolCallRecord | undefined;
   readonly request: CallRequest | undefined;
   readonly controls: ToolCallControls;
-  readonly labels: ToolCallStatusLabels;
+  readonly labels: Words;
   readonly labelId: string;
   readonly root: RefObject<HTMLDivElement | null>;
   /** The input a {@link ToolCallStatusInput} has put on the screen (the record's own object), or nothing. */
@@ -235,7 +250,7 @@ export function ConnectionNote({
   labels,
 }: {
   readonly connection: RemoteConnection;
-  readonly labels: ToolCallStatusLabels;
+  readonly labels: Words;
 }): ReactNode {
   const state = text(connection.state) ?? 'reconnecting';
   const at = connection.lastEventAt;
@@ -245,12 +260,12 @@ export function ConnectionNote({
   const known = typeof at === 'number' && Number.isFinite(at);
   return (
     <span data-toolgate="connection" data-state={state} role="note">
-      {wordFor(labels, words)}
+      {wordFor(labels, words, REMOTE_LABELS)}
       {known ? (
         <>
           {' '}
           <span data-toolgate="last-event">
-            {wordFor(labels, 'lastEvent')}{' '}
+            {wordFor(labels, 'lastEvent', REMOTE_LABELS)}{' '}
             <time dateTime={new Date(at).toISOString()}>{new Date(at).toLocaleTimeString()}</time>
           </span>
         </>
@@ -262,3 +277,24 @@ export function ConnectionNote({
 /** Whether a call is held in doubt: running, and nobody can tell whether its effect happened. */
 export const isHeld = (call: ToolCallRecord | undefined): boolean =>
   call?.status === 'executing' && typeof call.doubt === 'object' && call.doubt !== null;
+
+/**
+ * The parts `<ToolCallStatus>` shows only for a server gate's calls: those before its actions
+ * (approvers, edits, a refused request), the one after (Undo) and the connection's note.
+ */
+export interface RemoteParts {
+  readonly Before: ComponentType;
+  readonly After: ComponentType;
+  readonly Note: typeof ConnectionNote;
+}
+
+// Set by what only an app that mirrors a server gate uses (useRemoteGate, <ApprovalInbox>,
+// showRemoteParts), so that a gate that decides on the spot ships none of them.
+let remoteParts: RemoteParts | undefined;
+
+/** The remote parts, once something has asked for them. */
+export const shownRemoteParts = (): RemoteParts | undefined => remoteParts;
+
+export function keepRemoteParts(parts: RemoteParts): void {
+  remoteParts = parts;
+}

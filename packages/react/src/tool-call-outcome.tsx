@@ -4,14 +4,15 @@ import { pressKey, useArmed, useFocusCatch } from './press-guard.ts';
 import { useGate } from './provider.tsx';
 import {
   away,
-  ConnectionNote,
   fieldsOf,
   fill,
   isHeld,
+  REMOTE_LABELS,
+  shownRemoteParts,
   text,
   usePart,
   wordFor,
-  type ToolCallStatusLabels,
+  type Words,
 } from './status-part.tsx';
 import { useConnection } from './use-gate-connection.ts';
 
@@ -76,6 +77,7 @@ export function ToolCallStatusSettle({
 }): ReactNode {
   const { call, request, controls, labels, pressDelayMs, root } = usePart(SETTLE_NAME);
   const connection = useConnection(useGate(SETTLE_NAME), away);
+  const Note = shownRemoteParts()?.Note;
   const held = isHeld(call);
   const doubt = held ? call?.doubt : undefined;
   const sending = request?.state === 'sending';
@@ -95,7 +97,9 @@ export function ToolCallStatusSettle({
   if (children !== undefined) return children(settler);
   return (
     <div data-toolgate="settle" onFocus={focus.onFocus} onBlur={focus.onBlur}>
-      {connection === undefined ? null : <ConnectionNote connection={connection} labels={labels} />}
+      {connection === undefined || Note === undefined ? null : (
+        <Note connection={connection} labels={labels} />
+      )}
       <SettleForm settler={settler} labels={labels} />
     </div>
   );
@@ -109,7 +113,7 @@ function SettleForm({
   labels,
 }: {
   readonly settler: ToolCallSettler;
-  readonly labels: ToolCallStatusLabels;
+  readonly labels: Words;
 }): ReactNode {
   const [output, setOutput] = useState('');
   const [note, setNote] = useState('');
@@ -227,48 +231,52 @@ const COMPENSATION_WORDS = {
  */
 const UNDO_NAME = 'ToolCallStatusUndo';
 
-export const ToolCallStatusUndo = forwardRef<
-  HTMLDivElement,
-  Omit<ComponentPropsWithoutRef<'div'>, 'children'> & {
-    readonly children?: (undoer: ToolCallUndoer) => ReactNode;
-  }
->(function ToolCallStatusUndo({ children, ...props }, ref) {
-  const { call, request, controls, labels, pressDelayMs } = usePart(UNDO_NAME);
-  const gate = useGate(UNDO_NAME);
-  const live = useConnection(gate, away) === undefined;
-  const can = undoable(gate, call);
-  const sending = request?.state === 'sending' && request.action === 'compensate';
-  const armed = useArmed(pressKey(call?.id, can, request?.state, request?.action), pressDelayMs);
-  const compensation =
-    call?.status === 'committed' && fieldsOf(call.compensation) ? call.compensation : undefined;
-  const ready = can && armed && live && request?.state !== 'sending';
-  const undoer: ToolCallUndoer = {
-    compensation,
-    ready,
-    sending,
-    undo: can ? (reason) => ready && controls.compensate(reason) : undefined,
-  };
-  if (children !== undefined) return children(undoer);
-  if (!can && compensation === undefined) return null;
-  return (
-    <div data-toolgate="undo" {...props} ref={ref}>
-      {compensation === undefined ? (
-        <button
-          type="button"
-          data-action="compensate"
-          aria-busy={sending || undefined}
-          aria-disabled={!ready || undefined}
-          onClick={() => undoer.undo?.()}
-        >
-          {wordFor(labels, sending ? 'undoing' : 'undo')}
-        </button>
-      ) : (
-        <CompensationState compensation={compensation} labels={labels} />
-      )}
-    </div>
-  );
-});
-ToolCallStatusUndo.displayName = UNDO_NAME;
+// Its displayName is given in the call that makes it, so that an app that never renders it does not
+// ship it (an assignment after the fact would keep it).
+export const ToolCallStatusUndo = /* @__PURE__ */ Object.assign(
+  /* @__PURE__ */ forwardRef<
+    HTMLDivElement,
+    Omit<ComponentPropsWithoutRef<'div'>, 'children'> & {
+      readonly children?: (undoer: ToolCallUndoer) => ReactNode;
+    }
+  >(function ToolCallStatusUndo({ children, ...props }, ref) {
+    const { call, request, controls, labels, pressDelayMs } = usePart(UNDO_NAME);
+    const gate = useGate(UNDO_NAME);
+    const live = useConnection(gate, away) === undefined;
+    const can = undoable(gate, call);
+    const sending = request?.state === 'sending' && request.action === 'compensate';
+    const armed = useArmed(pressKey(call?.id, can, request?.state, request?.action), pressDelayMs);
+    const compensation =
+      call?.status === 'committed' && fieldsOf(call.compensation) ? call.compensation : undefined;
+    const ready = can && armed && live && request?.state !== 'sending';
+    const undoer: ToolCallUndoer = {
+      compensation,
+      ready,
+      sending,
+      undo: can ? (reason) => ready && controls.compensate(reason) : undefined,
+    };
+    if (children !== undefined) return children(undoer);
+    if (!can && compensation === undefined) return null;
+    return (
+      <div data-toolgate="undo" {...props} ref={ref}>
+        {compensation === undefined ? (
+          <button
+            type="button"
+            data-action="compensate"
+            aria-busy={sending || undefined}
+            aria-disabled={!ready || undefined}
+            onClick={() => undoer.undo?.()}
+          >
+            {wordFor(labels, sending ? 'undoing' : 'undo', REMOTE_LABELS)}
+          </button>
+        ) : (
+          <CompensationState compensation={compensation} labels={labels} />
+        )}
+      </div>
+    );
+  }),
+  { displayName: UNDO_NAME },
+);
 
 /** Where a committed call's undo stands: its call's id, and why it did not commit when it ended otherwise. */
 function CompensationState({
@@ -276,7 +284,7 @@ function CompensationState({
   labels,
 }: {
   readonly compensation: CompensationLink;
-  readonly labels: ToolCallStatusLabels;
+  readonly labels: Words;
 }): ReactNode {
   const status = text(compensation.status);
   const words =
@@ -286,7 +294,8 @@ function CompensationState({
   const failure = text(fieldsOf(compensation.failure)?.message);
   return (
     <span data-toolgate="compensation" data-status={status}>
-      {wordFor(labels, words)} <code data-toolgate="compensation-id">{text(compensation.id)}</code>
+      {wordFor(labels, words, REMOTE_LABELS)}{' '}
+      <code data-toolgate="compensation-id">{text(compensation.id)}</code>
       {words === 'undoFailed' && failure !== undefined ? `: ${failure}` : null}
     </span>
   );

@@ -15,19 +15,22 @@ import { useGate } from './provider.tsx';
 import { refusalSentence } from './refusal-words.ts';
 import {
   away,
-  ConnectionNote,
   fieldsOf,
   fill,
   isHeld,
   mergeLabels,
   NOTHING_SHOWN,
   PartContext,
+  refusalsOf,
+  REMOTE_LABELS,
+  shownRemoteParts,
   text,
   usePart,
   wordFor,
   type ToolCallStatusLabels,
+  type Words,
 } from './status-part.tsx';
-import { ToolCallStatusSettle, ToolCallStatusUndo } from './tool-call-outcome.tsx';
+import { ToolCallStatusSettle } from './tool-call-outcome.tsx';
 import { useConnection } from './use-gate-connection.ts';
 import { useCall, useCallRequest, useControls } from './use-tool-call.ts';
 
@@ -126,6 +129,7 @@ export const ToolCallStatus = memo(
     const root = useRef<HTMLDivElement>(null);
     const [shown, setShown] = useState<unknown>(NOTHING_SHOWN);
     useImperativeHandle(ref, () => root.current as HTMLDivElement, []);
+    const remote = shownRemoteParts();
     return (
       <PartContext.Provider
         value={{
@@ -159,12 +163,10 @@ export const ToolCallStatus = memo(
                 <ToolCallStatusLabel />
                 <ToolCallStatusInput />
                 <ToolCallStatusReason />
-                <ToolCallStatusApprovals />
-                <ToolCallStatusChanges />
-                <ToolCallStatusRefusal />
+                {remote && <remote.Before />}
                 <ToolCallStatusActions />
                 <ToolCallStatusSettle />
-                <ToolCallStatusUndo />
+                {remote && <remote.After />}
               </>
             ))}
         </div>
@@ -227,7 +229,7 @@ function Evidence({
   nameOf,
 }: {
   readonly call: ToolCallRecord;
-  readonly labels: ToolCallStatusLabels;
+  readonly labels: Words;
   readonly nameOf: ((principal: string) => string) | undefined;
 }): ReactNode {
   const evidence = call.status === 'committed' ? fieldsOf(call.evidence) : undefined;
@@ -381,7 +383,7 @@ function nameFor(nameOf: ((principal: string) => string) | undefined, principal:
 
 /** Who a record names, as the page shows them, or `somePerson` when it names nobody. */
 function personFor(
-  labels: ToolCallStatusLabels,
+  labels: Words,
   nameOf: ((principal: string) => string) | undefined,
   principal: unknown,
 ): string {
@@ -409,8 +411,13 @@ function personFor(
  */
 const APPROVALS_NAME = 'ToolCallStatusApprovals';
 
-export const ToolCallStatusApprovals = forwardRef<HTMLDivElement, NamedPartProps>(
-  function ToolCallStatusApprovals({ children, nameOf, ...props }, ref) {
+// Its displayName is given in the call that makes it, so that an app that never renders it does not
+// ship it (an assignment after the fact would keep it).
+export const ToolCallStatusApprovals = /* @__PURE__ */ Object.assign(
+  /* @__PURE__ */ forwardRef<HTMLDivElement, NamedPartProps>(function ToolCallStatusApprovals(
+    { children, nameOf, ...props },
+    ref,
+  ) {
     const { call, labels } = usePart(APPROVALS_NAME);
     const approval = fieldsOf(call?.approval);
     if (approval === undefined) return null;
@@ -437,26 +444,30 @@ export const ToolCallStatusApprovals = forwardRef<HTMLDivElement, NamedPartProps
             {typeof required === 'number' && required > 1 && (
               <span data-toolgate="approvers">
                 {names.length > 0
-                  ? fill(labels, 'approvedBy', { names: names.join(', ') })
-                  : wordFor(labels, 'noApprovals')}
+                  ? fill(labels, 'approvedBy', { names: names.join(', ') }, REMOTE_LABELS)
+                  : wordFor(labels, 'noApprovals', REMOTE_LABELS)}
                 {count !== undefined && count > 0
-                  ? ` · ${fill(labels, 'approvalsLeft', { left: String(count), required: String(required) })}`
+                  ? ` · ${fill(labels, 'approvalsLeft', { left: String(count), required: String(required) }, REMOTE_LABELS)}`
                   : ''}
               </span>
             )}
             {waiting.length > 0 && (
-              <span data-toolgate="asked">{fill(labels, 'waitingFor', { names: waiting.join(', ') })}</span>
+              <span data-toolgate="asked">
+                {fill(labels, 'waitingFor', { names: waiting.join(', ') }, REMOTE_LABELS)}
+              </span>
             )}
             {over !== undefined && (
-              <span data-toolgate="over-budget">{fill(labels, 'overBudget', { message: over })}</span>
+              <span data-toolgate="over-budget">
+                {fill(labels, 'overBudget', { message: over }, REMOTE_LABELS)}
+              </span>
             )}
           </>
         )}
       </div>
     );
-  },
+  }),
+  { displayName: APPROVALS_NAME },
 );
-ToolCallStatusApprovals.displayName = APPROVALS_NAME;
 
 /* -------------------------------------------------------------------------------------------------
  * ToolCallStatusChanges
@@ -472,25 +483,31 @@ ToolCallStatusApprovals.displayName = APPROVALS_NAME;
  */
 const CHANGES_NAME = 'ToolCallStatusChanges';
 
-export const ToolCallStatusChanges = forwardRef<HTMLDivElement, NamedPartProps>(
-  function ToolCallStatusChanges({ children, nameOf, ...props }, ref) {
+// Its displayName is given in the call that makes it, so that an app that never renders it does not
+// ship it (an assignment after the fact would keep it).
+export const ToolCallStatusChanges = /* @__PURE__ */ Object.assign(
+  /* @__PURE__ */ forwardRef<HTMLDivElement, NamedPartProps>(function ToolCallStatusChanges(
+    { children, nameOf, ...props },
+    ref,
+  ) {
     const { call, labels } = usePart(CHANGES_NAME);
     const edit = fieldsOf(call?.edit);
     if (edit === undefined) return null;
     const { by, changes } = edit;
     const shown = (value: unknown) =>
-      value === undefined ? wordFor(labels, 'noValue') : JSON.stringify(value);
+      value === undefined ? wordFor(labels, 'noValue', REMOTE_LABELS) : JSON.stringify(value);
     return (
       <div data-toolgate="changes" {...props} ref={ref}>
         {children ?? (
           <>
-            <span>{fill(labels, 'changedBy', { by: personFor(labels, nameOf, by) })}</span>
+            <span>{fill(labels, 'changedBy', { by: personFor(labels, nameOf, by) }, REMOTE_LABELS)}</span>
             <ul>
               {(Array.isArray(changes) ? changes : []).map((change: unknown, i) => {
                 const { path, from, to } = fieldsOf(change) ?? {};
                 return (
                   <li key={i}>
-                    <code>{text(path) || wordFor(labels, 'wholeInput')}</code> {shown(from)} → {shown(to)}
+                    <code>{text(path) || wordFor(labels, 'wholeInput', REMOTE_LABELS)}</code> {shown(from)} →{' '}
+                    {shown(to)}
                   </li>
                 );
               })}
@@ -499,9 +516,9 @@ export const ToolCallStatusChanges = forwardRef<HTMLDivElement, NamedPartProps>(
         )}
       </div>
     );
-  },
+  }),
+  { displayName: CHANGES_NAME },
 );
-ToolCallStatusChanges.displayName = CHANGES_NAME;
 
 /* -------------------------------------------------------------------------------------------------
  * ToolCallStatusRefusal
@@ -525,19 +542,24 @@ ToolCallStatusChanges.displayName = CHANGES_NAME;
  */
 const REFUSAL_NAME = 'ToolCallStatusRefusal';
 
-export const ToolCallStatusRefusal = forwardRef<HTMLDivElement, ComponentPropsWithoutRef<'div'>>(
-  function ToolCallStatusRefusal({ children, ...props }, ref) {
+// Its displayName is given in the call that makes it, so that an app that never renders it does not
+// ship it (an assignment after the fact would keep it).
+export const ToolCallStatusRefusal = /* @__PURE__ */ Object.assign(
+  /* @__PURE__ */ forwardRef<HTMLDivElement, ComponentPropsWithoutRef<'div'>>(function ToolCallStatusRefusal(
+    { children, ...props },
+    ref,
+  ) {
     const { request, labels } = usePart(REFUSAL_NAME);
     if (request?.state !== 'refused') return null;
     return (
       <div data-toolgate="refusal" data-code={request.error.code} {...props} ref={ref}>
         {children ??
-          `${wordFor(labels, REFUSED[request.action])}: ${refusalSentence(labels.refusals, request.error)}`}
+          `${wordFor(labels, REFUSED[request.action], REMOTE_LABELS)}: ${refusalSentence(refusalsOf(labels), request.error)}`}
       </div>
     );
-  },
+  }),
+  { displayName: REFUSAL_NAME },
 );
-ToolCallStatusRefusal.displayName = REFUSAL_NAME;
 
 /* -------------------------------------------------------------------------------------------------
  * ToolCallStatusActions
@@ -569,6 +591,7 @@ export const ToolCallStatusActions = forwardRef<HTMLDivElement, ComponentPropsWi
     const { call, request, controls, labels, labelId, root, shown, pressDelayMs } = usePart(ACTIONS_NAME);
     const connection = useConnection(useGate(ACTIONS_NAME), away);
     const live = connection === undefined;
+    const Note = shownRemoteParts()?.Note;
     const status = call?.status;
     const inputShown = call?.input !== undefined && shown === call.input;
     // What Approve, Deny or Cancel acts on: a press waits again when any of it changes.
@@ -613,7 +636,9 @@ export const ToolCallStatusActions = forwardRef<HTMLDivElement, ComponentPropsWi
           props.onBlur?.(event);
         }}
       >
-        {connection === undefined ? null : <ConnectionNote connection={connection} labels={labels} />}
+        {connection === undefined || Note === undefined ? null : (
+          <Note connection={connection} labels={labels} />
+        )}
         {status === 'executing' ? (
           button('cancel')
         ) : (

@@ -5,6 +5,7 @@ import {
   type RemoteInboxOptions,
 } from '@toolgate/core/remote';
 import { useEffect, useRef, useState } from 'react';
+import { showRemoteParts } from './remote-parts.tsx';
 
 /**
  * A gate that mirrors a server gate (`@toolgate/core/remote`), made when the component mounts and
@@ -27,6 +28,7 @@ export function useRemoteGate(options: RemoteInboxOptions): RemoteGate | undefin
 export function useRemoteGate(
   options: RemoteGateOptions<unknown> | RemoteInboxOptions,
 ): RemoteGate | undefined {
+  showRemoteParts();
   const [gate, setGate] = useState<RemoteGate>();
   const latest = useRef(options);
   // Runs before the effect below (effects run in order), so a new gate is made from this render's options.

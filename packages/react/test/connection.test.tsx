@@ -11,8 +11,11 @@ import {
   startLoopbackServer,
   when,
 } from '@toolgate/test-utils';
-import { ToolCallStatus, ToolGateProvider, useGateConnection } from '../src/index.ts';
+import { ToolCallStatus, ToolGateProvider, useGateConnection, showRemoteParts } from '../src/index.ts';
 import { createShop, renderWithGate } from './shop.tsx';
+
+// The page mirrors a server gate made with createRemoteGate, so it shows the parts such calls need.
+showRemoteParts();
 
 const input = { amount_cents: 1250, currency: 'USD' };
 

@@ -21,7 +21,11 @@ import {
   ToolCallStatusSettle,
   ToolGateProvider,
   useToolCall,
+  showRemoteParts,
 } from '../src/index.ts';
+
+// The page mirrors a server gate made with createRemoteGate, so it shows the parts such calls need.
+showRemoteParts();
 
 let cleanup: (() => Promise<void> | void)[] = [];
 afterEach(async () => {

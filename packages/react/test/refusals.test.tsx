@@ -6,8 +6,16 @@ import { act, render, screen, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFakeClock, type LoopbackServer, startLoopbackServer, when } from '@toolgate/test-utils';
-import { ToolCallStatus, ToolGateProvider, type ToolCallStatusLabels } from '../src/index.ts';
+import {
+  ToolCallStatus,
+  ToolGateProvider,
+  type ToolCallStatusLabels,
+  showRemoteParts,
+} from '../src/index.ts';
 import { createShop } from './shop.tsx';
+
+// The page mirrors a server gate made with createRemoteGate, so it shows the parts such calls need.
+showRemoteParts();
 
 const input = { amount_cents: 1250, currency: 'USD' };
 

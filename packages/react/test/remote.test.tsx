@@ -16,8 +16,17 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createStore } from 'zustand/vanilla';
 import { createFakeClock, type LoopbackServer, startLoopbackServer, when } from '@toolgate/test-utils';
 import { bearer, serve } from '../../server/test/support/http.ts';
-import { ToolCallStatus, ToolGateProvider, useToolCall, useToolCalls } from '../src/index.ts';
+import {
+  ToolCallStatus,
+  ToolGateProvider,
+  useToolCall,
+  useToolCalls,
+  showRemoteParts,
+} from '../src/index.ts';
 import { createShop, type ShopFixture } from './shop.tsx';
+
+// The page mirrors a server gate made with createRemoteGate, so it shows the parts such calls need.
+showRemoteParts();
 
 const input = { amount_cents: 1250, currency: 'USD' };
 

@@ -8,9 +8,13 @@ import {
   ToolCallStatusInput,
   ToolCallStatusLabel,
   ToolCallStatusReason,
+  showRemoteParts,
 } from '../src/index.ts';
 import * as Status from '../src/tool-call-status-parts.ts';
 import { createShop, openaiCall, quietly, renderWithGate, type ShopFixture } from './shop.tsx';
+
+// Records a server gate made: <ToolCallStatus> shows the parts only such calls need.
+showRemoteParts();
 
 const initial = { balance: 10_000, items: [] };
 const validCharge = { amount_cents: 1250, currency: 'USD' };

@@ -1,5 +1,6 @@
 import { createToolGate, type AuditEvent, type SettledCall, type ToolGate } from '@toolgate/core';
 import { createRemoteGate, type RemoteGate } from '@toolgate/core/remote';
+import { showRemoteParts } from '@toolgate/react';
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { createPageViewStore, PAGE_TOOLS, viewAfter, type PageViewStore } from '../shop/page-tools.ts';
 import { createShopStore, type ShopStore } from '../shop/shop-store.ts';
@@ -62,6 +63,8 @@ export interface Conversation {
 export function openConversation(load: ChatLoad): Conversation {
   const { chat } = load;
   const shop = createShopStore(load.shop);
+  // The server gate's calls: <ToolCallStatus> shows their connection note, refusals and the rest.
+  showRemoteParts();
   const gate = createRemoteGate({
     url: TOOLGATE_URL,
     session: chat.id,
