@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import {
   canonicalJson,
   copyValue,
@@ -317,7 +317,7 @@ export function hashProposal(reading: Reading, limits: Limits): string {
     }
     said = `${reading.proposal.name}\u0000${said}`;
   }
-  return createHash('sha256').update(said).digest('hex');
+  return hash('sha256', said);
 }
 
 // Equal JSON values are one call: text that parses is hashed as its canonical JSON, so another

@@ -89,33 +89,7 @@ function unnamed(connection: Wire, text: string): void {
  * const begin = heldBegin(pg.Query);
  */
 export function heldBegin(Query: typeof Pg.Query): HeldBegin {
-  const Base = Query as unknown as QueryClass;
-  // The statement's Bind, Describe and Execute follow the BEGIN's, and the COMMIT's follow them,
-  // before the one Sync; the answers come back in that order.
-  class Batched extends Base {
-    constructor(
-      config: ConstructorParameters<QueryClass>[0],
-      private readonly begins: boolean,
-      private readonly commits: boolean,
-    ) {
-      super(config);
-    }
-
-    override prepare(connection: Wire): void {
-      if (this.begins) unnamed(connection, 'begin');
-      super.prepare(connection);
-    }
-
-    override _getRows(connection: Wire, rows: number | undefined): void {
-      if (!this.commits || rows) return super._getRows(connection, rows);
-      connection.execute({ portal: this.portal, rows });
-      unnamed(connection, 'commit');
-      connection.sync();
-    }
-  }
-  const unsent = (command: string): Unsent => ({ command, rowCount: null, rows: [] });
-  const alone = (client: QueryClient, text: string, config: QueryConfig) =>
-    client.query({ text, values: [], types: config.types, query_timeout: config.query_timeout });
+  const Batched = batchedQuery(Query);
   let held = false;
   // The transaction committed with its last statement: PostgreSQL has no transaction open on it.
   let committed = false;
@@ -183,4 +157,53 @@ export function heldBegin(Query: typeof Pg.Query): HeldBegin {
       committed = false;
     },
   };
+}
+
+const unsent = (command: string): Unsent => ({ command, rowCount: null, rows: [] });
+
+/** A statement without values, sent on its own. */
+const alone = (client: QueryClient, text: string, config: QueryConfig) =>
+  client.query({ text, values: [], types: config.types, query_timeout: config.query_timeout });
+
+const batchedQueries = new WeakMap<typeof Pg.Query, BatchedQuery>();
+
+type BatchedQuery = new (
+  config: ConstructorParameters<QueryClass>[0],
+  begins: boolean,
+  commits: boolean,
+) => InstanceType<QueryClass>;
+
+/**
+ * pg's `Query` sending a held BEGIN before its statement and its COMMIT after it, as asked (made
+ * once per `Query` class: a class made per connection would be a new shape for V8 each time).
+ */
+function batchedQuery(Query: typeof Pg.Query): BatchedQuery {
+  const known = batchedQueries.get(Query);
+  if (known !== undefined) return known;
+  const Base = Query as unknown as QueryClass;
+  // The statement's Bind, Describe and Execute follow the BEGIN's, and the COMMIT's follow them,
+  // before the one Sync; the answers come back in that order.
+  class Batched extends Base {
+    constructor(
+      config: ConstructorParameters<QueryClass>[0],
+      private readonly begins: boolean,
+      private readonly commits: boolean,
+    ) {
+      super(config);
+    }
+
+    override prepare(connection: Wire): void {
+      if (this.begins) unnamed(connection, 'begin');
+      super.prepare(connection);
+    }
+
+    override _getRows(connection: Wire, rows: number | undefined): void {
+      if (!this.commits || rows) return super._getRows(connection, rows);
+      connection.execute({ portal: this.portal, rows });
+      unnamed(connection, 'commit');
+      connection.sync();
+    }
+  }
+  batchedQueries.set(Query, Batched);
+  return Batched;
 }

@@ -218,7 +218,8 @@ function typedPool(
             const config = {
               ...(name === undefined ? {} : { name }),
               text,
-              values: values === undefined ? [] : [...values],
+              // Kysely hands over an array of its own for each query.
+              values: values === undefined ? [] : (values as unknown[]),
               types,
               query_timeout: timeoutMs,
             };
