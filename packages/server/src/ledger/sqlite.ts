@@ -10,7 +10,6 @@ import {
   type Dialect,
   type SqliteDialectConfig,
 } from 'kysely';
-import { SQLITE_CHAIN_APPEND } from './chain/sqlite-chain.ts';
 import { fileGuard, type FileGuard } from './guards/file-guard.ts';
 import { unavailable, type Failure } from './error.ts';
 import type { Ledger, LedgerOptions } from './ledger.ts';
@@ -119,15 +118,6 @@ export async function sqliteLedger(options: SqliteLedgerOptions): Promise<Ledger
     },
     options,
   );
-  try {
-    // The connection's own view that chains events (objects of `temp` live as long as the
-    // connection), made once the migrations have made the tables it writes: a table rebuilt by a
-    // migration is checked against every trigger that names it.
-    database.exec(SQLITE_CHAIN_APPEND);
-  } catch (error) {
-    await ledger.close();
-    throw asLedgerError(error, `cannot set up ${options.path}`);
-  }
   guard?.opened();
   return ledger;
 }

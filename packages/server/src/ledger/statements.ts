@@ -194,6 +194,11 @@ export const READ_CALL = statement(
   'select "record", "session", "owner", "proposal_hash" from "toolgate_calls" where "id" = ?',
 );
 
+/** SQLite: the chain head moves on only from the head this ledger expects, hashed as it hashes. */
+export const GUARDED_HEAD = statement(
+  'update "toolgate_chain" set "last_seq" = ?, "last_hash" = ?, "algorithm" = ? where "id" = 1 and "last_seq" = ? and "last_hash" = ? and ("algorithm" = ? or "algorithm" is null)',
+);
+
 /**
  * The columns of an event row, in the order the insert of events names them.
  *
@@ -213,6 +218,22 @@ export const EVENT_COLUMNS = [
   'prev_hash',
   'hash',
 ] as const satisfies readonly (keyof EventsTable)[];
+
+const eventInserts = new Map<number, Statement>();
+
+/**
+ * The insert of `count` event rows (kept per count: a move writes one, a first write a few).
+ *
+ * @example
+ * await run(trx, 'sqlite', insertEvents(rows.length), rows.flatMap(eventValues));
+ */
+export function insertEvents(count: number): Statement {
+  return shaped(eventInserts, count, () =>
+    statement(
+      `insert into "toolgate_events" (${quoted(EVENT_COLUMNS)}) values ${Array.from({ length: count }, () => marks(EVENT_COLUMNS.length)).join(', ')}`,
+    ),
+  );
+}
 
 /**
  * One event row's values, in {@link EVENT_COLUMNS} order.
