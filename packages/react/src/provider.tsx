@@ -1,5 +1,14 @@
 import type { ToolGate } from '@toolgate/core';
-import { createContext, useContext, type ReactElement, type ReactNode } from 'react';
+import {
+  createContext,
+  useContext,
+  useEffect,
+  useState,
+  useSyncExternalStore,
+  type ReactElement,
+  type ReactNode,
+} from 'react';
+import { onRemoteParts, shownRemoteParts } from './status-part.tsx';
 
 const GateContext = createContext<ToolGate | undefined>(undefined);
 
@@ -31,6 +40,66 @@ export interface ToolGateProviderProps {
  */
 export function ToolGateProvider({ gate, children }: ToolGateProviderProps): ReactElement {
   return <GateContext.Provider value={gate}>{children}</GateContext.Provider>;
+}
+
+/**
+ * Whether a call of this gate must wait for the parts only a server gate's calls show (a refused
+ * request and why, who is asked, the connection's note) before it is shown. A gate that decides on
+ * the spot never needs them, so they are loaded when a remote gate's first call is shown, and that
+ * call shows nothing until they are: it is never shown without why it was refused.
+ *
+ * @example
+ * if (useRemoteParts(gate)) return null;
+ */
+export function useRemoteParts(gate: ToolGate): boolean {
+  const remote = mirrorsServer(gate);
+  // Only a remote gate's provider listens: the others would re-render for nothing, and the parts are
+  // kept while something (useApprovals) renders.
+  const shown =
+    useSyncExternalStore(remote ? onRemoteParts : noListening, shownRemoteParts, shownRemoteParts) !==
+    undefined;
+  const waiting = remote && !shown;
+  const [failed, setFailed] = useState<{ readonly error: unknown }>();
+  useEffect(() => {
+    if (!waiting) return;
+    let live = true;
+    loadRemoteParts().catch((error: unknown) => live && setFailed({ error }));
+    return () => {
+      live = false;
+    };
+  }, [waiting]);
+  if (waiting && failed !== undefined) {
+    throw new Error(
+      `<ToolGateProvider> could not load what <ToolCallStatus> shows of a server gate's calls, so it shows none of them: ${String(failed.error)}`,
+      { cause: failed.error },
+    );
+  }
+  return waiting;
+}
+
+/** A remote gate (`@toolgate/core/remote`) is the one with a connection to the server it mirrors. */
+function mirrorsServer(gate: ToolGate): boolean {
+  const connection: unknown = (gate as { connection?: unknown }).connection;
+  return (
+    typeof connection === 'object' &&
+    connection !== null &&
+    typeof (connection as { subscribe?: unknown }).subscribe === 'function'
+  );
+}
+
+const noListening = () => () => {};
+
+let loading: Promise<void> | undefined;
+
+function loadRemoteParts(): Promise<void> {
+  if (loading !== undefined) return loading;
+  const load = import('./remote-parts.tsx').then(({ showRemoteParts }) => showRemoteParts());
+  // A load that failed (a chunk lost on a flaky network) is tried again by the next provider.
+  loading = load.catch((error: unknown) => {
+    loading = undefined;
+    throw error;
+  });
+  return loading;
 }
 
 /**

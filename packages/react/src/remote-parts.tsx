@@ -23,10 +23,11 @@ const PARTS: RemoteParts = {
  * Makes every `<ToolCallStatus>` without children show the parts only a server gate's calls need:
  * who approved and who is asked ({@link ToolCallStatusApprovals}), a person's edit
  * ({@link ToolCallStatusChanges}), a request the server refused ({@link ToolCallStatusRefusal}),
- * the connection's note beside the buttons, and Undo ({@link ToolCallStatusUndo}). `useRemoteGate`, `useApprovals` and
- * `<ApprovalInbox />` call it; call it yourself, once, where you make a remote gate with
- * `createRemoteGate` or show records a server gate made. A gate that decides on the spot never
- * needs them, so an app that does not call it does not ship them.
+ * the connection's note beside the buttons, and Undo ({@link ToolCallStatusUndo}). A status under a
+ * remote gate loads them by itself (a chunk of their own) and shows nothing until they are there;
+ * calling this puts them in the main bundle so that no status waits. `useRemoteGate`,
+ * `useApprovals` and `<ApprovalInbox />` call it. A local gate that shows records a server gate made
+ * needs it. A gate that decides on the spot never needs them, so an app without one does not load them.
  *
  * @example
  * import { createRemoteGate } from '@toolgate/core/remote';

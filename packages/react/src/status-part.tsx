@@ -1,7 +1,42 @@
-import type { CallRequest, RemoteConnection, ToolCallRecord, ToolCallStatus as Status } from '@toolgate/core';
+import type {
+  CallRequest,
+  RemoteConnection,
+  Resolution,
+  ToolCallRecord,
+  ToolCallStatus as Status,
+} from '@toolgate/core';
 import { createContext, useContext, type ComponentType, type ReactNode, type RefObject } from 'react';
 import { REFUSALS, type ToolCallRefusalWords } from './refusal-words.ts';
-import type { ToolCallControls } from './use-tool-call.ts';
+
+/**
+ * What a person can do to a call. Each returns `false`, and nothing moves, when the call is not in
+ * a status that allows it (already approved elsewhere, already settled, not proposed yet).
+ *
+ * @example
+ * const { approve, deny } = useToolCall(id);
+ * <button onClick={() => deny('not this card')}>Deny</button>
+ */
+export interface ToolCallControls {
+  /** Runs a call that awaits approval. */
+  readonly approve: () => boolean;
+  /**
+   * Approves the call with an edited input (a server gate checks it as a proposal and runs it, or
+   * refuses it `invalid_edit` and keeps waiting); a gate that decides on the spot answers `false`.
+   */
+  readonly approveEdited: (input: unknown) => boolean;
+  /** Cancels a call that awaits approval, with code `approval_denied`. */
+  readonly deny: (reason?: string) => boolean;
+  /** Cancels a call that has not ended, with code `user_cancelled`; aborts its tool if it is running. */
+  readonly cancel: (reason?: string) => boolean;
+  /**
+   * Settles a call held in doubt on the word of a person who checked: `committed` with the output
+   * they found (a server gate checks it against the tool's `outputSchema` and refuses
+   * `invalid_output`), or `not_executed`, which runs it again once with the same idempotency key.
+   */
+  readonly resolve: (resolution: Resolution) => boolean;
+  /** Undoes a committed call through its tool's `compensate` (a gate that mirrors a server gate); `false` with any other gate. */
+  readonly compensate: (reason?: string) => boolean;
+}
 
 // What the parts of `<ToolCallStatus>` share: its words and the call they show. How a press is kept
 // from landing on a control the person has not seen yet is `press-guard.ts`.
@@ -292,9 +327,23 @@ export interface RemoteParts {
 // showRemoteParts), so that a gate that decides on the spot ships none of them.
 let remoteParts: RemoteParts | undefined;
 
+const partsListeners = new Set<() => void>();
+
 /** The remote parts, once something has asked for them. */
 export const shownRemoteParts = (): RemoteParts | undefined => remoteParts;
 
 export function keepRemoteParts(parts: RemoteParts): void {
+  if (remoteParts === parts) return;
   remoteParts = parts;
+  // Told after the render that kept them (useApprovals keeps them as it renders): a status waiting
+  // for them must not be updated while another component renders.
+  queueMicrotask(() => {
+    for (const listener of [...partsListeners]) listener();
+  });
+}
+
+/** Calls `onShown` once the remote parts are kept; answers how to stop listening. */
+export function onRemoteParts(onShown: () => void): () => void {
+  partsListeners.add(onShown);
+  return () => partsListeners.delete(onShown);
 }

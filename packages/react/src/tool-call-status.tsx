@@ -11,7 +11,7 @@ import {
   type ReactNode,
 } from 'react';
 import { PRESS_DELAY_MS, pressKey, useArmed, useFocusCatch } from './press-guard.ts';
-import { useGate } from './provider.tsx';
+import { useGate, useRemoteParts } from './provider.tsx';
 import { refusalSentence } from './refusal-words.ts';
 import {
   away,
@@ -129,7 +129,9 @@ export const ToolCallStatus = memo(
     const root = useRef<HTMLDivElement>(null);
     const [shown, setShown] = useState<unknown>(NOTHING_SHOWN);
     useImperativeHandle(ref, () => root.current as HTMLDivElement, []);
+    const waiting = useRemoteParts(gate);
     const remote = shownRemoteParts();
+    if (waiting) return null;
     return (
       <PartContext.Provider
         value={{

@@ -20,36 +20,9 @@ import {
   useSyncExternalStore,
 } from 'react';
 import { useGate } from './provider.tsx';
+import type { ToolCallControls } from './status-part.tsx';
 
-/**
- * What a person can do to a call. Each returns `false`, and nothing moves, when the call is not in
- * a status that allows it (already approved elsewhere, already settled, not proposed yet).
- *
- * @example
- * const { approve, deny } = useToolCall(id);
- * <button onClick={() => deny('not this card')}>Deny</button>
- */
-export interface ToolCallControls {
-  /** Runs a call that awaits approval. */
-  readonly approve: () => boolean;
-  /**
-   * Approves the call with an edited input (a server gate checks it as a proposal and runs it, or
-   * refuses it `invalid_edit` and keeps waiting); a gate that decides on the spot answers `false`.
-   */
-  readonly approveEdited: (input: unknown) => boolean;
-  /** Cancels a call that awaits approval, with code `approval_denied`. */
-  readonly deny: (reason?: string) => boolean;
-  /** Cancels a call that has not ended, with code `user_cancelled`; aborts its tool if it is running. */
-  readonly cancel: (reason?: string) => boolean;
-  /**
-   * Settles a call held in doubt on the word of a person who checked: `committed` with the output
-   * they found (a server gate checks it against the tool's `outputSchema` and refuses
-   * `invalid_output`), or `not_executed`, which runs it again once with the same idempotency key.
-   */
-  readonly resolve: (resolution: Resolution) => boolean;
-  /** Undoes a committed call through its tool's `compensate` (a gate that mirrors a server gate); `false` with any other gate. */
-  readonly compensate: (reason?: string) => boolean;
-}
+export type { ToolCallControls } from './status-part.tsx';
 
 /**
  * What {@link useToolCall} takes beside the proposal: the gate's `propose` options, and the tool

@@ -6,16 +6,11 @@ import { act, render, screen, within } from '@testing-library/react';
 import { userEvent } from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFakeClock, type LoopbackServer, startLoopbackServer, when } from '@toolgate/test-utils';
-import {
-  ToolCallStatus,
-  ToolGateProvider,
-  type ToolCallStatusLabels,
-  showRemoteParts,
-} from '../src/index.ts';
+import { ToolCallStatus, ToolGateProvider, type ToolCallStatusLabels } from '../src/index.ts';
 import { createShop } from './shop.tsx';
 
-// The page mirrors a server gate made with createRemoteGate, so it shows the parts such calls need.
-showRemoteParts();
+// The page mirrors a server gate made with createRemoteGate and nothing else: the provider loads
+// the parts such calls need before it shows any of them.
 
 const input = { amount_cents: 1250, currency: 'USD' };
 
@@ -60,7 +55,7 @@ async function showCall(labels?: Partial<ToolCallStatusLabels>): Promise<{
       </main>
     </ToolGateProvider>,
   );
-  return { server, gate, status: screen.getByRole('status'), noServer: (on) => (unreachable = on) };
+  return { server, gate, status: await screen.findByRole('status'), noServer: (on) => (unreachable = on) };
 }
 
 const refused = (gate: RemoteGate) =>
