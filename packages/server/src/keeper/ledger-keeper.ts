@@ -6,14 +6,14 @@ import type { VoteVia } from '../decision/channel-reason.ts';
 import type { Ledger, OutcomeNote } from '../ledger/ledger.ts';
 import type { CallsTable, LedgerDatabase } from '../ledger/schema.ts';
 import { storable } from '../ledger/guards/storable.ts';
-import { answerLost, READ_CALL, run } from '../ledger/statements.ts';
+import { READ_CALL, run } from '../ledger/statements.ts';
 import { readRecord } from '../ledger/stored-record.ts';
 import type { Policy } from '../policy/admission.ts';
 import { createCallQueue } from './call-queue.ts';
 import { createClaims, type Claim, type Claims } from './claims.ts';
 import { createEndingRetry } from './ending-retry.ts';
 import { executionScopes } from './execution-scope.ts';
-import { createRowMoves, STALE, type MoveExtra, type RowMoves, type Sent } from './row-moves.ts';
+import { createRowMoves, STALE, type MoveExtra, type RowMoves } from './row-moves.ts';
 
 export type { Claim } from './claims.ts';
 export { hashInput } from './row-columns.ts';
@@ -241,7 +241,7 @@ export function createLedgerKeeper(options: LedgerKeeperOptions): LedgerKeeper {
     event: CallEvent,
     note: MoveNote,
   ): Promise<ToolCallRecord | undefined> {
-    const result = await moveStoredAlone(ledger, { claims, rows }, id, event, note);
+    const result = await ledger.transaction((trx) => moveStored(trx, { claims, rows }, id, event, note));
     if (result === undefined) return undefined;
     written(result.next, result.previous);
     return result.next;
@@ -380,15 +380,7 @@ async function writeDraft(
   const { ledger, rows, claims, drafts } = keeper;
   let wrote: { fence: number; key: string; record: ToolCallRecord } | undefined;
   try {
-    const ends: Sent = {};
-    wrote = await ledger
-      .transaction((trx) => rows.writeDraft(trx, draft, proposed, { ends }))
-      .catch(async (error: unknown) => {
-        const { row, record } = ends;
-        if (row === undefined || record === undefined || !(await landed(ledger, error, row))) throw error;
-        if (runs(record)) claims.known.set(row.id, row);
-        return { fence: row.fence, key: row.idempotency_key, record };
-      });
+    wrote = await ledger.transaction((trx) => rows.writeDraft(trx, draft, proposed));
   } catch (error) {
     // Nothing was written: the draft stays as it was, and the caller may propose the same id again.
     draft.moves.pop();
@@ -413,40 +405,9 @@ async function writeDraft(
 }
 
 /**
- * {@link moveStored} in a transaction of its own (two when the row it last wrote was moved since).
- * A move sent with its COMMIT whose answer was lost is read back before it counts as failed.
- */
-async function moveStoredAlone(
-  ledger: Ledger,
-  parts: { readonly claims: Claims; readonly rows: RowMoves },
-  id: string,
-  event: CallEvent,
-  note: MoveNote,
-): Promise<{ previous: ToolCallRecord; next: ToolCallRecord } | undefined> {
-  const ends: Sent = {};
-  let result;
-  try {
-    result = await ledger.transaction((trx) => moveStored(trx, parts, id, event, note, ends));
-  } catch (error) {
-    const { row, record } = ends;
-    const previous = parts.claims.known.get(id);
-    if (row === undefined || record === undefined || previous === undefined) throw error;
-    if (!(await landed(ledger, error, row))) throw error;
-    // Only a move that stops the run here commits with its statement (see `tryMove`).
-    parts.claims.known.delete(id);
-    return { previous: readRecord(previous.record), next: record };
-  }
-  if (result !== STALE) return result;
-  // Nothing was written: read the row (locked) in a transaction of its own.
-  const again = await ledger.transaction((trx) => moveStored(trx, parts, id, event, note));
-  return again === STALE ? undefined : again;
-}
-
-/**
- * One move of a stored call this process works on, inside `trx`, which ends with it. With
- * `ends`, a call this process runs is moved from the row it last wrote, without reading it first
- * (one statement, which its transaction may commit with); `STALE` when someone moved it since
- * (nothing was written), for the caller to move it again from the row read (and locked).
+ * One move of a stored call this process works on, inside `trx`. A call this process runs is
+ * moved from the row it last wrote, without reading it first; only when someone moved it since
+ * is the row read (and locked).
  */
 async function moveStored(
   trx: Trx,
@@ -454,40 +415,18 @@ async function moveStored(
   id: string,
   event: CallEvent,
   note: MoveNote,
-  ends?: Sent,
-): Promise<{ previous: ToolCallRecord; next: ToolCallRecord } | undefined | typeof STALE> {
-  const cached = ends === undefined ? undefined : claims.known.get(id);
-  if (ends !== undefined && cached !== undefined) {
+): Promise<{ previous: ToolCallRecord; next: ToolCallRecord } | undefined> {
+  const cached = claims.known.get(id);
+  if (cached !== undefined) {
     const previous = readRecord(cached.record);
-    const next = await rows.tryMove(trx, cached, event, note.actor, { ends }, previous);
-    return next === undefined || next === STALE ? next : { previous, next };
+    const next = await rows.tryMove(trx, cached, event, note.actor, {}, previous);
+    if (next !== STALE) return next === undefined ? undefined : { previous, next };
   }
   const row = await rows.lock(trx, id);
   if (row === undefined) return undefined;
   const previous = readRecord(row.record);
   const next = await rows.tryMove(trx, row, event, note.actor, {}, previous);
   return next === undefined || next === STALE ? undefined : { previous, next };
-}
-
-/**
- * Whether a write sent with its transaction's COMMIT, whose answer was lost, landed: the ledger has
- * made sure that transaction is over (see `answerLost`), so the row read now is final. A row that
- * cannot be read leaves it unknown, and the write counts as failed, as the error says.
- */
-async function landed(ledger: Ledger, error: unknown, sent: CallsTable): Promise<boolean> {
-  if (!answerLost(error)) return false;
-  try {
-    const found = await ledger.read((db) =>
-      db
-        .selectFrom('toolgate_calls')
-        .select(['version', 'record'])
-        .where('id', '=', sent.id)
-        .executeTakeFirst(),
-    );
-    return found?.version === sent.version && found.record === sent.record;
-  } catch {
-    return false;
-  }
 }
 
 /**

@@ -27,22 +27,6 @@ type Trx = Transaction<LedgerDatabase>;
 export interface MoveExtra {
   /** Skip the fencing check on a move out of `executing` (recovery has checked the lease itself). */
   readonly unfenced?: boolean;
-  /**
-   * The caller's transaction ends with this move: nothing of its own follows it (see {@link Sent}).
-   * A move that starts or goes on with a run here is not its transaction's last all the same: the
-   * run's claim follows its row.
-   */
-  readonly ends?: Sent;
-}
-
-/**
- * What a move whose transaction ends with it sent, when it wrote nothing after its row: on
- * PostgreSQL its COMMIT went with the row's statement. Should the answer be lost, the caller reads
- * the row back (once the ledger has made sure that transaction is over) to tell whether it landed.
- */
-export interface Sent {
-  row?: CallsTable;
-  record?: ToolCallRecord;
 }
 
 /**
@@ -73,8 +57,6 @@ export interface DraftRow {
 export interface DraftWrite {
   readonly key?: string;
   readonly admit?: boolean;
-  /** The caller's transaction ends with this write: nothing of its own follows it (see {@link Sent}). */
-  readonly ends?: Sent;
 }
 
 type Moves = DraftRow['moves'];
@@ -247,8 +229,7 @@ export function createRowMoves({
       ...columns,
     };
     const events = moves.map((move) => moveEvent(draft.session, move.from, move.to, move.actor));
-    const ends = after === undefined && quiet(policy, undefined, last) ? how.ends : undefined;
-    const write = { statement: INSERT_CALL, values: insertCallValues(row), last: sent(ends, row, last) };
+    const write = { statement: INSERT_CALL, values: insertCallValues(row) };
     if ((await ledger.recordWith(trx, write, events)) === 0) return undefined;
     await afterward(waits, trx, last, draft, columns.input_hash, moves[moves.length - 1]?.from);
     await followAsks(trx, undefined, last, clock.now());
@@ -292,10 +273,6 @@ export function createRowMoves({
     const write = {
       statement: UPDATE_CALL,
       values: updateCallValues({ ...columns, version: row.version + 1 }, row.id, row.version),
-      last:
-        !(next.status === 'executing' && next.doubt === undefined) &&
-        quiet(policy, current, next, key === row.idempotency_key) &&
-        sent(extra.ends, { ...row, ...columns, version: row.version + 1 }, next),
     };
     const audit = moveEvent(row.session, current, next, actor);
     // A call that stops counting against its budgets gives its share back, before the chain's lock.
@@ -378,35 +355,6 @@ async function restate(
   await followAsks(trx, current, next, clock.now());
   await policy?.watch?.(trx, { session: row.session, owner: row.owner, previous: current, next });
   return true;
-}
-
-/** Tells `ends` what a write that is its transaction's last sends (see {@link Sent}); whether there is one to tell. */
-function sent(ends: Sent | undefined, row: CallsTable, record: ToolCallRecord): boolean {
-  if (ends === undefined) return false;
-  ends.row = row;
-  ends.record = record;
-  return true;
-}
-
-/**
- * Whether a move from `previous` to `next` writes nothing after its row and events (see
- * {@link afterward}, `followAsks` and {@link followMove}): no approval row, asks or timers, as
- * neither waits for a person, no other policy watch, no new name for its effect (`sameKey`) and
- * no compensated call to tell.
- */
-function quiet(
-  policy: Policy | undefined,
-  previous: ToolCallRecord | undefined,
-  next: ToolCallRecord,
-  sameKey = true,
-): boolean {
-  return (
-    next.status !== 'awaiting_approval' &&
-    previous?.status !== 'awaiting_approval' &&
-    (policy?.watch === undefined || policy.watch.waitsOnly === true) &&
-    sameKey &&
-    !(next.compensates !== undefined && isTerminal(next.status))
-  );
 }
 
 /**

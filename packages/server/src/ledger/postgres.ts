@@ -2,8 +2,7 @@ import { createHash } from 'node:crypto';
 import type Pg from 'pg';
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import { checkout } from './guards/pg-checkout.ts';
-import { heldBegin, THEN_COMMIT, type QueryClient } from './pg-begin.ts';
-import { markAnswerLost } from './statements.ts';
+import { heldBegin, type QueryClient } from './pg-begin.ts';
 import { unavailable, type Failure } from './error.ts';
 import {
   NOTIFY_CHANNEL,
@@ -228,16 +227,7 @@ function typedPool(
               : begin.query(client as unknown as QueryClient, config));
           } catch (error) {
             silent = unanswered(timeoutMs, error) ?? silent;
-            const thrown = silent ?? error;
-            // A COMMIT went out with the statement and no answer came back: it may have committed,
-            // or may still, once whatever held it up goes. Its backend is ended first, so that
-            // whatever the ledger holds then is final, and the caller may read it back.
-            if (begin !== undefined && text.startsWith(THEN_COMMIT) && !answered(error)) {
-              silent ??= thrown as Error;
-              client.on('error', () => undefined);
-              if (await ended(client as unknown as Pg.Client, timeoutMs)) throw markAnswerLost(thrown);
-            }
-            throw thrown;
+            throw silent ?? error;
           }
         },
         release: (destroy?: boolean) => {
@@ -261,39 +251,6 @@ function typedPool(
 function unanswered(ms: number, error: unknown): Error | undefined {
   if (!(error instanceof Error) || !/query read timeout/i.test(error.message)) return undefined;
   return Object.assign(new Error(`no answer within ${ms} ms`, { cause: error }), { code: 'ETIMEDOUT' });
-}
-
-/** Whether PostgreSQL answered `error` itself: it failed the batch, and its COMMIT did not run. */
-function answered(error: unknown): boolean {
-  return typeof (error as { severity?: unknown } | null)?.severity === 'string';
-}
-
-/**
- * Ends the backend of `client` from a connection of its own (the pool may have none to spare) and
- * answers whether it is gone: once it is, a transaction it ran has committed or never will.
- */
-async function ended(client: Pg.Client, timeoutMs: number): Promise<boolean> {
-  const pid = (client as unknown as { processID: number | null }).processID;
-  if (pid === null) return false;
-  const parameters = (client as unknown as { connectionParameters: Pg.ClientConfig }).connectionParameters;
-  const Own = client.constructor as typeof Pg.Client;
-  const other = new Own({
-    ...parameters,
-    // Not enumerable in pg's parameters, so not copied above.
-    password: parameters.password,
-    connectionTimeoutMillis: timeoutMs,
-    query_timeout: timeoutMs,
-  });
-  other.on('error', () => undefined);
-  try {
-    await other.connect();
-    await other.query('select pg_terminate_backend($1::int, $2::bigint)', [pid, timeoutMs]);
-    return (await other.query('select 1 from pg_stat_activity where pid = $1::int', [pid])).rows.length === 0;
-  } catch {
-    return false;
-  } finally {
-    other.end().catch(() => undefined);
-  }
 }
 
 interface LiveFeed {

@@ -37,41 +37,6 @@ export function statement(text: string): Statement {
 export interface RowWrite {
   readonly statement: Statement;
   readonly values: readonly unknown[];
-  /**
-   * Nothing follows this write in its transaction, whatever it answers: on PostgreSQL the
-   * transaction may commit with it, in the same write to the socket (any later statement in it
-   * is refused). Only the transaction's owner knows this; set by it alone.
-   */
-  readonly last?: boolean;
-}
-
-const ANSWER_LOST = Symbol('answer lost');
-
-/**
- * Marks the error of a {@link RowWrite} sent with its transaction's COMMIT whose answer never came
- * (PostgreSQL did not answer in time, or the connection broke), once the ledger has made sure
- * nothing of that transaction can still commit: it committed or it never will, and reading the
- * row tells which.
- */
-export function markAnswerLost<E>(error: E): E {
-  if (typeof error === 'object' && error !== null) Object.assign(error, { [ANSWER_LOST]: true });
-  return error;
-}
-
-/**
- * Whether a write sent with its COMMIT failed without an answer, its outcome now settled in the
- * ledger (see {@link markAnswerLost}): the caller reads the row back before it believes nothing
- * was written. Looks through `cause`, as the ledger wraps driver errors in a `LedgerError`.
- *
- * @example
- * if (answerLost(error)) return await readBack(id);
- */
-export function answerLost(error: unknown): boolean {
-  for (let at = error, depth = 0; typeof at === 'object' && at !== null && depth < 5; depth++) {
-    if ((at as { [ANSWER_LOST]?: boolean })[ANSWER_LOST] === true) return true;
-    at = (at as { cause?: unknown }).cause;
-  }
-  return false;
 }
 
 /**

@@ -34,8 +34,7 @@ export interface AdmissionCall {
 export interface Admission {
   readonly record: ToolCallRecord;
   readonly actor?: string;
-  /** Absent when there is nothing to write (no budget applies). */
-  readonly after?: (trx: Trx) => Promise<void>;
+  readonly after: (trx: Trx) => Promise<void>;
 }
 
 /**
@@ -83,7 +82,7 @@ export interface Policy {
  * @example
  * const watch: MoveWatch = async (trx, { previous, next }) => { if (next.status === 'awaiting_approval') await schedule(trx, next); };
  */
-export type MoveWatch = ((
+export type MoveWatch = (
   trx: Trx,
   move: {
     readonly session: string;
@@ -92,10 +91,7 @@ export type MoveWatch = ((
     readonly previous: ToolCallRecord | undefined;
     readonly next: ToolCallRecord;
   },
-) => Promise<void>) & {
-  /** It writes nothing for a move that neither begins nor ends a wait for a person. */
-  readonly waitsOnly?: boolean;
-};
+) => Promise<void>;
 
 /** The actor of moves and events a budget makes, in the audit trail. */
 export const BUDGET_ACTOR = 'toolgate:budget';
@@ -119,7 +115,7 @@ export function createAdmission({ ledger, clock, budgets, approvalsOf }: Admissi
     const { record, previous } = call;
     const required = approvalsOf(record.name, record.id);
     const applicable = applying(budgets, record.name);
-    if (applicable.length === 0) return { record: withApproval(record, required, undefined) };
+    if (applicable.length === 0) return { record: withApproval(record, required, undefined), after: nothing };
 
     const now = clock.now();
     const verdict = await judge(

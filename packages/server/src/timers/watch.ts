@@ -26,7 +26,7 @@ export interface WaitWatchOptions {
  */
 export function watchWaits(options: WaitWatchOptions, also?: MoveWatch): MoveWatch {
   const { toolOf, approvalTtlMs, clock } = options;
-  const watch: MoveWatch = async (trx, move) => {
+  return async (trx, move) => {
     const { previous, next } = move;
     const waits = next.status === 'awaiting_approval';
     const waited = previous?.status === 'awaiting_approval';
@@ -46,5 +46,4 @@ export function watchWaits(options: WaitWatchOptions, also?: MoveWatch): MoveWat
     if (waited && !waits) await cancelTimers(trx, next.id, clock.now());
     await also?.(trx, move);
   };
-  return also === undefined ? Object.assign(watch, { waitsOnly: true }) : watch;
 }

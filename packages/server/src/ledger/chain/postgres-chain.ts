@@ -5,7 +5,6 @@
 import { CompiledQuery, sql, type Transaction } from 'kysely';
 import { NOTIFY_CHANNEL, type EventReason, type NewLedgerEvent } from '../ledger.ts';
 import type { EventsTable, LedgerDatabase, PendingTable } from '../schema.ts';
-import { THEN_COMMIT } from '../pg-begin.ts';
 import { changed, EVENT_COLUMNS, quoted, run, shaped, type RowWrite, type Statement } from '../statements.ts';
 import {
   headReadIn,
@@ -125,7 +124,7 @@ async function tryChain(
     NOTIFY_CHANNEL,
     String(last.seq),
   );
-  const text = tryChainText(write?.statement, shared, orPending, write?.last === true);
+  const text = tryChainText(write?.statement, shared, orPending);
   const { rows } = await trx.executeQuery<{ chained: number; written: number }>(
     CompiledQuery.raw(text, values),
   );
@@ -136,23 +135,16 @@ async function tryChain(
 const tryChains = new Map<Statement | undefined, Map<string, Statement>>();
 
 /**
- * The text of {@link tryChain}'s statement (kept per write, count of events, shared records, kind
- * and whether the transaction commits with it: a statement that writes nothing when the row moved
- * meanwhile, so committing after it commits only what came before it, as the transaction would
- * have). Its values: the write's, then each event's columns but a shared record (sent once: a
+ * The text of {@link tryChain}'s statement (kept per write, count of events, shared records and
+ * kind). Its values: the write's, then each event's columns but a shared record (sent once: a
  * pending row is the same event without its place in the chain), then the new head (seq, hash,
  * algorithm), the guessed head (seq, hash) and the algorithm again, the lock, the channel and the
  * notified seq.
  */
-function tryChainText(
-  write: Statement | undefined,
-  shared: readonly number[],
-  orPending: boolean,
-  last: boolean,
-): string {
+function tryChainText(write: Statement | undefined, shared: readonly number[], orPending: boolean): string {
   let forWrite = tryChains.get(write);
   if (forWrite === undefined) tryChains.set(write, (forWrite = new Map<string, Statement>()));
-  return shaped(forWrite, `${shared.join(',')}:${orPending}:${last}`, () => {
+  return shaped(forWrite, `${shared.join(',')}:${orPending}`, () => {
     let n = write === undefined ? 0 : (write.postgres.match(/\$\d+/g)?.length ?? 0);
     const next = (cast = '') => `$${(n += 1)}${cast}`;
     const eventRows = shared.map((at) => {
@@ -181,7 +173,7 @@ function tryChainText(
     const pending = orPending
       ? `, pending as (insert into toolgate_pending (${quoted(PENDING_COLUMNS)}) select ${quoted(PENDING_COLUMNS)} from v where not exists (select 1 from chained) ${written} order by seq returning 1)`
       : '';
-    const text = `${last ? THEN_COMMIT : ''}
+    const text = `
     ${write === undefined ? 'with' : `with w as (${write.postgres} returning 1),`}
     v (${quoted(EVENT_COLUMNS)}) as (values ${eventRows.join(', ')}),
     chained as (
