@@ -70,7 +70,7 @@ export function useRemoteParts(gate: ToolGate): boolean {
   }, [waiting]);
   if (waiting && failed !== undefined) {
     throw new Error(
-      `<ToolGateProvider> could not load what <ToolCallStatus> shows of a server gate's calls, so it shows none of them: ${String(failed.error)}`,
+      `<ToolCallStatus> could not load the parts it shows of a server gate's calls (why a request was refused, who is asked, the connection's note), so it shows none of that gate's calls: ${String(failed.error)}`,
       { cause: failed.error },
     );
   }
