@@ -1,5 +1,5 @@
 import { createRemoteGate } from '@toolgate/core/remote';
-import { ToolGateProvider } from '@toolgate/react';
+import { showRemoteParts, ToolGateProvider } from '@toolgate/react';
 import '@toolgate/react/styles.css';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
@@ -14,6 +14,9 @@ interface PageConfig {
 
 const config = JSON.parse(document.getElementById('toolgate-config')?.textContent ?? '{}') as PageConfig;
 const token = new URLSearchParams(location.search).get('token') ?? '';
+// In the page's one script: the gateway serves only the files its HTML names, so a call's refusal,
+// approvers and connection note cannot come in a chunk loaded later.
+showRemoteParts();
 const gate = createRemoteGate({
   url: config.api,
   session: config.session,
